@@ -1,0 +1,1 @@
+//! Narrow float formats (owned by the tmem/MMA work).

@@ -1,0 +1,1 @@
+//! PTX scalar arithmetic semantics (owned by the numerics work).
