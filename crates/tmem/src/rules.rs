@@ -1,1 +1,638 @@
-//! Rule catalogue.
+//! The rule catalogue: every diagnostic tmemu can emit, with a stable ID.
+//!
+//! This is the single source of rule IDs. `docs/rules.md` lists the same entries for people;
+//! a test (`tests/alloc_rules_doc.rs`) checks that both agree.
+//!
+//! ID ranges: TM00xx allocation / permits / CTA pairs, TM01xx data movement (ld/st/cp/shift,
+//! lane quarters, column ownership), TM02xx synchronisation (mbarrier, commit, fences, races),
+//! TM03xx mma and descriptors, TM04xx static / target rules, TM05xx engine-level (out of bounds,
+//! misaligned, barriers).
+//!
+//! Section numbers are PTX ISA 9.1 numbering (tcgen05 chapter = §9.7.16). "tmem.md rule N"
+//! refers to the numbered list in `shared/spec/tmem.md` §7.
+//!
+//! `checked_by` says which module enforces the rule today; `None` means the ID is reserved
+//! (planned) and nothing reports it yet. Never set it before the check exists and is tested.
+//!
+//! To add a rule: add a `pub const` below in its ID range, append it to `RULES` (keep IDs
+//! sorted), and add the same row to `docs/rules.md`.
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Information only (e.g. a recommended instruction is missing); never fails a check.
+    Note,
+    /// Legal by the letter of the ISA but suspicious or stricter-reading violations.
+    Warning,
+    /// A rule of the PTX ISA is broken: undefined behaviour, a hang, or a program ptxas rejects.
+    Error,
+}
+
+impl Severity {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// When the rule can be decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Detection {
+    /// From the PTX text alone.
+    Static,
+    /// Needs execution state (register values, timing, which CTAs are live).
+    Dynamic,
+    /// Static when the operand is an immediate, dynamic otherwise.
+    StaticOrDynamic,
+}
+
+impl Detection {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Detection::Static => "static",
+            Detection::Dynamic => "dynamic",
+            Detection::StaticOrDynamic => "static/dynamic",
+        }
+    }
+}
+
+/// One catalogued rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable ID, `TMdddd`.
+    pub id: &'static str,
+    /// Stable kebab-case name.
+    pub name: &'static str,
+    /// PTX ISA 9.1 section(s) the rule comes from, e.g. "§9.7.16.7.1".
+    pub section: &'static str,
+    pub severity: Severity,
+    pub detection: Detection,
+    /// One sentence: what the rule requires.
+    pub summary: &'static str,
+    /// One sentence: what the hardware (or ptxas) does when the rule is broken.
+    pub hardware: &'static str,
+    /// Module that enforces it today (e.g. "tmemu_tmem::alloc"); `None` = reserved, not checked.
+    pub checked_by: Option<&'static str>,
+}
+
+impl Rule {
+    /// True when some module reports this rule today.
+    pub const fn is_checked(&self) -> bool {
+        self.checked_by.is_some()
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.id, self.name)
+    }
+}
+
+const ALLOC: Option<&str> = Some("tmemu_tmem::alloc");
+
+// ----------------------------------------------------------------------------------------
+// TM00xx — allocation, permits, CTA pairs (tmem.md §7 rules 1–12, 14, 15)
+
+pub const NCOLS_NOT_POWER_OF_TWO: Rule = Rule {
+    id: "TM0001",
+    name: "ncols-not-power-of-two",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::StaticOrDynamic,
+    summary: "nCols of tcgen05.alloc/dealloc must be a power of two (tmem.md rule 1).",
+    hardware: "ptxas rejects an immediate (\"value must be power of 2\"); a register value is undefined behaviour.",
+    checked_by: ALLOC,
+};
+
+pub const NCOLS_NOT_MULTIPLE_OF_32: Rule = Rule {
+    id: "TM0002",
+    name: "ncols-not-multiple-of-32",
+    section: "§9.7.16.1.2",
+    severity: Severity::Error,
+    detection: Detection::StaticOrDynamic,
+    summary: "nCols must be a multiple of the 32-column allocation unit (tmem.md rule 2).",
+    hardware: "ptxas rejects an immediate (\"expected to be multiple of 32\"); a register value is undefined behaviour.",
+    checked_by: ALLOC,
+};
+
+pub const NCOLS_OUT_OF_RANGE: Rule = Rule {
+    id: "TM0003",
+    name: "ncols-out-of-range",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::StaticOrDynamic,
+    summary: "nCols must lie in [32, 512] (tmem.md rule 3).",
+    hardware: "ptxas rejects an immediate (\"out of range, expected to be in range [32..512]\"); a register value is undefined behaviour.",
+    checked_by: ALLOC,
+};
+
+pub const NCOLS_NOT_UNIFORM: Rule = Rule {
+    id: "TM0004",
+    name: "ncols-not-uniform",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "All threads of the warp must pass the same nCols to alloc/dealloc (tmem.md rule 4).",
+    hardware: "Undefined behaviour per the ISA.",
+    checked_by: ALLOC,
+};
+
+pub const ALLOC_WARP_NOT_CONVERGED: Rule = Rule {
+    id: "TM0005",
+    name: "alloc-warp-not-converged",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "alloc/dealloc/relinquish (.sync.aligned) must be executed by every thread of the warp together (tmem.md rule 5).",
+    hardware: "Undefined behaviour per the ISA (.aligned in divergent code); in practice the warp may hang in .sync.",
+    checked_by: ALLOC,
+};
+
+pub const ALLOC_WARP_LANE_EXITED: Rule = Rule {
+    id: "TM0006",
+    name: "alloc-warp-lane-exited",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "No thread of the warp may have exited when alloc/dealloc/relinquish executes (tmem.md rule 6).",
+    hardware: "Undefined behaviour per the ISA.",
+    checked_by: ALLOC,
+};
+
+pub const ALLOC_DST_NOT_SHARED_CTA: Rule = Rule {
+    id: "TM0007",
+    name: "alloc-dst-not-shared-cta",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The dst operand of tcgen05.alloc must lie in the CTA's .shared::cta window (tmem.md rule 7).",
+    hardware: "Undefined behaviour per the ISA: the address write goes to an unspecified location.",
+    checked_by: None,
+};
+
+pub const NCOLS_GROWS: Rule = Rule {
+    id: "TM0008",
+    name: "ncols-grows",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "nCols must not increase from one tcgen05.alloc to the next in execution order within a CTA (tmem.md rule 8).",
+    hardware: "Not specified by the ISA (\"should not increase\"); the allocator's behaviour is unknown.",
+    checked_by: ALLOC,
+};
+
+pub const ALLOC_AFTER_RELINQUISH: Rule = Rule {
+    id: "TM0009",
+    name: "alloc-after-relinquish",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A CTA must not execute tcgen05.alloc after any of its threads executed relinquish_alloc_permit (tmem.md rule 9).",
+    hardware: "Undefined behaviour per the ISA (the CTA no longer holds an allocation permit).",
+    checked_by: ALLOC,
+};
+
+pub const DEALLOC_NOT_LIVE: Rule = Rule {
+    id: "TM0010",
+    name: "dealloc-not-live",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "dealloc's taddr must be the address of a live allocation of the issuing CTA (tmem.md rule 10).",
+    hardware: "Undefined behaviour per the ISA (double free, or freeing another CTA's columns).",
+    checked_by: ALLOC,
+};
+
+pub const DEALLOC_NCOLS_MISMATCH: Rule = Rule {
+    id: "TM0011",
+    name: "dealloc-ncols-mismatch",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "dealloc's nCols must equal the nCols of the allocation at taddr (stricter reading of tmem.md rule 10, UNCONFIRMED).",
+    hardware: "Not specified by the ISA; partial frees would leak or free columns of other allocations.",
+    checked_by: ALLOC,
+};
+
+pub const ALLOC_LEAK: Rule = Rule {
+    id: "TM0012",
+    name: "alloc-leak",
+    section: "§9.7.16.1.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "All TMEM a CTA allocated must be deallocated before the CTA exits (tmem.md rule 11).",
+    hardware: "Undefined behaviour per the ISA; leaked columns may stay unavailable, so later CTAs on the SM can block in alloc forever.",
+    checked_by: ALLOC,
+};
+
+pub const ALLOC_CONCURRENT_WARPS: Rule = Rule {
+    id: "TM0013",
+    name: "alloc-concurrent-warps",
+    section: "§9.7.16.1.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Only a single warp of a CTA may allocate: a second warp must not allocate while another warp's alloc is in flight (tmem.md rule 12).",
+    hardware: "Not specified by the ISA (\"a single warp\"); CUTLASS forbids it.",
+    checked_by: ALLOC,
+};
+
+pub const ALLOC_MULTIPLE_WARPS: Rule = Rule {
+    id: "TM0014",
+    name: "alloc-multiple-warps",
+    section: "§9.7.16.1.2",
+    severity: Severity::Warning,
+    detection: Detection::Dynamic,
+    summary: "Allocations of one CTA should all come from the same warp (stricter reading of tmem.md rule 12, UNCONFIRMED).",
+    hardware: "Not specified by the ISA; CUTLASS documents that one warp performs all allocations.",
+    checked_by: ALLOC,
+};
+
+pub const PAIR_NO_PEER: Rule = Rule {
+    id: "TM0015",
+    name: "pair-no-peer",
+    section: "§9.7.16.5",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A .cta_group::2 operation needs a launched peer CTA (%cluster_ctarank ^ 1 in the cluster) (tmem.md rule 14).",
+    hardware: "Undefined behaviour per the ISA; a collective alloc/dealloc waits for a peer that never comes (hang).",
+    checked_by: ALLOC,
+};
+
+pub const PAIR_PEER_EXITED: Rule = Rule {
+    id: "TM0016",
+    name: "pair-peer-exited",
+    section: "§9.7.16.5",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Both CTAs of a pair must take part in each .cta_group::2 alloc/dealloc/relinquish; the peer must not exit without joining (tmem.md rule 15).",
+    hardware: "The warp that arrived first can block forever waiting for its peer (hang).",
+    checked_by: ALLOC,
+};
+
+pub const PAIR_COLLECTIVE_MISMATCH: Rule = Rule {
+    id: "TM0017",
+    name: "pair-collective-mismatch",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The two warps of a .cta_group::2 collective must perform the same operation with the same nCols and taddr (DERIVED).",
+    hardware: "Not specified by the ISA; the collective is expected to hang or allocate inconsistently.",
+    checked_by: ALLOC,
+};
+
+pub const TADDR_NOT_UNIFORM: Rule = Rule {
+    id: "TM0018",
+    name: "taddr-not-uniform",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "All threads of the warp must pass the same taddr to tcgen05.dealloc (DERIVED from .sync.aligned warp-level semantics).",
+    hardware: "Undefined behaviour per the ISA.",
+    checked_by: ALLOC,
+};
+
+pub const MISSING_RELINQUISH: Rule = Rule {
+    id: "TM0019",
+    name: "missing-relinquish",
+    section: "§9.7.16.7.1",
+    severity: Severity::Note,
+    detection: Detection::Dynamic,
+    summary: "A CTA that allocated TMEM exited without relinquish_alloc_permit (not required; recommended so the hardware knows it will not allocate again).",
+    hardware: "Nothing: relinquishing is optional.",
+    checked_by: ALLOC,
+};
+
+// ----------------------------------------------------------------------------------------
+// TM01xx — data movement (tmem.md §7 rules 18–20, 27; data-movement.md §2.6, §3)
+
+pub const LDST_WARP_NOT_CONVERGED: Rule = Rule {
+    id: "TM0101",
+    name: "ldst-warp-not-converged",
+    section: "§9.7.16.8.3",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "tcgen05.ld/st/wait (.sync.aligned) must be executed by every thread of the warp together, none exited (tmem.md rule 18).",
+    hardware: "Undefined behaviour per the ISA.",
+    checked_by: None,
+};
+
+pub const LDST_TADDR_NOT_UNIFORM: Rule = Rule {
+    id: "TM0102",
+    name: "ldst-taddr-not-uniform",
+    section: "§9.7.16.8.3",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary:
+        "taddr of tcgen05.ld/st must be the same in all threads of the warp (tmem.md rule 19).",
+    hardware: "Undefined behaviour per the ISA.",
+    checked_by: None,
+};
+
+pub const LANE_QUARTER_VIOLATION: Rule = Rule {
+    id: "TM0103",
+    name: "lane-quarter-violation",
+    section: "§9.7.16.8.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "tcgen05.ld/st may touch only lanes 32*(warp%4) .. 32*(warp%4)+31 (tmem.md rule 20).",
+    hardware: "Undefined behaviour per the ISA (access outside the warp's lane quarter).",
+    checked_by: None,
+};
+
+pub const SHIFT_LANE_NOT_MULTIPLE_OF_32: Rule = Rule {
+    id: "TM0104",
+    name: "shift-lane-not-multiple-of-32",
+    section: "§9.7.16.9.3",
+    severity: Severity::Error,
+    detection: Detection::StaticOrDynamic,
+    summary: "The lane field of tcgen05.shift's taddr must be a multiple of 32 (tmem.md rule 27).",
+    hardware: "Undefined behaviour per the ISA.",
+    checked_by: None,
+};
+
+pub const ACCESS_UNALLOCATED_COLUMNS: Rule = Rule {
+    id: "TM0105",
+    name: "access-unallocated-columns",
+    section: "§9.7.16.1.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "ld/st/cp/shift/mma must touch only columns of a live allocation of the issuing CTA (UNCONFIRMED, follows from the allocation model).",
+    hardware: "Not specified by the ISA; may read or corrupt another CTA's accumulators.",
+    checked_by: None,
+};
+
+// ----------------------------------------------------------------------------------------
+// TM02xx — synchronisation (tmem.md §7 rules 16, 17, 28)
+
+pub const PAIR_DEALLOC_UNSYNCHRONISED: Rule = Rule {
+    id: "TM0201",
+    name: "pair-dealloc-unsynchronised",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Before a .cta_group::2 dealloc both CTAs must have synchronised their TMEM accesses (no peer access in flight) (tmem.md rule 16).",
+    hardware: "A TMEM access of the peer races the deallocation (undefined behaviour).",
+    checked_by: None,
+};
+
+pub const PAIR_PEER_INACTIVE: Rule = Rule {
+    id: "TM0202",
+    name: "pair-peer-inactive",
+    section: "§9.7.16.5",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A .cta_group::2 mma/cp/shift/commit needs the peer CTA to be active (not exited) when issued (tmem.md rule 17).",
+    hardware: "Undefined behaviour per the ISA (the operation touches an exited CTA's TMEM).",
+    checked_by: None,
+};
+
+pub const COMMIT_MBAR_NOT_SHARED_CLUSTER: Rule = Rule {
+    id: "TM0203",
+    name: "commit-mbar-not-shared-cluster",
+    section: "§9.7.16.12.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "tcgen05.commit's mbar must lie in the .shared::cluster window (tmem.md rule 28).",
+    hardware: "Undefined behaviour per the ISA: the arrive goes to an unspecified location.",
+    checked_by: None,
+};
+
+pub const TMEM_ACCESS_RACE: Rule = Rule {
+    id: "TM0204",
+    name: "tmem-access-race",
+    section: "§9.7.16.6",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Two TMEM accesses, at least one a write, not ordered by the tcgen05 memory consistency model (sync.md TC-RACE).",
+    hardware: "The read sees old, new or mixed data depending on timing.",
+    checked_by: None,
+};
+
+// ----------------------------------------------------------------------------------------
+// TM04xx — static and target rules (tmem.md §7 rules 13, 21–26, 29–32)
+
+pub const MIXED_CTA_GROUP: Rule = Rule {
+    id: "TM0401",
+    name: "mixed-cta-group",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "All tcgen05 instructions of a kernel (and the functions it calls) must use the same .cta_group (tmem.md rule 13).",
+    hardware: "ptxas rejects the kernel (\"uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)\").",
+    checked_by: None,
+};
+
+pub const LDST_VECTOR_LENGTH: Rule = Rule {
+    id: "TM0402",
+    name: "ldst-vector-length",
+    section: "§9.7.16.8.3",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05.ld/st register vector length must match shape × num, and the shape/num combination must exist (tmem.md rule 21).",
+    hardware: "ptxas rejects it (\"Argument vector size mismatch\", \"Modifier .xN not allowed\").",
+    checked_by: None,
+};
+
+pub const HALF_SPLITOFF_NOT_IMMEDIATE: Rule = Rule {
+    id: "TM0403",
+    name: "half-splitoff-not-immediate",
+    section: "§9.7.16.8.3",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: ".16x32bx2 ld/st must carry an immediate immHalfSplitoff (tmem.md rule 22).",
+    hardware: "ptxas rejects it.",
+    checked_by: None,
+};
+
+pub const PACK_UNPACK_MISPLACED: Rule = Rule {
+    id: "TM0404",
+    name: "pack-unpack-misplaced",
+    section: "§9.7.16.8.3",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: ".pack::16b only on tcgen05.ld, .unpack::16b only on tcgen05.st (tmem.md rule 23).",
+    hardware: "ptxas rejects it.",
+    checked_by: None,
+};
+
+pub const LD_RED_INVALID: Rule = Rule {
+    id: "TM0405",
+    name: "ld-red-invalid",
+    section: "§9.7.16.8.3",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05.ld.red needs shape .32x32b or .16x32bx2, num ≥ .x2, no .pack::16b, .abs/.NaN only with .f32, and a supporting target (tmem.md rule 24).",
+    hardware: "ptxas rejects each broken form.",
+    checked_by: None,
+};
+
+pub const CP_SHAPE_MULTICAST: Rule = Rule {
+    id: "TM0406",
+    name: "cp-shape-multicast",
+    section: "§9.7.16.9.2",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05.cp .64x128b needs .warpx2::02_13/01_23, .32x128b needs .warpx4, other shapes take no multicast (tmem.md rule 25).",
+    hardware: "ptxas rejects it.",
+    checked_by: None,
+};
+
+pub const CP_FORMAT_PAIR: Rule = Rule {
+    id: "TM0407",
+    name: "cp-format-pair",
+    section: "§9.7.16.9.2",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05.cp decompression qualifiers come as the pair .b8x16.<src> in that order (tmem.md rule 26).",
+    hardware: "ptxas rejects it.",
+    checked_by: None,
+};
+
+pub const COMMIT_MULTICAST_MASK: Rule = Rule {
+    id: "TM0408",
+    name: "commit-multicast-mask",
+    section: "§9.7.16.12.1",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05.commit has .multicast::cluster exactly when it has a 16-bit ctaMask operand (tmem.md rule 29).",
+    hardware: "ptxas rejects it.",
+    checked_by: None,
+};
+
+pub const TARGET_UNSUPPORTED: Rule = Rule {
+    id: "TM0409",
+    name: "target-unsupported",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05 instructions need a supporting .target and .version (targets.md) (tmem.md rule 30).",
+    hardware: "ptxas rejects it (\"not supported on .target\", \"requires PTX ISA .version 8.6 or later\").",
+    checked_by: None,
+};
+
+pub const MISSING_QUALIFIER: Rule = Rule {
+    id: "TM0410",
+    name: "missing-qualifier",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "Mandatory qualifiers (.sync.aligned, .cta_group::N, .b32) must be present (tmem.md rule 31).",
+    hardware: "ptxas rejects it.",
+    checked_by: None,
+};
+
+pub const ALLOC_STATE_SPACE: Rule = Rule {
+    id: "TM0411",
+    name: "alloc-state-space",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05.alloc with an explicit state space must use .shared::cta (tmem.md rule 32).",
+    hardware: "ptxas rejects it (\"State space incorrect ..., expected '.shared::cta'\").",
+    checked_by: None,
+};
+
+/// Every rule, sorted by ID.
+pub static RULES: &[Rule] = &[
+    NCOLS_NOT_POWER_OF_TWO,
+    NCOLS_NOT_MULTIPLE_OF_32,
+    NCOLS_OUT_OF_RANGE,
+    NCOLS_NOT_UNIFORM,
+    ALLOC_WARP_NOT_CONVERGED,
+    ALLOC_WARP_LANE_EXITED,
+    ALLOC_DST_NOT_SHARED_CTA,
+    NCOLS_GROWS,
+    ALLOC_AFTER_RELINQUISH,
+    DEALLOC_NOT_LIVE,
+    DEALLOC_NCOLS_MISMATCH,
+    ALLOC_LEAK,
+    ALLOC_CONCURRENT_WARPS,
+    ALLOC_MULTIPLE_WARPS,
+    PAIR_NO_PEER,
+    PAIR_PEER_EXITED,
+    PAIR_COLLECTIVE_MISMATCH,
+    TADDR_NOT_UNIFORM,
+    MISSING_RELINQUISH,
+    LDST_WARP_NOT_CONVERGED,
+    LDST_TADDR_NOT_UNIFORM,
+    LANE_QUARTER_VIOLATION,
+    SHIFT_LANE_NOT_MULTIPLE_OF_32,
+    ACCESS_UNALLOCATED_COLUMNS,
+    PAIR_DEALLOC_UNSYNCHRONISED,
+    PAIR_PEER_INACTIVE,
+    COMMIT_MBAR_NOT_SHARED_CLUSTER,
+    TMEM_ACCESS_RACE,
+    MIXED_CTA_GROUP,
+    LDST_VECTOR_LENGTH,
+    HALF_SPLITOFF_NOT_IMMEDIATE,
+    PACK_UNPACK_MISPLACED,
+    LD_RED_INVALID,
+    CP_SHAPE_MULTICAST,
+    CP_FORMAT_PAIR,
+    COMMIT_MULTICAST_MASK,
+    TARGET_UNSUPPORTED,
+    MISSING_QUALIFIER,
+    ALLOC_STATE_SPACE,
+];
+
+/// The rule with this ID (exact, case-sensitive), if catalogued.
+pub fn lookup(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// The rule with this name (e.g. "alloc-leak"), if catalogued.
+pub fn lookup_name(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_well_formed_unique_and_sorted() {
+        for w in RULES.windows(2) {
+            assert!(
+                w[0].id < w[1].id,
+                "{} must sort before {}",
+                w[0].id,
+                w[1].id
+            );
+        }
+        for r in RULES {
+            assert_eq!(r.id.len(), 6, "{}", r.id);
+            assert!(r.id.starts_with("TM"), "{}", r.id);
+            assert!(r.id[2..].bytes().all(|b| b.is_ascii_digit()), "{}", r.id);
+            assert!(
+                r.section.starts_with('§'),
+                "{}: section {}",
+                r.id,
+                r.section
+            );
+            assert!(
+                r.name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}: name {}",
+                r.id,
+                r.name
+            );
+            assert!(!r.summary.is_empty() && !r.hardware.is_empty(), "{}", r.id);
+        }
+        let mut names: Vec<_> = RULES.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), RULES.len(), "rule names must be unique");
+    }
+
+    #[test]
+    fn lookup_finds_by_id_and_name() {
+        assert_eq!(lookup("TM0009").unwrap().name, "alloc-after-relinquish");
+        assert_eq!(lookup_name("alloc-leak").unwrap().id, "TM0012");
+        assert!(lookup("TM9999").is_none());
+        assert!(lookup("tm0009").is_none());
+    }
+}
