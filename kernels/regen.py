@@ -1,0 +1,755 @@
+#!/usr/bin/env python3
+"""Regenerate the real-compiler kernel corpus under tests/corpus/kernels/.
+
+    python kernels/regen.py            # regenerate everything (Triton, Gluon, CuTe DSL, CUDA)
+    python kernels/regen.py --check    # regenerate into a temporary folder, compare byte for byte
+    python kernels/regen.py --only matmul_fp16 --only softmax   # a subset (by kernel name)
+
+Every kernel is compiled offline for sm_100a with the compiler versions pinned in
+kernels/requirements.txt (other versions are refused, so the output is reproducible). For each
+kernel this writes, into tests/corpus/kernels/<compiler>/:
+
+  NAME.ptx                   the PTX, with `.file`/`.loc` line info kept but every absolute path
+                             rewritten (repo files become repo-relative, installed packages
+                             become `<site-packages>/...`)
+  CASE.toml                  a launch spec (format: shared/launch-spec.md) plus `[[expect]]`
+  CASE.<buf>.npy             inputs, made by numpy with a fixed seed
+  CASE.expected.<buf>.npy    the expected output, computed by numpy in f64 and stored as f32/f64
+
+and checks that ptxas (nvidia-cuda-nvcc's) accepts each PTX for sm_100a and that each spec has one
+`[[arg]]` per `.param` of its entry. Kernel sources live in kernels/{triton,gluon,cutedsl}/*.py;
+each exposes `KERNELS`, a list built from the classes below. kernels/gen_cuda.py (CUDA C++, owned
+separately) is called through `generate(out_root, rewrite_paths)` when present.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.metadata
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+KERNELS_DIR = REPO / "kernels"
+CORPUS = REPO / "tests" / "corpus" / "kernels"
+REQUIREMENTS = KERNELS_DIR / "requirements.txt"
+
+# ----------------------------------------------------------------------------------------------
+# Pinned versions and a clean environment (before any compiler is imported)
+# ----------------------------------------------------------------------------------------------
+
+
+def read_pins(path: Path = REQUIREMENTS) -> dict[str, str]:
+    pins = {}
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([A-Za-z0-9_.+\-]+)", line)
+        if not m:
+            sys.exit(f"{path}:{lineno}: expected `name==version`, found {line!r}")
+        pins[m.group(1)] = m.group(2)
+    return pins
+
+
+def check_versions() -> None:
+    bad = []
+    for name, want in read_pins().items():
+        try:
+            have = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            have = None
+        if have != want:
+            bad.append(f"  {name}: need {want}, found {have or 'not installed'}")
+    if bad:
+        sys.exit("regen.py: refusing to run with unpinned compiler versions (the corpus would "
+                 "not be reproducible):\n" + "\n".join(bad) +
+                 f"\ninstall them with: pip install -r {REQUIREMENTS.relative_to(REPO)}")
+
+
+def clean_environment(cache_dir: Path) -> None:
+    # Any TRITON_* / CUTE_DSL_* knob can change code generation (a different ptxas, line info
+    # off, a dump override...), so the corpus is made with none of them set except ours.
+    for key in list(os.environ):
+        if key.startswith(("TRITON_", "CUTE_DSL_", "MLIR_")):
+            del os.environ[key]
+    os.environ["TRITON_CACHE_DIR"] = str(cache_dir / "triton")
+    os.environ["TRITON_HOME"] = str(cache_dir / "home")
+    # Triton 3.9 warns that the default will flip in 3.10; say explicitly what we compile with.
+    os.environ["TRITON_DEFAULT_FP_FUSION"] = "1"
+
+
+# ----------------------------------------------------------------------------------------------
+# Path rewriting: reproducible PTX with line info and no machine-specific paths
+# ----------------------------------------------------------------------------------------------
+
+
+def _site_package_roots() -> list[str]:
+    import site
+    import sysconfig
+    roots = set(site.getsitepackages() + [site.getusersitepackages()])
+    for key in ("purelib", "platlib"):
+        roots.add(sysconfig.get_paths()[key])
+    out = []
+    for r in roots:
+        if r:
+            out.append(str(Path(r)))
+            out.append(str(Path(r).resolve()))
+    # Longest first so that nested roots win.
+    return sorted(set(out), key=len, reverse=True)
+
+
+_SITE_ROOTS: list[str] | None = None
+
+
+def rewrite_paths(text: str) -> str:
+    """Rewrite absolute paths in compiler output: repo files → repo-relative,
+    installed packages → `<site-packages>/...`. Used for PTX `.file` directives and for
+    anything else a compiler embeds. Public: gen_cuda.generate() receives it."""
+    global _SITE_ROOTS
+    if _SITE_ROOTS is None:
+        _SITE_ROOTS = _site_package_roots()
+    for root in _SITE_ROOTS:
+        text = text.replace(root + "/", "<site-packages>/")
+    for root in sorted({str(REPO), str(REPO.resolve())}, key=len, reverse=True):
+        text = text.replace(root + "/", "")
+    return text
+
+
+_ABS_PATH = re.compile(r"(?<![\w.<>-])/(?:work|root|home|tmp|usr|opt|var)/")
+
+
+def _dwarf_strings(ptx: str) -> bytes:
+    """The bytes of every `.b8` run, as DWARF strings are spelled in PTX debug sections."""
+    vals = [int(v) for v in re.findall(r"^\s*\.b8\s+(\d+)", ptx, re.MULTILINE)]
+    return bytes(v & 0xFF for v in vals)
+
+
+def assert_no_abs_paths(name: str, ptx: str) -> None:
+    m = _ABS_PATH.search(ptx)
+    if m:
+        line = ptx.count("\n", 0, m.start()) + 1
+        raise SystemExit(f"{name}: line {line}: absolute path left in PTX: "
+                         f"{ptx.splitlines()[line - 1].strip()!r}")
+    blob = _dwarf_strings(ptx)
+    for needle in (b"/work/", b"/root/", b"/home/", b"/tmp/"):
+        if needle in blob:
+            raise SystemExit(f"{name}: absolute path {needle!r} inside a DWARF string")
+
+
+# ----------------------------------------------------------------------------------------------
+# PTX inspection
+# ----------------------------------------------------------------------------------------------
+
+_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\((.*?)\)", re.DOTALL)
+_PARAM = re.compile(r"\.param\s+(?P<attrs>[^;,\n]*?)\s*(?P<name>[A-Za-z_$][\w$]*)\s*(?:\[(?P<n>\d+)\])?\s*$")
+
+
+@dataclasses.dataclass
+class PtxParam:
+    name: str
+    decl: str          # e.g. ".u64 .ptr .global .align 1" or ".align 64 .b8"
+    array: int | None  # element count of a `.b8 x[N]` parameter
+
+    @property
+    def is_array(self) -> bool:
+        return self.array is not None
+
+
+def entry_params(ptx: str) -> tuple[str, list[PtxParam]]:
+    entries = _ENTRY.findall(ptx)
+    if len(entries) != 1:
+        raise SystemExit(f"expected exactly one .entry, found {len(entries)}")
+    name, body = entries[0]
+    params = []
+    for piece in body.split(","):
+        piece = piece.strip()
+        if not piece:
+            continue
+        m = _PARAM.search(piece)
+        if not m:
+            raise SystemExit(f"{name}: cannot read parameter {piece!r}")
+        params.append(PtxParam(m.group("name"), m.group("attrs").strip(),
+                               int(m.group("n")) if m.group("n") else None))
+    return name, params
+
+
+def ptxas_path() -> Path:
+    import nvidia.cu13  # nvidia-cuda-nvcc 13.x
+    return Path(list(nvidia.cu13.__path__)[0]) / "bin" / "ptxas"
+
+
+def ptxas_check(name: str, ptx_file: Path) -> None:
+    out = ptx_file.with_suffix(".cubin.tmp")
+    proc = subprocess.run([str(ptxas_path()), "-arch=sm_100a", "-lineinfo", str(ptx_file), "-o",
+                           str(out)], capture_output=True, text=True)
+    out.unlink(missing_ok=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{name}: ptxas -arch=sm_100a rejected {ptx_file}:\n{proc.stderr}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Numeric formats numpy lacks (bit patterns in, exact f64 values out)
+# ----------------------------------------------------------------------------------------------
+
+
+def f32_to_bf16_bits(x):
+    """Round-to-nearest-even f32 → bf16, as uint16 bit patterns (NaN not expected in inputs)."""
+    import numpy as np
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def bf16_bits_to_f64(bits):
+    import numpy as np
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def _e4m3_table():
+    import numpy as np
+    vals = np.zeros(256, dtype=np.float64)
+    for b in range(256):
+        s, e, m = b >> 7, (b >> 3) & 0xF, b & 7
+        if e == 0xF and m == 7:
+            v = np.nan
+        elif e == 0:
+            v = m / 8 * 2.0**-6
+        else:
+            v = (1 + m / 8) * 2.0**(e - 7)
+        vals[b] = -v if s else v
+    return vals
+
+
+def e4m3_bits_to_f64(bits):
+    import numpy as np
+    return _e4m3_table()[np.asarray(bits, dtype=np.uint8)]
+
+
+def random_e4m3_bits(rng, shape, max_abs=2.0):
+    """Random e4m3 (OCP 'fn', as `.e4m3` in PTX) bit patterns with |value| <= max_abs, no NaN."""
+    import numpy as np
+    table = _e4m3_table()
+    ok = np.flatnonzero(~np.isnan(table) & (np.abs(table) <= max_abs)).astype(np.uint8)
+    return ok[rng.integers(0, len(ok), size=shape)]
+
+
+E2M1_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+
+
+def e2m1_nibbles_to_f64(nibbles):
+    import numpy as np
+    n = np.asarray(nibbles, dtype=np.uint8)
+    mag = np.array(E2M1_VALUES)[n & 7]
+    return np.where(n & 8, -mag, mag)
+
+
+def e8m0_to_f64(bits):
+    import numpy as np
+    return np.exp2(np.asarray(bits, dtype=np.float64) - 127.0)
+
+
+def tf32_exact(rng, shape, low=-1.0, high=1.0):
+    """f32 values whose low 13 mantissa bits are zero: exactly representable in tf32, so the
+    expected result does not depend on how the tensor core rounds f32 to tf32."""
+    import numpy as np
+    x = rng.uniform(low, high, size=shape).astype(np.float32)
+    return (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+# ----------------------------------------------------------------------------------------------
+# The corpus data model: what a kernel source declares
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Input:
+    """A committed input buffer (written to CASE.<buf>.npy). `array` holds the spec dtype's bit
+    pattern for bf16/fp8 (uint16/uint8)."""
+    array: Any
+    dtype: str
+
+
+@dataclasses.dataclass
+class Output:
+    """An output buffer, zero-filled before the run, compared against `expected` afterwards."""
+    dtype: str
+    shape: list[int]
+    expected: Any = None      # numpy array (f32 or f64), or None: not compared
+    rtol: float = 0.0
+    atol: float = 0.0
+    why: str = ""             # the tolerance's justification, written next to it
+
+
+@dataclasses.dataclass
+class Random:
+    """A buffer filled by tmemu with uniform random values (benchmark specs: nothing committed)."""
+    dtype: str
+    shape: list[int]
+    seed: int
+    low: float = -1.0
+    high: float = 1.0
+
+
+@dataclasses.dataclass
+class Fill:
+    dtype: str
+    shape: list[int]
+    fill: str = "zeros"
+
+
+@dataclasses.dataclass
+class Ptr:
+    """A pointer argument: the device address of a named buffer."""
+    buffer: str
+    offset_bytes: int = 0
+
+
+@dataclasses.dataclass
+class Null:
+    """A pointer argument that is 0."""
+
+
+@dataclasses.dataclass
+class HostTMA:
+    """A Triton/Gluon host-side TensorDescriptor argument. Expands to the 128-byte tensor map
+    parameter followed by the shape (i32 each) and strides (i64 each) scalars Triton passes.
+    The box and swizzle are taken from the compiled kernel's `tensordesc_meta`."""
+    buffer: str
+
+
+@dataclasses.dataclass
+class Packed:
+    """A `.param .b8 x[N]` struct argument (CuTe DSL): typed fields at natural alignment."""
+    fields: list[dict]
+    comment: str = ""
+
+
+@dataclasses.dataclass
+class Case:
+    """One launch of a compiled kernel: one spec file."""
+    name: str                          # spec basename (also the prefix of its .npy files)
+    grid: list[int]
+    buffers: dict[str, Any]            # name → Input | Output | Random | Fill
+    args: dict[str, Any]               # kernel argument name → scalar | Ptr | Null | HostTMA
+    note: str = ""                     # a comment written at the top of the spec
+
+
+@dataclasses.dataclass
+class TritonKernel:
+    """A @triton.jit kernel compiled with triton.compile(ASTSource(...))."""
+    name: str                          # PTX basename
+    fn: Any
+    signature: dict[str, str]          # every argument, constexprs as "constexpr"
+    constexprs: dict[str, Any]
+    cases: Callable[[], list[Case]]    # built lazily: only after a successful compile
+    num_warps: int = 4
+    num_stages: int = 3
+    num_ctas: int = 1
+    aligned: tuple[str, ...] = ()      # pointer args specialised as 16-byte aligned, like the JIT
+    must_contain: tuple[str, ...] = ("tcgen05.mma",)
+    gluon: bool = False
+
+    compiler = "triton"
+
+
+@dataclasses.dataclass
+class CuteKernel:
+    """A CuTe DSL kernel: `build(tmpdir)` compiles it and returns (ptx_text, launch info)."""
+    name: str
+    build: Callable[[Path], tuple[str, dict]]
+    cases: Callable[[dict], list[Case]]   # gets the launch info from build()
+    must_contain: tuple[str, ...] = ("tcgen05.mma",)
+
+    compiler = "cutedsl"
+
+
+# ----------------------------------------------------------------------------------------------
+# Compilation
+# ----------------------------------------------------------------------------------------------
+
+TRITON_TARGET = ("cuda", 100, 32)  # sm_100a: Triton appends the `a` for capability 100.
+
+
+def compile_triton(k: TritonKernel):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    attrs = {}
+    names = list(k.signature)
+    for arg in k.aligned:
+        attrs[(names.index(arg), )] = [["tt.divisibility", 16]]
+    if k.gluon:
+        from triton.experimental.gluon._runtime import GluonASTSource
+        src = GluonASTSource(k.fn, k.signature, k.constexprs, attrs)
+    else:
+        src = ASTSource(k.fn, k.signature, k.constexprs, attrs)
+    options = dict(num_warps=k.num_warps, num_stages=k.num_stages, num_ctas=k.num_ctas)
+    compiled = triton.compile(src, target=GPUTarget(*TRITON_TARGET), options=options)
+    md = compiled.metadata._asdict()
+    launch = dict(
+        block=[32 * md["num_warps"], 1, 1],
+        num_ctas=md["num_ctas"],
+        shared=md["shared"],
+        global_scratch_size=md["global_scratch_size"],
+        profile_scratch_size=md["profile_scratch_size"],
+        tensordesc_meta=md.get("tensordesc_meta") or [],
+        tmem_size=md.get("tmem_size"),
+    )
+    return compiled.asm["ptx"], launch
+
+
+# ----------------------------------------------------------------------------------------------
+# Launch spec writing
+# ----------------------------------------------------------------------------------------------
+
+NPY_DTYPES = {
+    "f64": "float64", "f32": "float32", "f16": "float16", "bf16": "uint16", "fp8e4m3": "uint8",
+    "fp8e5m2": "uint8", "i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16",
+    "i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64",
+}
+ELEM_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "fp8e4m3": 1, "fp8e5m2": 1, "i8": 1,
+              "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8}
+SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}  # CUtensorMapSwizzle enum → spec name
+
+
+def toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        r = repr(v)
+        return r if ("e" in r or "." in r or "inf" in r or "nan" in r) else r + ".0"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {v!r} to TOML")
+
+
+class SpecWriter:
+    """Builds one spec's text and the list of files it needs."""
+
+    def __init__(self, ptx_name: str, kernel: str):
+        self.head: list[str] = []
+        self.buffers: list[str] = []
+        self.args: list[str] = []
+        self.expects: list[str] = []
+        self.files: dict[str, bytes] = {}
+        self.ptx_name, self.kernel = ptx_name, kernel
+        self.n_args = 0
+
+    def arg(self, fields: dict, comment: str) -> None:
+        self.args.append(f"[[arg]]  # {comment}")
+        for k, v in fields.items():
+            self.args.append(f"{k} = {toml_value(v)}")
+        self.args.append("")
+        self.n_args += 1
+
+    def text(self) -> str:
+        return "\n".join(self.head + [""] + self.buffers + self.args + self.expects).rstrip() + "\n"
+
+
+def npy_bytes(array) -> bytes:
+    import numpy as np
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
+    return buf.getvalue()
+
+
+def write_case(case: Case, ptx_name: str, entry: str, params: list[PtxParam], launch: dict,
+               arg_names: list[str], scratch: bool) -> tuple[str, dict[str, bytes]]:
+    import numpy as np
+    w = SpecWriter(ptx_name, entry)
+    grid = list(case.grid) + [1] * (3 - len(case.grid))
+    num_ctas = launch.get("num_ctas", 1)
+    cluster = launch.get("cluster")
+    if num_ctas > 1 and cluster is None:
+        # Triton launches grid.x * num_ctas CTAs in clusters of (num_ctas, 1, 1).
+        grid[0] *= num_ctas
+        cluster = [num_ctas, 1, 1]
+    if case.note:
+        w.head += [f"# {line}" if line else "#" for line in case.note.splitlines()]
+    w.head += ["# Generated by kernels/regen.py: do not edit.",
+               f"ptx = {toml_value(ptx_name)}", f"kernel = {toml_value(entry)}",
+               f"grid = {toml_value(grid)}", f"block = {toml_value(launch['block'])}"]
+    if cluster is not None:
+        w.head.append(f"cluster = {toml_value(cluster)}")
+    w.head.append(f"shared_bytes = {launch['shared']}")
+
+    for bname, b in case.buffers.items():
+        w.buffers.append(f"[buffers.{bname}]")
+        if isinstance(b, Input):
+            arr = np.asarray(b.array)
+            if arr.dtype != np.dtype(NPY_DTYPES[b.dtype]):
+                raise SystemExit(f"{case.name}: buffer {bname}: numpy dtype {arr.dtype} does not "
+                                 f"hold {b.dtype}")
+            fname = f"{case.name}.{bname}.npy"
+            w.files[fname] = npy_bytes(arr)
+            w.buffers += [f"dtype = {toml_value(b.dtype)}", f"shape = {toml_value(list(arr.shape))}",
+                          f"from = {toml_value(fname)}"]
+        elif isinstance(b, Output):
+            w.buffers += [f"dtype = {toml_value(b.dtype)}", f"shape = {toml_value(list(b.shape))}",
+                          'fill = "zeros"']
+            if b.expected is not None:
+                exp = np.asarray(b.expected)
+                if exp.dtype not in (np.float32, np.float64) or list(exp.shape) != list(b.shape):
+                    raise SystemExit(f"{case.name}: expected {bname}: {exp.dtype}{exp.shape}")
+                fname = f"{case.name}.expected.{bname}.npy"
+                w.files[fname] = npy_bytes(exp)
+                w.expects += ["[[expect]]", f"buffer = {toml_value(bname)}",
+                              f"npy = {toml_value(fname)}"]
+                why = f"  # {b.why}" if b.why else ""
+                w.expects += [f"rtol = {toml_value(float(b.rtol))}{why}",
+                              f"atol = {toml_value(float(b.atol))}", ""]
+        elif isinstance(b, Random):
+            w.buffers += [f"dtype = {toml_value(b.dtype)}", f"shape = {toml_value(list(b.shape))}",
+                          "random = " + toml_value(dict(seed=b.seed, low=float(b.low),
+                                                        high=float(b.high)))]
+        elif isinstance(b, Fill):
+            w.buffers += [f"dtype = {toml_value(b.dtype)}", f"shape = {toml_value(list(b.shape))}",
+                          f"fill = {toml_value(b.fill)}"]
+        else:
+            raise SystemExit(f"{case.name}: buffer {bname}: unknown kind {b!r}")
+        w.buffers.append("")
+
+    def buf_of(name):
+        if name not in case.buffers:
+            raise SystemExit(f"{case.name}: argument refers to unknown buffer {name!r}")
+        return case.buffers[name]
+
+    descs = list(launch.get("tensordesc_meta") or [])
+    for aname in arg_names:
+        if aname not in case.args:
+            raise SystemExit(f"{case.name}: no value for kernel argument {aname!r}")
+        v = case.args[aname]
+        if isinstance(v, Ptr):
+            buf_of(v.buffer)
+            f = {"buffer": v.buffer}
+            if v.offset_bytes:
+                f["offset_bytes"] = v.offset_bytes
+            w.arg(f, aname)
+        elif isinstance(v, Null):
+            w.arg({"value": 0}, f"{aname} (null)")
+        elif isinstance(v, HostTMA):
+            b = buf_of(v.buffer)
+            if not descs:
+                raise SystemExit(f"{case.name}: {aname}: the compiler reported no tensor descriptor")
+            meta = descs.pop(0)
+            shape = list(b.array.shape if isinstance(b, Input) else b.shape)
+            box = list(meta["block_size"])
+            if len(box) != len(shape):
+                raise SystemExit(f"{case.name}: {aname}: box {box} vs buffer shape {shape}")
+            tm = {"buffer": v.buffer, "box": box[::-1], "swizzle": SWIZZLE[meta["swizzle"]],
+                  "oob_fill": "zero"}
+            w.arg({"tensormap": tm}, f"{aname}: tensor map (box innermost first, as CUDA counts)")
+            for i, d in enumerate(shape):
+                w.arg({"value": int(d)}, f"{aname}.shape[{i}] (i32)")
+            strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+            for i, s in enumerate(strides):
+                w.arg({"value": s}, f"{aname}.strides[{i}] (i64, elements)")
+        elif isinstance(v, Packed):
+            w.arg({"packed": v.fields}, f"{aname}{': ' + v.comment if v.comment else ''}")
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            w.arg({"value": v}, aname)
+        else:
+            raise SystemExit(f"{case.name}: {aname}: unsupported argument {v!r}")
+
+    if scratch:
+        n_ctas = int(np.prod(grid))
+        for label, size in (("global_scratch", launch["global_scratch_size"]),
+                            ("profile_scratch", launch["profile_scratch_size"])):
+            if size == 0:
+                w.arg({"value": 0}, f"{label} (Triton's; size 0 → null)")
+            else:
+                w.arg({"dtype": "u8", "shape": [size * n_ctas], "fill": "zeros"},
+                      f"{label}: {size} bytes per CTA × {n_ctas} CTAs")
+
+    if w.n_args != len(params):
+        raise SystemExit(f"{case.name}: spec has {w.n_args} [[arg]] tables but entry {entry} has "
+                         f"{len(params)} .param: " + ", ".join(p.name for p in params))
+    for i, p in enumerate(params):
+        is_tm = w.args and any(
+            line.startswith("tensormap") or line.startswith("packed") for line in
+            _arg_block(w.args, i))
+        if p.is_array != bool(is_tm):
+            raise SystemExit(f"{case.name}: param {i} {p.name} ({p.decl}) does not match its [[arg]]")
+    text = w.text()
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SystemExit(f"{case.name}: generated spec is not TOML: {e}\n{text}")
+    return text, w.files
+
+
+def _arg_block(lines: list[str], index: int) -> list[str]:
+    """The lines of the index-th [[arg]] table."""
+    n = -1
+    out = []
+    for line in lines:
+        if line.startswith("[[arg]]"):
+            n += 1
+            continue
+        if n == index and line:
+            out.append(line)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Driver
+# ----------------------------------------------------------------------------------------------
+
+
+def load_kernel_module(rel: str):
+    """Import a kernel source by its repo-relative path, so that the compilers record that
+    relative path (`.file 1 "kernels/triton/matmul.py"`) rather than an absolute one."""
+    modname = "corpus_" + rel.replace("/", "_").removesuffix(".py")
+    # importlib would make the file name absolute; compile() keeps exactly the name it is given,
+    # and inspect/linecache (which Triton uses to read the source back) resolve it against the
+    # working directory, which run() sets to the repo root.
+    mod = types.ModuleType(modname)
+    mod.__file__ = rel
+    sys.modules[modname] = mod
+    code = compile((REPO / rel).read_text(), rel, "exec")
+    exec(code, mod.__dict__)
+    return mod
+
+
+def kernel_sources(compiler: str) -> list[str]:
+    return sorted(f"kernels/{compiler}/{p.name}" for p in (KERNELS_DIR / compiler).glob("*.py")
+                  if not p.name.startswith("_"))
+
+
+def generate_one(k, out_dir: Path, tmp: Path, log) -> list[str]:
+    if isinstance(k, TritonKernel):
+        ptx, launch = compile_triton(k)
+        arg_names = [a for a, t in k.signature.items() if t != "constexpr"]
+        scratch = True
+        cases = k.cases()
+    else:
+        ptx, launch = k.build(tmp)
+        arg_names = launch["arg_names"]
+        scratch = False
+        cases = k.cases(launch)
+    ptx = rewrite_paths(ptx)
+    assert_no_abs_paths(k.name, ptx)
+    for needle in k.must_contain:
+        if needle not in ptx:
+            raise SystemExit(f"{k.name}: expected `{needle}` in the PTX; the compiler did not "
+                             "lower the kernel the way this corpus entry is meant to test")
+    entry, params = entry_params(ptx)
+    ptx_file = out_dir / f"{k.name}.ptx"
+    ptx_file.write_text(ptx)
+    ptxas_check(k.name, ptx_file)
+    written = [ptx_file.name]
+    for case in cases:
+        text, files = write_case(case, ptx_file.name, entry, params, launch, arg_names, scratch)
+        (out_dir / f"{case.name}.toml").write_text(text)
+        written.append(f"{case.name}.toml")
+        for fname, data in files.items():
+            (out_dir / fname).write_bytes(data)
+            written.append(fname)
+    log(f"  {k.compiler}/{k.name}: {len(params)} params, {len(cases)} spec(s), "
+        f"shared={launch.get('shared')}")
+    return written
+
+
+def run(out_root: Path, only: set[str], log=print) -> dict[str, list[str]]:
+    os.chdir(REPO)
+    sys.path.insert(0, str(KERNELS_DIR))
+    produced: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory(prefix="tmemu-regen-") as tmpname:
+        tmp = Path(tmpname)
+        clean_environment(tmp)
+        for compiler in ("triton", "gluon", "cutedsl"):
+            out_dir = out_root / compiler
+            out_dir.mkdir(parents=True, exist_ok=True)
+            files = []
+            for rel in kernel_sources(compiler):
+                mod = load_kernel_module(rel)
+                for k in getattr(mod, "KERNELS", []):
+                    if only and k.name not in only:
+                        continue
+                    files += generate_one(k, out_dir, tmp, log)
+            produced[compiler] = files
+        gen_cuda = KERNELS_DIR / "gen_cuda.py"
+        if gen_cuda.exists() and not only:
+            log("  cuda: kernels/gen_cuda.py")
+            mod = load_kernel_module("kernels/gen_cuda.py")
+            mod.generate(out_root, rewrite_paths)
+    return produced
+
+
+def prune(out_root: Path, produced: dict[str, list[str]], log=print) -> None:
+    for compiler, files in produced.items():
+        keep = set(files)
+        for p in sorted((out_root / compiler).iterdir()):
+            if p.is_file() and p.name not in keep:
+                log(f"  removing stale {p.relative_to(REPO) if p.is_relative_to(REPO) else p}")
+                p.unlink()
+
+
+def compare_trees(a: Path, b: Path) -> list[str]:
+    diffs = []
+    files_a = {p.relative_to(a) for p in a.rglob("*") if p.is_file()}
+    files_b = {p.relative_to(b) for p in b.rglob("*") if p.is_file()}
+    for rel in sorted(files_a ^ files_b):
+        diffs.append(f"only in {'committed' if rel in files_a else 'regenerated'}: {rel}")
+    for rel in sorted(files_a & files_b):
+        if (a / rel).read_bytes() != (b / rel).read_bytes():
+            diffs.append(f"differs: {rel}")
+    return diffs
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="regenerate into a temporary folder and compare with the committed corpus")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="only this kernel (PTX basename); may repeat; skips pruning and CUDA")
+    args = ap.parse_args(argv)
+    check_versions()
+    # Kernel sources say `from regen import ...`: make that this very module.
+    sys.modules.setdefault("regen", sys.modules[__name__])
+    only = set(args.only)
+    if args.check:
+        with tempfile.TemporaryDirectory(prefix="tmemu-regen-check-") as d:
+            out = Path(d) / "kernels"
+            produced = run(out, only)
+            if only:
+                diffs = [f"differs: {c}/{f}" for c, fs in produced.items() for f in fs
+                         if (CORPUS / c / f).read_bytes() != (out / c / f).read_bytes()]
+            else:
+                diffs = []
+                for c in produced:
+                    diffs += compare_trees(CORPUS / c, out / c)
+                if (out / "cuda").exists():
+                    diffs += compare_trees(CORPUS / "cuda", out / "cuda")
+        if diffs:
+            print("regen.py --check: the corpus is not reproduced byte for byte:")
+            print("\n".join("  " + d for d in diffs))
+            return 1
+        print("regen.py --check: corpus reproduced byte for byte")
+        return 0
+    produced = run(CORPUS, only)
+    if not only:
+        prune(CORPUS, produced)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""Plain Triton matmul C = A @ B (A row-major M×K, B row-major K×N) in four input precisions.
+
+On sm_100a Triton lowers `tl.dot` to tcgen05.mma with the accumulator in Tensor Memory
+(kind::f16 for fp16/bf16, kind::tf32 for fp32 inputs, kind::f8f6f4 for fp8), so the same source
+gives four corpus kernels. Loads are masked, so shapes need not be tile multiples.
+"""
+import numpy as np
+import triton
+import triton.language as tl
+
+from regen import (Case, Fill, Input, Output, Ptr, Random, TritonKernel, bf16_bits_to_f64,
+                   e4m3_bits_to_f64, f32_to_bf16_bits, random_e4m3_bits, tf32_exact)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + ks[None, :],
+                    mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * stride_bk + offs_n[None, :],
+                    mask=(ks[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    c = acc.to(c_ptr.dtype.element_ty)
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], c,
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+# Per input precision: Triton pointer types, spec dtypes, tile shape, input maker, tolerance.
+def _fp16_inputs(rng, shape):
+    x = rng.uniform(-1, 1, size=shape).astype(np.float16)
+    return x, "f16", x.astype(np.float64)
+
+
+def _bf16_inputs(rng, shape):
+    bits = f32_to_bf16_bits(rng.uniform(-1, 1, size=shape).astype(np.float32))
+    return bits, "bf16", bf16_bits_to_f64(bits)
+
+
+def _tf32_inputs(rng, shape):
+    x = tf32_exact(rng, shape)
+    return x, "f32", x.astype(np.float64)
+
+
+def _fp8_inputs(rng, shape):
+    bits = random_e4m3_bits(rng, shape, max_abs=2.0)
+    return bits, "fp8e4m3", e4m3_bits_to_f64(bits)
+
+
+VARIANTS = {
+    # name: (a/b type, c type, c spec dtype, BLOCK_K, inputs, rtol, atol, why)
+    "fp16": ("*fp16", "*fp16", "f16", 64, _fp16_inputs, 2e-3, 1e-3,
+             "f16 output: 2^-11 relative rounding plus f32 accumulation of K products "
+             "(about 2^-24·K·Σ|ab| < 1e-4 here)"),
+    "bf16": ("*bf16", "*bf16", "bf16", 64, _bf16_inputs, 8e-3, 1e-3,
+             "bf16 output: 2^-8 relative rounding (half an ulp is 2^-9, doubled for margin)"),
+    "tf32": ("*fp32", "*fp32", "f32", 32, _tf32_inputs, 1e-4, 1e-4,
+             "inputs are exact in tf32; only f32 accumulation error remains: "
+             "2^-24·K·Σ|ab| is about 2e-5 for K = 128, |x| <= 1"),
+    "fp8": ("*fp8e4nv", "*fp32", "f32", 128, _fp8_inputs, 1e-4, 1e-3,
+            "e4m3 products are exact in f32; f32 accumulation error 2^-24·K·Σ|ab| is about "
+            "1e-4 for K = 256, |x| <= 2"),
+}
+
+SHAPES = [("", (256, 128, 256), 1), ("_odd", (200, 136, 72), 2)]
+
+
+def _cases(variant):
+    ab_ty, c_ty, c_dtype, _bk, make, rtol, atol, why = VARIANTS[variant]
+    name = f"matmul_{variant}"
+
+    def cases():
+        out = []
+        for suffix, (M, N, K), seed in SHAPES:
+            if variant == "tf32":
+                K = min(K, 128)  # keeps the f32 input files under 256 KiB
+            rng = np.random.default_rng(seed)
+            a, a_dtype, a64 = make(rng, (M, K))
+            b, b_dtype, b64 = make(rng, (K, N))
+            expected = (a64 @ b64).astype(np.float32)
+            out.append(Case(
+                name=name + suffix, grid=[triton.cdiv(M, 128), triton.cdiv(N, 128)],
+                buffers=dict(a=Input(a, a_dtype), b=Input(b, b_dtype),
+                             c=Output(c_dtype, [M, N], expected, rtol, atol, why)),
+                args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                          stride_am=K, stride_bk=N, stride_cm=N),
+                note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}], {variant} inputs, f32 accumulation "
+                     "in TMEM"))
+        if variant == "fp16":
+            M = N = K = 1024
+            out.append(Case(
+                name=name + "_bench1024", grid=[M // 128, N // 128],
+                buffers=dict(a=Random("f16", [M, K], seed=1), b=Random("f16", [K, N], seed=2),
+                             c=Fill("f16", [M, N])),
+                args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                          stride_am=K, stride_bk=N, stride_cm=N),
+                note="Benchmark: 1024^3 fp16 matmul, random inputs, no expected output"))
+        return out
+
+    return cases
+
+
+def _kernel(variant):
+    ab_ty, c_ty, _c_dtype, bk, *_ = VARIANTS[variant]
+    sig = dict(a_ptr=ab_ty, b_ptr=ab_ty, c_ptr=c_ty, M="i32", N="i32", K="i32", stride_am="i32",
+               stride_bk="i32", stride_cm="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
+               BLOCK_K="constexpr")
+    return TritonKernel(name=f"matmul_{variant}", fn=matmul_kernel, signature=sig,
+                        constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=bk),
+                        cases=_cases(variant), num_warps=4, num_stages=3,
+                        aligned=("a_ptr", "b_ptr", "c_ptr"))
+
+
+KERNELS = [_kernel(v) for v in VARIANTS]
