@@ -688,7 +688,7 @@ def run(out_root: Path, only: set[str], log=print) -> dict[str, list[str]]:
             produced[compiler] = files
         gen_cuda = KERNELS_DIR / "gen_cuda.py"
         if gen_cuda.exists() and not only:
-            log("  cuda: kernels/gen_cuda.py")
+            log("  nvcc: kernels/gen_cuda.py")
             mod = load_kernel_module("kernels/gen_cuda.py")
             mod.generate(out_root, rewrite_paths)
     return produced
@@ -737,8 +737,8 @@ def main(argv=None) -> int:
                 diffs = []
                 for c in produced:
                     diffs += compare_trees(CORPUS / c, out / c)
-                if (out / "cuda").exists():
-                    diffs += compare_trees(CORPUS / "cuda", out / "cuda")
+                if (out / "nvcc").exists():
+                    diffs += compare_trees(CORPUS / "nvcc", out / "nvcc")
         if diffs:
             print("regen.py --check: the corpus is not reproduced byte for byte:")
             print("\n".join("  " + d for d in diffs))
