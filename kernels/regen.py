@@ -652,6 +652,11 @@ def generate_one(k, out_dir: Path, tmp: Path, log) -> list[str]:
             raise SystemExit(f"{k.name}: expected `{needle}` in the PTX; the compiler did not "
                              "lower the kernel the way this corpus entry is meant to test")
     entry, params = entry_params(ptx)
+    reqntid = re.search(r"^\.reqntid\s+(\d+)(?:,\s*(\d+))?(?:,\s*(\d+))?", ptx, re.MULTILINE)
+    if reqntid:
+        want = [int(x or 1) for x in reqntid.groups()]
+        if want != launch["block"]:
+            raise SystemExit(f"{k.name}: block {launch['block']} but the PTX says .reqntid {want}")
     ptx_file = out_dir / f"{k.name}.ptx"
     ptx_file.write_text(ptx)
     ptxas_check(k.name, ptx_file)
