@@ -412,6 +412,152 @@ pub const TMEM_ACCESS_RACE: Rule = Rule {
 };
 
 // ----------------------------------------------------------------------------------------
+// TM03xx — mma and descriptors (descriptors.md, mma.md; checked by tmemu_tmem::desc)
+
+pub const SMEM_DESC_VERSION: Rule = Rule {
+    id: "TM0301",
+    name: "smem-desc-version",
+    section: "§9.7.16.4.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Bits 46-48 of a shared memory matrix descriptor must be the fixed value 0b001 (descriptors.md §1).",
+    hardware: "Not specified; a Hopper-style (wgmma) descriptor is misread by tcgen05 (undefined behaviour).",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const SMEM_DESC_RESERVED_BITS: Rule = Rule {
+    id: "TM0302",
+    name: "smem-desc-reserved-bits",
+    section: "§9.7.16.4.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Unused shared memory descriptor bits (14-15, 30-31, 53-60) must be zero.",
+    hardware: "Not specified by the ISA (reserved encodings).",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const SMEM_DESC_LAYOUT: Rule = Rule {
+    id: "TM0303",
+    name: "smem-desc-layout",
+    section: "§9.7.16.4.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The descriptor's layout type (bits 61-63) must be 0, 1, 2, 4 or 6.",
+    hardware: "Not specified by the ISA (invalid swizzle encoding).",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const SMEM_DESC_LBO_MODE: Rule = Rule {
+    id: "TM0304",
+    name: "smem-desc-lbo-mode",
+    section: "§9.7.16.4.1.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Absolute leading-dimension offset mode (bit 52) is supported on sm_103a only; on sm_100a it must be 0.",
+    hardware: "Not specified for sm_100a.",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const SMEM_DESC_BASE_OFFSET: Rule = Rule {
+    id: "TM0305",
+    name: "smem-desc-base-offset",
+    section: "§9.7.16.4.1",
+    severity: Severity::Warning,
+    detection: Detection::Dynamic,
+    summary: "A non-zero matrix base offset (bits 49-51) is not modelled by tmemu (its address arithmetic is UNCONFIRMED); results use base offset 0 and the run is incomplete.",
+    hardware: "Legal: the swizzle pattern phase is shifted; tmemu cannot say how.",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const IDESC_RESERVED_BITS: Rule = Rule {
+    id: "TM0306",
+    name: "idesc-reserved-bits",
+    section: "§9.7.16.4.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Reserved instruction-descriptor bits must be zero (bit 6, 23, 29; block-scaled: 0-1, 3, 6, and 31 for mxf8f6f4 or 12 for mxf4*).",
+    hardware: "Not specified by the ISA (reserved encodings).",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const IDESC_TYPE: Rule = Rule {
+    id: "TM0307",
+    name: "idesc-type",
+    section: "§9.7.16.4.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The A, B and D type codes of the instruction descriptor must be legal for the .kind (f16 accumulator needs f16 A and B).",
+    hardware: "Not specified by the ISA (invalid type encoding).",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const MMA_SHAPE: Rule = Rule {
+    id: "TM0308",
+    name: "mma-shape",
+    section: "§9.7.16.2.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "M and N of the instruction descriptor must be legal for the .kind, .cta_group, sparsity and .ws variant (Table 39; 8-bit MN-major B restricts N, Table 52).",
+    hardware: "Not specified by the ISA (unsupported shape).",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const IDESC_NEGATE_I8: Rule = Rule {
+    id: "TM0309",
+    name: "idesc-negate-i8",
+    section: "§9.7.16.10.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The negate bits must be 0 with .kind::i8.",
+    hardware: "Not specified by the ISA.",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const MMA_TRANSPOSE: Rule = Rule {
+    id: "TM0310",
+    name: "mma-transpose",
+    section: "§9.7.16.10.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "MN-major (transposed) operands are illegal for mxf4/mxf4nvf4 and 4/6-bit types; MN-major tf32 needs 128B swizzle with 32B atoms, MN-major 8/16-bit types must not use it (Table 54).",
+    hardware: "Not specified by the ISA.",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const IDESC_FIELD: Rule = Rule {
+    id: "TM0311",
+    name: "idesc-field",
+    section: "§9.7.16.4.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Instruction-descriptor fields must be used only where they exist: sparsity selector only when sparse, saturate only for i8, max-shift only for .ws, K=96 only for mxf4/mxf4nvf4 M=256 on sm_103a.",
+    hardware: "Not specified by the ISA.",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const IDESC_SCALE: Rule = Rule {
+    id: "TM0312",
+    name: "idesc-scale",
+    section: "§9.7.16.10.7",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Block-scaled kinds: the scale type must be ue8m0 (ue4m3 only with mxf4nvf4) and scale-factor IDs must be 0 or 2 for mxf4/mxf4nvf4.",
+    hardware: "Not specified by the ISA.",
+    checked_by: Some("tmemu_tmem::desc"),
+};
+
+pub const CP_DESCRIPTOR_LAYOUT: Rule = Rule {
+    id: "TM0313",
+    name: "cp-descriptor-layout",
+    section: "§9.7.16.9.2",
+    severity: Severity::Warning,
+    detection: Detection::Dynamic,
+    summary: "tcgen05.cp source descriptors are modelled only as K-major rows of 16-byte chunks (8-row groups SBO apart, chunk 1 LBO away, or inside one swizzle row); other layouts are UNCONFIRMED.",
+    hardware: "Unknown (the ISA gives no figure for cp's source layout).",
+    checked_by: None,
+};
+
+// ----------------------------------------------------------------------------------------
 // TM04xx — static and target rules (tmem.md §7 rules 13, 21–26, 29–32)
 
 pub const MIXED_CTA_GROUP: Rule = Rule {
@@ -565,6 +711,19 @@ pub static RULES: &[Rule] = &[
     PAIR_PEER_INACTIVE,
     COMMIT_MBAR_NOT_SHARED_CLUSTER,
     TMEM_ACCESS_RACE,
+    SMEM_DESC_VERSION,
+    SMEM_DESC_RESERVED_BITS,
+    SMEM_DESC_LAYOUT,
+    SMEM_DESC_LBO_MODE,
+    SMEM_DESC_BASE_OFFSET,
+    IDESC_RESERVED_BITS,
+    IDESC_TYPE,
+    MMA_SHAPE,
+    IDESC_NEGATE_I8,
+    MMA_TRANSPOSE,
+    IDESC_FIELD,
+    IDESC_SCALE,
+    CP_DESCRIPTOR_LAYOUT,
     MIXED_CTA_GROUP,
     LDST_VECTOR_LENGTH,
     HALF_SPLITOFF_NOT_IMMEDIATE,
