@@ -524,7 +524,7 @@ pub enum OperandKind<'src> {
     Vector(Vec<Operand<'src>>),
     /// `[...]` memory operand.
     Address(Address<'src>),
-    /// `%p|%q` (setp's two destination predicates).
+    /// `%p|%q` (setp's two destination predicates); a sink side (`_|%p`) is an Ident named `_`.
     PredPair(Ident<'src>, Ident<'src>),
     /// `_`
     Sink,

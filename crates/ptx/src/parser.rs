@@ -153,7 +153,14 @@ fn float_value(text: &str) -> Option<FloatLit> {
             .ok()
             .map(FloatLit::F64Bits)
     } else {
-        text.parse::<f64>().ok().map(FloatLit::Decimal)
+        // A decimal too large for f64 becomes infinity; keep it as bits so it prints exactly.
+        text.parse::<f64>().ok().map(|v| {
+            if v.is_finite() {
+                FloatLit::Decimal(v)
+            } else {
+                FloatLit::F64Bits(v.to_bits())
+            }
+        })
     }
 }
 
@@ -1056,11 +1063,12 @@ impl<'src> Parser<'src> {
         let kind = match self.tok.kind {
             TokKind::Ident => {
                 let id = self.ident()?;
-                if id.name == "_" {
-                    OperandKind::Sink
-                } else if self.at(TokKind::Pipe) {
+                if self.at(TokKind::Pipe) {
+                    // `p|q`, also `_|p` (elect.sync): a `_` side stays an Ident named `_`.
                     self.bump()?;
                     OperandKind::PredPair(id, self.ident()?)
+                } else if id.name == "_" {
+                    OperandKind::Sink
                 } else if (self.at(TokKind::Plus) || self.at(TokKind::Minus))
                     && matches!(
                         self.next.kind,
