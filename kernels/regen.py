@@ -668,7 +668,7 @@ def generate_one(k, out_dir: Path, tmp: Path, log) -> list[str]:
         for fname, data in files.items():
             (out_dir / fname).write_bytes(data)
             written.append(fname)
-    log(f"  {k.compiler}/{k.name}: {len(params)} params, {len(cases)} spec(s), "
+    log(f"  {out_dir.name}/{k.name}: {len(params)} params, {len(cases)} spec(s), "
         f"shared={launch.get('shared')}")
     return written
 
