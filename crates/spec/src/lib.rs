@@ -1,1 +1,70 @@
-//! tmemu-spec
+//! tmemu-spec: launch specs.
+//!
+//! Two steps, kept apart so that other front ends can skip the first:
+//!
+//! 1. TOML → [`Spec`] ([`Spec::parse`] / [`Spec::load`]): typed, with the file position of
+//!    every item, names cross-checked, tensor maps validated.
+//! 2. [`Spec`] + the entry's [`ParamInfo`]s → [`ResolvedLaunch`] ([`resolve`]): buffers
+//!    materialised (`.npy` files read, fills generated), the parameter block laid out with
+//!    relocations, tensor maps encoded in tmemu's own 128-byte format ([`TensorMapDesc`]),
+//!    reference arrays loaded for [`compare`].
+//!
+//! The crate does no execution and knows nothing of PTX.
+
+mod compare;
+mod dtype;
+mod error;
+mod fill;
+mod npy;
+mod parse;
+mod resolve;
+mod spec;
+pub mod tensormap;
+
+pub use compare::{compare, is_close, CompareError, Comparison};
+pub use dtype::DType;
+pub use error::{Site, SpecError};
+pub use fill::{Fill, SplitMix64};
+pub use npy::{NpyArray, NpyElem, NpyError};
+pub use parse::{tensor_map_desc, tm_elem_type, MAX_BUFFER_BYTES};
+pub use resolve::{
+    materialize, resolve, Expectation, GlobalBuffer, ParamInfo, ParamKind, Relocation,
+    ResolvedLaunch, SetOverride, TensorMapBinding,
+};
+pub use spec::*;
+pub use tensormap::{TensorMapDesc, TensorMapError};
+
+use std::path::Path;
+
+impl Spec {
+    /// Parses spec text; `file` names it in messages and relative paths are joined with `dir`.
+    /// Does no IO (files are read by [`resolve`]).
+    pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
+        parse::parse_spec(text, file, dir)
+    }
+
+    /// Reads and parses a spec file, and checks that its PTX file exists.
+    pub fn load(path: &Path) -> Result<Spec, SpecError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            SpecError::new(
+                &file,
+                Site::unplaced(""),
+                format!("cannot read the spec: {e}"),
+            )
+        })?;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let spec = Spec::parse(&text, &file, dir)?;
+        if !spec.ptx.value.is_file() {
+            return Err(SpecError::new(
+                &file,
+                spec.ptx.site.clone(),
+                format!(
+                    "expected a PTX file, but '{}' does not exist",
+                    spec.ptx.value.display()
+                ),
+            ));
+        }
+        Ok(spec)
+    }
+}
