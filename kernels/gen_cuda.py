@@ -37,7 +37,7 @@ sys.path.insert(0, str(CUDA_DIR))
 
 from case import Case  # noqa: E402  (kernels/cuda/case.py)
 
-FAMILIES = ["plain", "tmem_ldst", "tmem_cp", "tmem_mma"]
+FAMILIES = ["plain", "tmem_ldst", "tmem_cp", "tmem_mma", "tmem_pair"]
 NVCC_FLAGS = ["-arch=sm_100a", "-ptx", "-lineinfo", "-std=c++17"]
 
 

@@ -170,3 +170,8 @@ __device__ __forceinline__ uint32_t kmajor_offset(uint32_t row, uint32_t chunk, 
                                                   uint32_t sbo) {
   return (row % 8) * 16 + (row / 8) * sbo + chunk * lbo;
 }
+
+// Makes this thread's mbarrier.init visible to the cluster (remote arrives, multicast commit).
+__device__ __forceinline__ void fence_mbarrier_init_cluster() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}

@@ -139,19 +139,27 @@ cp_decompress(const uint4* __restrict__ image, uint32_t* __restrict__ out) {
 // content afterwards (UNCONFIRMED), so the kernel reports 0 there.
 extern "C" __global__ void __launch_bounds__(kThreads)
 shift_down(const uint32_t* __restrict__ image, uint32_t* __restrict__ out) {
-  __shared__ __align__(8) uint64_t done;
+  __shared__ __align__(8) uint64_t done, stored;
   __shared__ uint32_t tmem_slot;
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (warp == 0) tc_alloc1(smem_u32(&tmem_slot), 32);
-  if (threadIdx.x == 0) mbar_init(smem_u32(&done), 1);
+  if (threadIdx.x == 0) {
+    mbar_init(smem_u32(&done), 1);
+    mbar_init(smem_u32(&stored), kThreads);
+  }
   tc_sync_cta();
   const uint32_t t = tmem_slot + lane_base(warp);
   uint32_t v[16];
   for (int c = 0; c < 16; ++c) v[c] = image[threadIdx.x * 16 + c];
   tc_st_32x32b_x16(t, v);
+  // Hand-off through an mbarrier instead of bar.sync (sync.md §4 pattern 4): every thread
+  // completes its store, fences, and arrives; the issuing thread waits and fences.
   tc_wait_st();
-  tc_sync_cta();
+  tc_fence_before();
+  (void)mbar_arrive(smem_u32(&stored));
   if (warp == 0 && elect_one()) {
+    mbar_wait(smem_u32(&stored), 0);
+    tc_fence_after();
     asm volatile("tcgen05.shift.cta_group::1.down [%0];" :: "r"(tmem_slot) : "memory");
     asm volatile("tcgen05.shift.cta_group::1.down [%0];" :: "r"(tmem_slot + (64u << 16)) : "memory");
     tc_commit1_cluster(smem_u32(&done));
