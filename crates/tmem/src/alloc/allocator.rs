@@ -2,6 +2,9 @@
 //! queue, and the `.cta_group::2` rendezvous. See the module docs of `alloc` for the
 //! contract.
 
+// `%` rather than `is_multiple_of`: the workspace MSRV (1.85) predates it.
+#![allow(clippy::manual_is_multiple_of)]
+
 use std::collections::VecDeque;
 
 use rand_core::{Rng, SeedableRng};
@@ -513,16 +516,15 @@ impl TmemAllocator {
                     out.effect = Effect::Blocked(BlockedOn::Peer { peer });
                 }
             }
-            Some(Arrival::Second { peer, half }) => {
-                if half.waiting {
-                    out.woken.push(Wake {
-                        cta: peer,
-                        warp: half.warp,
-                        origin: half.origin,
-                        done: Done::Relinquish,
-                    });
-                }
+            Some(Arrival::Second { peer, half }) if half.waiting => {
+                out.woken.push(Wake {
+                    cta: peer,
+                    warp: half.warp,
+                    origin: half.origin,
+                    done: Done::Relinquish,
+                });
             }
+            Some(Arrival::Second { .. }) => {}
         }
         Ok(out)
     }

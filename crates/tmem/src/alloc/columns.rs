@@ -1,5 +1,8 @@
 //! The columns of one SM: which 32-column units are free and which allocation holds each.
 //! Pure bookkeeping, no protocol: the allocator decides who may take what.
+
+// `%` rather than `is_multiple_of`: the workspace MSRV (1.85) predates it.
+#![allow(clippy::manual_is_multiple_of)]
 //!
 //! Fixed arrays only (16 units), so alloc and dealloc never touch the heap.
 
