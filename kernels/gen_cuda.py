@@ -105,6 +105,102 @@ def compile_family(bin_dir: pathlib.Path, family: str, rewrite: Callable[[str], 
     return ptx
 
 
+# Every instruction form the corpus must cover (corpus-cuda brief), as a regex over PTX lines.
+COVERAGE = [
+    ("tcgen05.alloc.cta_group::1 .shared::cta", r"tcgen05\.alloc\.cta_group::1\.sync\.aligned\.shared::cta\.b32"),
+    ("tcgen05.alloc.cta_group::1 generic dst", r"tcgen05\.alloc\.cta_group::1\.sync\.aligned\.b32"),
+    ("tcgen05.alloc.cta_group::2", r"tcgen05\.alloc\.cta_group::2\."),
+    ("tcgen05.dealloc.cta_group::1", r"tcgen05\.dealloc\.cta_group::1\."),
+    ("tcgen05.dealloc.cta_group::2", r"tcgen05\.dealloc\.cta_group::2\."),
+    ("tcgen05.relinquish_alloc_permit.cta_group::1", r"tcgen05\.relinquish_alloc_permit\.cta_group::1"),
+    ("tcgen05.relinquish_alloc_permit.cta_group::2", r"tcgen05\.relinquish_alloc_permit\.cta_group::2"),
+    ("tcgen05.commit (generic address)", r"tcgen05\.commit\.cta_group::1\.mbarrier::arrive::one\.b64"),
+    ("tcgen05.commit .shared::cluster", r"tcgen05\.commit\.cta_group::1\.mbarrier::arrive::one\.shared::cluster\.b64"),
+    ("tcgen05.commit .multicast::cluster + ctaMask", r"tcgen05\.commit\.cta_group::2\.mbarrier::arrive::one\.shared::cluster\.multicast::cluster\.b64 \[%r\d+\], %rs\d+"),
+    ("tcgen05.cp .128x256b", r"tcgen05\.cp\.cta_group::1\.128x256b \["),
+    ("tcgen05.cp .4x256b", r"tcgen05\.cp\.cta_group::1\.4x256b \["),
+    ("tcgen05.cp .128x128b", r"tcgen05\.cp\.cta_group::1\.128x128b \["),
+    ("tcgen05.cp .64x128b.warpx2::02_13", r"\.64x128b\.warpx2::02_13"),
+    ("tcgen05.cp .64x128b.warpx2::01_23", r"\.64x128b\.warpx2::01_23"),
+    ("tcgen05.cp .32x128b.warpx4", r"\.32x128b\.warpx4"),
+    ("tcgen05.cp .b8x16.b6x16_p32", r"\.b8x16\.b6x16_p32"),
+    ("tcgen05.cp .b8x16.b4x16_p64", r"\.b8x16\.b4x16_p64"),
+    ("tcgen05.ld .16x64b", r"tcgen05\.ld\.sync\.aligned\.16x64b\.x\d+\.b32"),
+    ("tcgen05.ld .16x128b", r"tcgen05\.ld\.sync\.aligned\.16x128b\.x\d+\.b32"),
+    ("tcgen05.ld .16x256b", r"tcgen05\.ld\.sync\.aligned\.16x256b\.x\d+\.b32"),
+    ("tcgen05.ld .32x32b", r"tcgen05\.ld\.sync\.aligned\.32x32b\.x\d+\.b32"),
+    ("tcgen05.ld .16x32bx2 + immHalfSplitoff", r"tcgen05\.ld\.sync\.aligned\.16x32bx2\.x\d+\.b32 \{.*\}, \[%r\d+\], \d+;"),
+    ("tcgen05.ld .pack::16b", r"tcgen05\.ld\..*\.pack::16b"),
+    ("tcgen05.st .16x64b", r"tcgen05\.st\.sync\.aligned\.16x64b"),
+    ("tcgen05.st .16x128b", r"tcgen05\.st\.sync\.aligned\.16x128b"),
+    ("tcgen05.st .16x256b", r"tcgen05\.st\.sync\.aligned\.16x256b"),
+    ("tcgen05.st .32x32b", r"tcgen05\.st\.sync\.aligned\.32x32b"),
+    ("tcgen05.st .16x32bx2 + immHalfSplitoff", r"tcgen05\.st\.sync\.aligned\.16x32bx2\.x\d+(\.unpack::16b)?\.b32 \[%r\d+\], \d+, \{"),
+    ("tcgen05.st .unpack::16b", r"tcgen05\.st\..*\.unpack::16b"),
+    ("tcgen05.ld .x1", r"tcgen05\.ld\.sync\.aligned\.\w+\.x1\."),
+    ("tcgen05.ld .x2", r"tcgen05\.ld\.sync\.aligned\.\w+\.x2\."),
+    ("tcgen05.ld .x4", r"tcgen05\.ld\.sync\.aligned\.\w+\.x4\."),
+    ("tcgen05.ld .x8", r"tcgen05\.ld\.sync\.aligned\.\w+\.x8\."),
+    ("tcgen05.ld .x16", r"tcgen05\.ld\.sync\.aligned\.\w+\.x16\."),
+    ("tcgen05.ld .x32", r"tcgen05\.ld\.sync\.aligned\.\w+\.x32\."),
+    ("tcgen05.wait::ld", r"tcgen05\.wait::ld\.sync\.aligned"),
+    ("tcgen05.wait::st", r"tcgen05\.wait::st\.sync\.aligned"),
+    ("tcgen05.shift.cta_group::1.down", r"tcgen05\.shift\.cta_group::1\.down"),
+    ("tcgen05.fence::before_thread_sync", r"tcgen05\.fence::before_thread_sync"),
+    ("tcgen05.fence::after_thread_sync", r"tcgen05\.fence::after_thread_sync"),
+    ("tcgen05.mma .kind::f16 (A smem)", r"tcgen05\.mma\.cta_group::1\.kind::f16 \[%r\d+\], %rd"),
+    ("tcgen05.mma .kind::f16 (A in TMEM)", r"tcgen05\.mma\.cta_group::1\.kind::f16 \[%r\d+\], \[%r"),
+    ("tcgen05.mma .kind::tf32", r"tcgen05\.mma\.cta_group::1\.kind::tf32"),
+    ("tcgen05.mma .kind::f8f6f4", r"tcgen05\.mma\.cta_group::1\.kind::f8f6f4"),
+    ("tcgen05.mma .kind::i8", r"tcgen05\.mma\.cta_group::1\.kind::i8"),
+    ("tcgen05.mma .kind::mxf8f6f4.block_scale", r"tcgen05\.mma\.cta_group::1\.kind::mxf8f6f4\.block_scale"),
+    ("tcgen05.mma .cta_group::2 (M=256)", r"tcgen05\.mma\.cta_group::2\.kind::f16"),
+    ("mbarrier.init", r"mbarrier\.init\."),
+    ("mbarrier.arrive (local, state)", r"mbarrier\.arrive\.shared::cta\.b64 %rd"),
+    ("mbarrier.arrive (remote, shared::cluster)", r"mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64 _"),
+    ("mbarrier.arrive.expect_tx", r"mbarrier\.arrive\.expect_tx\."),
+    ("mbarrier.try_wait.parity", r"mbarrier\.try_wait\.parity\."),
+    ("barrier.cluster.arrive / wait", r"barrier\.cluster\.(arrive|wait)"),
+    ("elect.sync", r"elect\.sync"),
+    ("mapa", r"mapa\.shared::cluster"),
+    ("fence.proxy.async", r"fence\.proxy\.async"),
+    ("cp.async.bulk (non-tensor) + complete_tx", r"cp\.async\.bulk\.shared::cta\.global\.mbarrier::complete_tx::bytes"),
+    ("fma.rn.f32", r"fma\.rn\.f32"),
+    ("ex2.approx.f32", r"ex2\.approx"),
+    ("rsqrt.approx.f32", r"rsqrt\.approx"),
+    ("sqrt.rn.f32", r"sqrt\.rn\.f32"),
+    ("cvt f32<->int, f16, bf16", r"cvt\.(rzi\.s32\.f32|rn\.f32\.s32|rn\.f16\.f32|rn\.bf16\.f32)"),
+    ("bar.sync", r"bar(rier)?\.sync"),
+    ("shfl.sync", r"shfl\.sync"),
+    ("atom.global add/max/cas", r"atom\.(relaxed\.gpu\.)?global\.(add|max|cas)"),
+]
+
+
+def entry_lines(ptx: str) -> dict[str, list[str]]:
+    """Lines of each .entry (from its header to the next .entry)."""
+    out: dict[str, list[str]] = {}
+    cur = None
+    for line in ptx.splitlines():
+        if ".entry" in line:
+            cur = line.split("(")[0].split()[-1]
+            out[cur] = []
+        elif cur:
+            out[cur].append(line)
+    return out
+
+
+def coverage(ptx_by_family: dict[str, str]) -> list[tuple[str, list[str]]]:
+    import re
+
+    rows = []
+    for form, pattern in COVERAGE:
+        rx = re.compile(pattern)
+        hits = [f"{fam}.{entry}" for fam, ptx in ptx_by_family.items()
+                for entry, lines in entry_lines(ptx).items() if any(rx.search(l) for l in lines)]
+        rows.append((form, hits))
+    return rows
+
+
 def save_npy(path: pathlib.Path, arr: np.ndarray) -> None:
     with open(path, "wb") as f:
         np.save(f, np.ascontiguousarray(arr), allow_pickle=False)
@@ -138,8 +234,10 @@ def generate(out_root: pathlib.Path, rewrite_paths: Callable[[str], str] | None 
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
     bin_dir = find_cuda_bin()
+    ptx_by_family = {}
     for family in FAMILIES:
         ptx = compile_family(bin_dir, family, rewrite)
+        ptx_by_family[family] = ptx
         (out_dir / f"{family}.ptx").write_text(ptx)
         entries = {l.split("(")[0].split()[-1] for l in ptx.splitlines() if ".entry" in l}
         cases = importlib.import_module(f"cases_{family}").cases()
@@ -151,12 +249,25 @@ def generate(out_root: pathlib.Path, rewrite_paths: Callable[[str], str] | None 
         if missing:
             sys.exit(f"gen_cuda: entries without a launch spec in {family}: {sorted(missing)}")
         print(f"gen_cuda: {family}: {len(cases)} kernels")
+    uncovered = [form for form, hits in coverage(ptx_by_family) if not hits]
+    if uncovered:
+        sys.exit(f"gen_cuda: instruction forms not covered by any kernel: {uncovered}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(REPO / "tests" / "corpus" / "kernels"))
+    ap.add_argument("--coverage", action="store_true",
+                    help="print the instruction form -> kernel table (markdown) of the committed PTX")
     args = ap.parse_args()
+    if args.coverage:
+        nvcc_dir = pathlib.Path(args.out) / "nvcc"
+        ptx = {f: (nvcc_dir / f"{f}.ptx").read_text() for f in FAMILIES}
+        print("| instruction form | kernels |\n|---|---|")
+        for form, hits in coverage(ptx):
+            shown = ", ".join(hits[:4]) + (f" (+{len(hits) - 4} more)" if len(hits) > 4 else "")
+            print(f"| `{form}` | {shown or '**MISSING**'} |")
+        return
     generate(pathlib.Path(args.out))
 
 
