@@ -7,11 +7,11 @@ For every CUDA C++ file kernels/cuda/<family>.cu:
     built-in rewrite when run standalone),
   * assemble the PTX with `ptxas -arch=sm_100a` (the output is discarded: it only proves the
     PTX is accepted),
-and for every kernel case declared in kernels/cuda/cases_<family>.py write
+and for every kernel case declared in kernels/cuda/nvcases_<family>.py write
   * <family>.<kernel>.toml           the launch spec (/work/shared/launch-spec.md)
   * <family>.<kernel>.<buf>.npy      inputs, made by numpy with a fixed seed
   * <family>.<kernel>.expected.<buf>.npy   expected outputs, computed by numpy from the PTX ISA
-                                     semantics (kernels/cuda/ref_*.py), never by tmemu.
+                                     semantics (kernels/cuda/nvref_*.py), never by tmemu.
 
 Usage:  python kernels/gen_cuda.py [--out tests/corpus/kernels] [--check]
 Deterministic: running it twice gives byte-identical files.
@@ -35,7 +35,7 @@ REPO = HERE.parent
 CUDA_DIR = HERE / "cuda"
 sys.path.insert(0, str(CUDA_DIR))
 
-from case import Case  # noqa: E402  (kernels/cuda/case.py)
+from nvcase import Case  # noqa: E402  (kernels/cuda/nvcase.py)
 
 FAMILIES = ["plain", "tmem_ldst", "tmem_cp", "tmem_mma", "tmem_pair"]
 NVCC_FLAGS = ["-arch=sm_100a", "-ptx", "-lineinfo", "-std=c++17"]
@@ -62,18 +62,17 @@ def find_cuda_bin() -> pathlib.Path:
 
 
 def default_rewrite(path: str) -> str:
-    """Repo files become repo-relative; toolkit headers become `<cuda>/include/...`."""
-    norm = os.path.normpath(path)
+    """Standalone stand-in for kernels/regen.py's rewrite_paths, with the same results for
+    the paths nvcc embeds: repo files become repo-relative, installed packages
+    `<site-packages>/...`."""
     try:
-        rel = pathlib.Path(norm).relative_to(REPO)
-        return rel.as_posix()
+        return pathlib.Path(path).relative_to(REPO).as_posix()
     except ValueError:
         pass
-    parts = pathlib.PurePosixPath(norm).parts
-    if "include" in parts:
-        i = len(parts) - 1 - parts[::-1].index("include")
-        return "<cuda>/" + "/".join(parts[i:])
-    return pathlib.PurePosixPath(norm).name
+    head, sep, tail = path.partition("/site-packages/")
+    if sep:
+        return "<site-packages>/" + tail
+    return pathlib.PurePosixPath(path).name
 
 
 def rewrite_file_directives(ptx: str, rewrite: Callable[[str], str]) -> str:
@@ -83,7 +82,7 @@ def rewrite_file_directives(ptx: str, rewrite: Callable[[str], str]) -> str:
         if stripped.startswith(".file"):
             head, q1, rest = line.partition('"')
             path, q2, tail = rest.partition('"')
-            line = f'{head}"{rewrite(path)}"{tail}'
+            line = f'{head}"{rewrite(os.path.normpath(path))}"{tail}'
         out.append(line)
     return "".join(out)
 
@@ -240,7 +239,7 @@ def generate(out_root: pathlib.Path, rewrite_paths: Callable[[str], str] | None 
         ptx_by_family[family] = ptx
         (out_dir / f"{family}.ptx").write_text(ptx)
         entries = {l.split("(")[0].split()[-1] for l in ptx.splitlines() if ".entry" in l}
-        cases = importlib.import_module(f"cases_{family}").cases()
+        cases = importlib.import_module(f"nvcases_{family}").cases()
         for case in cases:
             if case.kernel not in entries:
                 sys.exit(f"gen_cuda: {family}.ptx has no entry {case.kernel}")

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from case import Case
+from nvcase import Case
 
 N = 256
 

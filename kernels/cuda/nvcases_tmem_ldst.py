@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import ref_tmem as rt
-from case import Case
+import nvref_tmem as rt
+from nvcase import Case
 
 
 def _rng(tag: int) -> np.random.Generator:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import ref_num as rn
-from case import Case
+import nvref_num as rn
+from nvcase import Case
 
 SMALL_FP8 = np.array([0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0, 3.0, -3.0, 4.0, -4.0])
 EXACT = ("exact: operands are small dyadic values (or integers); every partial sum is exact "
