@@ -21,11 +21,17 @@ pub enum Fill {
     /// 0, 1, 2, ... in C order, converted to the dtype (floats round to nearest even; integers
     /// wrap modulo 2^bits, like `numpy.arange(n).astype(dtype)`).
     Iota,
-    /// Uniform in [low, high); see the module documentation for the exact generator.
+    /// Uniform in [low, high) for float dtypes; see the module documentation.
     Random {
         seed: u64,
         low: f64,
         high: f64,
+    },
+    /// Uniform integers in [low, high) for integer dtypes; see the module documentation.
+    RandomInt {
+        seed: u64,
+        low: i128,
+        high: i128,
     },
 }
 
@@ -53,8 +59,8 @@ impl SplitMix64 {
 impl Fill {
     /// The bytes of `elements` elements of `dtype` filled this way.
     ///
-    /// For `Random` with an integer dtype, `low` and `high` must be integers with
-    /// `low < high` (the spec parser checks this and reports it with a position).
+    /// `Random` on an integer dtype draws floats and truncates them; specs use `RandomInt`
+    /// for integer dtypes (the parser checks `low < high` and reports it with a position).
     pub fn generate(&self, dtype: DType, elements: usize) -> Vec<u8> {
         let size = dtype.size();
         let mut out = vec![0u8; elements * size];
@@ -74,19 +80,18 @@ impl Fill {
             }
             Fill::Random { seed, low, high } => {
                 let mut rng = SplitMix64::new(seed);
-                if dtype.is_float() {
-                    let span = high - low;
-                    for chunk in out.chunks_exact_mut(size) {
-                        let u = (rng.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-                        dtype.encode_f64(low + span * u, chunk);
-                    }
-                } else {
-                    let (lo, hi) = (low as i128, high as i128);
-                    let span = (hi - lo) as u128;
-                    for chunk in out.chunks_exact_mut(size) {
-                        let k = ((rng.next() as u128 * span) >> 64) as i128;
-                        dtype.encode_int(lo + k, chunk);
-                    }
+                let span = high - low;
+                for chunk in out.chunks_exact_mut(size) {
+                    let u = (rng.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+                    dtype.encode_f64(low + span * u, chunk);
+                }
+            }
+            Fill::RandomInt { seed, low, high } => {
+                let mut rng = SplitMix64::new(seed);
+                let span = (high - low).max(0) as u128;
+                for chunk in out.chunks_exact_mut(size) {
+                    let k = ((rng.next() as u128 * span) >> 64) as i128;
+                    dtype.encode_int(low + k, chunk);
                 }
             }
         }
@@ -117,10 +122,10 @@ mod tests {
 
     #[test]
     fn random_ints_stay_in_range_and_cover_it() {
-        let bytes = Fill::Random {
+        let bytes = Fill::RandomInt {
             seed: 7,
-            low: -3.0,
-            high: 4.0,
+            low: -3,
+            high: 4,
         }
         .generate(DType::I8, 1000);
         let vals: Vec<i8> = bytes.iter().map(|&b| b as i8).collect();

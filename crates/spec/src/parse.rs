@@ -42,7 +42,7 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
             format!("invalid TOML: {}", e.message().trim_end()),
         )
     })?;
-    let mut top = cx.table(root.get_ref(), "", root.span())?;
+    let mut top = cx.table(root.get_ref(), "", root.span(), TOP_KEYS)?;
     let ptx_v = top.require("ptx")?;
     let ptx = Located {
         value: dir.join(cx.string(ptx_v, "ptx")?),
@@ -91,7 +91,7 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
         let table = cx.as_table(v, "buffers")?;
         for (name, bv) in table.iter() {
             let key = format!("buffers.{}", name.get_ref());
-            let mut t = cx.table(cx.as_table(bv, &key)?, &key, bv.span())?;
+            let mut t = cx.table(cx.as_table(bv, &key)?, &key, bv.span(), BUFFER_KEYS)?;
             buffers.push(cx.buffer(&mut t, name.get_ref(), dir)?);
             t.finish()?;
         }
@@ -101,7 +101,7 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
     if let Some(v) = top.take("arg") {
         for (index, av) in cx.tables_array(v, "arg")?.iter().enumerate() {
             let key = format!("arg[{index}]");
-            let t = cx.table(cx.as_table(av, &key)?, &key, av.span())?;
+            let t = cx.table(cx.as_table(av, &key)?, &key, av.span(), ARG_KEYS)?;
             args.push(cx.arg(t, index, dir)?);
         }
     }
@@ -110,7 +110,7 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
     if let Some(v) = top.take("expect") {
         for (index, ev) in cx.tables_array(v, "expect")?.iter().enumerate() {
             let key = format!("expect[{index}]");
-            let t = cx.table(cx.as_table(ev, &key)?, &key, ev.span())?;
+            let t = cx.table(cx.as_table(ev, &key)?, &key, ev.span(), EXPECT_KEYS)?;
             expects.push(cx.expect(t, dir)?);
         }
     }
@@ -292,6 +292,59 @@ pub fn tm_elem_type(d: DType) -> TmElemType {
     }
 }
 
+const TOP_KEYS: &[&str] = &[
+    "ptx",
+    "kernel",
+    "grid",
+    "block",
+    "cluster",
+    "shared_bytes",
+    "buffers",
+    "arg",
+    "expect",
+];
+const BUFFER_KEYS: &[&str] = &["dtype", "shape", "from", "fill", "random", "save"];
+const ARG_KEYS: &[&str] = &[
+    "value",
+    "buffer",
+    "offset_bytes",
+    "dtype",
+    "shape",
+    "from",
+    "fill",
+    "random",
+    "save",
+    "packed",
+    "tensormap",
+];
+const EXPECT_KEYS: &[&str] = &["arg", "buffer", "npy", "rtol", "atol"];
+const RANDOM_KEYS: &[&str] = &["seed", "low", "high"];
+const FIELD_KEYS: &[&str] = &[
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "buffer",
+    "offset_bytes",
+];
+const TENSORMAP_KEYS: &[&str] = &[
+    "buffer",
+    "box",
+    "swizzle",
+    "elem_strides",
+    "interleave",
+    "oob_fill",
+    "l2_promotion",
+];
+
 struct Cx<'a> {
     file: &'a str,
     lines: LineIndex<'a>,
@@ -341,7 +394,8 @@ impl<'t, 'i> TableReader<'_, '_, 't, 'i> {
         self.table.contains_key(name)
     }
 
-    /// Rejects keys that were not taken, naming the first one and its line.
+    /// Rejects keys that are known to this kind of table but do not go with the form that was
+    /// read (e.g. `offset_bytes` next to `value`), naming the first one and its line.
     fn finish(&self) -> Result<(), SpecError> {
         for (k, _) in self.table.iter() {
             let name: &str = k.get_ref().as_ref();
@@ -350,7 +404,10 @@ impl<'t, 'i> TableReader<'_, '_, 't, 'i> {
                 allowed.dedup();
                 return Err(self.cx.error(
                     &self.cx.site(k.span(), &self.key(name)),
-                    format!("unknown key; expected one of: {}", allowed.join(", ")),
+                    format!(
+                        "key not allowed in this form of the table; expected only: {}",
+                        allowed.join(", ")
+                    ),
                 ));
             }
         }
@@ -380,7 +437,22 @@ impl<'a> Cx<'a> {
         table: &'t DeTable<'i>,
         path: &str,
         span: Range<usize>,
+        known: &'static [&'static str],
     ) -> Result<TableReader<'c, 'a, 't, 'i>, SpecError> {
+        for (k, _) in table.iter() {
+            let name: &str = k.get_ref().as_ref();
+            if !known.contains(&name) {
+                let key = if path.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{path}.{name}")
+                };
+                return Err(self.error(
+                    &self.site(k.span(), &key),
+                    format!("unknown key; expected one of: {}", known.join(", ")),
+                ));
+            }
+        }
         Ok(TableReader {
             cx: self,
             table,
@@ -632,7 +704,7 @@ impl<'a> Cx<'a> {
 
     fn random(&self, v: &Value<'_>, key: &str, dtype: DType) -> Result<Fill, SpecError> {
         let table = self.as_table(v, key)?;
-        let mut t = self.table(table, key, v.span())?;
+        let mut t = self.table(table, key, v.span(), RANDOM_KEYS)?;
         let seed_key = t.key("seed");
         let seed = self.int_in(
             t.require("seed")?,
@@ -644,21 +716,21 @@ impl<'a> Cx<'a> {
         let (lo_key, hi_key) = (t.key("low"), t.key("high"));
         let (lo_v, hi_v) = (t.require("low")?, t.require("high")?);
         t.finish()?;
-        let (low, high) = if let Some((min, max)) = dtype.int_range() {
-            let lo = self.int_in(lo_v, &lo_key, min, max, &format!("an integer ({dtype})"))?;
+        if let Some((min, max)) = dtype.int_range() {
+            let what = format!("an integer ({dtype})");
+            let low = self.int_in(lo_v, &lo_key, min, max, &what)?;
             // high is exclusive, so it may be one past the type's maximum.
-            let hi = self.int_in(
-                hi_v,
-                &hi_key,
-                min,
-                max + 1,
-                &format!("an integer ({dtype})"),
-            )?;
-            (lo as f64, hi as f64)
-        } else {
-            (self.float(lo_v, &lo_key)?, self.float(hi_v, &hi_key)?)
-        };
-        if !(low < high) || !low.is_finite() || !high.is_finite() {
+            let high = self.int_in(hi_v, &hi_key, min, max + 1, &what)?;
+            if low >= high {
+                return Err(self.error(
+                    &self.site(hi_v.span(), &hi_key),
+                    format!("expected low < high, found low = {low}, high = {high}"),
+                ));
+            }
+            return Ok(Fill::RandomInt { seed, low, high });
+        }
+        let (low, high) = (self.float(lo_v, &lo_key)?, self.float(hi_v, &hi_key)?);
+        if !(low < high && low.is_finite() && high.is_finite()) {
             return Err(self.error(
                 &self.site(hi_v.span(), &hi_key),
                 format!("expected finite bounds with low < high, found low = {low}, high = {high}"),
@@ -676,13 +748,6 @@ impl<'a> Cx<'a> {
         let site = self.site(t.span.clone(), &t.path);
         let forms = ["value", "buffer", "dtype", "packed", "tensormap"];
         let present: Vec<&str> = forms.iter().copied().filter(|k| t.has(k)).collect();
-        if present.is_empty() {
-            // Name a misspelt key rather than saying that none of the forms is there.
-            for k in forms {
-                t.take(k);
-            }
-            t.finish()?;
-        }
         if present.len() != 1 {
             return Err(self.error(
                 &site,
@@ -747,7 +812,7 @@ impl<'a> Cx<'a> {
                 )
             }
         };
-        let mut t = self.table(table, key, v.span())?;
+        let mut t = self.table(table, key, v.span(), FIELD_KEYS)?;
         const TYPES: [&str; 12] = [
             "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
         ];
@@ -757,12 +822,6 @@ impl<'a> Cx<'a> {
             .chain(["buffer"])
             .filter(|k| t.has(k))
             .collect();
-        if present.is_empty() {
-            for k in TYPES.iter().copied().chain(["buffer"]) {
-                t.take(k);
-            }
-            t.finish()?;
-        }
         if present.len() != 1 {
             return Err(self.error(
                 &site,
@@ -811,7 +870,7 @@ impl<'a> Cx<'a> {
 
     fn tensormap(&self, v: &Value<'_>, key: &str) -> Result<TensorMapArg, SpecError> {
         let table = self.as_table(v, key)?;
-        let mut t = self.table(table, key, v.span())?;
+        let mut t = self.table(table, key, v.span(), TENSORMAP_KEYS)?;
         let bkey = t.key("buffer");
         let buffer = self.string(t.require("buffer")?, &bkey)?.to_string();
         let box_key = t.key("box");

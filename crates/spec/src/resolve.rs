@@ -621,9 +621,11 @@ impl Spec {
             };
             match &mut arg.kind {
                 ArgKind::Scalar(v) => *v = s.value,
-                _ => return Err(err(format!(
+                _ => {
+                    return Err(err(format!(
                     "argument {index} is not a scalar (value = ...); --set overrides scalars only"
-                ))),
+                )))
+                }
             }
         }
         Ok(())
