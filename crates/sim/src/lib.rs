@@ -1,1 +1,23 @@
-//! tmemu-sim
+//! tmemu-sim: the execution engine.
+//!
+//! Data flows one way: a parsed module ([`tmemu_ptx`]) → [`loader::load`] → [`program::Kernel`]
+//! (pre-decoded, textless) → [`launch::run`] (SMs, clusters, CTAs, warps) → outputs in
+//! [`mem::GlobalMemory`], [`error::Diagnostic`]s and hang reports.
+//!
+//! Architecture notes: `docs/arch/sim.md`.
+
+pub mod error;
+pub mod exec;
+pub mod fp;
+pub mod launch;
+pub mod loader;
+pub mod mem;
+pub mod observer;
+pub mod program;
+mod sched;
+
+pub use error::{Diagnostic, HangReport, LaunchError, LoadError};
+pub use launch::{install_globals, run, Launch, Limits, RunOptions, RunResult};
+pub use loader::load;
+pub use mem::GlobalMemory;
+pub use program::Kernel;

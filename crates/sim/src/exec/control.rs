@@ -1,0 +1,185 @@
+//! Control: special registers, call/ret, exit, trap.
+//!
+//! Calls: each lane keeps a stack of call-site PCs. Parameters and return values live in
+//! per-thread `.local` slots the loader assigned to every `.func` parameter and every `.param`
+//! declared at a call site; `call` copies argument slots into the callee's parameter slots and
+//! `ret` copies the callee's return slots back. Registers of a `.func` are its own (the loader
+//! gives each function a disjoint register range), which is why the loader refuses recursion.
+
+use super::{sync, Ctx, Flow, Warp};
+use crate::error::rules;
+use crate::observer::Observer;
+use crate::program::{Inst, Sreg};
+
+fn sreg<O: Observer>(w: &Warp, cx: &Ctx<'_, '_, O>, s: Sreg, lane: usize) -> u64 {
+    let env = cx.env;
+    let cta = &cx.ctas[cx.me];
+    let b = env.block;
+    let t = w.id * 32 + lane as u32;
+    let tid = [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])];
+    let cd = env.cluster_dim;
+    let lane = lane as u32;
+    (match s {
+        Sreg::Tid(i) => tid[i as usize],
+        Sreg::Ntid(i) => b[i as usize],
+        Sreg::Ctaid(i) => cta.ctaid[i as usize],
+        Sreg::Nctaid(i) => env.grid[i as usize],
+        Sreg::LaneId => lane,
+        Sreg::WarpId => w.id,
+        Sreg::NWarpId => (b[0] * b[1] * b[2]).div_ceil(32),
+        Sreg::ClusterCtaRank => cta.rank,
+        Sreg::ClusterNCtaRank => cd[0] * cd[1] * cd[2],
+        Sreg::ClusterId(i) => cta.ctaid[i as usize] / cd[i as usize],
+        Sreg::NClusterId(i) => env.nclusters[i as usize],
+        Sreg::ClusterCtaId(i) => cta.ctaid[i as usize] % cd[i as usize],
+        Sreg::ClusterNCtaId(i) => cd[i as usize],
+        Sreg::IsExplicitCluster => env.explicit_cluster as u32,
+        Sreg::SmId => cta.smid,
+        Sreg::NSmId => env.nsms,
+        Sreg::GridId => 1,
+        // deterministic clocks: the executed warp-instruction count of this unit
+        Sreg::Clock => cx.out.warp_instructions as u32,
+        Sreg::Clock64 | Sreg::GlobalTimer => return cx.out.warp_instructions,
+        Sreg::LanemaskEq => 1 << lane,
+        Sreg::LanemaskLe => ((2u64 << lane) - 1) as u32,
+        Sreg::LanemaskLt => (1u32 << lane) - 1,
+        Sreg::LanemaskGe => !0u32 << lane,
+        Sreg::LanemaskGt => ((!0u64 << (lane + 1)) & 0xffff_ffff) as u32,
+        Sreg::DynamicSmemSize => env.dyn_smem,
+        Sreg::TotalSmemSize => env.total_smem,
+    }) as u64
+}
+
+/// Ends `lanes` of the current group and settles barriers that were waiting for them.
+pub(crate) fn exit<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, lanes: u32) {
+    w.exit_lanes(lanes);
+    let n = lanes.count_ones();
+    let cta = &mut cx.ctas[cx.me];
+    cta.live_threads -= n;
+    sync::check_bars(cta);
+    cx.cluster.live_threads -= n;
+    sync::check_cluster_bar(cx.cluster);
+}
+
+pub(super) fn exec<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    inst: &Inst,
+) -> Flow {
+    let pc = w.cur_pc;
+    match inst {
+        Inst::MovSreg { d, s } => {
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    let v = sreg(w, cx, *s, l);
+                    w.write_any(*d, l, v);
+                }
+            }
+            Flow::Next
+        }
+        Inst::Exit => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            exit(w, cx, mask);
+            Flow::Moved
+        }
+        Inst::Ret => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            let mut leave = 0u32;
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                match w.call_stacks.get_mut(l).and_then(|s| s.pop()) {
+                    None => leave |= 1 << l,
+                    Some(site) => {
+                        if let Inst::Call(c) = &cx.env.k.code[site as usize] {
+                            copy_slots(w, l, c.rets.iter().copied());
+                        }
+                        w.pc[l] = site + 1;
+                    }
+                }
+            }
+            // lanes of the group that neither return nor leave (guard false) move on
+            for l in 0..32 {
+                if (w.cur_mask & !mask) >> l & 1 != 0 {
+                    w.pc[l] = pc + 1;
+                }
+            }
+            if leave != 0 {
+                // exit_lanes regroups from pc[]: make sure the returning lanes keep their PCs
+                w.live &= !leave;
+                let n = leave.count_ones();
+                let cta = &mut cx.ctas[cx.me];
+                cta.live_threads -= n;
+                sync::check_bars(cta);
+                cx.cluster.live_threads -= n;
+                sync::check_cluster_bar(cx.cluster);
+            }
+            w.regroup_from_pcs();
+            Flow::Moved
+        }
+        Inst::Call(c) => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            if w.call_stacks.is_empty() {
+                w.call_stacks = vec![Vec::new(); 32];
+            }
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                if w.call_stacks[l].len() >= cx.env.max_call_depth {
+                    cx.diag(
+                        w,
+                        pc,
+                        1 << l,
+                        rules::CALL_DEPTH,
+                        format!("call depth exceeds {}", cx.env.max_call_depth),
+                    );
+                    return Flow::Trap;
+                }
+                w.call_stacks[l].push(pc);
+                copy_slots(w, l, c.args.iter().copied());
+            }
+            if mask == w.cur_mask {
+                w.goto(c.target);
+            } else {
+                w.split(mask, c.target);
+            }
+            Flow::Moved
+        }
+        Inst::Trap | Inst::Brkpt => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            cx.diag(
+                w,
+                pc,
+                mask,
+                rules::TRAP,
+                "trap executed: the grid is aborted".into(),
+            );
+            cx.out.trapped = true;
+            Flow::Trap
+        }
+        _ => unreachable!("control::exec() called with {inst:?}"),
+    }
+}
+
+/// Copies (from, to, size) byte ranges within one lane's local memory.
+fn copy_slots(w: &mut Warp, lane: usize, slots: impl Iterator<Item = (u32, u32, u32)>) {
+    let lb = w.local_bytes as usize;
+    let mem = &mut w.local[lane * lb..(lane + 1) * lb];
+    for (from, to, size) in slots {
+        let (f, t, s) = (from as usize, to as usize, size as usize);
+        if f + s <= mem.len() && t + s <= mem.len() {
+            mem.copy_within(f..f + s, t);
+        }
+    }
+}

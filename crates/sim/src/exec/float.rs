@@ -1,0 +1,140 @@
+//! Float instructions. Arithmetic semantics come from [`crate::fp`] (the adapter over the
+//! numerics crate); this file only runs the lane loops.
+
+use super::{Flow, Warp};
+use crate::fp;
+use crate::program::{FMods, FOp, FUnOp, Inst};
+
+#[inline(always)]
+fn bin_f32(op: FOp, m: FMods, x: u32, y: u32) -> u32 {
+    match op {
+        FOp::Add => fp::add32(x, y, m),
+        FOp::Sub => fp::add32(x, y ^ 0x8000_0000, m),
+        FOp::Mul => fp::mul32(x, y, m),
+        FOp::Div => fp::div32(x, y, m),
+        FOp::Min => fp::min32(x, y, m, false),
+        FOp::Max => fp::max32(x, y, m, false),
+        FOp::MinNan => fp::min32(x, y, m, true),
+        FOp::MaxNan => fp::max32(x, y, m, true),
+    }
+}
+
+#[inline(always)]
+fn bin_f64(op: FOp, m: FMods, x: u64, y: u64) -> u64 {
+    match op {
+        FOp::Add => fp::add64(x, y, m),
+        FOp::Sub => fp::add64(x, y ^ (1 << 63), m),
+        FOp::Mul => fp::mul64(x, y, m),
+        FOp::Div => fp::div64(x, y, m),
+        FOp::Min => fp::min64(x, y, false),
+        FOp::Max => fp::max64(x, y, false),
+        FOp::MinNan => fp::min64(x, y, true),
+        FOp::MaxNan => fp::max64(x, y, true),
+    }
+}
+
+pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
+    match *inst {
+        Inst::F32Bin { op, m, d, a, b } => {
+            let (a, b) = (w.get(a), w.get(b));
+            let mut r = [0u32; 32];
+            // dispatch outside the lane loop so each loop is monomorphic
+            match op {
+                FOp::Add => {
+                    for l in 0..32 {
+                        r[l] = fp::add32(a[l], b[l], m);
+                    }
+                }
+                FOp::Mul => {
+                    for l in 0..32 {
+                        r[l] = fp::mul32(a[l], b[l], m);
+                    }
+                }
+                _ => {
+                    for l in 0..32 {
+                        r[l] = bin_f32(op, m, a[l], b[l]);
+                    }
+                }
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F32Max3 { op, m, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = bin_f32(op, m, bin_f32(op, m, a[l], b[l]), c[l]);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F32Fma { m, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = fp::fma32(a[l], b[l], c[l], m);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F32Un { op, m, d, a } => {
+            let a = w.get(a);
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = fp::un32(op, a[l], m);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F64Bin { op, m, d, a, b } => {
+            let (a, b) = (w.get(a), w.get(b));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                r[l] = bin_f64(op, m, a[l], b[l]);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F64Fma { m, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                r[l] = fp::fma64(a[l], b[l], c[l], m);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F64Un { op, m, d, a } => {
+            let a = w.get(a);
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                r[l] = fp::un64(op, a[l], m);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F32x2Bin { op, m, d, a, b } => {
+            let (a, b) = (w.get(a), w.get(b));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                let lo = bin_f32(op, m, a[l] as u32, b[l] as u32);
+                let hi = bin_f32(op, m, (a[l] >> 32) as u32, (b[l] >> 32) as u32);
+                r[l] = lo as u64 | (hi as u64) << 32;
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::F32x2Fma { m, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                let lo = fp::fma32(a[l] as u32, b[l] as u32, c[l] as u32, m);
+                let hi = fp::fma32(
+                    (a[l] >> 32) as u32,
+                    (b[l] >> 32) as u32,
+                    (c[l] >> 32) as u32,
+                    m,
+                );
+                r[l] = lo as u64 | (hi as u64) << 32;
+            }
+            w.set(d, mask, &r);
+        }
+        _ => unreachable!("float::exec() called with {inst:?}"),
+    }
+    Flow::Next
+}
+
+#[allow(dead_code)]
+fn _unused(_: FUnOp) {}

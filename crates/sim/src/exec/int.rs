@@ -1,0 +1,661 @@
+//! Integer, bit, compare/select, predicate and move instructions.
+//!
+//! Each op is one loop over all 32 lanes into a temporary (so it vectorises), then a masked
+//! write. Division by zero yields all-ones (unsigned) as the hardware does; PTX leaves it
+//! unspecified.
+
+use super::{Flow, Warp};
+use crate::program::{BoolOp, CmpOp, Inst, IntOp, IntUnOp, Narrow, PSrc};
+
+#[inline(always)]
+fn widen(n: Narrow, v: u32) -> u32 {
+    match n {
+        Narrow::None => v,
+        Narrow::U8 => v & 0xff,
+        Narrow::S8 => v as u8 as i8 as i32 as u32,
+        Narrow::U16 => v & 0xffff,
+        Narrow::S16 => v as u16 as i16 as i32 as u32,
+    }
+}
+
+#[inline(always)]
+fn narrow(n: Narrow, v: u32) -> u32 {
+    match n {
+        Narrow::None => v,
+        Narrow::U8 | Narrow::S8 => v & 0xff,
+        Narrow::U16 | Narrow::S16 => v & 0xffff,
+    }
+}
+
+macro_rules! lanes {
+    ($a:ident, $b:ident, |$x:ident, $y:ident| $e:expr) => {{
+        let mut r = $a;
+        for l in 0..32 {
+            let $x = $a[l];
+            let $y = $b[l];
+            r[l] = $e;
+        }
+        r
+    }};
+}
+
+pub(super) fn bin32(
+    w: &mut Warp,
+    mask: u32,
+    op: IntOp,
+    n: Narrow,
+    d: u16,
+    a: crate::program::S32,
+    b: crate::program::S32,
+) -> Flow {
+    let mut a = w.get(a);
+    let mut b = w.get(b);
+    if n != Narrow::None {
+        for l in 0..32 {
+            a[l] = widen(n, a[l]);
+            // shift amounts are always u32
+            if !matches!(op, IntOp::Shl | IntOp::ShrU | IntOp::ShrS) {
+                b[l] = widen(n, b[l]);
+            }
+        }
+    }
+    let mut r = match op {
+        IntOp::Add => lanes!(a, b, |x, y| x.wrapping_add(y)),
+        IntOp::Sub => lanes!(a, b, |x, y| x.wrapping_sub(y)),
+        IntOp::MulLo => lanes!(a, b, |x, y| x.wrapping_mul(y)),
+        IntOp::MulHiU => match n {
+            Narrow::None => lanes!(a, b, |x, y| ((x as u64 * y as u64) >> 32) as u32),
+            _ => lanes!(a, b, |x, y| x.wrapping_mul(y) >> 16),
+        },
+        IntOp::MulHiS => match n {
+            Narrow::None => lanes!(a, b, |x, y| ((x as i32 as i64 * y as i32 as i64) >> 32)
+                as u32),
+            _ => lanes!(a, b, |x, y| ((x as i32).wrapping_mul(y as i32) >> 16)
+                as u32),
+        },
+        IntOp::DivU => lanes!(a, b, |x, y| x.checked_div(y).unwrap_or(u32::MAX)),
+        IntOp::DivS => lanes!(a, b, |x, y| (x as i32).checked_div(y as i32).unwrap_or(-1)
+            as u32),
+        IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(x)),
+        IntOp::RemS => lanes!(
+            a,
+            b,
+            |x, y| (x as i32).checked_rem(y as i32).unwrap_or(x as i32) as u32
+        ),
+        IntOp::MinU => lanes!(a, b, |x, y| x.min(y)),
+        IntOp::MinS => lanes!(a, b, |x, y| (x as i32).min(y as i32) as u32),
+        IntOp::MaxU => lanes!(a, b, |x, y| x.max(y)),
+        IntOp::MaxS => lanes!(a, b, |x, y| (x as i32).max(y as i32) as u32),
+        IntOp::And => lanes!(a, b, |x, y| x & y),
+        IntOp::Or => lanes!(a, b, |x, y| x | y),
+        IntOp::Xor => lanes!(a, b, |x, y| x ^ y),
+        IntOp::Shl => lanes!(a, b, |x, y| if y >= 32 { 0 } else { x << y }),
+        IntOp::ShrU => lanes!(a, b, |x, y| if y >= 32 { 0 } else { x >> y }),
+        IntOp::ShrS => lanes!(a, b, |x, y| ((x as i32) >> y.min(31)) as u32),
+        IntOp::AddSatS => lanes!(a, b, |x, y| (x as i32).saturating_add(y as i32) as u32),
+        IntOp::SubSatS => lanes!(a, b, |x, y| (x as i32).saturating_sub(y as i32) as u32),
+    };
+    if n != Narrow::None {
+        for v in r.iter_mut() {
+            *v = narrow(n, *v);
+        }
+    }
+    w.set(d, mask, &r);
+    Flow::Next
+}
+
+pub(super) fn bin64(
+    w: &mut Warp,
+    mask: u32,
+    op: IntOp,
+    d: u16,
+    a: crate::program::S64,
+    b: crate::program::S64,
+) -> Flow {
+    let a = w.get(a);
+    let b = w.get(b);
+    let r = match op {
+        IntOp::Add => lanes!(a, b, |x, y| x.wrapping_add(y)),
+        IntOp::Sub => lanes!(a, b, |x, y| x.wrapping_sub(y)),
+        IntOp::MulLo => lanes!(a, b, |x, y| x.wrapping_mul(y)),
+        IntOp::MulHiU => lanes!(a, b, |x, y| ((x as u128 * y as u128) >> 64) as u64),
+        IntOp::MulHiS => lanes!(a, b, |x, y| ((x as i64 as i128 * y as i64 as i128) >> 64)
+            as u64),
+        IntOp::DivU => lanes!(a, b, |x, y| x.checked_div(y).unwrap_or(u64::MAX)),
+        IntOp::DivS => lanes!(a, b, |x, y| (x as i64).checked_div(y as i64).unwrap_or(-1)
+            as u64),
+        IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(x)),
+        IntOp::RemS => lanes!(
+            a,
+            b,
+            |x, y| (x as i64).checked_rem(y as i64).unwrap_or(x as i64) as u64
+        ),
+        IntOp::MinU => lanes!(a, b, |x, y| x.min(y)),
+        IntOp::MinS => lanes!(a, b, |x, y| (x as i64).min(y as i64) as u64),
+        IntOp::MaxU => lanes!(a, b, |x, y| x.max(y)),
+        IntOp::MaxS => lanes!(a, b, |x, y| (x as i64).max(y as i64) as u64),
+        IntOp::And => lanes!(a, b, |x, y| x & y),
+        IntOp::Or => lanes!(a, b, |x, y| x | y),
+        IntOp::Xor => lanes!(a, b, |x, y| x ^ y),
+        // the shift amount of a 64-bit shift is a u32 operand; the loader widens it
+        IntOp::Shl => lanes!(a, b, |x, y| if y >= 64 { 0 } else { x << y }),
+        IntOp::ShrU => lanes!(a, b, |x, y| if y >= 64 { 0 } else { x >> y }),
+        IntOp::ShrS => lanes!(a, b, |x, y| ((x as i64) >> y.min(63)) as u64),
+        IntOp::AddSatS | IntOp::SubSatS => lanes!(a, b, |x, _y| x),
+    };
+    w.set(d, mask, &r);
+    Flow::Next
+}
+
+#[inline(always)]
+fn cmp32(op: CmpOp, x: u32, y: u32) -> bool {
+    let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
+    let un = fx.is_nan() || fy.is_nan();
+    match op {
+        CmpOp::Eq => x == y,
+        CmpOp::Ne => x != y,
+        CmpOp::LtS => (x as i32) < (y as i32),
+        CmpOp::LeS => (x as i32) <= (y as i32),
+        CmpOp::GtS => (x as i32) > (y as i32),
+        CmpOp::GeS => (x as i32) >= (y as i32),
+        CmpOp::LtU => x < y,
+        CmpOp::LeU => x <= y,
+        CmpOp::GtU => x > y,
+        CmpOp::GeU => x >= y,
+        CmpOp::FEq => fx == fy,
+        CmpOp::FNe => !un && fx != fy,
+        CmpOp::FLt => fx < fy,
+        CmpOp::FLe => fx <= fy,
+        CmpOp::FGt => fx > fy,
+        CmpOp::FGe => fx >= fy,
+        CmpOp::FEqu => un || fx == fy,
+        CmpOp::FNeu => fx != fy,
+        CmpOp::FLtu => un || fx < fy,
+        CmpOp::FLeu => un || fx <= fy,
+        CmpOp::FGtu => un || fx > fy,
+        CmpOp::FGeu => un || fx >= fy,
+        CmpOp::FNum => !un,
+        CmpOp::FNan => un,
+    }
+}
+
+#[inline(always)]
+fn cmp64(op: CmpOp, x: u64, y: u64) -> bool {
+    let (fx, fy) = (f64::from_bits(x), f64::from_bits(y));
+    let un = fx.is_nan() || fy.is_nan();
+    match op {
+        CmpOp::Eq => x == y,
+        CmpOp::Ne => x != y,
+        CmpOp::LtS => (x as i64) < (y as i64),
+        CmpOp::LeS => (x as i64) <= (y as i64),
+        CmpOp::GtS => (x as i64) > (y as i64),
+        CmpOp::GeS => (x as i64) >= (y as i64),
+        CmpOp::LtU => x < y,
+        CmpOp::LeU => x <= y,
+        CmpOp::GtU => x > y,
+        CmpOp::GeU => x >= y,
+        CmpOp::FEq => fx == fy,
+        CmpOp::FNe => !un && fx != fy,
+        CmpOp::FLt => fx < fy,
+        CmpOp::FLe => fx <= fy,
+        CmpOp::FGt => fx > fy,
+        CmpOp::FGe => fx >= fy,
+        CmpOp::FEqu => un || fx == fy,
+        CmpOp::FNeu => fx != fy,
+        CmpOp::FLtu => un || fx < fy,
+        CmpOp::FLeu => un || fx <= fy,
+        CmpOp::FGtu => un || fx > fy,
+        CmpOp::FGeu => un || fx >= fy,
+        CmpOp::FNum => !un,
+        CmpOp::FNan => un,
+    }
+}
+
+/// Flush a subnormal f32 to a zero of the same sign (for `.ftz` compares).
+#[inline(always)]
+pub(super) fn ftz32(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+fn combine(w: &Warp, v: u32, comb: Option<(BoolOp, PSrc)>) -> u32 {
+    match comb {
+        None => v,
+        Some((op, c)) => {
+            let c = w.pred(c);
+            match op {
+                BoolOp::And => v & c,
+                BoolOp::Or => v | c,
+                BoolOp::Xor => v ^ c,
+            }
+        }
+    }
+}
+
+pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
+    match *inst {
+        Inst::Setp32 {
+            cmp,
+            n,
+            ftz,
+            p,
+            q,
+            a,
+            b,
+            comb,
+        } => {
+            let a = w.get(a);
+            let b = w.get(b);
+            let mut bits = 0u32;
+            for l in 0..32 {
+                let (mut x, mut y) = (widen(n, a[l]), widen(n, b[l]));
+                if ftz {
+                    x = ftz32(x);
+                    y = ftz32(y);
+                }
+                bits |= (cmp32(cmp, x, y) as u32) << l;
+            }
+            let t = combine(w, bits, comb);
+            w.set_pred(p, mask, t);
+            if let Some(q) = q {
+                let f = combine(w, !bits, comb);
+                w.set_pred(q, mask, f);
+            }
+        }
+        Inst::Setp64 {
+            cmp,
+            p,
+            q,
+            a,
+            b,
+            comb,
+        } => {
+            let a = w.get(a);
+            let b = w.get(b);
+            let mut bits = 0u32;
+            for l in 0..32 {
+                bits |= (cmp64(cmp, a[l], b[l]) as u32) << l;
+            }
+            let t = combine(w, bits, comb);
+            w.set_pred(p, mask, t);
+            if let Some(q) = q {
+                let f = combine(w, !bits, comb);
+                w.set_pred(q, mask, f);
+            }
+        }
+        Inst::Selp32 { d, a, b, p } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.pred(p));
+            let mut r = a;
+            for l in 0..32 {
+                r[l] = if c >> l & 1 != 0 { a[l] } else { b[l] };
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Selp64 { d, a, b, p } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.pred(p));
+            let mut r = a;
+            for l in 0..32 {
+                r[l] = if c >> l & 1 != 0 { a[l] } else { b[l] };
+            }
+            w.set(d, mask, &r);
+        }
+        _ => unreachable!("compare() called with {inst:?}"),
+    }
+    Flow::Next
+}
+
+fn un32(op: IntUnOp, n: Narrow, x: u32) -> u32 {
+    let bits = match n {
+        Narrow::None => 32,
+        Narrow::U8 | Narrow::S8 => 8,
+        Narrow::U16 | Narrow::S16 => 16,
+    };
+    let x = widen(n, x);
+    match op {
+        IntUnOp::Not => !x,
+        IntUnOp::Neg => x.wrapping_neg(),
+        IntUnOp::Abs => (x as i32).wrapping_abs() as u32,
+        IntUnOp::Popc => x.count_ones(),
+        IntUnOp::Clz => x.leading_zeros() - (32 - bits),
+        IntUnOp::Brev => x.reverse_bits(),
+        IntUnOp::Cnot => (x == 0) as u32,
+        IntUnOp::BfindU => {
+            if x == 0 {
+                u32::MAX
+            } else {
+                31 - x.leading_zeros()
+            }
+        }
+        IntUnOp::BfindS => {
+            let y = if (x as i32) < 0 { !x } else { x };
+            if y == 0 {
+                u32::MAX
+            } else {
+                31 - y.leading_zeros()
+            }
+        }
+    }
+}
+
+fn un64(op: IntUnOp, x: u64) -> u64 {
+    match op {
+        IntUnOp::Not => !x,
+        IntUnOp::Neg => x.wrapping_neg(),
+        IntUnOp::Abs => (x as i64).wrapping_abs() as u64,
+        IntUnOp::Popc => x.count_ones() as u64,
+        IntUnOp::Clz => x.leading_zeros() as u64,
+        IntUnOp::Brev => x.reverse_bits(),
+        IntUnOp::Cnot => (x == 0) as u64,
+        IntUnOp::BfindU => {
+            if x == 0 {
+                u32::MAX as u64
+            } else {
+                63 - x.leading_zeros() as u64
+            }
+        }
+        IntUnOp::BfindS => {
+            let y = if (x as i64) < 0 { !x } else { x };
+            if y == 0 {
+                u32::MAX as u64
+            } else {
+                63 - y.leading_zeros() as u64
+            }
+        }
+    }
+}
+
+fn lop3(a: u64, b: u64, c: u64, lut: u8) -> u64 {
+    let mut r = 0;
+    for i in 0..8 {
+        if lut >> i & 1 != 0 {
+            let ma = if i & 4 != 0 { a } else { !a };
+            let mb = if i & 2 != 0 { b } else { !b };
+            let mc = if i & 1 != 0 { c } else { !c };
+            r |= ma & mb & mc;
+        }
+    }
+    r
+}
+
+fn prmt(a: u32, b: u32, c: u32) -> u32 {
+    let bytes = (a as u64) | ((b as u64) << 32);
+    let mut r = 0u32;
+    for i in 0..4 {
+        let sel = (c >> (4 * i)) & 0xf;
+        let mut byte = (bytes >> ((sel & 7) * 8)) as u8;
+        if sel & 8 != 0 {
+            byte = if byte & 0x80 != 0 { 0xff } else { 0 };
+        }
+        r |= (byte as u32) << (8 * i);
+    }
+    r
+}
+
+fn bfe(x: u64, bits: u32, pos: u32, len: u32, signed: bool) -> u64 {
+    let pos = pos.min(255);
+    let len = len.min(255);
+    let sbit = if !signed || len == 0 {
+        false
+    } else {
+        let i = (pos + len - 1).min(bits - 1);
+        x >> i & 1 != 0
+    };
+    let mut r = 0u64;
+    for i in 0..bits {
+        let bit = if i < len && pos + i < bits {
+            x >> (pos + i) & 1 != 0
+        } else {
+            sbit
+        };
+        r |= (bit as u64) << i;
+    }
+    r
+}
+
+/// Everything not on the hottest paths.
+pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
+    match *inst {
+        Inst::Un32 { op, n, d, a } => {
+            let a = w.get(a);
+            let mut r = a;
+            for l in 0..32 {
+                r[l] = narrow(n, un32(op, n, a[l]));
+            }
+            if matches!(
+                op,
+                IntUnOp::Popc | IntUnOp::Clz | IntUnOp::BfindS | IntUnOp::BfindU
+            ) {
+                for l in 0..32 {
+                    r[l] = un32(op, n, a[l]);
+                }
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Un64 { op, d, a } => {
+            let a = w.get(a);
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    w.write_any(d, l, un64(op, a[l]));
+                }
+            }
+        }
+        Inst::MulWide32 { signed, d, a, b } => {
+            let (a, b) = (w.get(a), w.get(b));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                r[l] = if signed {
+                    (a[l] as i32 as i64).wrapping_mul(b[l] as i32 as i64) as u64
+                } else {
+                    a[l] as u64 * b[l] as u64
+                };
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::MulWide16 { signed, d, a, b } => {
+            let (a, b) = (w.get(a), w.get(b));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = if signed {
+                    (a[l] as u16 as i16 as i32).wrapping_mul(b[l] as u16 as i16 as i32) as u32
+                } else {
+                    (a[l] & 0xffff) * (b[l] & 0xffff)
+                };
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Mad32 { hi, n, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                let (x, y) = (widen(n, a[l]), widen(n, b[l]));
+                let p = match (hi, n) {
+                    (None, _) => x.wrapping_mul(y),
+                    (Some(false), Narrow::None) => ((x as u64 * y as u64) >> 32) as u32,
+                    (Some(true), Narrow::None) => {
+                        ((x as i32 as i64 * y as i32 as i64) >> 32) as u32
+                    }
+                    (Some(false), _) => x.wrapping_mul(y) >> 16,
+                    (Some(true), _) => ((x as i32).wrapping_mul(y as i32) >> 16) as u32,
+                };
+                r[l] = narrow(n, p.wrapping_add(c[l]));
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Mad64 { hi, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                let p = match hi {
+                    None => a[l].wrapping_mul(b[l]),
+                    Some(false) => ((a[l] as u128 * b[l] as u128) >> 64) as u64,
+                    Some(true) => ((a[l] as i64 as i128 * b[l] as i64 as i128) >> 64) as u64,
+                };
+                r[l] = p.wrapping_add(c[l]);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::MadWide32 { signed, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                let p = if signed {
+                    (a[l] as i32 as i64).wrapping_mul(b[l] as i32 as i64) as u64
+                } else {
+                    a[l] as u64 * b[l] as u64
+                };
+                r[l] = p.wrapping_add(c[l]);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Lop3 { d, a, b, c, lut } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = lop3(a[l] as u64, b[l] as u64, c[l] as u64, lut) as u32;
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Lop3_64 { d, a, b, c, lut } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                r[l] = lop3(a[l], b[l], c[l], lut);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Prmt { d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = prmt(a[l], b[l], c[l]);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Shf {
+            left,
+            clamp,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                let n = if clamp { c[l].min(32) } else { c[l] & 31 };
+                let v = ((b[l] as u64) << 32) | a[l] as u64;
+                r[l] = if left {
+                    ((v << n) >> 32) as u32
+                } else {
+                    (v >> n) as u32
+                };
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Bfe32 { signed, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = bfe(a[l] as u64, 32, b[l] & 0xff, c[l] & 0xff, signed) as u32;
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Bfe64 { signed, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                r[l] = bfe(a[l], 64, b[l] & 0xff, c[l] & 0xff, signed);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Bfi32 { d, a, b, c, e } => {
+            let (a, b, c, e) = (w.get(a), w.get(b), w.get(c), w.get(e));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                let (pos, len) = (c[l] & 0xff, e[l] & 0xff);
+                let mut v = b[l];
+                for i in 0..len {
+                    if pos + i < 32 {
+                        v = (v & !(1 << (pos + i))) | ((a[l] >> i & 1) << (pos + i));
+                    }
+                }
+                r[l] = v;
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::PredLogic { op, d, a, b } => {
+            let (a, b) = (w.pred(a), w.pred(b));
+            let v = match op {
+                BoolOp::And => a & b,
+                BoolOp::Or => a | b,
+                BoolOp::Xor => a ^ b,
+            };
+            w.set_pred(d, mask, v);
+        }
+        Inst::PredMov { d, a } => {
+            let v = w.pred(a);
+            w.set_pred(d, mask, v);
+        }
+        Inst::Pack64 { d, lo, hi } => {
+            let (lo, hi) = (w.get(lo), w.get(hi));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                r[l] = lo[l] as u64 | (hi[l] as u64) << 32;
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Pack32 { d, lo, hi } => {
+            let (lo, hi) = (w.get(lo), w.get(hi));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = (lo[l] & 0xffff) | (hi[l] << 16);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::Unpack64 { lo, hi, a } => {
+            let a = w.get(a);
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    w.write_any(lo, l, a[l] & 0xffff_ffff);
+                    w.write_any(hi, l, a[l] >> 32);
+                }
+            }
+        }
+        Inst::Unpack32 { lo, hi, a } => {
+            let a = w.get(a);
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    w.write_any(lo, l, (a[l] & 0xffff) as u64);
+                    w.write_any(hi, l, (a[l] >> 16) as u64);
+                }
+            }
+        }
+        _ => unreachable!("exec_other() called with {inst:?}"),
+    }
+    Flow::Next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prmt_matches_ptx_examples() {
+        // PTX ISA prmt default mode: selector 0x3210 returns a unchanged, 0x7654 returns b.
+        assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x3210), 0x4433_2211);
+        assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x7654), 0x8877_6655);
+        // sign-replicate bit (msb of the nibble): byte 0x88 → 0xff
+        assert_eq!(prmt(0, 0x8800_0000, 0x000f), 0xffff_ff00 & 0 | 0xff);
+    }
+
+    #[test]
+    fn bfe_and_lop3() {
+        assert_eq!(bfe(0xf0, 32, 4, 4, false), 0xf);
+        assert_eq!(bfe(0xf0, 32, 4, 4, true), 0xffff_ffff);
+        assert_eq!(lop3(0b1100, 0b1010, 0b0110, 0x80), 0b1100 & 0b1010 & 0b0110);
+        assert_eq!(lop3(0b1100, 0b1010, 0, 0xfc) & 0xf, 0b1110);
+    }
+}

@@ -1,0 +1,626 @@
+//! ld / st / atom / red / cvta / mapa and the copy instructions (cp.async, cp.async.bulk).
+//!
+//! Copies complete at issue (the `immediate` completion policy): their bytes land and their
+//! mbarrier complete-tx is applied before the next instruction. Group waits are then no-ops.
+
+use super::{sync, Ctx, Flow, Warp};
+use crate::error::rules;
+use crate::fp;
+use crate::mem::{self, classify, MemFault, Window};
+use crate::observer::{AccessKind, Observer};
+use crate::program::{Addr, AtomInst, AtomOp, FMods, Inst, LdSt, Rnd, Space};
+
+/// A resolved location.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Loc {
+    Global(u64),
+    /// CTA index within the cluster, byte offset in its shared memory.
+    Shared(usize, u32),
+    Local(u64),
+    Param(u64),
+    Const(u64),
+}
+
+#[inline(always)]
+pub(crate) fn lane_addr(w: &Warp, a: Addr, lane: usize) -> u64 {
+    w.read_any(a.base, lane).wrapping_add(a.offset as u64)
+}
+
+/// Decodes a 32-bit shared address (see `mem`): own CTA or cluster rank form.
+#[inline]
+pub(crate) fn shared_loc(
+    a: u32,
+    me: usize,
+    nctas: usize,
+    cluster_space: bool,
+) -> Result<Loc, MemFault> {
+    let hi = (a >> 24) as usize;
+    let off = (a & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE);
+    if hi == 0 {
+        return Ok(Loc::Shared(me, off));
+    }
+    let rank = hi - 1;
+    if rank >= nctas || (!cluster_space && rank != me) {
+        return Err(MemFault::OutOfBounds {
+            space: if cluster_space {
+                "shared::cluster"
+            } else {
+                "shared::cta"
+            },
+            addr: a as u64,
+            size: 0,
+            nearest: Some(format!(
+                "no CTA of rank {rank} in this cluster of {nctas} (or not the executing CTA)"
+            )),
+        });
+    }
+    Ok(Loc::Shared(rank, off))
+}
+
+pub(crate) fn resolve<O: Observer>(
+    cx: &Ctx<'_, '_, O>,
+    space: Space,
+    raw: u64,
+) -> Result<Loc, MemFault> {
+    let n = cx.ctas.len();
+    Ok(match space {
+        Space::Global => Loc::Global(raw),
+        Space::Shared => shared_loc(raw as u32, cx.me, n, false)?,
+        Space::SharedCluster => shared_loc(raw as u32, cx.me, n, true)?,
+        Space::Local => Loc::Local(raw),
+        Space::Param => Loc::Param(raw),
+        Space::Const => Loc::Const(raw),
+        Space::Generic => match classify(raw) {
+            Window::Global(a) => Loc::Global(a),
+            Window::Shared(a) => shared_loc(a, cx.me, n, true)?,
+            Window::Local(o) => Loc::Local(o),
+            Window::Const(o) => Loc::Const(o),
+            Window::Param(o) => Loc::Param(o),
+        },
+    })
+}
+
+#[inline]
+pub(crate) fn load<O: Observer>(
+    w: &Warp,
+    cx: &Ctx<'_, '_, O>,
+    lane: usize,
+    loc: Loc,
+    size: u32,
+) -> Result<u64, MemFault> {
+    match loc {
+        Loc::Global(a) => cx.env.global.load(a, size),
+        Loc::Shared(c, off) => mem::bytes_load(&cx.ctas[c].shared, "shared", off as u64, size),
+        Loc::Local(off) => {
+            let lb = w.local_bytes as usize;
+            mem::bytes_load(&w.local[lane * lb..(lane + 1) * lb], "local", off, size)
+        }
+        Loc::Param(off) => mem::bytes_load(cx.env.params, "param", off, size),
+        Loc::Const(off) => mem::bytes_load(&cx.env.k.const_image, "const", off, size),
+    }
+}
+
+#[inline]
+pub(crate) fn store<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    lane: usize,
+    loc: Loc,
+    size: u32,
+    v: u64,
+) -> Result<(), MemFault> {
+    match loc {
+        Loc::Global(a) => cx.env.global.store(a, size, v),
+        Loc::Shared(c, off) => {
+            mem::bytes_store(&mut cx.ctas[c].shared, "shared", off as u64, size, v)
+        }
+        Loc::Local(off) => {
+            let lb = w.local_bytes as usize;
+            mem::bytes_store(
+                &mut w.local[lane * lb..(lane + 1) * lb],
+                "local",
+                off,
+                size,
+                v,
+            )
+        }
+        Loc::Param(a) => Err(MemFault::ReadOnly {
+            space: "param",
+            addr: a,
+        }),
+        Loc::Const(a) => Err(MemFault::ReadOnly {
+            space: "const",
+            addr: a,
+        }),
+    }
+}
+
+fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Generic => "generic",
+        Space::Global => "global",
+        Space::Shared => "shared",
+        Space::SharedCluster => "shared::cluster",
+        Space::Local => "local",
+        Space::Param => "param",
+        Space::Const => "const",
+    }
+}
+
+#[cold]
+pub(crate) fn fault<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    lanes: u32,
+    lane: usize,
+    f: MemFault,
+    space: Space,
+) {
+    let pc = w.cur_pc;
+    let (rule, msg) = match f {
+        MemFault::OutOfBounds { space: s, addr, size, nearest } => (
+            rules::OUT_OF_BOUNDS,
+            format!(
+                "{}-byte {} access at address {addr:#x} (lane {lane}) is outside every allocation{}",
+                size,
+                if s == "global" { space_name(space) } else { s },
+                nearest.map(|n| format!(": {n}")).unwrap_or_default()
+            ),
+        ),
+        MemFault::Misaligned { space: s, addr, size } => (
+            rules::MISALIGNED,
+            format!("{size}-byte {s} access at address {addr:#x} (lane {lane}) is not {size}-byte aligned"),
+        ),
+        MemFault::ReadOnly { space: s, addr } => {
+            (rules::BAD_ADDRESS_SPACE, format!("store to read-only {s} space at {addr:#x} (lane {lane})"))
+        }
+    };
+    cx.diag(w, pc, lanes, rule, msg);
+}
+
+fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
+    let size = i.elem.size as u32;
+    let n = i.regs.len() as u64;
+    let mut bad = 0u32;
+    let mut first: Option<(usize, MemFault)> = None;
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let a = lane_addr(w, i.addr, l);
+        let total = size as u64 * n;
+        let res = resolve(cx, i.space, a).and_then(|loc| {
+            if a % total.min(16).max(size as u64) != 0 && n > 1 {
+                return Err(MemFault::Misaligned {
+                    space: space_name(i.space),
+                    addr: a,
+                    size: total as u32,
+                });
+            }
+            let mut vals = [0u64; 8];
+            for (e, v) in vals.iter_mut().enumerate().take(n as usize) {
+                let le = advance(loc, e as u64 * size as u64);
+                *v = load(w, cx, l, le, size)?;
+                if cx.obs.wants_memory() {
+                    cx.obs.memory(
+                        cx.at(w, mask),
+                        l as u32,
+                        i.space,
+                        a + e as u64 * size as u64,
+                        size,
+                        AccessKind::Read,
+                    );
+                }
+            }
+            Ok(vals)
+        });
+        match res {
+            Ok(vals) => {
+                for (e, r) in i.regs.iter().enumerate() {
+                    let mut v = vals[e];
+                    if i.elem.signed && size < 8 {
+                        let sh = 64 - 8 * size;
+                        v = (((v << sh) as i64) >> sh) as u64;
+                        if matches!(r, crate::program::Any::R32(_)) {
+                            v &= 0xffff_ffff;
+                        }
+                    }
+                    w.write_any(*r, l, v);
+                }
+            }
+            Err(f) => {
+                bad |= 1 << l;
+                if first.is_none() {
+                    first = Some((l, f));
+                }
+                for r in i.regs.iter() {
+                    w.write_any(*r, l, 0);
+                }
+            }
+        }
+    }
+    if let Some((l, f)) = first {
+        fault(w, cx, bad, l, f, i.space);
+    }
+}
+
+#[inline]
+fn advance(loc: Loc, by: u64) -> Loc {
+    match loc {
+        Loc::Global(a) => Loc::Global(a + by),
+        Loc::Shared(c, o) => Loc::Shared(c, o.wrapping_add(by as u32)),
+        Loc::Local(o) => Loc::Local(o + by),
+        Loc::Param(o) => Loc::Param(o + by),
+        Loc::Const(o) => Loc::Const(o + by),
+    }
+}
+
+fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
+    let size = i.elem.size as u32;
+    let n = i.regs.len() as u64;
+    let mut bad = 0u32;
+    let mut first: Option<(usize, MemFault)> = None;
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let a = lane_addr(w, i.addr, l);
+        let total = size as u64 * n;
+        let res = resolve(cx, i.space, a).and_then(|loc| {
+            if n > 1 && a % total.min(16).max(size as u64) != 0 {
+                return Err(MemFault::Misaligned {
+                    space: space_name(i.space),
+                    addr: a,
+                    size: total as u32,
+                });
+            }
+            for (e, r) in i.regs.iter().enumerate() {
+                let v = w.read_any(*r, l);
+                store(w, cx, l, advance(loc, e as u64 * size as u64), size, v)?;
+                if cx.obs.wants_memory() {
+                    cx.obs.memory(
+                        cx.at(w, mask),
+                        l as u32,
+                        i.space,
+                        a + e as u64 * size as u64,
+                        size,
+                        AccessKind::Write,
+                    );
+                }
+            }
+            Ok(())
+        });
+        if let Err(f) = res {
+            bad |= 1 << l;
+            if first.is_none() {
+                first = Some((l, f));
+            }
+        }
+    }
+    if let Some((l, f)) = first {
+        fault(w, cx, bad, l, f, i.space);
+    }
+}
+
+fn atom_apply(op: AtomOp, size: u8, old: u64, b: u64, c: u64) -> u64 {
+    let m = FMods {
+        rnd: Rnd::Rn,
+        ftz: false,
+        sat: false,
+    };
+    let sx = |v: u64| {
+        if size == 4 {
+            v as u32 as i32 as i64
+        } else {
+            v as i64
+        }
+    };
+    match op {
+        AtomOp::Add => old.wrapping_add(b),
+        AtomOp::FAdd32 => fp::add32(old as u32, b as u32, m) as u64,
+        AtomOp::FAdd64 => fp::add64(old, b, m),
+        AtomOp::Min => old.min(b),
+        AtomOp::Max => old.max(b),
+        AtomOp::MinS => sx(old).min(sx(b)) as u64,
+        AtomOp::MaxS => sx(old).max(sx(b)) as u64,
+        AtomOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+        AtomOp::FMin32 => fp::min32(old as u32, b as u32, m, false) as u64,
+        AtomOp::FMax32 => fp::max32(old as u32, b as u32, m, false) as u64,
+    }
+}
+
+fn atom<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &AtomInst) {
+    let size = i.size as u32;
+    let szmask = if size == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * size)) - 1
+    };
+    // lanes in lane order: a deterministic serialisation of the warp's atomics
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let a = lane_addr(w, i.addr, l);
+        let b = w.read_any(i.b, l) & szmask;
+        let c = i.c.map(|c| w.read_any(c, l) & szmask).unwrap_or(0);
+        let res = resolve(cx, i.space, a).and_then(|loc| match loc {
+            Loc::Global(g) => cx
+                .env
+                .global
+                .rmw(g, size, |old| atom_apply(i.op, i.size, old, b, c) & szmask),
+            Loc::Shared(ci, off) => {
+                let old = mem::bytes_load(&cx.ctas[ci].shared, "shared", off as u64, size)?;
+                let new = atom_apply(i.op, i.size, old, b, c) & szmask;
+                mem::bytes_store(&mut cx.ctas[ci].shared, "shared", off as u64, size, new)?;
+                Ok(old)
+            }
+            _ => Err(MemFault::ReadOnly {
+                space: "atomic on non-global/shared",
+                addr: a,
+            }),
+        });
+        match res {
+            Ok(old) => {
+                if cx.obs.wants_memory() {
+                    cx.obs.memory(
+                        cx.at(w, mask),
+                        l as u32,
+                        i.space,
+                        a,
+                        size,
+                        AccessKind::Atomic,
+                    );
+                }
+                if let Some(d) = i.d {
+                    w.write_any(d, l, old);
+                }
+            }
+            Err(f) => {
+                fault(w, cx, 1 << l, l, f, i.space);
+            }
+        }
+    }
+}
+
+pub(super) fn exec<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    inst: &Inst,
+) -> Flow {
+    match inst {
+        Inst::Ld(i) => ld(w, cx, mask, i),
+        Inst::St(i) => st(w, cx, mask, i),
+        Inst::Atom(i) => atom(w, cx, mask, i),
+        Inst::Cvta {
+            to_generic,
+            space,
+            d,
+            a,
+        } => {
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                let v = w.read_any(*a, l);
+                let r = match (to_generic, space) {
+                    (true, Space::Shared | Space::SharedCluster) => {
+                        mem::SHARED_WINDOW + (v & 0xffff_ffff)
+                    }
+                    (true, Space::Local) => mem::LOCAL_WINDOW + v,
+                    (true, Space::Const) => mem::CONST_WINDOW + v,
+                    (true, Space::Param) => mem::PARAM_WINDOW + v,
+                    (true, _) => v,
+                    (false, Space::Shared | Space::SharedCluster) => {
+                        v.wrapping_sub(mem::SHARED_WINDOW) & 0xffff_ffff
+                    }
+                    (false, Space::Local) => v.wrapping_sub(mem::LOCAL_WINDOW),
+                    (false, Space::Const) => v.wrapping_sub(mem::CONST_WINDOW),
+                    (false, Space::Param) => v.wrapping_sub(mem::PARAM_WINDOW),
+                    (false, _) => v,
+                };
+                w.write_any(*d, l, r);
+            }
+        }
+        Inst::Mapa {
+            generic,
+            d,
+            a,
+            rank,
+        } => {
+            let ranks = w.get(*rank);
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                let v = w.read_any(*a, l);
+                let r = ranks[l];
+                let low = if *generic {
+                    v.wrapping_sub(mem::SHARED_WINDOW)
+                } else {
+                    v
+                } as u32
+                    & 0x00ff_ffff;
+                let s = ((r + 1) << 24) | low;
+                if r as usize >= cx.ctas.len() {
+                    let pc = w.cur_pc;
+                    cx.diag(
+                        w,
+                        pc,
+                        1 << l,
+                        rules::BAD_ADDRESS_SPACE,
+                        format!(
+                            "mapa to CTA rank {r}, but the cluster has {} CTAs",
+                            cx.ctas.len()
+                        ),
+                    );
+                }
+                let out = if *generic {
+                    mem::SHARED_WINDOW + s as u64
+                } else {
+                    s as u64
+                };
+                w.write_any(*d, l, out);
+            }
+        }
+        _ => unreachable!("memory::exec() called with {inst:?}"),
+    }
+    Flow::Next
+}
+
+/// Copies `size` bytes between resolved locations, byte by byte through the checked accessors.
+fn copy<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    lane: usize,
+    dst: Loc,
+    src: Loc,
+    size: u32,
+) -> Result<(), MemFault> {
+    let mut off = 0u32;
+    while off < size {
+        // 4-byte steps when both sides allow it, else bytes
+        let step = if (size - off) >= 4 && aligned(dst, off, 4) && aligned(src, off, 4) {
+            4
+        } else {
+            1
+        };
+        let v = load(w, cx, lane, advance(src, off as u64), step)?;
+        store(w, cx, lane, advance(dst, off as u64), step, v)?;
+        off += step;
+    }
+    Ok(())
+}
+
+fn aligned(l: Loc, off: u32, n: u64) -> bool {
+    let a = match advance(l, off as u64) {
+        Loc::Global(a) | Loc::Local(a) | Loc::Param(a) | Loc::Const(a) => a,
+        Loc::Shared(_, o) => o as u64,
+    };
+    a % n == 0
+}
+
+pub(super) fn exec_copy<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    inst: &Inst,
+) -> Flow {
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let r: Result<(), MemFault> = (|| {
+            match *inst {
+                Inst::CpAsync {
+                    dst,
+                    src,
+                    size,
+                    src_size,
+                } => {
+                    let d = resolve(cx, Space::Shared, lane_addr(w, dst, l))?;
+                    let s = resolve(cx, Space::Global, lane_addr(w, src, l))?;
+                    let n = src_size
+                        .map(|v| w.read_any(v, l) as u32)
+                        .unwrap_or(size as u32)
+                        .min(size as u32);
+                    copy(w, cx, l, d, s, n)?;
+                    for z in n..size as u32 {
+                        store(w, cx, l, advance(d, z as u64), 1, 0)?;
+                    }
+                }
+                Inst::CpBulkG2S {
+                    dst,
+                    src,
+                    size,
+                    mbar,
+                    multicast,
+                } => {
+                    let n = w.read_any(size, l) as u32;
+                    let s = resolve(cx, Space::Global, lane_addr(w, src, l))?;
+                    let dst_a = lane_addr(w, dst, l) as u32;
+                    let mbar_a = lane_addr(w, mbar, l) as u32;
+                    let targets: u32 = match multicast {
+                        Some(m) => w.get(m)[l] & 0xffff,
+                        None => 0,
+                    };
+                    let mut dests = Vec::new();
+                    if multicast.is_some() {
+                        for r in 0..cx.ctas.len().min(16) {
+                            if targets >> r & 1 != 0 {
+                                let off = (dst_a & 0x00ff_ffff) | ((r as u32 + 1) << 24);
+                                let moff = (mbar_a & 0x00ff_ffff) | ((r as u32 + 1) << 24);
+                                dests.push((off, moff));
+                            }
+                        }
+                    } else {
+                        dests.push((dst_a, mbar_a));
+                    }
+                    for (da, ma) in dests {
+                        let d = resolve(cx, Space::SharedCluster, da as u64)?;
+                        copy(w, cx, l, d, s, n)?;
+                        let Loc::Shared(c, off) = resolve(cx, Space::SharedCluster, ma as u64)?
+                        else {
+                            unreachable!()
+                        };
+                        sync::complete_tx(w, cx, c, off, n as i64);
+                    }
+                }
+                Inst::CpBulkS2G { dst, src, size } => {
+                    let n = w.read_any(size, l) as u32;
+                    let d = resolve(cx, Space::Global, lane_addr(w, dst, l))?;
+                    let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;
+                    copy(w, cx, l, d, s, n)?;
+                }
+                Inst::CpBulkS2Cluster {
+                    dst,
+                    src,
+                    size,
+                    mbar,
+                } => {
+                    let n = w.read_any(size, l) as u32;
+                    let d = resolve(cx, Space::SharedCluster, lane_addr(w, dst, l))?;
+                    let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;
+                    copy(w, cx, l, d, s, n)?;
+                    let Loc::Shared(c, off) =
+                        resolve(cx, Space::SharedCluster, lane_addr(w, mbar, l))?
+                    else {
+                        unreachable!()
+                    };
+                    sync::complete_tx(w, cx, c, off, n as i64);
+                }
+                _ => unreachable!(),
+            }
+            Ok(())
+        })();
+        if let Err(f) = r {
+            fault(w, cx, 1 << l, l, f, Space::Generic);
+        }
+    }
+    Flow::Next
+}

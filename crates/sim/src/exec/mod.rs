@@ -1,0 +1,537 @@
+//! The executor: warps with per-thread PCs, stepped one warp-instruction at a time.
+//!
+//! A warp runs the lanes at the lowest PC among its runnable lanes (reconvergence at the
+//! lowest PC). The current group (`cur_pc`, `cur_mask`) is kept explicitly, and `parked_min`
+//! is the lowest PC of the other runnable lanes, so the common case — a converged warp
+//! stepping forward — costs one compare per instruction. Blocked lanes (barriers, mbarrier
+//! waits) carry a [`Wait`] that the scheduler re-checks; nobody wakes anybody.
+//!
+//! One file per family: `int`, `float`, `cvt`, `memory`, `warp_ops`, `sync`, `control`.
+
+mod control;
+mod cvt;
+mod float;
+mod int;
+mod memory;
+pub(crate) mod sync;
+mod warp_ops;
+
+use std::collections::HashMap;
+
+use crate::error::{Context, Diagnostic, Rule};
+use crate::mem::GlobalMemory;
+use crate::observer::{At, Observer};
+use crate::program::{Any, Inst, Kernel, PSrc, S};
+
+pub(crate) use sync::{Mbar, WaitKind};
+
+pub const FULL: u32 = !0;
+
+/// One lane type of a register class.
+pub trait Lane: Copy + Default + 'static {
+    fn file(w: &Warp) -> &Vec<[Self; 32]>;
+    fn file_mut(w: &mut Warp) -> &mut Vec<[Self; 32]>;
+}
+
+impl Lane for u32 {
+    #[inline(always)]
+    fn file(w: &Warp) -> &Vec<[u32; 32]> {
+        &w.r32
+    }
+    #[inline(always)]
+    fn file_mut(w: &mut Warp) -> &mut Vec<[u32; 32]> {
+        &mut w.r32
+    }
+}
+
+impl Lane for u64 {
+    #[inline(always)]
+    fn file(w: &Warp) -> &Vec<[u64; 32]> {
+        &w.r64
+    }
+    #[inline(always)]
+    fn file_mut(w: &mut Warp) -> &mut Vec<[u64; 32]> {
+        &mut w.r64
+    }
+}
+
+/// Lanes blocked at `pc` for `kind`.
+#[derive(Clone, Debug)]
+pub struct Wait {
+    pub mask: u32,
+    pub pc: u32,
+    pub kind: WaitKind,
+}
+
+pub struct Warp {
+    pub r32: Vec<[u32; 32]>,
+    pub r64: Vec<[u64; 32]>,
+    pub preds: Vec<u32>,
+    /// PC of each lane not in the current group.
+    pub pc: [u32; 32],
+    /// Lanes that have not exited.
+    pub live: u32,
+    /// Lanes blocked in a [`Wait`].
+    pub blocked: u32,
+    pub cur_pc: u32,
+    pub cur_mask: u32,
+    pub parked_min: u32,
+    pub waits: Vec<Wait>,
+    /// Per-thread `.local` memory, `local_bytes` per lane, lane-major.
+    pub local: Vec<u8>,
+    pub local_bytes: u32,
+    /// Per-lane call stacks (call-site PCs), allocated on the first call.
+    pub call_stacks: Vec<Vec<u32>>,
+    /// Warp index within its CTA.
+    pub id: u32,
+    /// `(pc, owner, offset, version)` of the last test_wait that returned false, to park a
+    /// warp that spins on an unchanged barrier.
+    pub spin_memo: Option<(u32, u32, u32, u64)>,
+    /// Lanes that arrived at the cluster barrier in generation `cluster_gen`.
+    pub cluster_arrived: u32,
+    pub cluster_gen: u64,
+}
+
+impl Warp {
+    pub fn new(k: &Kernel, id: u32, lanes: u32) -> Warp {
+        let live = if lanes >= 32 {
+            FULL
+        } else {
+            (1u32 << lanes) - 1
+        };
+        Warp {
+            r32: vec![[0; 32]; k.n_r32 as usize],
+            r64: vec![[0; 32]; k.n_r64 as usize],
+            preds: vec![0; k.n_pred as usize],
+            pc: [k.entry_pc; 32],
+            live,
+            blocked: 0,
+            cur_pc: k.entry_pc,
+            cur_mask: live,
+            parked_min: u32::MAX,
+            waits: Vec::new(),
+            local: vec![0; (k.local_bytes as usize) * 32],
+            local_bytes: k.local_bytes,
+            call_stacks: Vec::new(),
+            id,
+            spin_memo: None,
+            cluster_arrived: 0,
+            cluster_gen: 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn get<T: Lane>(&self, s: S<T>) -> [T; 32] {
+        match s {
+            S::R(i) => T::file(self)[i as usize],
+            S::I(v) => [v; 32],
+        }
+    }
+
+    #[inline(always)]
+    pub fn set<T: Lane>(&mut self, d: u16, mask: u32, v: &[T; 32]) {
+        let r = &mut T::file_mut(self)[d as usize];
+        if mask == FULL {
+            *r = *v;
+        } else {
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    r[l] = v[l];
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub fn pred(&self, p: PSrc) -> u32 {
+        match p {
+            PSrc::P { idx, neg } => {
+                let v = self.preds[idx as usize];
+                if neg {
+                    !v
+                } else {
+                    v
+                }
+            }
+            PSrc::Const(true) => FULL,
+            PSrc::Const(false) => 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn set_pred(&mut self, d: u16, mask: u32, v: u32) {
+        let p = &mut self.preds[d as usize];
+        *p = (*p & !mask) | (v & mask);
+    }
+
+    /// Reads one lane of an any-class operand, zero-extended.
+    #[inline(always)]
+    pub fn read_any(&self, a: Any, lane: usize) -> u64 {
+        match a {
+            Any::R32(i) => self.r32[i as usize][lane] as u64,
+            Any::R64(i) => self.r64[i as usize][lane],
+            Any::Imm(v) => v,
+            Any::Sink => 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn write_any(&mut self, a: Any, lane: usize, v: u64) {
+        match a {
+            Any::R32(i) => self.r32[i as usize][lane] = v as u32,
+            Any::R64(i) => self.r64[i as usize][lane] = v,
+            Any::Imm(_) | Any::Sink => {}
+        }
+    }
+
+    /// The current group moves on to `pc`.
+    #[inline(always)]
+    pub fn goto(&mut self, pc: u32) {
+        self.cur_pc = pc;
+        if pc >= self.parked_min {
+            self.regroup();
+        }
+    }
+
+    /// Lanes of the current group in `taken` go to `target`, the rest to `cur_pc + 1`.
+    pub fn split(&mut self, taken: u32, target: u32) {
+        let next = self.cur_pc + 1;
+        for l in 0..32 {
+            if self.cur_mask >> l & 1 != 0 {
+                self.pc[l] = if taken >> l & 1 != 0 { target } else { next };
+            }
+        }
+        self.regroup_from_pcs();
+    }
+
+    /// Writes the current group's PC back and picks the lowest-PC runnable group.
+    pub fn regroup(&mut self) {
+        for l in 0..32 {
+            if self.cur_mask >> l & 1 != 0 {
+                self.pc[l] = self.cur_pc;
+            }
+        }
+        self.regroup_from_pcs();
+    }
+
+    /// Picks the lowest-PC group among runnable lanes (`pc[]` is authoritative for all).
+    /// Leaves `cur_mask == 0` when none is runnable.
+    pub fn regroup_from_pcs(&mut self) {
+        let runnable = self.live & !self.blocked;
+        let mut min = u32::MAX;
+        for l in 0..32 {
+            if runnable >> l & 1 != 0 && self.pc[l] < min {
+                min = self.pc[l];
+            }
+        }
+        let mut mask = 0;
+        let mut second = u32::MAX;
+        for l in 0..32 {
+            if runnable >> l & 1 != 0 {
+                if self.pc[l] == min {
+                    mask |= 1 << l;
+                } else if self.pc[l] < second {
+                    second = self.pc[l];
+                }
+            }
+        }
+        self.cur_pc = min;
+        self.cur_mask = mask;
+        self.parked_min = second;
+    }
+
+    /// Blocks the current group's `lanes` at `pc` for `kind` and moves to another group.
+    pub fn block(&mut self, lanes: u32, pc: u32, kind: WaitKind) {
+        for l in 0..32 {
+            if self.cur_mask >> l & 1 != 0 {
+                self.pc[l] = self.cur_pc;
+            }
+            if lanes >> l & 1 != 0 {
+                self.pc[l] = pc;
+            }
+        }
+        self.blocked |= lanes;
+        self.waits.push(Wait {
+            mask: lanes,
+            pc,
+            kind,
+        });
+        self.regroup_from_pcs();
+    }
+
+    /// Unblocks `lanes` at `pc`.
+    pub fn unblock(&mut self, lanes: u32, pc: u32) {
+        for l in 0..32 {
+            if lanes >> l & 1 != 0 {
+                self.pc[l] = pc;
+            }
+        }
+        if self.cur_mask != 0 {
+            for l in 0..32 {
+                if self.cur_mask >> l & 1 != 0 {
+                    self.pc[l] = self.cur_pc;
+                }
+            }
+        }
+        self.blocked &= !lanes;
+        self.regroup_from_pcs();
+    }
+
+    /// Ends the lanes in `lanes`.
+    pub fn exit_lanes(&mut self, lanes: u32) {
+        self.live &= !lanes;
+        let rest = self.cur_mask & !lanes;
+        for l in 0..32 {
+            if rest >> l & 1 != 0 {
+                self.pc[l] = self.cur_pc + 1;
+            }
+        }
+        self.regroup_from_pcs();
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.live == 0
+    }
+}
+
+/// CTA barrier (`bar`/`barrier`) state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CtaBar {
+    pub arrived: u32,
+    /// Thread count of the current instance (0 = not started).
+    pub expected: u32,
+    /// All non-exited threads (no count operand).
+    pub all: bool,
+    pub gen: u64,
+    pub red_popc: u32,
+    pub red_and: bool,
+    pub red_or: bool,
+    /// Reduction results of the last completed instance.
+    pub last_popc: u32,
+    pub last_and: bool,
+    pub last_or: bool,
+}
+
+/// Per-CTA state except the warps (kept apart so a warp can run with `&mut` to all CTAs of its
+/// cluster: distributed shared memory and remote mbarriers).
+pub struct CtaState {
+    pub shared: Vec<u8>,
+    pub ctaid: [u32; 3],
+    pub rank: u32,
+    pub smid: u32,
+    pub nthreads: u32,
+    pub live_threads: u32,
+    pub bars: [CtaBar; 16],
+    /// mbarriers by shared offset (their 8 bytes in `shared` hold an opaque encoding).
+    pub mbars: HashMap<u32, Mbar>,
+}
+
+/// Cluster-wide state shared by the CTAs of one cluster.
+#[derive(Default)]
+pub struct ClusterShared {
+    pub id: [u32; 3],
+    pub live_threads: u32,
+    pub bar_arrived: u32,
+    pub bar_gen: u64,
+}
+
+/// Read-only launch facts the instructions need.
+pub struct Env<'a> {
+    pub k: &'a Kernel,
+    pub global: &'a GlobalMemory,
+    pub params: &'a [u8],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub cluster_dim: [u32; 3],
+    pub nclusters: [u32; 3],
+    pub explicit_cluster: bool,
+    pub nsms: u32,
+    pub dyn_smem: u32,
+    pub total_smem: u32,
+    /// Calls deeper than this end the lanes with a diagnostic.
+    pub max_call_depth: usize,
+}
+
+/// Counters and findings of one unit of execution.
+#[derive(Default)]
+pub struct Outcome {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics_dropped: u64,
+    /// A `trap` ended the grid.
+    pub trapped: bool,
+}
+
+pub const MAX_DIAGNOSTICS: usize = 200;
+
+/// Why `run_warp` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    Quantum,
+    /// No runnable lane left (all blocked or exited).
+    NoRunnable,
+    Trap,
+}
+
+/// What an instruction handler tells the loop.
+pub(crate) enum Flow {
+    /// Advance the group to the next instruction.
+    Next,
+    /// The handler moved the PC / regrouped itself.
+    Moved,
+    Trap,
+}
+
+/// Everything one warp step may touch besides the warp itself.
+pub struct Ctx<'a, 'e, O: Observer> {
+    pub env: &'a Env<'e>,
+    pub ctas: &'a mut [CtaState],
+    pub cluster: &'a mut ClusterShared,
+    /// Index of the warp's CTA in `ctas` (its cluster rank).
+    pub me: usize,
+    pub obs: &'a mut O,
+    pub out: &'a mut Outcome,
+}
+
+impl<O: Observer> Ctx<'_, '_, O> {
+    #[cold]
+    pub fn diag(&mut self, w: &Warp, pc: u32, lanes: u32, rule: Rule, message: String) {
+        if self.out.diagnostics.len() >= MAX_DIAGNOSTICS {
+            self.out.diagnostics_dropped += 1;
+            return;
+        }
+        let cta = &self.ctas[self.me];
+        self.out.diagnostics.push(Diagnostic {
+            rule,
+            message,
+            span: self.env.k.info[pc as usize].span,
+            ctx: Context {
+                cluster: self.cluster.id,
+                cta: cta.ctaid,
+                warp: w.id,
+                lanes,
+                pc,
+            },
+        });
+    }
+
+    pub fn at(&self, w: &Warp, lanes: u32) -> At {
+        At {
+            cluster: 0,
+            cta: self.me as u32,
+            warp: w.id,
+            pc: w.cur_pc,
+            lanes,
+        }
+    }
+}
+
+/// Runs up to `budget` warp-instructions of `w`.
+pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64) -> Stop {
+    let k = cx.env.k;
+    let code = &k.code[..];
+    let guards = &k.guards[..];
+    let mut steps = 0u64;
+    let mut threads = 0u64;
+    let stop = loop {
+        if w.cur_mask == 0 {
+            break Stop::NoRunnable;
+        }
+        if steps >= budget {
+            break Stop::Quantum;
+        }
+        let pc = w.cur_pc;
+        let inst = &code[pc as usize];
+        let mask = match guards[pc as usize] {
+            None => w.cur_mask,
+            Some(g) => w.cur_mask & w.pred(g),
+        };
+        steps += 1;
+        threads += w.cur_mask.count_ones() as u64;
+        cx.obs.instruction(cx.at(w, mask));
+        let flow = match inst {
+            Inst::Nop
+            | Inst::Fence
+            | Inst::AsyncGroupMark
+            | Inst::GriddepLaunch
+            | Inst::GriddepWait => Flow::Next,
+            Inst::Bin32 { op, n, d, a, b } => int::bin32(w, mask, *op, *n, *d, *a, *b),
+            Inst::Bin64 { op, d, a, b } => int::bin64(w, mask, *op, *d, *a, *b),
+            Inst::Mov32 { d, a } => {
+                let v = w.get(*a);
+                w.set(*d, mask, &v);
+                Flow::Next
+            }
+            Inst::Mov64 { d, a } => {
+                let v = w.get(*a);
+                w.set(*d, mask, &v);
+                Flow::Next
+            }
+            Inst::Setp32 { .. }
+            | Inst::Setp64 { .. }
+            | Inst::Selp32 { .. }
+            | Inst::Selp64 { .. } => int::compare(w, mask, inst),
+            Inst::F32Bin { .. }
+            | Inst::F32Fma { .. }
+            | Inst::F32Un { .. }
+            | Inst::F32Max3 { .. }
+            | Inst::F64Bin { .. }
+            | Inst::F64Fma { .. }
+            | Inst::F64Un { .. }
+            | Inst::F32x2Bin { .. }
+            | Inst::F32x2Fma { .. } => float::exec(w, mask, inst),
+            Inst::Ld(_) | Inst::St(_) | Inst::Atom(_) | Inst::Cvta { .. } | Inst::Mapa { .. } => {
+                memory::exec(w, cx, mask, inst)
+            }
+            Inst::CpAsync { .. }
+            | Inst::CpBulkG2S { .. }
+            | Inst::CpBulkS2G { .. }
+            | Inst::CpBulkS2Cluster { .. } => memory::exec_copy(w, cx, mask, inst),
+            Inst::Cvt(c) => cvt::exec(w, mask, c),
+            Inst::Bra { target, .. } => {
+                if mask == w.cur_mask {
+                    w.goto(*target);
+                } else if mask == 0 {
+                    w.goto(pc + 1);
+                } else {
+                    w.split(mask, *target);
+                }
+                Flow::Moved
+            }
+            Inst::Shfl { .. }
+            | Inst::Vote { .. }
+            | Inst::Redux { .. }
+            | Inst::Match { .. }
+            | Inst::Elect { .. }
+            | Inst::Activemask { .. } => warp_ops::exec(w, cx, mask, inst),
+            Inst::Bar(_)
+            | Inst::BarWarpSync { .. }
+            | Inst::ClusterArrive { .. }
+            | Inst::ClusterWait
+            | Inst::Mbar(_)
+            | Inst::Setmaxnreg { .. } => sync::exec(w, cx, mask, inst),
+            Inst::MovSreg { .. }
+            | Inst::Call(_)
+            | Inst::Ret
+            | Inst::Exit
+            | Inst::Trap
+            | Inst::Brkpt => control::exec(w, cx, mask, inst),
+            _ => int::exec_other(w, mask, inst),
+        };
+        match flow {
+            Flow::Next => {
+                let next = pc + 1;
+                w.cur_pc = next;
+                if next >= w.parked_min {
+                    w.regroup();
+                }
+            }
+            Flow::Moved => {}
+            Flow::Trap => break Stop::Trap,
+        }
+    };
+    cx.out.warp_instructions += steps;
+    cx.out.thread_instructions += threads;
+    stop
+}

@@ -1,0 +1,605 @@
+//! CTA barriers (bar/barrier), the cluster barrier, mbarriers (shared/spec/sync.md §7.4),
+//! bar.warp.sync and setmaxnreg.
+//!
+//! Waiting lanes are parked with a [`WaitKind`] naming the generation (or mbarrier version)
+//! they saw; [`poll`] releases them once it moved. A `try_wait` that would return false parks
+//! its lanes on the mbarrier until the barrier changes (try_wait may suspend, PTX ISA
+//! §9.7.13.15.16), and a `test_wait` spin that re-reads an unchanged barrier is parked the same
+//! way — so a spin on a barrier that can never change is a hang, found at once.
+//!
+//! Barrier arrival counts threads. The count-less form expects every non-exited thread of the
+//! CTA (DERIVED: PTX says "all threads in the CTA"; exited threads cannot arrive, and hardware
+//! since Volta does not wait for them).
+
+use super::{CtaState, Ctx, Flow, Warp, FULL};
+use crate::error::rules;
+use crate::observer::{BarrierEvent, Observer};
+use crate::program::{Any, BarKind, Inst, MbarInst, MbarOp, Space};
+
+/// What parked lanes wait for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitKind {
+    Bar {
+        id: u8,
+        gen: u64,
+    },
+    ClusterBar {
+        gen: u64,
+    },
+    Mbar {
+        owner: u16,
+        off: u32,
+        version: u64,
+        parity_or_state: u64,
+    },
+}
+
+/// mbarrier state (sync.md §7.4).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Mbar {
+    pub valid: bool,
+    pub phase: u32,
+    pub pending: i64,
+    pub expected: i64,
+    pub tx: i64,
+    /// Bumped on every change, so parked waiters know when to look again.
+    pub version: u64,
+}
+
+const TX_LIMIT: i64 = (1 << 20) - 1;
+/// Marks our opaque state encoding: `STATE_TAG | phase`.
+const STATE_TAG: u64 = 0x7e30_0000_0000_0000;
+
+impl Mbar {
+    fn try_complete(&mut self) -> bool {
+        if self.pending == 0 && self.tx == 0 {
+            self.phase = self.phase.wrapping_add(1);
+            self.pending = self.expected;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Applies complete_tx(n) from an async copy to the mbarrier at `off` of CTA `c`.
+pub(crate) fn complete_tx<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    c: usize,
+    off: u32,
+    n: i64,
+) {
+    let pc = w.cur_pc;
+    let Some(m) = cx.ctas[c].mbars.get_mut(&off).filter(|m| m.valid) else {
+        cx.diag(w, pc, 0, rules::MBAR_UNINIT, format!("complete_tx on shared offset {off:#x} of CTA rank {c}, which holds no initialised mbarrier"));
+        return;
+    };
+    m.tx -= n;
+    m.version += 1;
+    let out_of_range = m.tx < -TX_LIMIT;
+    let done = m.try_complete();
+    let phase = m.phase;
+    if out_of_range {
+        cx.diag(
+            w,
+            pc,
+            0,
+            rules::MBAR_TX_RANGE,
+            format!("mbarrier tx-count left [-(2^20-1), 2^20-1] after complete_tx of {n} bytes"),
+        );
+    }
+    if done {
+        let at = cx.at(w, 0);
+        cx.obs.barrier(
+            at,
+            BarrierEvent::MbarPhase {
+                owner: c as u32,
+                offset: off,
+                phase,
+            },
+        );
+    }
+}
+
+fn bar_expected(cta: &CtaState, id: usize) -> u32 {
+    let b = &cta.bars[id];
+    if b.all {
+        cta.live_threads
+    } else {
+        b.expected
+    }
+}
+
+/// Completes CTA barriers whose expected count is now met (after arrivals or exits).
+pub(crate) fn check_bars(cta: &mut CtaState) {
+    for id in 0..16 {
+        let b = cta.bars[id];
+        if b.arrived > 0 && b.arrived >= bar_expected(cta, id) {
+            let b = &mut cta.bars[id];
+            b.gen += 1;
+            b.last_popc = b.red_popc;
+            b.last_and = b.red_and;
+            b.last_or = b.red_or;
+            *b = super::CtaBar {
+                gen: b.gen,
+                last_popc: b.last_popc,
+                last_and: b.last_and,
+                last_or: b.last_or,
+                ..Default::default()
+            };
+        }
+    }
+}
+
+/// Completes the cluster barrier if every live thread of the cluster arrived.
+pub(crate) fn check_cluster_bar(cl: &mut super::ClusterShared) {
+    if cl.bar_arrived > 0 && cl.bar_arrived >= cl.live_threads {
+        cl.bar_arrived = 0;
+        cl.bar_gen += 1;
+    }
+}
+
+fn mbar_key<O: Observer>(
+    w: &Warp,
+    cx: &Ctx<'_, '_, O>,
+    i: &MbarInst,
+    lane: usize,
+) -> Result<(usize, u32), String> {
+    let a = super::memory::lane_addr(w, i.addr, lane);
+    let space = if i.space == Space::SharedCluster {
+        Space::SharedCluster
+    } else {
+        i.space
+    };
+    match super::memory::resolve(cx, space, a) {
+        Ok(super::memory::Loc::Shared(c, off)) => {
+            if off % 8 != 0 {
+                return Err(format!("mbarrier address {a:#x} is not 8-byte aligned"));
+            }
+            if off as usize + 8 > cx.ctas[c].shared.len() {
+                return Err(format!("mbarrier address {a:#x} is outside shared memory"));
+            }
+            Ok((c, off))
+        }
+        Ok(_) => Err(format!("mbarrier address {a:#x} is not in shared memory")),
+        Err(e) => Err(format!("mbarrier address {a:#x}: {e:?}")),
+    }
+}
+
+fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarInst) -> Flow {
+    let pc = w.cur_pc;
+    let mut park: Vec<(u32, usize, u32, u64)> = Vec::new();
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let (c, off) = match mbar_key(w, cx, i, l) {
+            Ok(k) => k,
+            Err(msg) => {
+                cx.diag(w, pc, 1 << l, rules::MBAR_ALIGN, msg);
+                continue;
+            }
+        };
+        let b = i.b.map(|b| w.read_any(b, l)).unwrap_or(1);
+        let remote = c != cx.me;
+        if remote
+            && !matches!(
+                i.op,
+                MbarOp::Arrive { .. } | MbarOp::ExpectTx | MbarOp::CompleteTx
+            )
+        {
+            cx.diag(
+                w,
+                pc,
+                1 << l,
+                rules::MBAR_REMOTE_WAIT,
+                format!("{:?} on an mbarrier of another CTA (rank {c})", i.op),
+            );
+            continue;
+        }
+        if let MbarOp::Init = i.op {
+            let count = b as i64;
+            let m = cx.ctas[c].mbars.entry(off).or_default();
+            if m.valid {
+                let msg = format!(
+                    "mbarrier at shared offset {off:#x} initialised again without mbarrier.inval"
+                );
+                cx.diag(w, pc, 1 << l, rules::MBAR_REINIT, msg);
+            }
+            let m = cx.ctas[c].mbars.entry(off).or_default();
+            let version = m.version + 1;
+            *m = super::Mbar {
+                valid: true,
+                phase: 0,
+                pending: count,
+                expected: count,
+                tx: 0,
+                version,
+            };
+            if !(1..=TX_LIMIT).contains(&count) {
+                cx.diag(
+                    w,
+                    pc,
+                    1 << l,
+                    rules::MBAR_COUNT_RANGE,
+                    format!("mbarrier.init count {count} outside [1, 2^20-1]"),
+                );
+            }
+            continue;
+        }
+        let Some(m) = cx.ctas[c].mbars.get_mut(&off).filter(|m| m.valid) else {
+            let msg = format!(
+                "mbarrier operation on shared offset {off:#x}, which holds no initialised mbarrier"
+            );
+            cx.diag(w, pc, 1 << l, rules::MBAR_UNINIT, msg);
+            continue;
+        };
+        let mut diag: Option<(crate::error::Rule, String)> = None;
+        let mut completed = false;
+        match i.op {
+            MbarOp::Init => unreachable!(),
+            MbarOp::Inval => {
+                m.valid = false;
+                m.version += 1;
+            }
+            MbarOp::ExpectTx => {
+                m.tx += b as u32 as i64;
+                m.version += 1;
+            }
+            MbarOp::CompleteTx => {
+                m.tx -= b as u32 as i64;
+                m.version += 1;
+                completed = m.try_complete();
+            }
+            MbarOp::Arrive {
+                drop,
+                expect_tx,
+                no_complete,
+            } => {
+                let state = STATE_TAG | m.phase as u64;
+                let count = if expect_tx { 1 } else { b as u32 as i64 };
+                if expect_tx {
+                    m.tx += b as u32 as i64;
+                }
+                if drop {
+                    m.expected -= count;
+                }
+                m.pending -= count;
+                m.version += 1;
+                if m.pending < 0 {
+                    diag = Some((rules::MBAR_OVERARRIVE, format!("mbarrier arrive made the pending count {} (more arrivals than expected in phase {})", m.pending, m.phase)));
+                    m.pending = 0;
+                }
+                if m.tx.abs() > TX_LIMIT {
+                    diag = Some((
+                        rules::MBAR_TX_RANGE,
+                        format!("mbarrier tx-count {} outside [-(2^20-1), 2^20-1]", m.tx),
+                    ));
+                }
+                completed = m.try_complete();
+                if completed && no_complete {
+                    diag = Some((
+                        rules::MBAR_NOCOMPLETE,
+                        "mbarrier.arrive.noComplete completed the phase".into(),
+                    ));
+                }
+                if let Some(d) = i.d {
+                    w.write_any(d, l, state);
+                }
+            }
+            MbarOp::TestWait { parity } | MbarOp::TryWait { parity } => {
+                let done = if parity {
+                    (m.phase & 1) as u64 != (b & 1)
+                } else {
+                    m.phase as u64 != (b & 0xffff_ffff)
+                };
+                let version = m.version;
+                if let Some(p) = i.dp {
+                    w.preds[p as usize] = (w.preds[p as usize] & !(1 << l)) | ((done as u32) << l);
+                }
+                if !done {
+                    let is_try = matches!(i.op, MbarOp::TryWait { .. });
+                    let spun = w.spin_memo == Some((pc, c as u32, off, version));
+                    if is_try || spun {
+                        park.push((1 << l, c, off, version));
+                    } else {
+                        w.spin_memo = Some((pc, c as u32, off, version));
+                    }
+                }
+            }
+            MbarOp::PendingCount => {
+                if let Some(d) = i.d {
+                    // only meaningful for .noComplete states (sync.md §7.4); we return the
+                    // current pending count
+                    let pend = m.pending as u64;
+                    w.write_any(d, l, pend);
+                }
+            }
+        }
+        let phase = m.phase;
+        if let Some((rule, msg)) = diag {
+            cx.diag(w, pc, 1 << l, rule, msg);
+        }
+        if completed {
+            let at = cx.at(w, 1 << l);
+            cx.obs.barrier(
+                at,
+                BarrierEvent::MbarPhase {
+                    owner: c as u32,
+                    offset: off,
+                    phase,
+                },
+            );
+        }
+    }
+    if park.is_empty() {
+        return Flow::Next;
+    }
+    // park lanes per barrier; the rest of the group moves on
+    let mut parked = 0u32;
+    let mut groups: Vec<(u32, usize, u32, u64)> = Vec::new();
+    for (lm, c, off, v) in park {
+        parked |= lm;
+        match groups.iter_mut().find(|g| g.1 == c && g.2 == off) {
+            Some(g) => g.0 |= lm,
+            None => groups.push((lm, c, off, v)),
+        }
+    }
+    let stay = w.cur_mask & !parked;
+    for (lm, c, off, v) in groups {
+        let parity =
+            i.b.map(|b| w.read_any(b, lm.trailing_zeros() as usize))
+                .unwrap_or(0);
+        w.waits.push(super::Wait {
+            mask: lm,
+            pc,
+            kind: WaitKind::Mbar {
+                owner: c as u16,
+                off,
+                version: v,
+                parity_or_state: parity,
+            },
+        });
+    }
+    w.spin_memo = None;
+    for l in 0..32 {
+        if stay >> l & 1 != 0 {
+            w.pc[l] = pc + 1;
+        }
+        if parked >> l & 1 != 0 {
+            w.pc[l] = pc;
+        }
+    }
+    w.blocked |= parked;
+    w.regroup_from_pcs();
+    Flow::Moved
+}
+
+pub(super) fn exec<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    inst: &Inst,
+) -> Flow {
+    let pc = w.cur_pc;
+    match inst {
+        Inst::Bar(b) => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            let id = w.get(b.id)[mask.trailing_zeros() as usize];
+            if id >= 16 {
+                cx.diag(
+                    w,
+                    pc,
+                    mask,
+                    rules::BAD_BARRIER,
+                    format!("barrier id {id} is not in 0..15"),
+                );
+                return Flow::Next;
+            }
+            let count = b.count.map(|c| w.get(c)[mask.trailing_zeros() as usize]);
+            if mask != w.live {
+                cx.diag(
+                    w,
+                    pc,
+                    mask,
+                    rules::DIVERGENT_ALIGNED,
+                    format!(
+                        "barrier executed by lanes {mask:#010x} of a warp whose live lanes are {:#010x}; `bar`/`barrier.sync.aligned` must be executed by the whole warp",
+                        w.live
+                    ),
+                );
+            }
+            let pred = b.pred.map(|p| w.pred(p) & mask).unwrap_or(0);
+            let me = cx.me;
+            let cta = &mut cx.ctas[me];
+            let bar = &mut cta.bars[id as usize];
+            if bar.arrived == 0 {
+                bar.all = count.is_none();
+                bar.expected = count.unwrap_or(0);
+                bar.red_and = true;
+                bar.red_or = false;
+                bar.red_popc = 0;
+            }
+            bar.arrived += mask.count_ones();
+            bar.red_popc += pred.count_ones();
+            bar.red_and &= pred == mask;
+            bar.red_or |= pred != 0;
+            let gen = bar.gen;
+            check_bars(cta);
+            let done = cta.bars[id as usize].gen != gen;
+            let at = cx.at(w, mask);
+            cx.obs.barrier(at, BarrierEvent::CtaArrive { id });
+            if done {
+                cx.obs.barrier(at, BarrierEvent::CtaComplete { id });
+            }
+            if b.kind == BarKind::Arrive {
+                return Flow::Next;
+            }
+            if done {
+                write_bar_red(w, cx, pc, mask);
+                return Flow::Next;
+            }
+            // the guard-false lanes of the group continue
+            w.block(mask, pc, WaitKind::Bar { id: id as u8, gen });
+            Flow::Moved
+        }
+        Inst::BarWarpSync { mask: m } => {
+            // lowest-PC scheduling reconverges by itself; check the membermask names only live lanes
+            let mm = w.get(*m)[mask.trailing_zeros().min(31) as usize];
+            if mm & !w.live != 0 && mask != 0 {
+                cx.diag(
+                    w,
+                    pc,
+                    mask,
+                    rules::SYNC_MASK,
+                    format!(
+                        "bar.warp.sync membermask {mm:#010x} names exited lanes (live {:#010x})",
+                        w.live
+                    ),
+                );
+            }
+            Flow::Next
+        }
+        Inst::ClusterArrive { .. } => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            if w.cluster_gen != cx.cluster.bar_gen {
+                w.cluster_gen = cx.cluster.bar_gen;
+                w.cluster_arrived = 0;
+            }
+            if w.cluster_arrived & mask != 0 {
+                cx.diag(
+                    w,
+                    pc,
+                    w.cluster_arrived & mask,
+                    rules::CLUSTER_REARRIVE,
+                    "barrier.cluster.arrive again before the barrier completed".into(),
+                );
+            }
+            let fresh = mask & !w.cluster_arrived;
+            w.cluster_arrived |= mask;
+            cx.cluster.bar_arrived += fresh.count_ones();
+            check_cluster_bar(cx.cluster);
+            let at = cx.at(w, mask);
+            cx.obs.barrier(at, BarrierEvent::ClusterArrive);
+            Flow::Next
+        }
+        Inst::ClusterWait => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            if w.cluster_gen == cx.cluster.bar_gen && w.cluster_arrived & mask != 0 {
+                let gen = w.cluster_gen;
+                w.block(mask, pc, WaitKind::ClusterBar { gen });
+                return Flow::Moved;
+            }
+            Flow::Next
+        }
+        Inst::Mbar(i) => mbar(w, cx, mask, i),
+        Inst::Setmaxnreg { .. } => Flow::Next,
+        _ => unreachable!("sync::exec() called with {inst:?}"),
+    }
+}
+
+/// bar.red: writes the reduction of the completed instance into the lanes' destination.
+fn write_bar_red<O: Observer>(w: &mut Warp, cx: &Ctx<'_, '_, O>, pc: u32, lanes: u32) {
+    let Inst::Bar(b) = &cx.env.k.code[pc as usize] else {
+        return;
+    };
+    let Some(d) = b.d else { return };
+    let id = w.get(b.id)[lanes.trailing_zeros().min(31) as usize] as usize;
+    let bar = &cx.ctas[cx.me].bars[id.min(15)];
+    let v = match b.kind {
+        BarKind::RedPopc => bar.last_popc as u64,
+        BarKind::RedAnd => bar.last_and as u64,
+        BarKind::RedOr => bar.last_or as u64,
+        _ => return,
+    };
+    match d {
+        Any::R32(_) | Any::R64(_) => {
+            for l in 0..32 {
+                if lanes >> l & 1 != 0 {
+                    w.write_any(d, l, v);
+                }
+            }
+        }
+        // predicate destination encoded as Imm(pred index)
+        Any::Imm(p) => {
+            let m = if v != 0 { FULL } else { 0 };
+            w.set_pred(p as u16, lanes, m);
+        }
+        Any::Sink => {}
+    }
+}
+
+/// Releases parked lanes whose wait is over. Returns whether any lane became runnable.
+pub(crate) fn poll<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>) -> bool {
+    if w.waits.is_empty() {
+        return false;
+    }
+    let mut any = false;
+    let mut i = 0;
+    while i < w.waits.len() {
+        let wt = w.waits[i].clone();
+        let (ready, resume_pc) = match wt.kind {
+            WaitKind::Bar { id, gen } => (cx.ctas[cx.me].bars[id as usize].gen != gen, wt.pc + 1),
+            WaitKind::ClusterBar { gen } => (cx.cluster.bar_gen != gen, wt.pc + 1),
+            WaitKind::Mbar {
+                owner,
+                off,
+                version,
+                ..
+            } => {
+                let v = cx.ctas[owner as usize]
+                    .mbars
+                    .get(&off)
+                    .map(|m| m.version)
+                    .unwrap_or(u64::MAX);
+                (v != version, wt.pc)
+            }
+        };
+        if ready {
+            w.waits.swap_remove(i);
+            if let WaitKind::Bar { .. } = wt.kind {
+                write_bar_red(w, cx, wt.pc, wt.mask);
+            }
+            w.unblock(wt.mask & w.live, resume_pc);
+            any = true;
+        } else {
+            i += 1;
+        }
+    }
+    any
+}
+
+/// Describes what a parked wait is waiting for (hang reports).
+pub(crate) fn describe<O: Observer>(wt: &WaitKind, cx: &Ctx<'_, '_, O>) -> String {
+    match *wt {
+        WaitKind::Bar { id, .. } => {
+            let cta = &cx.ctas[cx.me];
+            let b = &cta.bars[id as usize];
+            let exp = if b.all { cta.live_threads } else { b.expected };
+            format!("CTA barrier {id}: {} of {} threads arrived", b.arrived, exp)
+        }
+        WaitKind::ClusterBar { .. } => format!(
+            "cluster barrier: {} of {} threads arrived",
+            cx.cluster.bar_arrived, cx.cluster.live_threads
+        ),
+        WaitKind::Mbar { owner, off, parity_or_state, .. } => match cx.ctas[owner as usize].mbars.get(&off) {
+            Some(m) if m.valid => format!(
+                "mbarrier at shared offset {:#x} (CTA rank {owner}) to leave phase parity {}: phase {}, pending arrivals {} of {}, tx-count {}",
+                off + crate::mem::SHARED_BASE,
+                parity_or_state & 1,
+                m.phase,
+                m.pending,
+                m.expected,
+                m.tx
+            ),
+            _ => format!("mbarrier at shared offset {:#x}, which is not initialised", off + crate::mem::SHARED_BASE),
+        },
+    }
+}

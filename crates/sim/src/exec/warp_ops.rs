@@ -1,0 +1,216 @@
+//! Warp-collective instructions: shfl.sync, vote.sync, redux.sync, match.sync, elect.sync,
+//! activemask.
+//!
+//! `.sync` membermasks are checked against the group that executes: every executing lane must
+//! be named, and every named live lane must be executing (lowest-PC scheduling converges a
+//! warp wherever the hardware would). A mismatch is diagnosed (TM0509) and the operation uses
+//! the lanes that are there.
+
+use super::{Ctx, Flow, Warp};
+use crate::error::rules;
+use crate::fp;
+use crate::observer::Observer;
+use crate::program::{FMods, Inst, ReduxOp, Rnd, ShflMode, VoteMode};
+
+fn check_mask<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, exec: u32, member: u32) {
+    let pc = w.cur_pc;
+    if exec & !member != 0 {
+        cx.diag(w, pc, exec & !member, rules::SYNC_MASK, format!("lanes {:#010x} execute a .sync instruction whose membermask {member:#010x} does not name them", exec & !member));
+    } else if member & w.live & !exec != 0 {
+        cx.diag(w, pc, exec, rules::SYNC_MASK, format!("membermask {member:#010x} names lanes {:#010x} that are not executing this instruction", member & w.live & !exec));
+    }
+}
+
+pub(super) fn exec<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    inst: &Inst,
+) -> Flow {
+    if mask == 0 {
+        return Flow::Next;
+    }
+    let first = mask.trailing_zeros() as usize;
+    match *inst {
+        Inst::Shfl {
+            mode,
+            d,
+            p,
+            a,
+            b,
+            c,
+            mask: mm,
+        } => {
+            let member = w.get(mm)[first];
+            check_mask(w, cx, mask, member);
+            let (av, bv, cv) = (w.get(a), w.get(b), w.get(c));
+            let mut r = av;
+            let mut pv = 0u32;
+            for lane in 0..32 {
+                let bval = (bv[lane] & 0x1f) as i32;
+                let cval = (cv[lane] & 0x1f) as i32;
+                let seg = ((cv[lane] >> 8) & 0x1f) as i32;
+                let l = lane as i32;
+                let max_lane = (l & seg) | (cval & !seg);
+                let min_lane = l & seg;
+                let (j, ok) = match mode {
+                    ShflMode::Up => {
+                        let j = l - bval;
+                        (j, j >= max_lane)
+                    }
+                    ShflMode::Down => {
+                        let j = l + bval;
+                        (j, j <= max_lane)
+                    }
+                    ShflMode::Bfly => {
+                        let j = l ^ bval;
+                        (j, j <= max_lane)
+                    }
+                    ShflMode::Idx => {
+                        let j = min_lane | (bval & !seg);
+                        (j, j <= max_lane)
+                    }
+                };
+                let src = if ok { j as usize } else { lane };
+                r[lane] = av[src & 31];
+                pv |= (ok as u32) << lane;
+            }
+            w.set(d, mask, &r);
+            if let Some(p) = p {
+                w.set_pred(p, mask, pv);
+            }
+        }
+        Inst::Vote {
+            mode,
+            d,
+            a,
+            mask: mm,
+        } => {
+            let member = w.get(mm)[first];
+            check_mask(w, cx, mask, member);
+            let pv = w.pred(a) & mask;
+            match mode {
+                VoteMode::Ballot => {
+                    for l in 0..32 {
+                        if mask >> l & 1 != 0 {
+                            w.write_any(d, l, pv as u64);
+                        }
+                    }
+                }
+                _ => {
+                    let v = match mode {
+                        VoteMode::All => pv == mask,
+                        VoteMode::Any => pv != 0,
+                        _ => pv == mask || pv == 0,
+                    };
+                    // predicate destination index travels as Imm
+                    if let crate::program::Any::Imm(pi) = d {
+                        w.set_pred(pi as u16, mask, if v { !0 } else { 0 });
+                    }
+                }
+            }
+        }
+        Inst::Redux { op, d, a, mask: mm } => {
+            let member = w.get(mm)[first];
+            check_mask(w, cx, mask, member);
+            let av = w.get(a);
+            let m = FMods {
+                rnd: Rnd::Rn,
+                ftz: false,
+                sat: false,
+            };
+            let mut acc: Option<u32> = None;
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                let x = av[l];
+                acc = Some(match acc {
+                    None => match op {
+                        ReduxOp::FMinAbs | ReduxOp::FMaxAbs => x & 0x7fff_ffff,
+                        _ => x,
+                    },
+                    Some(y) => match op {
+                        ReduxOp::Add => y.wrapping_add(x),
+                        ReduxOp::MinU => y.min(x),
+                        ReduxOp::MaxU => y.max(x),
+                        ReduxOp::MinS => (y as i32).min(x as i32) as u32,
+                        ReduxOp::MaxS => (y as i32).max(x as i32) as u32,
+                        ReduxOp::And => y & x,
+                        ReduxOp::Or => y | x,
+                        ReduxOp::Xor => y ^ x,
+                        ReduxOp::FMin => fp::min32(y, x, m, false),
+                        ReduxOp::FMax => fp::max32(y, x, m, false),
+                        ReduxOp::FMinNan => fp::min32(y, x, m, true),
+                        ReduxOp::FMaxNan => fp::max32(y, x, m, true),
+                        ReduxOp::FMinAbs => fp::min32(y, x & 0x7fff_ffff, m, false),
+                        ReduxOp::FMaxAbs => fp::max32(y, x & 0x7fff_ffff, m, false),
+                    },
+                });
+            }
+            let v = acc.unwrap_or(0);
+            w.set(d, mask, &[v; 32]);
+        }
+        Inst::Match {
+            all,
+            b64: _,
+            d,
+            p,
+            a,
+            mask: mm,
+        } => {
+            let member = w.get(mm)[first];
+            check_mask(w, cx, mask, member);
+            let mut vals = [0u64; 32];
+            for (l, v) in vals.iter_mut().enumerate() {
+                *v = w.read_any(a, l);
+            }
+            let mut r = [0u32; 32];
+            let mut pv = 0u32;
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                let same = (0..32)
+                    .filter(|&k| mask >> k & 1 != 0 && vals[k] == vals[l])
+                    .fold(0u32, |m, k| m | 1 << k);
+                if all {
+                    let eq = same == mask;
+                    r[l] = if eq { mask } else { 0 };
+                    pv |= (eq as u32) << l;
+                } else {
+                    r[l] = same;
+                }
+            }
+            w.set(d, mask, &r);
+            if let Some(p) = p {
+                w.set_pred(p, mask, pv);
+            }
+        }
+        Inst::Elect { d, p, mask: mm } => {
+            let member = w.get(mm)[first];
+            check_mask(w, cx, mask, member);
+            // DERIVED (bulk-copies.md §5): the leader is the lowest executing lane in the mask
+            let cand = mask & member;
+            let leader = if cand == 0 {
+                first as u32
+            } else {
+                cand.trailing_zeros()
+            };
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    w.write_any(d, l, leader as u64);
+                }
+            }
+            if let Some(p) = p {
+                w.set_pred(p, mask, 1 << leader);
+            }
+        }
+        Inst::Activemask { d } => {
+            let m = w.cur_mask;
+            w.set(d, mask, &[m; 32]);
+        }
+        _ => unreachable!("warp_ops::exec() called with {inst:?}"),
+    }
+    Flow::Next
+}

@@ -1,0 +1,319 @@
+//! Launch: geometry checks, occupancy, placement of clusters on SMs, and the parallel driver.
+//!
+//! Placement (ours, DERIVED): SMs form groups of `cluster size` SMs (one SM per CTA rank, so a
+//! cluster's CTAs sit on distinct SMs of one group). Cluster `k` goes to group `k mod groups`;
+//! each group keeps up to `ctas_per_sm` clusters resident and admits the next when one
+//! finishes, so CTAs beyond capacity wait for a slot.
+//!
+//! Determinism: a group is the unit of parallel work. Groups share nothing but global memory,
+//! and results are merged in group order, so `--threads N` gives the same bytes for any N as
+//! long as CTAs of different groups do not communicate through global memory. Global atomics
+//! are the way kernels do that, so a kernel that uses them runs on one thread (groups in order).
+//! Within a group, the warp schedule is a pure function of the seed.
+
+use rayon::prelude::*;
+
+use crate::error::{HangReport, LaunchError};
+use crate::exec::Outcome;
+use crate::mem::GlobalMemory;
+use crate::observer::NoObserver;
+use crate::program::Kernel;
+use crate::sched::{run_group, GroupPlan};
+
+/// Hardware limits of the modelled GPU (sm_100, B200).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_threads_per_cta: u32,
+    pub max_threads_per_sm: u32,
+    pub max_ctas_per_sm: u32,
+    pub smem_per_sm: u32,
+    pub smem_per_cta: u32,
+    pub regs_per_sm: u32,
+    pub max_cluster: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_threads_per_cta: 1024,
+            max_threads_per_sm: 2048,
+            max_ctas_per_sm: 32,
+            smem_per_sm: 228 * 1024,
+            smem_per_cta: 227 * 1024,
+            regs_per_sm: 65536,
+            // 8 is portable; 16 with the non-portable opt-in, which we allow
+            max_cluster: 16,
+        }
+    }
+}
+
+/// What a launch provides, independent of any file format.
+#[derive(Clone, Debug, Default)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// None: from `.reqnctapercluster`, else 1×1×1.
+    pub cluster: Option<[u32; 3]>,
+    pub dyn_shared: u32,
+    /// The kernel's parameter block (see `Kernel::params` for offsets).
+    pub params: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub nsms: u32,
+    pub threads: usize,
+    /// None: the default deterministic schedule.
+    pub seed: Option<u64>,
+    /// Warp-instructions per SM group before the run is declared a livelock.
+    pub max_steps: u64,
+    /// Warp-instructions a warp runs before the scheduler moves on.
+    pub quantum: u64,
+    pub limits: Limits,
+    pub max_call_depth: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            nsms: 148,
+            threads: 1,
+            seed: None,
+            max_steps: 2_000_000_000,
+            quantum: 512,
+            limits: Limits::default(),
+            max_call_depth: 64,
+        }
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Default)]
+pub struct RunResult {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub ctas: u64,
+    pub warps: u64,
+    pub diagnostics: Vec<crate::error::Diagnostic>,
+    pub diagnostics_dropped: u64,
+    pub hangs: Vec<HangReport>,
+    /// A group ran past `max_steps` (a livelock or a very long kernel).
+    pub budget_exhausted: Vec<HangReport>,
+    pub trapped: bool,
+    /// Threads actually used (1 when the kernel uses global atomics).
+    pub threads_used: usize,
+    pub ctas_per_sm: u32,
+}
+
+/// Checks a launch against the kernel and the limits; returns (cluster dims, CTAs per SM).
+pub fn check_launch(
+    k: &Kernel,
+    l: &Launch,
+    opts: &RunOptions,
+) -> Result<([u32; 3], u32), LaunchError> {
+    let lim = &opts.limits;
+    let e = |m: String| Err(LaunchError(m));
+    if l.grid.contains(&0) || l.block.contains(&0) {
+        return e(format!(
+            "grid {:?} and block {:?} must be at least 1 in every dimension",
+            l.grid, l.block
+        ));
+    }
+    if l.block[2] > 64 {
+        return e(format!("block z dimension {} exceeds 64", l.block[2]));
+    }
+    if l.grid[1] > 65535 || l.grid[2] > 65535 {
+        return e(format!("grid y/z dimensions {:?} exceed 65535", l.grid));
+    }
+    let threads = l.block.iter().map(|&x| x as u64).product::<u64>();
+    if threads > lim.max_threads_per_cta as u64 {
+        return e(format!(
+            "block of {threads} threads exceeds the limit of {} per CTA",
+            lim.max_threads_per_cta
+        ));
+    }
+    if let Some(r) = k.reqntid {
+        if r != l.block {
+            return e(format!(
+                "kernel `{}` requires .reqntid {r:?}, launch block is {:?}",
+                k.name, l.block
+            ));
+        }
+    }
+    if let Some(m) = k.maxntid {
+        if threads > m.iter().map(|&x| x as u64).product::<u64>() {
+            return e(format!(
+                "block of {threads} threads exceeds the kernel's .maxntid {m:?}"
+            ));
+        }
+    }
+    let cluster = match (l.cluster, k.reqnctapercluster) {
+        (Some(c), Some(r)) if c != r => {
+            return e(format!(
+                "launch cluster {c:?} differs from the kernel's .reqnctapercluster {r:?}"
+            ))
+        }
+        (Some(c), _) => c,
+        (None, Some(r)) => r,
+        (None, None) => [1, 1, 1],
+    };
+    if cluster.contains(&0) {
+        return e(format!("cluster dimensions {cluster:?} must be at least 1"));
+    }
+    let csize = cluster.iter().product::<u32>();
+    if csize > lim.max_cluster {
+        return e(format!(
+            "cluster of {csize} CTAs exceeds the limit of {}",
+            lim.max_cluster
+        ));
+    }
+    for i in 0..3 {
+        if l.grid[i] % cluster[i] != 0 {
+            return e(format!(
+                "grid {:?} is not a multiple of the cluster {cluster:?}",
+                l.grid
+            ));
+        }
+    }
+    if csize > opts.nsms {
+        return e(format!(
+            "cluster of {csize} CTAs needs {csize} SMs, the GPU has {}",
+            opts.nsms
+        ));
+    }
+    let smem = k.dyn_shared_offset as u64 + l.dyn_shared as u64;
+    let smem = if l.dyn_shared == 0 {
+        k.static_shared as u64
+    } else {
+        smem
+    };
+    if smem > lim.smem_per_cta as u64 {
+        return e(format!(
+            "{smem} bytes of shared memory per CTA ({} static + {} dynamic) exceed the limit of {}",
+            k.static_shared, l.dyn_shared, lim.smem_per_cta
+        ));
+    }
+    let warps = (threads as u32).div_ceil(32);
+    let mut per_sm = lim
+        .max_ctas_per_sm
+        .min(lim.max_threads_per_sm / (warps * 32));
+    if smem > 0 {
+        per_sm = per_sm.min((lim.smem_per_sm as u64 / smem) as u32);
+    }
+    if let Some(r) = k.maxnreg {
+        let regs = r.next_multiple_of(8) * warps * 32;
+        per_sm = per_sm.min(lim.regs_per_sm / regs.max(1));
+    }
+    if per_sm == 0 {
+        return e("the CTA does not fit on one SM (registers or shared memory)".into());
+    }
+    Ok((cluster, per_sm))
+}
+
+/// Runs a launch with the no-op observer. `global` must hold the kernel's module globals
+/// (see [`install_globals`]) and every buffer the parameters point to.
+pub fn run(
+    k: &Kernel,
+    l: &Launch,
+    global: &GlobalMemory,
+    opts: &RunOptions,
+) -> Result<RunResult, LaunchError> {
+    let (cluster, per_sm) = check_launch(k, l, opts)?;
+    if l.params.len() < k.param_bytes as usize {
+        return Err(LaunchError(format!(
+            "parameter block of {} bytes, kernel `{}` needs {}",
+            l.params.len(),
+            k.name,
+            k.param_bytes
+        )));
+    }
+    let csize = cluster.iter().product::<u32>();
+    let ngroups = (opts.nsms / csize).max(1);
+    let nclusters = [
+        l.grid[0] / cluster[0],
+        l.grid[1] / cluster[1],
+        l.grid[2] / cluster[2],
+    ];
+    let total_clusters = nclusters.iter().map(|&x| x as u64).product::<u64>();
+    let plan = GroupPlan {
+        kernel: k,
+        launch: l,
+        global,
+        opts,
+        cluster,
+        nclusters,
+        per_sm,
+        ngroups,
+        total_clusters,
+    };
+    let threads = if k.uses_global_atomics {
+        1
+    } else {
+        opts.threads.max(1)
+    };
+    let groups: Vec<u32> = (0..ngroups.min(total_clusters.max(1) as u32)).collect();
+    let outs: Vec<(Outcome, Vec<HangReport>, Vec<HangReport>)> = if threads > 1 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| LaunchError(format!("cannot start {threads} threads: {e}")))?;
+        pool.install(|| {
+            groups
+                .par_iter()
+                .map(|&g| run_group(&plan, g, &mut NoObserver))
+                .collect()
+        })
+    } else {
+        groups
+            .iter()
+            .map(|&g| run_group(&plan, g, &mut NoObserver))
+            .collect()
+    };
+    let mut r = RunResult {
+        ctas: total_clusters * csize as u64,
+        warps: total_clusters
+            * csize as u64
+            * (l.block.iter().product::<u32>().div_ceil(32)) as u64,
+        threads_used: threads,
+        ctas_per_sm: per_sm,
+        ..Default::default()
+    };
+    for (o, hangs, budget) in outs {
+        r.warp_instructions += o.warp_instructions;
+        r.thread_instructions += o.thread_instructions;
+        r.diagnostics_dropped += o.diagnostics_dropped;
+        r.trapped |= o.trapped;
+        for d in o.diagnostics {
+            if r.diagnostics.len() < crate::exec::MAX_DIAGNOSTICS {
+                r.diagnostics.push(d);
+            } else {
+                r.diagnostics_dropped += 1;
+            }
+        }
+        r.hangs.extend(hangs);
+        r.budget_exhausted.extend(budget);
+    }
+    Ok(r)
+}
+
+/// Allocates the kernel's module `.global` variables at the addresses the loader gave them.
+/// Must be called on a fresh [`GlobalMemory`] before any other allocation.
+pub fn install_globals(k: &Kernel, global: &mut GlobalMemory) -> Result<(), LaunchError> {
+    let addrs: Vec<u64> = k.globals.iter().map(|g| g.addr).collect();
+    for g in &k.globals {
+        let mut init = g.init.clone();
+        init.resize(g.size as usize, 0);
+        for &(off, sym, add) in &g.relocs {
+            let v = addrs[sym].wrapping_add(add as u64);
+            init[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        let a = global.alloc_len(&g.name, g.size, &init);
+        if a != g.addr {
+            return Err(LaunchError(format!(
+                "module global `{}` landed at {a:#x}, the loader placed it at {:#x}: install_globals must run first",
+                g.name, g.addr
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,348 @@
+//! Memories and address windows.
+//!
+//! Generic addresses (64-bit) are split into windows, so a generic access resolves by range:
+//!
+//! | window | generic range | space address |
+//! |---|---|---|
+//! | shared | `SHARED_WINDOW + a` | `a` = 32-bit `.shared::cluster` address |
+//! | local | `LOCAL_WINDOW + off` | per-thread offset |
+//! | const | `CONST_WINDOW + off` | offset in the const bank |
+//! | param | `PARAM_WINDOW + off` | offset in the kernel param block |
+//! | global | everything else | device address of a buffer |
+//!
+//! A 32-bit shared address `a` with `a >> 24 == 0` is the executing CTA's own shared memory at
+//! offset `a - SHARED_BASE`; `a >> 24 == r + 1` is the shared memory of cluster rank `r`
+//! (what `mapa` returns). Own-CTA addresses are thereby valid `.shared::cluster` addresses, as
+//! PTX requires. The numeric layout is ours (DERIVED): PTX leaves window bases to the platform.
+//!
+//! Global memory is shared by the worker threads of a parallel run. Every access goes through
+//! a relaxed atomic of the access's natural size (PTX requires natural alignment; misaligned
+//! accesses are diagnosed and not performed), which on x86-64 compiles to a plain move and keeps
+//! the program free of Rust data races whatever the kernel does.
+
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+pub const SHARED_BASE: u32 = 0x400;
+pub const SHARED_WINDOW: u64 = 0x0000_0100_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x0000_0200_0000_0000;
+pub const CONST_WINDOW: u64 = 0x0000_0300_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x0000_0400_0000_0000;
+pub const WINDOW_SIZE: u64 = 0x0000_0001_0000_0000;
+/// First device address handed to global buffers (module globals first, then user buffers).
+pub const GLOBAL_BASE: u64 = 0x0000_7000_0000_0000;
+/// Unmapped bytes between two buffers, so an overrun lands in no buffer and is diagnosed.
+pub const GUARD_GAP: u64 = 64 * 1024;
+
+/// Which window a generic address falls in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Window {
+    Shared(u32),
+    Local(u64),
+    Const(u64),
+    Param(u64),
+    Global(u64),
+}
+
+#[inline]
+pub fn classify(generic: u64) -> Window {
+    let w = generic & !(WINDOW_SIZE - 1);
+    let off = generic - w;
+    match w {
+        SHARED_WINDOW => Window::Shared(off as u32),
+        LOCAL_WINDOW => Window::Local(off),
+        CONST_WINDOW => Window::Const(off),
+        PARAM_WINDOW => Window::Param(off),
+        _ => Window::Global(generic),
+    }
+}
+
+/// A fault of one access, turned into a diagnostic by the executor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemFault {
+    OutOfBounds {
+        space: &'static str,
+        addr: u64,
+        size: u32,
+        nearest: Option<String>,
+    },
+    Misaligned {
+        space: &'static str,
+        addr: u64,
+        size: u32,
+    },
+    ReadOnly {
+        space: &'static str,
+        addr: u64,
+    },
+}
+
+/// One device allocation.
+pub struct Buffer {
+    pub name: String,
+    pub addr: u64,
+    pub len: u64,
+    words: Box<[AtomicU64]>,
+}
+
+impl Buffer {
+    fn ptr(&self) -> *mut u8 {
+        self.words.as_ptr() as *mut u8
+    }
+}
+
+/// Global memory: buffers at device addresses separated by guard gaps.
+#[derive(Default)]
+pub struct GlobalMemory {
+    buffers: Vec<Buffer>,
+    next: u64,
+}
+
+impl GlobalMemory {
+    pub fn new() -> Self {
+        GlobalMemory {
+            buffers: Vec::new(),
+            next: GLOBAL_BASE,
+        }
+    }
+
+    /// Places `bytes` at the next free device address (256-byte aligned, after a guard gap)
+    /// and returns the address.
+    pub fn alloc(&mut self, name: &str, bytes: &[u8]) -> u64 {
+        self.alloc_len(name, bytes.len() as u64, bytes)
+    }
+
+    /// Places a buffer of `len` bytes whose first bytes are `init` (rest zero).
+    pub fn alloc_len(&mut self, name: &str, len: u64, init: &[u8]) -> u64 {
+        if self.next == 0 {
+            self.next = GLOBAL_BASE;
+        }
+        let addr = self.next;
+        let nwords = len.div_ceil(8).max(1) as usize;
+        let words: Box<[AtomicU64]> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
+        let buf = Buffer {
+            name: name.to_string(),
+            addr,
+            len,
+            words,
+        };
+        // SAFETY: fresh allocation of nwords*8 >= init.len() bytes, not yet shared.
+        unsafe {
+            std::ptr::copy_nonoverlapping(init.as_ptr(), buf.ptr(), init.len().min(len as usize))
+        };
+        self.buffers.push(buf);
+        self.next = (addr + len + GUARD_GAP).next_multiple_of(256);
+        addr
+    }
+
+    /// The bytes of the buffer at `addr` (for saving outputs).
+    pub fn read_buffer(&self, addr: u64) -> Option<Vec<u8>> {
+        let b = self.buffers.iter().find(|b| b.addr == addr)?;
+        let mut out = vec![0u8; b.len as usize];
+        // SAFETY: no run is in progress when outputs are read (we hold &self of the owner).
+        unsafe { std::ptr::copy_nonoverlapping(b.ptr(), out.as_mut_ptr(), b.len as usize) };
+        Some(out)
+    }
+
+    pub fn buffers(&self) -> impl Iterator<Item = (&str, u64, u64)> {
+        self.buffers
+            .iter()
+            .map(|b| (b.name.as_str(), b.addr, b.len))
+    }
+
+    #[inline]
+    fn find(&self, addr: u64, size: u32) -> Result<(&Buffer, usize), MemFault> {
+        let i = self.buffers.partition_point(|b| b.addr <= addr);
+        if i > 0 {
+            let b = &self.buffers[i - 1];
+            if addr + size as u64 <= b.addr + b.len {
+                if addr & (size as u64 - 1) != 0 {
+                    return Err(MemFault::Misaligned {
+                        space: "global",
+                        addr,
+                        size,
+                    });
+                }
+                return Ok((b, (addr - b.addr) as usize));
+            }
+        }
+        Err(MemFault::OutOfBounds {
+            space: "global",
+            addr,
+            size,
+            nearest: self.nearest(addr),
+        })
+    }
+
+    #[cold]
+    fn nearest(&self, addr: u64) -> Option<String> {
+        let b = self.buffers.iter().min_by_key(|b| {
+            if addr < b.addr {
+                b.addr - addr
+            } else {
+                addr.saturating_sub(b.addr + b.len)
+            }
+        })?;
+        let rel = if addr < b.addr {
+            format!("{} bytes before", b.addr - addr)
+        } else if addr >= b.addr + b.len {
+            format!("{} bytes after the end of", addr - (b.addr + b.len))
+        } else {
+            format!("at offset {} of", addr - b.addr)
+        };
+        Some(format!(
+            "{rel} buffer `{}` [{:#x}, {:#x})",
+            b.name,
+            b.addr,
+            b.addr + b.len
+        ))
+    }
+
+    /// Loads `size` (1, 2, 4, 8) bytes, zero-extended.
+    #[inline]
+    pub fn load(&self, addr: u64, size: u32) -> Result<u64, MemFault> {
+        let (b, off) = self.find(addr, size)?;
+        // SAFETY: bounds and natural alignment checked by `find`; the words are atomics.
+        unsafe { Ok(atomic_load(b.ptr().add(off), size)) }
+    }
+
+    #[inline]
+    pub fn store(&self, addr: u64, size: u32, v: u64) -> Result<(), MemFault> {
+        let (b, off) = self.find(addr, size)?;
+        // SAFETY: as in `load`.
+        unsafe { atomic_store(b.ptr().add(off), size, v) };
+        Ok(())
+    }
+
+    /// Read-modify-write of one naturally aligned 4- or 8-byte word; returns the old value.
+    /// Atomic with respect to other worker threads.
+    pub fn rmw(&self, addr: u64, size: u32, f: impl Fn(u64) -> u64) -> Result<u64, MemFault> {
+        let (b, off) = self.find(addr, size)?;
+        // SAFETY: as in `load`.
+        unsafe {
+            let p = b.ptr().add(off);
+            Ok(match size {
+                4 => {
+                    let a = AtomicU32::from_ptr(p as *mut u32);
+                    a.fetch_update(Relaxed, Relaxed, |x| Some(f(x as u64) as u32))
+                        .unwrap() as u64
+                }
+                8 => {
+                    let a = AtomicU64::from_ptr(p as *mut u64);
+                    a.fetch_update(Relaxed, Relaxed, |x| Some(f(x))).unwrap()
+                }
+                2 => {
+                    let a = AtomicU16::from_ptr(p as *mut u16);
+                    a.fetch_update(Relaxed, Relaxed, |x| Some(f(x as u64) as u16))
+                        .unwrap() as u64
+                }
+                _ => {
+                    let a = AtomicU8::from_ptr(p);
+                    a.fetch_update(Relaxed, Relaxed, |x| Some(f(x as u64) as u8))
+                        .unwrap() as u64
+                }
+            })
+        }
+    }
+}
+
+/// # Safety
+/// `p` must be valid for `size` bytes and aligned to `size`.
+#[inline]
+unsafe fn atomic_load(p: *mut u8, size: u32) -> u64 {
+    match size {
+        4 => AtomicU32::from_ptr(p as *mut u32).load(Relaxed) as u64,
+        8 => AtomicU64::from_ptr(p as *mut u64).load(Relaxed),
+        2 => AtomicU16::from_ptr(p as *mut u16).load(Relaxed) as u64,
+        _ => AtomicU8::from_ptr(p).load(Relaxed) as u64,
+    }
+}
+
+/// # Safety
+/// As for [`atomic_load`].
+#[inline]
+unsafe fn atomic_store(p: *mut u8, size: u32, v: u64) {
+    match size {
+        4 => AtomicU32::from_ptr(p as *mut u32).store(v as u32, Relaxed),
+        8 => AtomicU64::from_ptr(p as *mut u64).store(v, Relaxed),
+        2 => AtomicU16::from_ptr(p as *mut u16).store(v as u16, Relaxed),
+        _ => AtomicU8::from_ptr(p).store(v as u8, Relaxed),
+    }
+}
+
+/// A plain byte memory (shared, local, const, param): bounds- and alignment-checked.
+#[inline]
+pub fn bytes_load(mem: &[u8], space: &'static str, off: u64, size: u32) -> Result<u64, MemFault> {
+    check(mem.len(), space, off, size)?;
+    let o = off as usize;
+    let mut b = [0u8; 8];
+    b[..size as usize].copy_from_slice(&mem[o..o + size as usize]);
+    Ok(u64::from_le_bytes(b))
+}
+
+#[inline]
+pub fn bytes_store(
+    mem: &mut [u8],
+    space: &'static str,
+    off: u64,
+    size: u32,
+    v: u64,
+) -> Result<(), MemFault> {
+    check(mem.len(), space, off, size)?;
+    let o = off as usize;
+    mem[o..o + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+    Ok(())
+}
+
+#[inline]
+fn check(len: usize, space: &'static str, off: u64, size: u32) -> Result<(), MemFault> {
+    if off.checked_add(size as u64).is_none_or(|e| e > len as u64) {
+        return Err(MemFault::OutOfBounds {
+            space,
+            addr: off,
+            size,
+            nearest: Some(format!("{space} memory is {len} bytes")),
+        });
+    }
+    if off & (size as u64 - 1) != 0 {
+        return Err(MemFault::Misaligned {
+            space,
+            addr: off,
+            size,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_have_guard_gaps_and_faults_name_the_buffer() {
+        let mut g = GlobalMemory::new();
+        let a = g.alloc("a", &[1, 2, 3, 4, 5, 6, 7, 8]);
+        let b = g.alloc("b", &[0; 16]);
+        assert!(b >= a + 8 + GUARD_GAP);
+        assert_eq!(g.load(a, 4).unwrap(), 0x0403_0201);
+        g.store(b + 8, 8, 0x1122).unwrap();
+        assert_eq!(g.load(b + 8, 8).unwrap(), 0x1122);
+        match g.load(a + 8, 4) {
+            Err(MemFault::OutOfBounds {
+                nearest: Some(n), ..
+            }) => {
+                assert!(n.contains("0 bytes after the end of buffer `a`"), "{n}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(g.load(a + 2, 4), Err(MemFault::Misaligned { .. })));
+        assert_eq!(g.rmw(b, 4, |x| x + 5).unwrap(), 0);
+        assert_eq!(g.load(b, 4).unwrap(), 5);
+    }
+
+    #[test]
+    fn windows_classify() {
+        assert_eq!(classify(SHARED_WINDOW + 0x410), Window::Shared(0x410));
+        assert_eq!(classify(LOCAL_WINDOW + 8), Window::Local(8));
+        assert_eq!(classify(GLOBAL_BASE + 8), Window::Global(GLOBAL_BASE + 8));
+    }
+}

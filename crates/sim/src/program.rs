@@ -1,0 +1,854 @@
+//! The executable form of a kernel: what the loader produces and the executor runs.
+//!
+//! Everything textual is gone: registers are dense indices into per-class register files,
+//! modifiers are enums, branch targets are instruction indices, variables are addresses.
+//! Register classes: `r32` holds every value of 32 bits or fewer (b8..b32, f16, f16x2, f32),
+//! zero-extended; `r64` holds 64-bit values (b64, f64, f32x2); predicates are one bit per
+//! lane in a `u32` mask.
+
+use tmemu_ptx::span::Span;
+
+/// A source operand of a given lane type: a register of that class or an immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum S<T> {
+    R(u16),
+    I(T),
+}
+
+pub type S32 = S<u32>;
+pub type S64 = S<u64>;
+
+/// An operand of any class (for instructions whose operands cross classes: cvt, ld/st, shfl).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Any {
+    R32(u16),
+    R64(u16),
+    Imm(u64),
+    /// `_` as a destination; reads as 0.
+    Sink,
+}
+
+/// A predicate source, possibly negated (`!%p`), or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PSrc {
+    P { idx: u16, neg: bool },
+    Const(bool),
+}
+
+/// Integer binary operations (the lane width comes from the instruction variant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOp {
+    Add,
+    Sub,
+    MulLo,
+    MulHiU,
+    MulHiS,
+    DivU,
+    DivS,
+    RemU,
+    RemS,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrU,
+    ShrS,
+    /// add.sat.s32
+    AddSatS,
+    SubSatS,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntUnOp {
+    Not,
+    Neg,
+    Abs,
+    Popc,
+    Clz,
+    Brev,
+    Cnot,
+    /// bfind.u / bfind.s (position of most significant non-sign bit, or all-ones)
+    BfindU,
+    BfindS,
+}
+
+/// How narrow (8/16-bit) integer operands are widened before a 32-bit operation and how the
+/// result is narrowed. `None` means the operation is natively 32- or 64-bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Narrow {
+    None,
+    U8,
+    S8,
+    U16,
+    S16,
+}
+
+/// Comparison of `setp` (integer signedness and float orderedness are part of the op).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    // float, ordered
+    FEq,
+    FNe,
+    FLt,
+    FLe,
+    FGt,
+    FGe,
+    // float, unordered (true if either is NaN)
+    FEqu,
+    FNeu,
+    FLtu,
+    FLeu,
+    FGtu,
+    FGeu,
+    FNum,
+    FNan,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// Float operations on one lane width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FOp {
+    Add,
+    Sub,
+    Mul,
+    Min,
+    Max,
+    MinNan,
+    MaxNan,
+    Div,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FUnOp {
+    Neg,
+    Abs,
+    Sqrt,
+    Rsqrt,
+    Rcp,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+}
+
+/// Rounding mode of a float instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rnd {
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+    /// `.approx` / `.full`: an approximation whose precise result is the numerics crate's choice.
+    Approx,
+    /// `.rna` (cvt to tf32 / fp8)
+    Rna,
+}
+
+/// Float modifiers of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FMods {
+    pub rnd: Rnd,
+    pub ftz: bool,
+    pub sat: bool,
+}
+
+/// State spaces as the engine sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+    SharedCluster,
+    Local,
+    Param,
+    Const,
+}
+
+/// A memory address operand: `[base + offset]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Addr {
+    pub base: Any,
+    pub offset: i64,
+}
+
+/// Width and extension of one element of a load/store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elem {
+    /// Bytes: 1, 2, 4, 8 or 16.
+    pub size: u8,
+    /// Sign-extend a narrow load into its register.
+    pub signed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    FAdd32,
+    FAdd64,
+    Min,
+    Max,
+    MinS,
+    MaxS,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+    /// add.noftz.f16x2 / bf16x2 etc. are not modelled; the loader refuses them.
+    FMin32,
+    FMax32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    And,
+    Or,
+    Xor,
+    FMin,
+    FMax,
+    FMinNan,
+    FMaxNan,
+    FMinAbs,
+    FMaxAbs,
+}
+
+/// Special registers, decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sreg {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    ClusterId(u8),
+    NClusterId(u8),
+    ClusterCtaId(u8),
+    ClusterNCtaId(u8),
+    IsExplicitCluster,
+    SmId,
+    NSmId,
+    GridId,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    LanemaskEq,
+    LanemaskLe,
+    LanemaskLt,
+    LanemaskGe,
+    LanemaskGt,
+    DynamicSmemSize,
+    TotalSmemSize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbarOp {
+    Init,
+    Inval,
+    /// arrive / arrive_drop with optional count, optionally expect_tx(tx) first.
+    Arrive {
+        drop: bool,
+        expect_tx: bool,
+        no_complete: bool,
+    },
+    ExpectTx,
+    CompleteTx,
+    TestWait {
+        parity: bool,
+    },
+    TryWait {
+        parity: bool,
+    },
+    PendingCount,
+}
+
+/// One pre-decoded instruction. Large variants are boxed to keep the enum compact.
+#[derive(Clone, Debug)]
+pub enum Inst {
+    Nop,
+    // ---- integer
+    Bin32 {
+        op: IntOp,
+        n: Narrow,
+        d: u16,
+        a: S32,
+        b: S32,
+    },
+    Bin64 {
+        op: IntOp,
+        d: u16,
+        a: S64,
+        b: S64,
+    },
+    Un32 {
+        op: IntUnOp,
+        n: Narrow,
+        d: u16,
+        a: S32,
+    },
+    /// 64-bit unary op; popc/clz/bfind write a 32-bit register.
+    Un64 {
+        op: IntUnOp,
+        d: Any,
+        a: S64,
+    },
+    /// mul.wide.{u,s}32 → 64-bit
+    MulWide32 {
+        signed: bool,
+        d: u16,
+        a: S32,
+        b: S32,
+    },
+    /// mul.wide.{u,s}16 → 32-bit
+    MulWide16 {
+        signed: bool,
+        d: u16,
+        a: S32,
+        b: S32,
+    },
+    /// mad.lo / mad.hi on 32 bits (hi: `hi_signed` Some)
+    Mad32 {
+        hi: Option<bool>,
+        n: Narrow,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
+    Mad64 {
+        hi: Option<bool>,
+        d: u16,
+        a: S64,
+        b: S64,
+        c: S64,
+    },
+    MadWide32 {
+        signed: bool,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S64,
+    },
+    Lop3 {
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+        lut: u8,
+    },
+    Lop3_64 {
+        d: u16,
+        a: S64,
+        b: S64,
+        c: S64,
+        lut: u8,
+    },
+    Prmt {
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
+    /// shf.{l,r}.{wrap,clamp}.b32
+    Shf {
+        left: bool,
+        clamp: bool,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
+    Bfe32 {
+        signed: bool,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
+    Bfe64 {
+        signed: bool,
+        d: u16,
+        a: S64,
+        b: S32,
+        c: S32,
+    },
+    Bfi32 {
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+        e: S32,
+    },
+    // ---- compare / select / predicates
+    Setp32 {
+        cmp: CmpOp,
+        n: Narrow,
+        ftz: bool,
+        p: u16,
+        q: Option<u16>,
+        a: S32,
+        b: S32,
+        comb: Option<(BoolOp, PSrc)>,
+    },
+    Setp64 {
+        cmp: CmpOp,
+        p: u16,
+        q: Option<u16>,
+        a: S64,
+        b: S64,
+        comb: Option<(BoolOp, PSrc)>,
+    },
+    Selp32 {
+        d: u16,
+        a: S32,
+        b: S32,
+        p: PSrc,
+    },
+    Selp64 {
+        d: u16,
+        a: S64,
+        b: S64,
+        p: PSrc,
+    },
+    PredLogic {
+        op: BoolOp,
+        d: u16,
+        a: PSrc,
+        b: PSrc,
+    },
+    PredMov {
+        d: u16,
+        a: PSrc,
+    },
+    // ---- moves
+    Mov32 {
+        d: u16,
+        a: S32,
+    },
+    Mov64 {
+        d: u16,
+        a: S64,
+    },
+    /// mov.b64 d, {lo, hi}
+    Pack64 {
+        d: u16,
+        lo: S32,
+        hi: S32,
+    },
+    /// mov.b64 {lo, hi}, a
+    Unpack64 {
+        lo: Any,
+        hi: Any,
+        a: S64,
+    },
+    /// mov.b32 d, {lo16, hi16}
+    Pack32 {
+        d: u16,
+        lo: S32,
+        hi: S32,
+    },
+    Unpack32 {
+        lo: Any,
+        hi: Any,
+        a: S32,
+    },
+    MovSreg {
+        d: Any,
+        s: Sreg,
+    },
+    // ---- float
+    F32Bin {
+        op: FOp,
+        m: FMods,
+        d: u16,
+        a: S32,
+        b: S32,
+    },
+    F32Max3 {
+        op: FOp,
+        m: FMods,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
+    F32Fma {
+        m: FMods,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
+    F32Un {
+        op: FUnOp,
+        m: FMods,
+        d: u16,
+        a: S32,
+    },
+    F64Bin {
+        op: FOp,
+        m: FMods,
+        d: u16,
+        a: S64,
+        b: S64,
+    },
+    F64Fma {
+        m: FMods,
+        d: u16,
+        a: S64,
+        b: S64,
+        c: S64,
+    },
+    F64Un {
+        op: FUnOp,
+        m: FMods,
+        d: u16,
+        a: S64,
+    },
+    /// f32x2 packed ops (add/sub/mul/fma)
+    F32x2Bin {
+        op: FOp,
+        m: FMods,
+        d: u16,
+        a: S64,
+        b: S64,
+    },
+    F32x2Fma {
+        m: FMods,
+        d: u16,
+        a: S64,
+        b: S64,
+        c: S64,
+    },
+    // ---- conversion
+    Cvt(Box<CvtInst>),
+    // ---- memory
+    Ld(Box<LdSt>),
+    St(Box<LdSt>),
+    Atom(Box<AtomInst>),
+    /// cvta / cvta.to
+    Cvta {
+        to_generic: bool,
+        space: Space,
+        d: Any,
+        a: Any,
+    },
+    Mapa {
+        generic: bool,
+        d: Any,
+        a: Any,
+        rank: S32,
+    },
+    /// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}
+    CpAsync {
+        dst: Addr,
+        src: Addr,
+        size: u8,
+        src_size: Option<Any>,
+    },
+    /// cp.async.bulk.shared::cta/cluster.global.mbarrier::complete_tx::bytes
+    CpBulkG2S {
+        dst: Addr,
+        src: Addr,
+        size: Any,
+        mbar: Addr,
+        multicast: Option<S32>,
+    },
+    /// cp.async.bulk.global.shared::cta.bulk_group
+    CpBulkS2G {
+        dst: Addr,
+        src: Addr,
+        size: Any,
+    },
+    /// cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+    CpBulkS2Cluster {
+        dst: Addr,
+        src: Addr,
+        size: Any,
+        mbar: Addr,
+    },
+    // ---- warp-level
+    Shfl {
+        mode: ShflMode,
+        d: u16,
+        p: Option<u16>,
+        a: S32,
+        b: S32,
+        c: S32,
+        mask: S32,
+    },
+    Vote {
+        mode: VoteMode,
+        d: Any,
+        a: PSrc,
+        mask: S32,
+    },
+    Redux {
+        op: ReduxOp,
+        d: u16,
+        a: S32,
+        mask: S32,
+    },
+    Match {
+        all: bool,
+        b64: bool,
+        d: u16,
+        p: Option<u16>,
+        a: Any,
+        mask: S32,
+    },
+    Elect {
+        d: Any,
+        p: Option<u16>,
+        mask: S32,
+    },
+    Activemask {
+        d: u16,
+    },
+    // ---- control
+    Bra {
+        target: u32,
+        uni: bool,
+    },
+    Call(Box<CallInst>),
+    Ret,
+    Exit,
+    Trap,
+    Brkpt,
+    // ---- synchronisation
+    /// bar.sync / barrier.sync / bar.red / bar.arrive
+    Bar(Box<BarInst>),
+    BarWarpSync {
+        mask: S32,
+    },
+    ClusterArrive {
+        relaxed: bool,
+    },
+    ClusterWait,
+    /// membar / fence.* (kept as events; the sequential interpreter needs no memory effect)
+    Fence,
+    Mbar(Box<MbarInst>),
+    GriddepLaunch,
+    GriddepWait,
+    Setmaxnreg {
+        inc: bool,
+        count: u32,
+    },
+    /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
+    /// copies complete immediately (`immediate` policy), so these only mark the point.
+    AsyncGroupMark,
+}
+
+#[derive(Clone, Debug)]
+pub struct CvtInst {
+    pub from: CvtTy,
+    pub to: CvtTy,
+    pub m: FMods,
+    /// `.relu` (f16/bf16 targets)
+    pub relu: bool,
+    pub d: Any,
+    pub a: Any,
+    /// Second source for packing cvts (`cvt.rn.f16x2.f32 d, a, b`): `a` is the high half.
+    pub b: Option<Any>,
+}
+
+/// Types that cvt understands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CvtTy {
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    F64,
+    F16x2,
+    Bf16x2,
+    E4m3x2,
+    E5m2x2,
+}
+
+#[derive(Clone, Debug)]
+pub struct LdSt {
+    pub space: Space,
+    pub elem: Elem,
+    /// One register per vector element (1, 2, 4 or 8).
+    pub regs: Vec<Any>,
+    pub addr: Addr,
+}
+
+#[derive(Clone, Debug)]
+pub struct AtomInst {
+    pub space: Space,
+    pub op: AtomOp,
+    /// 4 or 8
+    pub size: u8,
+    /// None for `red`
+    pub d: Option<Any>,
+    pub addr: Addr,
+    pub b: Any,
+    pub c: Option<Any>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CallInst {
+    pub target: u32,
+    /// (caller param-slot offset, callee param-slot offset, size) copied at call.
+    pub args: Vec<(u32, u32, u32)>,
+    /// (callee return slot, caller retval slot, size) copied at return.
+    pub rets: Vec<(u32, u32, u32)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarKind {
+    Sync,
+    Arrive,
+    RedPopc,
+    RedAnd,
+    RedOr,
+}
+
+#[derive(Clone, Debug)]
+pub struct BarInst {
+    pub kind: BarKind,
+    pub id: S32,
+    /// Thread count (multiple of 32); None = all threads of the CTA.
+    pub count: Option<S32>,
+    /// bar.red: destination and predicate source.
+    pub d: Option<Any>,
+    pub pred: Option<PSrc>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MbarInst {
+    pub op: MbarOp,
+    /// Own CTA (`.shared::cta` or generic) or `.shared::cluster`.
+    pub space: Space,
+    pub addr: Addr,
+    /// state / predicate / count destination
+    pub d: Option<Any>,
+    pub dp: Option<u16>,
+    /// count / tx-count / state / parity operand
+    pub b: Option<Any>,
+}
+
+/// Where an instruction came from, for diagnostics.
+#[derive(Clone, Copy, Debug)]
+pub struct InstInfo {
+    pub span: Span,
+    /// Byte range of the opcode text in the source (for messages).
+    pub opcode: Span,
+}
+
+/// A loaded kernel: instructions of the entry and every reachable `.func`, laid out in one
+/// array (PCs are global indices).
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub name: String,
+    pub file: String,
+    pub code: Vec<Inst>,
+    /// Guard of each instruction (`@p` / `@!p`), parallel to `code`.
+    pub guards: Vec<Option<PSrc>>,
+    pub info: Vec<InstInfo>,
+    pub entry_pc: u32,
+    pub n_r32: u16,
+    pub n_r64: u16,
+    pub n_pred: u16,
+    /// Kernel parameters: (name, offset, size) in the param block.
+    pub params: Vec<ParamInfo>,
+    pub param_bytes: u32,
+    /// Static shared memory bytes (before the dynamic `.extern .shared` area).
+    pub static_shared: u32,
+    /// Offset of the dynamic shared area (aligned).
+    pub dyn_shared_offset: u32,
+    /// Bytes of `.local` per thread (variables and call parameter slots).
+    pub local_bytes: u32,
+    /// `.const` bank image.
+    pub const_image: Vec<u8>,
+    /// Module `.global` variables: (name, size, align, initial bytes, address relocations).
+    pub globals: Vec<GlobalVar>,
+    pub reqntid: Option<[u32; 3]>,
+    pub maxntid: Option<[u32; 3]>,
+    pub maxnreg: Option<u32>,
+    pub reqnctapercluster: Option<[u32; 3]>,
+    pub explicit_cluster: bool,
+    /// The kernel uses global/generic atomics (then parallel runs fall back to one thread).
+    pub uses_global_atomics: bool,
+    /// Source text lines for diagnostics are kept by the caller; this is the source's line
+    /// table of `.loc`-free positions only.
+    pub source: std::sync::Arc<str>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ParamInfo {
+    pub name: String,
+    pub offset: u32,
+    pub size: u32,
+    pub align: u32,
+    pub is_pointer: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct GlobalVar {
+    pub name: String,
+    /// Device address (assigned by the loader; see `launch::install_globals`).
+    pub addr: u64,
+    pub size: u64,
+    pub align: u32,
+    pub init: Vec<u8>,
+    /// (offset in init, symbol index into `globals`, addend): the address of another global.
+    pub relocs: Vec<(u64, usize, i64)>,
+}

@@ -1,0 +1,314 @@
+//! The scheduler of one SM group: resident clusters, warp rotation, hang and livelock
+//! detection.
+//!
+//! Default schedule: warps in order (cluster, CTA, warp), each for up to `quantum`
+//! warp-instructions. With a seed, each round visits the warps in a seeded random order with a
+//! seeded random quantum (SplitMix64, so the same seed gives the same run). A round in which
+//! no warp could run (every live lane parked on a wait that has not resolved) is a hang:
+//! nothing asynchronous is ever pending, because copies complete at issue.
+
+use std::collections::HashMap;
+
+use crate::error::{rules, BlockedWarp, HangReport};
+use crate::exec::{self, run_warp, ClusterShared, CtaBar, CtaState, Ctx, Env, Outcome, Stop, Warp};
+use crate::launch::{Launch, RunOptions};
+use crate::mem::GlobalMemory;
+use crate::observer::Observer;
+use crate::program::Kernel;
+
+pub(crate) struct GroupPlan<'a> {
+    pub kernel: &'a Kernel,
+    pub launch: &'a Launch,
+    pub global: &'a GlobalMemory,
+    pub opts: &'a RunOptions,
+    pub cluster: [u32; 3],
+    pub nclusters: [u32; 3],
+    pub per_sm: u32,
+    pub ngroups: u32,
+    pub total_clusters: u64,
+}
+
+struct ClusterRun {
+    ctas: Vec<CtaState>,
+    warps: Vec<Vec<Warp>>,
+    shared: ClusterShared,
+}
+
+impl ClusterRun {
+    fn done(&self) -> bool {
+        self.warps.iter().all(|ws| ws.iter().all(Warp::is_done))
+    }
+}
+
+/// SplitMix64: small, seedable, good enough for schedule choices.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32) -> ClusterRun {
+    let k = p.kernel;
+    let l = p.launch;
+    let nc = p.nclusters;
+    let cid = [
+        (idx % nc[0] as u64) as u32,
+        ((idx / nc[0] as u64) % nc[1] as u64) as u32,
+        (idx / (nc[0] as u64 * nc[1] as u64)) as u32,
+    ];
+    let cd = p.cluster;
+    let csize = cd[0] * cd[1] * cd[2];
+    let threads = l.block[0] * l.block[1] * l.block[2];
+    let nwarps = threads.div_ceil(32);
+    let smem = if l.dyn_shared == 0 {
+        k.static_shared
+    } else {
+        k.dyn_shared_offset + l.dyn_shared
+    };
+    let mut ctas = Vec::with_capacity(csize as usize);
+    let mut warps = Vec::with_capacity(csize as usize);
+    for rank in 0..csize {
+        let r = [rank % cd[0], (rank / cd[0]) % cd[1], rank / (cd[0] * cd[1])];
+        let ctaid = [
+            cid[0] * cd[0] + r[0],
+            cid[1] * cd[1] + r[1],
+            cid[2] * cd[2] + r[2],
+        ];
+        ctas.push(CtaState {
+            shared: vec![0; smem as usize],
+            ctaid,
+            rank,
+            smid: group * csize + rank,
+            nthreads: threads,
+            live_threads: threads,
+            bars: [CtaBar::default(); 16],
+            mbars: HashMap::new(),
+        });
+        warps.push(
+            (0..nwarps)
+                .map(|wi| Warp::new(k, wi, (threads - wi * 32).min(32)))
+                .collect(),
+        );
+    }
+    ClusterRun {
+        ctas,
+        warps,
+        shared: ClusterShared {
+            id: cid,
+            live_threads: threads * csize,
+            bar_arrived: 0,
+            bar_gen: 0,
+        },
+    }
+}
+
+/// Runs every cluster assigned to `group`; returns its outcome, hang reports and livelock
+/// reports.
+pub(crate) fn run_group<O: Observer>(
+    p: &GroupPlan<'_>,
+    group: u32,
+    obs: &mut O,
+) -> (Outcome, Vec<HangReport>, Vec<HangReport>) {
+    let k = p.kernel;
+    let l = p.launch;
+    let env = Env {
+        k,
+        global: p.global,
+        params: &l.params,
+        grid: l.grid,
+        block: l.block,
+        cluster_dim: p.cluster,
+        nclusters: p.nclusters,
+        explicit_cluster: k.explicit_cluster
+            || l.cluster.is_some()
+            || k.reqnctapercluster.is_some(),
+        nsms: p.opts.nsms,
+        dyn_smem: l.dyn_shared,
+        total_smem: if l.dyn_shared == 0 {
+            k.static_shared
+        } else {
+            k.dyn_shared_offset + l.dyn_shared
+        },
+        max_call_depth: p.opts.max_call_depth,
+    };
+    let mut out = Outcome::default();
+    let mut hangs = Vec::new();
+    let mut budget = Vec::new();
+    let mut next = group as u64;
+    let mut resident: Vec<ClusterRun> = Vec::new();
+    let mut rng = p
+        .opts
+        .seed
+        .map(|s| Rng(s ^ (group as u64).wrapping_mul(0xa076_1d64_78bd_642f)));
+    let mut order: Vec<(usize, usize, usize)> = Vec::new();
+    'outer: loop {
+        while resident.len() < p.per_sm as usize && next < p.total_clusters {
+            resident.push(make_cluster(p, next, group));
+            next += p.ngroups as u64;
+        }
+        if resident.is_empty() {
+            break;
+        }
+        order.clear();
+        for (ci, c) in resident.iter().enumerate() {
+            for (ti, ws) in c.warps.iter().enumerate() {
+                for (wi, w) in ws.iter().enumerate() {
+                    if !w.is_done() {
+                        order.push((ci, ti, wi));
+                    }
+                }
+            }
+        }
+        if let Some(r) = rng.as_mut() {
+            for i in (1..order.len()).rev() {
+                let j = r.below(i as u64 + 1) as usize;
+                order.swap(i, j);
+            }
+        }
+        let mut progressed = false;
+        for &(ci, ti, wi) in &order {
+            let c = &mut resident[ci];
+            let w = &mut c.warps[ti][wi];
+            let mut cx = Ctx {
+                env: &env,
+                ctas: &mut c.ctas,
+                cluster: &mut c.shared,
+                me: ti,
+                obs: &mut *obs,
+                out: &mut out,
+            };
+            exec::sync::poll(w, &mut cx);
+            if w.cur_mask == 0 {
+                continue;
+            }
+            let q = match rng.as_mut() {
+                Some(r) => 1 + r.below(p.opts.quantum),
+                None => p.opts.quantum,
+            };
+            progressed = true;
+            let stop = run_warp(w, &mut cx, q);
+            if stop == Stop::Trap {
+                break 'outer;
+            }
+        }
+        if out.warp_instructions > p.opts.max_steps {
+            budget.push(report(&env, &mut resident, obs, &mut out, true));
+            break;
+        }
+        if !progressed {
+            // one more poll pass: a barrier may have completed by the last exit
+            let mut woke = false;
+            for c in resident.iter_mut() {
+                for (ti, ws) in c.warps.iter_mut().enumerate() {
+                    for w in ws.iter_mut() {
+                        let mut cx = Ctx {
+                            env: &env,
+                            ctas: &mut c.ctas,
+                            cluster: &mut c.shared,
+                            me: ti,
+                            obs: &mut *obs,
+                            out: &mut out,
+                        };
+                        woke |= exec::sync::poll(w, &mut cx);
+                    }
+                }
+            }
+            if !woke {
+                hangs.push(report(&env, &mut resident, obs, &mut out, false));
+                break;
+            }
+        }
+        resident.retain(|c| !c.done());
+    }
+    (out, hangs, budget)
+}
+
+fn report<O: Observer>(
+    env: &Env<'_>,
+    resident: &mut [ClusterRun],
+    obs: &mut O,
+    out: &mut Outcome,
+    livelock: bool,
+) -> HangReport {
+    let k = env.k;
+    let mut warps = Vec::new();
+    let mut mbar = false;
+    for c in resident.iter_mut() {
+        for (ti, ws) in c.warps.iter().enumerate() {
+            let cx = Ctx {
+                env,
+                ctas: &mut c.ctas,
+                cluster: &mut c.shared,
+                me: ti,
+                obs: &mut *obs,
+                out: &mut *out,
+            };
+            for w in ws {
+                if w.is_done() {
+                    continue;
+                }
+                for wt in &w.waits {
+                    mbar |= matches!(wt.kind, exec::WaitKind::Mbar { .. });
+                    let info = &k.info[wt.pc as usize];
+                    warps.push(BlockedWarp {
+                        cta: cx.ctas[ti].ctaid,
+                        warp: w.id,
+                        lanes: wt.mask,
+                        span: info.span,
+                        opcode: k.source[info.opcode.start as usize..info.opcode.end as usize]
+                            .to_string(),
+                        waiting_for: exec::sync::describe(&wt.kind, &cx),
+                    });
+                }
+                let running = w.live & !w.blocked;
+                if running != 0 {
+                    let pc = w.cur_pc.min(k.code.len() as u32 - 1);
+                    let info = &k.info[pc as usize];
+                    warps.push(BlockedWarp {
+                        cta: cx.ctas[ti].ctaid,
+                        warp: w.id,
+                        lanes: running,
+                        span: info.span,
+                        opcode: k.source[info.opcode.start as usize..info.opcode.end as usize]
+                            .to_string(),
+                        waiting_for: "nothing (still running when the step budget ran out)".into(),
+                    });
+                }
+            }
+        }
+    }
+    let (rule, summary) = if livelock {
+        (
+            rules::STEP_BUDGET,
+            format!(
+                "step budget exhausted after {} warp-instructions (livelock or a very long kernel)",
+                out.warp_instructions
+            ),
+        )
+    } else if mbar {
+        (
+            rules::MBAR_HANG,
+            "hang: every live warp waits on an mbarrier or barrier that can no longer change"
+                .to_string(),
+        )
+    } else {
+        (
+            rules::BARRIER_DEADLOCK,
+            "hang: every live warp waits at a barrier that can no longer complete".to_string(),
+        )
+    };
+    HangReport {
+        rule,
+        summary,
+        warps,
+    }
+}
