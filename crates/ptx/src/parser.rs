@@ -304,7 +304,17 @@ impl<'src> Parser<'src> {
     // ---------------------------------------------------------------- module level
 
     fn module(&mut self) -> PResult<Module<'src>> {
+        // PTX ISA §11.1.1/§11.1.2 (.version, .target): a module begins with `.version`,
+        // immediately followed by `.target`. Checking it here makes empty and non-PTX input an
+        // error at 1:1 rather than an empty module.
+        if !self.at_dot(".version") {
+            return self.err_expected("`.version` (a PTX module starts with it)");
+        }
         let mut items = Vec::new();
+        self.module_item(&mut items)?;
+        if !self.at_dot(".target") {
+            return self.err_expected("`.target` after `.version`");
+        }
         while !self.at(TokKind::Eof) {
             self.module_item(&mut items)?;
         }

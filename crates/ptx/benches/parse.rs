@@ -1,0 +1,51 @@
+//! Parse throughput on the largest Triton matmul PTX of the corpus (MB/s via divan's
+//! `bytes_count`). Run: `cargo bench -p tmemu-ptx --bench parse`.
+
+use std::path::{Path, PathBuf};
+
+use divan::counter::BytesCount;
+use divan::Bencher;
+
+fn main() {
+    divan::main();
+}
+
+/// The largest `tests/corpus/kernels/triton/matmul*.ptx` (the corpus grows; pick at run time).
+fn largest_triton_matmul() -> (PathBuf, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/kernels/triton");
+    let best = std::fs::read_dir(&dir)
+        .expect("tests/corpus/kernels/triton")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "ptx")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("matmul"))
+        })
+        .max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .expect("a Triton matmul .ptx in the corpus");
+    let src = std::fs::read_to_string(&best).unwrap();
+    (best, src)
+}
+
+#[divan::bench]
+fn parse_triton_matmul(bencher: Bencher) {
+    let (path, src) = largest_triton_matmul();
+    eprintln!("bench input: {} ({} bytes)", path.display(), src.len());
+    bencher
+        .counter(BytesCount::new(src.len()))
+        .bench(|| tmemu_ptx::parse(divan::black_box(&src)).unwrap());
+}
+
+#[divan::bench]
+fn lex_only_triton_matmul(bencher: Bencher) {
+    let (_, src) = largest_triton_matmul();
+    bencher.counter(BytesCount::new(src.len())).bench(|| {
+        let mut lx = tmemu_ptx::lexer::Lexer::new(divan::black_box(&src));
+        let mut n = 0usize;
+        while lx.next_token().unwrap().kind != tmemu_ptx::lexer::TokKind::Eof {
+            n += 1;
+        }
+        n
+    });
+}
