@@ -41,15 +41,24 @@ mbarrier. Placement per data-movement.md §5.3 (DERIVED from CUTLASS: source row
 
 def case_cp_4x256b() -> Case:
     c = Case("cp_4x256b", """
-tcgen05.cp .4x256b into zeroed columns 0..7, commit .shared::cluster. READING CHOSEN
-(data-movement.md §5.3, UNCONFIRMED): CUTLASS's model, source row i -> lane 32*i (one row per
-32-lane sub-partition); every other lane stays zero.""")
-    image = _rng(2).integers(0, 256, 256, dtype=np.uint8)
+tcgen05.cp .4x256b into zeroed columns 0..7, commit .shared::cluster. The destination lanes of
+rows 1..3 are UNCONFIRMED (data-movement.md §5.3: lanes 1..3 literally, lanes 32/64/96 in
+CUTLASS's model), so the kernel reports only what both readings imply: out[0] = lane 0
+(= source row 0), out[1] = XOR over all lanes per column (= XOR of the 4 source rows),
+out[2] = nonzero lanes per column (= 4: every source cell is nonzero).""")
+    rng = _rng(2)
+    image = rng.integers(0, 256, 256, dtype=np.uint8)
+    rows = rt.smem_rows(image, 0, 4, 2, 128, 256)
+    # make every destination cell nonzero so that the count is 4
+    for i in range(4):
+        for k in range(0, 32, 4):
+            if not rows[i, k:k + 4].any():
+                raise AssertionError("regenerate with another seed")
     c.input("image", image)
-    c.output("out", "u32", (128, 8))
-    t = np.zeros((128, 8), np.uint32)
-    _place(t, rt.smem_rows(image, 0, 4, 2, 128, 256), lambda i: [32 * i], 0)
-    c.expect("out", t)
+    c.output("out", "u32", (3, 8))
+    cells = np.stack([rt.bytes_to_cells(rows[i]) for i in range(4)])
+    exp = np.stack([cells[0], np.bitwise_xor.reduce(cells, axis=0), np.full(8, 4, np.uint32)])
+    c.expect("out", exp.astype(np.uint32))
     return c
 
 

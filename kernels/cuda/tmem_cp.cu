@@ -15,17 +15,6 @@ __device__ __forceinline__ void load_image(uint4* dst, const uint4* src, uint32_
   for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads) dst[i] = src[i];
   fence_proxy_async_smem();
 }
-
-template <int kCols>
-__device__ __forceinline__ void store_quarter(uint32_t taddr, uint32_t* out_row);
-
-template <>
-__device__ __forceinline__ void store_quarter<8>(uint32_t taddr, uint32_t* out_row) {
-  uint32_t v[8];
-  tc_ld_32x32b_x8(taddr, v);
-  tc_wait_ld();
-  for (int c = 0; c < 8; ++c) out_row[c] = v[c];
-}
 }  // namespace
 
 // One cp of each plain shape and each multicast form, into columns
@@ -74,19 +63,28 @@ cp_shapes(const uint4* __restrict__ image, uint32_t* __restrict__ out) {
 }
 
 // .4x256b: 4 rows x 32 bytes into zeroed columns 0..7; commit through .shared::cluster.
+// Which lanes receive rows 1..3 is UNCONFIRMED (data-movement.md §5.3: lanes 1..3 by the
+// shape's name, lanes 32/64/96 by CUTLASS's model); row 0 lands in lane 0 under both. So the
+// kernel reports what both readings agree on: out[0][c] = lane 0, out[1][c] = XOR of column c
+// over all 128 lanes (= XOR of the 4 rows), out[2][c] = number of lanes whose cell is nonzero.
 extern "C" __global__ void __launch_bounds__(kThreads)
 cp_4x256b(const uint4* __restrict__ image, uint32_t* __restrict__ out) {
   __shared__ __align__(128) uint4 smem[256 / 16];
   __shared__ __align__(8) uint64_t done;
   __shared__ uint32_t tmem_slot;
+  __shared__ uint32_t col_xor[8], col_nonzero[8];
   const uint32_t warp = threadIdx.x / 32;
   if (warp == 0) tc_alloc1(smem_u32(&tmem_slot), 32);
   if (threadIdx.x == 0) mbar_init(smem_u32(&done), 1);
+  if (threadIdx.x < 8) {
+    col_xor[threadIdx.x] = 0;
+    col_nonzero[threadIdx.x] = 0;
+  }
   load_image(smem, image, 256);
   tc_sync_cta();
   const uint32_t t = tmem_slot + lane_base(warp);
-  uint32_t zero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  tc_st_32x32b_x8(t, zero);
+  uint32_t v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  tc_st_32x32b_x8(t, v);
   tc_wait_st();
   tc_sync_cta();
   if (warp == 0 && elect_one()) {
@@ -96,8 +94,18 @@ cp_4x256b(const uint4* __restrict__ image, uint32_t* __restrict__ out) {
   }
   mbar_wait(smem_u32(&done), 0);
   tc_fence_after();
-  store_quarter<8>(t, out + threadIdx.x * 8);
+  tc_ld_32x32b_x8(t, v);
+  tc_wait_ld();
+  for (int c = 0; c < 8; ++c) {
+    atomicXor(&col_xor[c], v[c]);
+    if (v[c] != 0) atomicAdd(&col_nonzero[c], 1u);
+    if (threadIdx.x == 0) out[c] = v[c];
+  }
   tc_sync_cta();
+  if (threadIdx.x < 8) {
+    out[8 + threadIdx.x] = col_xor[threadIdx.x];
+    out[16 + threadIdx.x] = col_nonzero[threadIdx.x];
+  }
   if (warp == 0) { tc_dealloc1(tmem_slot, 32); tc_relinquish1(); }
 }
 
