@@ -88,6 +88,15 @@ def clean_environment(cache_dir: Path) -> None:
     os.environ["TRITON_HOME"] = str(cache_dir / "home")
     # Triton 3.9 warns that the default will flip in 3.10; say explicitly what we compile with.
     os.environ["TRITON_DEFAULT_FP_FUSION"] = "1"
+    # CuTe DSL: compile for sm_100a without a GPU, keep the PTX (with line info) in a folder of
+    # ours, and never reuse a cached build.
+    (cache_dir / "cute").mkdir(parents=True, exist_ok=True)
+    os.environ["CUTE_DSL_ARCH"] = "sm_100a"
+    os.environ["CUTE_DSL_KEEP"] = "ptx,ir"  # ir: to check TMA boxes
+    os.environ["CUTE_DSL_LINEINFO"] = "1"
+    os.environ["CUTE_DSL_DUMP_DIR"] = str(cache_dir / "cute")
+    os.environ["CUTE_DSL_CACHE_DIR"] = str(cache_dir / "cute-cache")
+    os.environ["CUTE_DSL_DISABLE_FILE_CACHING"] = "1"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -330,6 +339,16 @@ class HostTMA:
 
 
 @dataclasses.dataclass
+class TensorMapArg:
+    """A 128-byte `.param .b8` tensor map given explicitly (CuTe DSL TMA atoms): box innermost
+    dimension first, as CUDA counts."""
+    buffer: str
+    box: list[int]
+    swizzle: str
+    oob_fill: str = "zero"
+
+
+@dataclasses.dataclass
 class Packed:
     """A `.param .b8 x[N]` struct argument (CuTe DSL): typed fields at natural alignment."""
     fields: list[dict]
@@ -562,7 +581,17 @@ def write_case(case: Case, ptx_name: str, entry: str, params: list[PtxParam], la
             strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
             for i, s in enumerate(strides):
                 w.arg({"value": s}, f"{aname}.strides[{i}] (i64, elements)")
+        elif isinstance(v, TensorMapArg):
+            buf_of(v.buffer)
+            tm = {"buffer": v.buffer, "box": list(v.box), "swizzle": v.swizzle,
+                  "oob_fill": v.oob_fill}
+            w.arg({"tensormap": tm}, f"{aname}: tensor map (box innermost first, as CUDA counts)")
         elif isinstance(v, Packed):
+            size = packed_size(v.fields)
+            p = params[w.n_args] if w.n_args < len(params) else None
+            if p is None or p.array != size:
+                raise SystemExit(f"{case.name}: {aname}: packed fields take {size} bytes but the "
+                                 f"parameter is {p.decl + ' [' + str(p.array) + ']' if p else 'missing'}")
             w.arg({"packed": v.fields}, f"{aname}{': ' + v.comment if v.comment else ''}")
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             w.arg({"value": v}, aname)
@@ -596,6 +625,22 @@ def write_case(case: Case, ptx_name: str, entry: str, params: list[PtxParam], la
     return text, w.files
 
 
+PACKED_BYTES = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "f16": 2, "bf16": 2, "u32": 4, "i32": 4,
+                "f32": 4, "u64": 8, "i64": 8, "f64": 8, "buffer": 8}
+
+
+def packed_size(fields: list[dict]) -> int:
+    """Bytes a `packed = [...]` list occupies: each field at its natural alignment (the
+    launch-spec rule), the total rounded up to the largest alignment."""
+    off, align = 0, 1
+    for f in fields:
+        kind = next(iter(f))
+        n = PACKED_BYTES[kind]
+        off = (off + n - 1) // n * n + n
+        align = max(align, n)
+    return (off + align - 1) // align * align
+
+
 def _arg_block(lines: list[str], index: int) -> list[str]:
     """The lines of the index-th [[arg]] table."""
     n = -1
@@ -624,7 +669,7 @@ def load_kernel_module(rel: str):
     mod = types.ModuleType(modname)
     mod.__file__ = rel
     sys.modules[modname] = mod
-    code = compile((REPO / rel).read_text(), rel, "exec")
+    code = compile((REPO / rel).read_text(), rel, "exec", dont_inherit=True)
     exec(code, mod.__dict__)
     return mod
 
