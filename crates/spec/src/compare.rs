@@ -63,7 +63,7 @@ pub fn compare(
     };
     let n = actual_bytes.len() / dtype.size();
     let expected_n = expected.data.len() / ref_type.size();
-    if n != expected_n || actual_bytes.len() % dtype.size() != 0 {
+    if n != expected_n || !actual_bytes.len().is_multiple_of(dtype.size()) {
         return Err(CompareError::Length {
             expected: expected_n,
             actual: n,

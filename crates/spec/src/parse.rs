@@ -153,19 +153,36 @@ fn check_references(spec: &Spec) -> Result<(), SpecError> {
             )
         })
     };
+    // An address one past the end is legal to form (as in C); using it is the engine's
+    // out-of-bounds check.
+    let check_offset = |b: &BufferSpec, offset: u64, site: &Site| {
+        if offset > b.byte_len() as u64 {
+            return Err(err(
+                &site.with_key(format!("{}.offset_bytes", site.key)),
+                format!(
+                    "expected an offset within buffer '{}' (0..={} bytes), found {offset}",
+                    b.name,
+                    b.byte_len()
+                ),
+            ));
+        }
+        Ok(())
+    };
     let mut seen = std::collections::HashSet::new();
     for b in &spec.buffers {
         seen.insert(b.name.as_str());
     }
     for arg in &spec.args {
         match &arg.kind {
-            ArgKind::Buffer { name, .. } => {
-                find(name, &arg.site)?;
+            ArgKind::Buffer { name, offset_bytes } => {
+                let b = find(name, &arg.site)?;
+                check_offset(b, *offset_bytes, &arg.site)?;
             }
             ArgKind::Packed(fields) => {
                 for f in fields {
-                    if let FieldValue::Buffer { name, .. } = &f.value {
-                        find(name, &f.site)?;
+                    if let FieldValue::Buffer { name, offset_bytes } = &f.value {
+                        let b = find(name, &f.site)?;
+                        check_offset(b, *offset_bytes, &f.site)?;
                     }
                 }
             }

@@ -349,7 +349,7 @@ impl TensorMapDesc {
         let ty = self.elem_type;
         let wide_align = self.interleave == Interleave::B32 || ty.is_align16b();
         let align = if wide_align { 32 } else { 16 };
-        if self.global_address % align != 0 {
+        if !self.global_address.is_multiple_of(align) {
             return Err(invalid(format!(
                 "global address {:#x} is not {align}-byte aligned",
                 self.global_address
@@ -362,19 +362,19 @@ impl TensorMapDesc {
             }
         }
         let dim0 = self.global_dims[0];
-        if ty.is_align16b() && dim0 % 128 != 0 {
+        if ty.is_align16b() && !dim0.is_multiple_of(128) {
             return Err(invalid(format!(
                 "global dim 0 = {dim0} must be a multiple of 128 for this element type"
             )));
         }
-        if ty == TmElemType::B4x16 && dim0 % 2 != 0 {
+        if ty == TmElemType::B4x16 && !dim0.is_multiple_of(2) {
             return Err(invalid(format!(
                 "global dim 0 = {dim0} must be even for b4x16"
             )));
         }
         for i in 1..rank {
             let s = self.global_strides[i - 1];
-            if s % align != 0 || s >= 1 << 40 {
+            if !s.is_multiple_of(align) || s >= 1 << 40 {
                 return Err(invalid(format!(
                     "global stride of dim {i} = {s} bytes must be a multiple of {align} and below 2^40"
                 )));
@@ -404,7 +404,7 @@ impl TensorMapDesc {
             }
         }
         let inner_box_bytes = self.bytes_of(self.box_dims[0] as u64);
-        if !interleaved && inner_box_bytes % 16 != 0 {
+        if !interleaved && !inner_box_bytes.is_multiple_of(16) {
             return Err(invalid(format!(
                 "inner box dim {} spans {inner_box_bytes} bytes, which is not a multiple of 16",
                 self.box_dims[0]
@@ -478,5 +478,58 @@ impl fmt::Display for TensorMapDesc {
             &self.box_dims[..r],
             self.swizzle.name()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_range_codes_are_named() {
+        let d = TensorMapDesc {
+            elem_type: TmElemType::F32,
+            rank: 1,
+            global_address: 0,
+            global_dims: [64, 0, 0, 0, 0],
+            global_strides: [0; 4],
+            box_dims: [32, 0, 0, 0, 0],
+            elem_strides: [1, 0, 0, 0, 0],
+            interleave: Interleave::None,
+            swizzle: SwizzleMode::None,
+            swizzle_atomicity: SwizzleAtomicity::B16,
+            oob_fill: OobFill::Zero,
+            l2_promotion: L2Promotion::None,
+        };
+        for (offset, field, code) in [
+            (6, "elemtype", 16u8),
+            (8, "interleave_layout", 3),
+            (9, "swizzle_mode", 5),
+            (10, "swizzle_atomicity", 4),
+            (11, "fill_mode", 2),
+            (12, "l2_promotion", 4),
+        ] {
+            let mut b = d.encode();
+            b[offset] = code;
+            let sum = fnv1a(&b[..124]);
+            b[124..128].copy_from_slice(&sum.to_le_bytes());
+            assert_eq!(
+                TensorMapDesc::decode(&b),
+                Err(TensorMapError::Code {
+                    field,
+                    code: code as u64
+                })
+            );
+        }
+        let mut b = d.encode();
+        b[120] = 1;
+        let sum = fnv1a(&b[..124]);
+        b[124..128].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(
+            TensorMapDesc::decode(&b),
+            Err(TensorMapError::Invalid(
+                "reserved bytes are not zero".into()
+            ))
+        );
     }
 }

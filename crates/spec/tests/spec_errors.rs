@@ -270,6 +270,24 @@ fn unknown_buffer_names() {
 }
 
 #[test]
+fn offset_beyond_buffer() {
+    assert_eq!(
+        parse_err(&format!(
+            "{HEAD}[buffers.a]\ndtype = \"u16\"\nshape = [4]\n[[arg]]\nbuffer = \"a\"\noffset_bytes = 10\n"
+        )),
+        "k.toml:7:1: error: key 'arg[0].offset_bytes': expected an offset within buffer 'a' (0..=8 bytes), found 10"
+    );
+    let c = Case::new();
+    let spec = c
+        .parse(&format!(
+            "{HEAD}[buffers.a]\ndtype = \"u16\"\nshape = [4]\n[[arg]]\nbuffer = \"a\"\noffset_bytes = 8\n"
+        ))
+        .unwrap();
+    let r = resolve(&spec, &[p("a", ParamKind::Pointer)]).unwrap();
+    assert_eq!(r.relocations[0].addend, 8);
+}
+
+#[test]
 fn wrong_argument_count() {
     let c = Case::new();
     let text = format!("{HEAD}[[arg]]\nvalue = 1\n[[arg]]\nvalue = 2\n");
