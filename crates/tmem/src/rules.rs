@@ -557,6 +557,17 @@ pub const CP_DESCRIPTOR_LAYOUT: Rule = Rule {
     checked_by: None,
 };
 
+pub const MMA_LANE_ALIGN: Rule = Rule {
+    id: "TM0314",
+    name: "mma-lane-align",
+    section: "§9.7.16.10.5",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The lane field of tcgen05.mma's D address must be 0, or 0 or 16 for the half-lane layouts F (M=64) and C (cta_group::2 sparse M=128).",
+    hardware: "Not specified by the ISA (misaligned datapath).",
+    checked_by: Some("tmemu_tmem::mma"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM04xx — static and target rules (tmem.md §7 rules 13, 21–26, 29–32)
 
@@ -724,6 +735,7 @@ pub static RULES: &[Rule] = &[
     IDESC_FIELD,
     IDESC_SCALE,
     CP_DESCRIPTOR_LAYOUT,
+    MMA_LANE_ALIGN,
     MIXED_CTA_GROUP,
     LDST_VECTOR_LENGTH,
     HALF_SPLITOFF_NOT_IMMEDIATE,

@@ -1,0 +1,183 @@
+//! D = ±A·Bᵀ (+ D) into TMEM. See the module docs for the rounding model.
+
+use super::{DLayout, MmaError};
+use crate::desc::{AccumType, InstrDescriptor};
+
+const COLS: usize = 512;
+
+/// Reusable buffers so repeated MMAs do not allocate.
+#[derive(Default, Debug)]
+pub struct MmaScratch {
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    p: Vec<f32>,
+}
+
+/// One MMA on gathered operands.
+#[derive(Clone, Copy, Debug)]
+pub struct MmaRequest<'a> {
+    pub idesc: &'a InstrDescriptor,
+    pub layout: DLayout,
+    /// A, `M × K` row-major (M = the instruction's M: both CTAs' rows for cta_group::2).
+    pub a: &'a [f32],
+    /// B, `N × K` row-major (all N; for cta_group::2 both CTAs' halves concatenated).
+    pub b: &'a [f32],
+    /// `enable-input-d`: false ⇒ D = A·B.
+    pub enable_input_d: bool,
+    /// `scale-input-d` (0..15): D = A·B + D·2^-sid.
+    pub scale_input_d: u32,
+    /// `disable-output-lane` words of this CTA (bit i = TMEM lane i not written).
+    pub disable_output_lane: [u32; 4],
+}
+
+/// Executes the MMA for CTA `cta` of the group (0 for cta_group::1; 0 = even, 1 = odd CTA
+/// of a pair, which holds rows M/2.. — UNCONFIRMED which CTA is which, mma.md §9) into that
+/// CTA's TMEM `tmem` (128 × 512 cells, lane-major), D at `d_taddr`.
+pub fn execute(
+    req: &MmaRequest<'_>,
+    cta: u32,
+    d_taddr: u32,
+    tmem: &mut [u32],
+    scratch: &mut MmaScratch,
+) -> Result<(), MmaError> {
+    let idesc = req.idesc;
+    let (n, k) = (idesc.n as usize, idesc.k() as usize);
+    let layout = req.layout;
+    let rows = layout.rows_per_cta() as usize;
+    let (l0, c0) = ((d_taddr >> 16) as usize, (d_taddr & 0xFFFF) as usize);
+    layout.check_lane(l0 as u32)?;
+    if idesc.sparse {
+        return Err(MmaError::Unsupported("sparse tcgen05.mma.sp"));
+    }
+    let ncols = layout.columns(n as u32) as usize;
+    if c0 + ncols > COLS {
+        return Err(MmaError::TmemOutOfRange {
+            lane: l0 as u32,
+            column: (c0 + ncols - 1) as u32,
+        });
+    }
+    assert!(
+        tmem.len() >= 128 * COLS,
+        "TMEM grid must be 128 x 512 cells"
+    );
+    let a_off = cta as usize * rows * k;
+    assert!(req.a.len() >= a_off + rows * k, "A has fewer than M rows");
+    assert!(req.b.len() >= n * k, "B has fewer than N rows");
+    let a = &req.a[a_off..a_off + rows * k];
+    let sign = if idesc.negate_a != idesc.negate_b {
+        -1.0
+    } else {
+        1.0
+    };
+    let d_scale = f32::from_bits((127 - req.scale_input_d.min(15)) << 23);
+    let masked = req.disable_output_lane.iter().any(|&w| w != 0);
+    let (blocks, count) = layout.blocks(n as u32);
+
+    if idesc.d_type == AccumType::F32 && !masked {
+        // Fast path: the GEMM writes straight into the cells (f32 bit patterns).
+        for blk in &blocks[..count] {
+            let base = (l0 + blk.lane as usize) * COLS + c0 + blk.column as usize;
+            let last = base + (blk.rows as usize - 1) * COLS + blk.cols as usize;
+            let cells = &mut tmem[base..last];
+            if req.enable_input_d && req.scale_input_d != 0 {
+                for r in 0..blk.rows as usize {
+                    for x in &mut cells[r * COLS..r * COLS + blk.cols as usize] {
+                        *x = (f32::from_bits(*x) * d_scale).to_bits();
+                    }
+                }
+            }
+            // SAFETY: A and B cover (row0+rows)×k and (col0+cols)×k elements (asserted
+            // above); C covers rows×cols cells with row stride COLS inside `cells`, whose
+            // length was computed from exactly that extent. u32 and f32 have the same size
+            // and alignment.
+            unsafe {
+                matrixmultiply::sgemm(
+                    blk.rows as usize,
+                    k,
+                    blk.cols as usize,
+                    sign,
+                    a.as_ptr().add(blk.row0 as usize * k),
+                    k as isize,
+                    1,
+                    req.b.as_ptr().add(blk.col0 as usize * k),
+                    1,
+                    k as isize,
+                    if req.enable_input_d { 1.0 } else { 0.0 },
+                    cells.as_mut_ptr() as *mut f32,
+                    COLS as isize,
+                    1,
+                );
+            }
+        }
+        return Ok(());
+    }
+
+    // General path: P = ±A·Bᵀ into scratch, then combine cell by cell.
+    scratch.p.clear();
+    scratch.p.resize(rows * n, 0.0);
+    // SAFETY: A is rows×k, B is n×k (asserted), P is rows×n, all row-major.
+    unsafe {
+        matrixmultiply::sgemm(
+            rows,
+            k,
+            n,
+            sign,
+            a.as_ptr(),
+            k as isize,
+            1,
+            req.b.as_ptr(),
+            1,
+            k as isize,
+            0.0,
+            scratch.p.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+    for blk in &blocks[..count] {
+        for r in 0..blk.rows as usize {
+            let lane = l0 + blk.lane as usize + r;
+            if (req.disable_output_lane[lane / 32] >> (lane % 32)) & 1 == 1 {
+                continue;
+            }
+            let i = blk.row0 as usize + r;
+            for c in 0..blk.cols as usize {
+                let j = blk.col0 as usize + c;
+                let p = scratch.p[i * n + j];
+                let cell = &mut tmem[lane * COLS + c0 + blk.column as usize + c];
+                *cell = combine(idesc, *cell, p, req.enable_input_d, d_scale);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[inline]
+fn combine(idesc: &InstrDescriptor, old: u32, p: f32, enable: bool, d_scale: f32) -> u32 {
+    match idesc.d_type {
+        AccumType::F32 => {
+            if enable {
+                (f32::from_bits(old) * d_scale + p).to_bits()
+            } else {
+                p.to_bits()
+            }
+        }
+        AccumType::F16 => {
+            let v = if enable {
+                half::f16::from_bits(old as u16).to_f32() * d_scale + p
+            } else {
+                p
+            };
+            u32::from(half::f16::from_f32(v).to_bits())
+        }
+        AccumType::S32 => {
+            let p = p as i32; // exact: see the module docs
+            let old = if enable { old as i32 } else { 0 };
+            (if idesc.saturate {
+                old.saturating_add(p)
+            } else {
+                old.wrapping_add(p)
+            }) as u32
+        }
+    }
+}

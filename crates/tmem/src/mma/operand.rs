@@ -1,0 +1,282 @@
+//! Gathering MMA operands into f32 matrices: A (M×K) and B (N×K), both row-major with K
+//! contiguous, from shared memory through a descriptor, or A from TMEM; and block-scale
+//! factors from TMEM.
+//!
+//! Element packing (mma.md §4 "Element packing", descriptors.md §2.1): every operand is a
+//! sequence of 16-byte chunks holding `T` elements:
+//! - tf32: 4 per chunk; the low 13 bits of the f32 pattern are dropped (hardware reads the
+//!   top 19 bits — UNCONFIRMED whether it truncates or rounds; we truncate, as the tensor
+//!   core ignores the low mantissa bits rather than rounding them (mma.md §10 suggestion));
+//! - f16/bf16: 8; 8-bit types: 16;
+//! - `.kind::f8f6f4`/`.kind::mxf8f6f4` 6-bit and 4-bit types: 16 per chunk in the padded
+//!   smem formats `.b6x16_p32` (12 bytes of dense 6-bit values, 4 bytes padding) and
+//!   `.b4x16_p64` (8 bytes of dense nibbles, 8 bytes padding) that TMA writes for them;
+//! - `.kind::mxf4`/`.kind::mxf4nvf4` e2m1: 32 per chunk, two per byte, low nibble first
+//!   (UNCONFIRMED order; the natural little-endian reading).
+//! In TMEM (A operand) elements pack along the columns of a lane, low bits first: 2 × 16-bit,
+//! 4 × 8-bit (4/6-bit f8f6f4 values in the low bits of 8-bit containers, as
+//! [`crate::layout::CpForm`] decompression writes them), 8 × e2m1 for mxf4.
+
+use super::{DLayout, MmaError};
+use crate::desc::{ElemType, Major, MmaKind, OperandLayout, ScaleType};
+use tmemu_num::narrow::{unpack_b4x16, unpack_b6x16, NarrowFormat};
+
+/// Element type plus the kind that decides its packing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandFormat {
+    pub elem: ElemType,
+    pub kind: MmaKind,
+}
+
+impl OperandFormat {
+    /// Elements per 16-byte shared-memory chunk.
+    pub fn per_chunk(&self) -> u32 {
+        match (self.elem, self.kind) {
+            (ElemType::Tf32, _) => 4,
+            (ElemType::F16 | ElemType::Bf16, _) => 8,
+            (ElemType::E2m1, MmaKind::MxF4 | MmaKind::MxF4Nvf4) => 32,
+            _ => 16,
+        }
+    }
+
+    /// Bits one element takes in a TMEM cell.
+    pub fn tmem_bits(&self) -> u32 {
+        match (self.elem, self.kind) {
+            (ElemType::Tf32, _) => 32,
+            (ElemType::F16 | ElemType::Bf16, _) => 16,
+            (ElemType::E2m1, MmaKind::MxF4 | MmaKind::MxF4Nvf4) => 4,
+            _ => 8,
+        }
+    }
+
+    fn narrow(&self) -> Option<NarrowFormat> {
+        Some(match self.elem {
+            ElemType::E4m3 => NarrowFormat::E4m3,
+            ElemType::E5m2 => NarrowFormat::E5m2,
+            ElemType::E2m3 => NarrowFormat::E2m3,
+            ElemType::E3m2 => NarrowFormat::E3m2,
+            ElemType::E2m1 => NarrowFormat::E2m1,
+            _ => return None,
+        })
+    }
+
+    /// Decodes a whole 16-byte chunk into `out[..per_chunk()]`.
+    #[inline]
+    pub fn decode_chunk(&self, c: &[u8; 16], out: &mut [f32; 32]) {
+        match self.elem {
+            ElemType::Tf32 => {
+                for e in 0..4 {
+                    let w =
+                        u32::from_le_bytes([c[4 * e], c[4 * e + 1], c[4 * e + 2], c[4 * e + 3]]);
+                    out[e] = f32::from_bits(w & !0x1FFF);
+                }
+            }
+            ElemType::F16 => {
+                for e in 0..8 {
+                    out[e] =
+                        half::f16::from_bits(u16::from_le_bytes([c[2 * e], c[2 * e + 1]])).to_f32();
+                }
+            }
+            ElemType::Bf16 => {
+                for e in 0..8 {
+                    out[e] = f32::from_bits(
+                        u32::from(u16::from_le_bytes([c[2 * e], c[2 * e + 1]])) << 16,
+                    );
+                }
+            }
+            ElemType::U8 => {
+                for e in 0..16 {
+                    out[e] = f32::from(c[e]);
+                }
+            }
+            ElemType::S8 => {
+                for e in 0..16 {
+                    out[e] = f32::from(c[e] as i8);
+                }
+            }
+            ElemType::E4m3 | ElemType::E5m2 => {
+                let t = self.narrow().unwrap().table();
+                for e in 0..16 {
+                    out[e] = t[c[e] as usize];
+                }
+            }
+            ElemType::E2m3 | ElemType::E3m2 => {
+                let t = self.narrow().unwrap().table();
+                let v = unpack_b6x16(c[..12].try_into().unwrap());
+                for e in 0..16 {
+                    out[e] = t[v[e] as usize];
+                }
+            }
+            ElemType::E2m1 => {
+                let t = self.narrow().unwrap().table();
+                if self.per_chunk() == 32 {
+                    for b in 0..16 {
+                        out[2 * b] = t[(c[b] & 0xF) as usize];
+                        out[2 * b + 1] = t[(c[b] >> 4) as usize];
+                    }
+                } else {
+                    let v = unpack_b4x16(c[..8].try_into().unwrap());
+                    for e in 0..16 {
+                        out[e] = t[v[e] as usize];
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decodes element `e` of a TMEM cell (`e < 32 / tmem_bits()`).
+    #[inline]
+    pub fn decode_cell(&self, cell: u32, e: u32) -> f32 {
+        let bits = self.tmem_bits();
+        let v = if bits == 32 {
+            cell
+        } else {
+            (cell >> (e * bits)) & ((1 << bits) - 1)
+        };
+        match self.elem {
+            ElemType::Tf32 => f32::from_bits(v & !0x1FFF),
+            ElemType::F16 => half::f16::from_bits(v as u16).to_f32(),
+            ElemType::Bf16 => f32::from_bits(v << 16),
+            ElemType::U8 => v as f32,
+            ElemType::S8 => f32::from(v as u8 as i8),
+            _ => self.narrow().unwrap().decode(v as u8),
+        }
+    }
+}
+
+/// Gathers a `rows × k` operand from shared memory into `out` (row-major, K contiguous).
+/// `rows` and `k` must be multiples of the chunk's element count along the chunked dimension.
+pub fn gather_smem(
+    smem: &[u8],
+    layout: &OperandLayout,
+    fmt: OperandFormat,
+    rows: u32,
+    k: u32,
+    out: &mut [f32],
+) -> Result<(), MmaError> {
+    let t = fmt.per_chunk();
+    let ku = k as usize;
+    assert!(out.len() >= (rows * k) as usize, "output too small");
+    let mut buf = [0f32; 32];
+    let chunk_at = |addr: u32| -> Result<&[u8; 16], MmaError> {
+        let a = addr as usize;
+        smem.get(a..a + 16)
+            .map(|s| s.try_into().unwrap())
+            .ok_or(MmaError::SmemOutOfBounds { addr })
+    };
+    match layout.major {
+        Major::K => {
+            if k % t != 0 {
+                return Err(MmaError::Unsupported("K not a multiple of the chunk width"));
+            }
+            for row in 0..rows {
+                for kc in 0..k / t {
+                    fmt.decode_chunk(chunk_at(layout.chunk_address(row, kc))?, &mut buf);
+                    let o = row as usize * ku + (kc * t) as usize;
+                    out[o..o + t as usize].copy_from_slice(&buf[..t as usize]);
+                }
+            }
+        }
+        Major::MN => {
+            if rows % t != 0 {
+                return Err(MmaError::Unsupported(
+                    "rows not a multiple of the chunk width",
+                ));
+            }
+            for mc in 0..rows / t {
+                for kk in 0..k {
+                    fmt.decode_chunk(chunk_at(layout.chunk_address(mc, kk))?, &mut buf);
+                    for e in 0..t {
+                        out[(mc * t + e) as usize * ku + kk as usize] = buf[e as usize];
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Gathers A (`rows × k`) from TMEM at `taddr`: row i on the lane D's row i uses (same
+/// datapath layout, "DP-address equivalence" — mma.md §9, DERIVED/UNCONFIRMED), K packed
+/// along the columns. `tmem` is one CTA's 128 × 512 cells, lane-major.
+pub fn gather_tmem(
+    tmem: &[u32],
+    taddr: u32,
+    layout: DLayout,
+    fmt: OperandFormat,
+    rows: u32,
+    k: u32,
+    out: &mut [f32],
+) -> Result<(), MmaError> {
+    if !matches!(layout, DLayout::A | DLayout::D | DLayout::F) {
+        return Err(MmaError::Unsupported("A in TMEM with this datapath layout"));
+    }
+    let per_cell = 32 / fmt.tmem_bits();
+    let (l0, c0) = (taddr >> 16, taddr & 0xFFFF);
+    for i in 0..rows {
+        let (lane, _) = layout.cell(i, 0, 8);
+        for kk in 0..k {
+            let (lane, col) = (l0 + lane, c0 + kk / per_cell);
+            if lane >= 128 || col >= 512 {
+                return Err(MmaError::TmemOutOfRange { lane, column: col });
+            }
+            let cell = tmem[(lane * 512 + col) as usize];
+            out[(i * k + kk) as usize] = fmt.decode_cell(cell, kk % per_cell);
+        }
+    }
+    Ok(())
+}
+
+/// Gathers a block-scale matrix (`rows × nsf`, row-major) from TMEM (mma.md §6, DERIVED
+/// from CUTLASS `tmem_sf_frg`, UNCONFIRMED against the ISA figures): row r = r0 + 32·r1 is
+/// read from lane `L0 + r0` (the program must replicate it into all four lane quarters),
+/// column `C0 + r1`, bytes `sf_id + j` for j < nsf. Bits 31..30 of `taddr` (where CUTLASS
+/// keeps the SF ID) are ignored.
+pub fn gather_scales_tmem(
+    tmem: &[u32],
+    taddr: u32,
+    rows: u32,
+    nsf: u32,
+    sf_id: u8,
+    ty: ScaleType,
+    out: &mut [f32],
+) -> Result<(), MmaError> {
+    if u32::from(sf_id) + nsf > 4 {
+        return Err(MmaError::Unsupported(
+            "scale factor ID + vector size exceeds a cell",
+        ));
+    }
+    let fmt = match ty {
+        ScaleType::Ue8m0 => NarrowFormat::Ue8m0,
+        ScaleType::Ue4m3 => NarrowFormat::Ue4m3,
+    };
+    let (l0, c0) = ((taddr >> 16) & 0x3FFF, taddr & 0xFFFF);
+    for r in 0..rows {
+        let (lane, col) = (l0 + r % 32, c0 + r / 32);
+        if lane >= 128 || col >= 512 {
+            return Err(MmaError::TmemOutOfRange { lane, column: col });
+        }
+        let cell = tmem[(lane * 512 + col) as usize].to_le_bytes();
+        for j in 0..nsf {
+            out[(r * nsf + j) as usize] = fmt.decode(cell[(u32::from(sf_id) + j) as usize]);
+        }
+    }
+    Ok(())
+}
+
+/// Multiplies each K-block of each row of `m` (`rows × k`) by its scale (`rows × nsf`;
+/// block size k / nsf). Exact for the formats involved except on f32 overflow/underflow:
+/// a power-of-two ue8m0 scale only moves the exponent, and e4m3 × ue4m3 has 8 significant
+/// bits.
+pub fn apply_block_scales(m: &mut [f32], rows: u32, k: u32, scales: &[f32], nsf: u32) {
+    let block = (k / nsf) as usize;
+    for r in 0..rows as usize {
+        let row = &mut m[r * k as usize..(r + 1) * k as usize];
+        for (j, chunk) in row.chunks_mut(block).enumerate() {
+            let s = scales[r * nsf as usize + j];
+            for x in chunk {
+                *x *= s;
+            }
+        }
+    }
+}
