@@ -85,7 +85,7 @@ def _problem(M, N, K, seed):
 
 def _tma_host_cases():
     out = []
-    for suffix, (M, N, K), seed in [("", (256, 128, 256), 61), ("_odd", (200, 136, 72), 62)]:
+    for suffix, (M, N, K), seed in [("", (256, 128, 128), 61), ("_odd", (200, 136, 72), 62)]:
         out.append(Case(
             "matmul_tma_host" + suffix, grid=[triton.cdiv(M, BM), triton.cdiv(N, BN)],
             buffers=_problem(M, N, K, seed),
@@ -96,7 +96,7 @@ def _tma_host_cases():
 
 def _tma_device_cases():
     out = []
-    for suffix, (M, N, K), seed in [("", (256, 128, 256), 63), ("_odd", (200, 136, 72), 64)]:
+    for suffix, (M, N, K), seed in [("", (256, 128, 128), 63), ("_odd", (200, 136, 72), 64)]:
         out.append(Case(
             "matmul_tma_device" + suffix, grid=[triton.cdiv(M, BM), triton.cdiv(N, BN)],
             buffers=_problem(M, N, K, seed),
@@ -111,7 +111,7 @@ WS_BN = 64
 
 
 def _ws_cases():
-    M, N, K = 256, 128, 256
+    M, N, K = 256, 128, 128
     tiles = triton.cdiv(M, BM) * triton.cdiv(N, WS_BN)
     return [Case(
         "matmul_ws_persistent", grid=[min(WS_SMS, tiles)], buffers=_problem(M, N, K, 65),

@@ -17,11 +17,12 @@ def rowsum_kernel(x_ptr, out_ptr, n_cols, row_stride, BLOCK: tl.constexpr):
 
 
 def _cases():
-    rows, cols = 96, 300
+    rows, cols = 64, 300
     rng = np.random.default_rng(21)
     x = rng.uniform(-1, 1, size=(rows, cols)).astype(np.float32)
     expected = x.astype(np.float64).sum(axis=1).astype(np.float32)
-    why = "f32 sums of 300 terms in [-1, 1]: error below 300 * 2^-24 * 300 ~ 5e-3 worst case, ~1e-5 typical"
+    why = ("each sum is at most 3 sequential f32 adds per lane plus a 7-level tree: error <= "
+           "10·2^-24·Σ|x| ~ 9e-5 for 300 terms in [-1, 1]")
     return [Case("rowsum", grid=[rows],
                  buffers=dict(x=Input(x, "f32"), s=Output("f32", [rows], expected, 1e-5, 1e-4, why)),
                  args=dict(x_ptr=Ptr("x"), out_ptr=Ptr("s"), n_cols=cols, row_stride=cols),
