@@ -92,6 +92,9 @@ impl std::fmt::Display for Rule {
 }
 
 const ALLOC: Option<&str> = Some("tmemu_tmem::alloc");
+/// nCols rules: the allocator checks register values; the static check of immediates is not
+/// written yet.
+const ALLOC_DYNAMIC_ONLY: Option<&str> = Some("tmemu_tmem::alloc (dynamic only; static planned)");
 
 // ----------------------------------------------------------------------------------------
 // TM00xx — allocation, permits, CTA pairs (tmem.md §7 rules 1–12, 14, 15)
@@ -104,7 +107,7 @@ pub const NCOLS_NOT_POWER_OF_TWO: Rule = Rule {
     detection: Detection::StaticOrDynamic,
     summary: "nCols of tcgen05.alloc/dealloc must be a power of two (tmem.md rule 1).",
     hardware: "ptxas rejects an immediate (\"value must be power of 2\"); a register value is undefined behaviour.",
-    checked_by: ALLOC,
+    checked_by: ALLOC_DYNAMIC_ONLY,
 };
 
 pub const NCOLS_NOT_MULTIPLE_OF_32: Rule = Rule {
@@ -115,7 +118,7 @@ pub const NCOLS_NOT_MULTIPLE_OF_32: Rule = Rule {
     detection: Detection::StaticOrDynamic,
     summary: "nCols must be a multiple of the 32-column allocation unit (tmem.md rule 2).",
     hardware: "ptxas rejects an immediate (\"expected to be multiple of 32\"); a register value is undefined behaviour.",
-    checked_by: ALLOC,
+    checked_by: ALLOC_DYNAMIC_ONLY,
 };
 
 pub const NCOLS_OUT_OF_RANGE: Rule = Rule {
@@ -126,7 +129,7 @@ pub const NCOLS_OUT_OF_RANGE: Rule = Rule {
     detection: Detection::StaticOrDynamic,
     summary: "nCols must lie in [32, 512] (tmem.md rule 3).",
     hardware: "ptxas rejects an immediate (\"out of range, expected to be in range [32..512]\"); a register value is undefined behaviour.",
-    checked_by: ALLOC,
+    checked_by: ALLOC_DYNAMIC_ONLY,
 };
 
 pub const NCOLS_NOT_UNIFORM: Rule = Rule {
