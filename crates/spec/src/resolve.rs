@@ -185,6 +185,23 @@ fn read_npy(file: &str, path: &Path, site: &Site) -> Result<NpyArray, SpecError>
 pub fn materialize(file: &str, b: &BufferSpec) -> Result<Vec<u8>, SpecError> {
     match &b.init {
         BufferInit::Fill(fill) => Ok(fill.generate(b.dtype, b.elements())),
+        BufferInit::Bytes(bytes) => {
+            if bytes.len() != b.byte_len() {
+                return Err(SpecError::new(
+                    file,
+                    b.init_site.clone(),
+                    format!(
+                        "expected {} bytes for buffer '{}' (shape {:?} of {}), found {}",
+                        b.byte_len(),
+                        b.name,
+                        b.shape,
+                        b.dtype,
+                        bytes.len()
+                    ),
+                ));
+            }
+            Ok(bytes.clone())
+        }
         BufferInit::Npy(path) => {
             let a = read_npy(file, path, &b.init_site)?;
             let err = |m: String| SpecError::new(file, b.init_site.clone(), m);

@@ -47,6 +47,9 @@ pub enum BufferInit {
     /// An `.npy` file (path joined with the spec's directory).
     Npy(PathBuf),
     Fill(Fill),
+    /// Contents given directly (little-endian elements, C order): for front ends that build a
+    /// `Spec` from in-memory arrays, such as the Python package. Never produced from TOML.
+    Bytes(Vec<u8>),
 }
 
 /// A global-memory buffer: a `[buffers.NAME]` table or an inline `[[arg]]` buffer.

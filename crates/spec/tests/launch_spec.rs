@@ -369,3 +369,56 @@ fn dims_default_to_one_and_kernel_is_optional() {
     let r = resolve(&spec, &[]).unwrap();
     assert!(r.param_bytes.is_empty() && r.buffers.is_empty());
 }
+
+#[test]
+fn mutated_specs_never_panic() {
+    // Truncations at every character and random byte substitutions of the contract example:
+    // every outcome must be Ok or an error with a position, never a panic.
+    let text = CONTRACT_EXAMPLE;
+    let dir = PathBuf::from("/nonexistent");
+    let mut outcomes = (0, 0);
+    let mut record = |r: Result<Spec, SpecError>| match r {
+        Ok(_) => outcomes.0 += 1,
+        Err(e) => {
+            assert!(e.site.line >= 1, "error without a line: {e}");
+            outcomes.1 += 1;
+        }
+    };
+    for (i, _) in text.char_indices() {
+        record(Spec::parse(&text[..i], "m.toml", &dir));
+    }
+    let mut rng = SplitMix64::new(11);
+    let alphabet = b"[]{}=,\"'#.0123456789-abcxyz_ \n";
+    for _ in 0..3000 {
+        let mut bytes = text.as_bytes().to_vec();
+        for _ in 0..1 + rng.next() % 3 {
+            let at = (rng.next() % bytes.len() as u64) as usize;
+            bytes[at] = alphabet[(rng.next() % alphabet.len() as u64) as usize];
+        }
+        if let Ok(t) = String::from_utf8(bytes) {
+            record(Spec::parse(&t, "m.toml", &dir));
+        }
+    }
+    assert!(outcomes.0 > 10 && outcomes.1 > 1000, "{outcomes:?}");
+}
+
+#[test]
+fn in_memory_buffers_for_other_front_ends() {
+    let mut spec = Spec::parse(
+        "ptx = \"k.ptx\"\ngrid = [1]\nblock = [32]\n[buffers.x]\ndtype = \"u16\"\nshape = [2]\n[[arg]]\nbuffer = \"x\"\n",
+        "k.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    spec.buffers[0].init = BufferInit::Bytes(vec![1, 2, 3, 4]);
+    let params = [param("x", ParamKind::Pointer)];
+    assert_eq!(
+        resolve(&spec, &params).unwrap().buffers[0].bytes,
+        [1, 2, 3, 4]
+    );
+    spec.buffers[0].init = BufferInit::Bytes(vec![1, 2, 3]);
+    assert_eq!(
+        resolve(&spec, &params).unwrap_err().to_string(),
+        "k.toml:4:1: error: key 'buffers.x': expected 4 bytes for buffer 'x' (shape [2] of u16), found 3"
+    );
+}
