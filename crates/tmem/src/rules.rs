@@ -15,7 +15,9 @@
 //! (planned) and nothing reports it yet. Never set it before the check exists and is tested.
 //!
 //! To add a rule: add a `pub const` below in its ID range, append it to `RULES` (keep IDs
-//! sorted), and add the same row to `docs/rules.md`.
+//! sorted), then regenerate the table of `docs/rules.md` with
+//! `UPDATE_RULES_DOC=1 cargo test -p tmemu-tmem --test alloc_rules_doc` (that test fails
+//! while the doc and the catalogue disagree).
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
