@@ -64,9 +64,10 @@ VARIANTS = {
     "tf32": ("*fp32", "*fp32", "f32", 32, _tf32_inputs, 1e-4, 1e-4,
              "inputs are exact in tf32; only f32 accumulation error remains: "
              "2^-24·K·Σ|ab| is about 2e-5 for K = 128, |x| <= 1"),
-    "fp8": ("*fp8e4nv", "*fp32", "f32", 64, _fp8_inputs, 1e-4, 1e-3,
-            "e4m3 products are exact in f32; f32 accumulation error 2^-24·K·Σ|ab| is below "
-            "1e-4 for K = 128, |x| <= 2"),
+    "fp8": ("*fp8e4nv", "*fp32", "f32", 64, _fp8_inputs, 2e-3, 2e-2,
+            "e4m3 products are exact in f32, but tensor cores may add fp8 products with fewer "
+            "than f32's bits (an H100 running this kernel via wgmma missed by up to 0.0099 "
+            "here); sm_100a's precision is not documented, so allow 2x that"),
 }
 
 SHAPES = [("", (256, 128, 128), 1), ("_odd", (200, 136, 72), 2)]
