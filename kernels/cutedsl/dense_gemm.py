@@ -139,6 +139,8 @@ def gemm_kernel(mma: cute.TiledMma, tma_a: cute.CopyAtom, mA: cute.Tensor, tma_b
     full_acc = acc_cons.wait_and_advance()
     r_acc = cute.make_rmem_tensor(tDgC.shape, ACC)
     cute.copy(ld, tDtAcc, r_acc)
+    # tcgen05.ld is asynchronous: its registers are valid only after tcgen05.wait::ld.
+    cute.arch.fence_view_async_tmem_load()
     r_out = cute.make_rmem_tensor(tDgC.shape, IO)
     r_out.store(r_acc.load().to(IO))
     cute.autovec_copy(r_out, tDgC)
