@@ -327,6 +327,13 @@ pub enum Inst {
         a: S64,
         b: S64,
     },
+    /// 64-bit shift by a 32-bit amount
+    Shift64 {
+        op: IntOp,
+        d: u16,
+        a: S64,
+        b: S32,
+    },
     Un32 {
         op: IntUnOp,
         n: Narrow,

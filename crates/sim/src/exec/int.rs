@@ -586,6 +586,31 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::Shift64 { op, d, a, b } => {
+            let (a, b) = (w.get(a), w.get(b));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                let (x, y) = (a[l], b[l]);
+                r[l] = match op {
+                    IntOp::Shl => {
+                        if y >= 64 {
+                            0
+                        } else {
+                            x << y
+                        }
+                    }
+                    IntOp::ShrU => {
+                        if y >= 64 {
+                            0
+                        } else {
+                            x >> y
+                        }
+                    }
+                    _ => ((x as i64) >> y.min(63)) as u64,
+                };
+            }
+            w.set(d, mask, &r);
+        }
         Inst::PredLogic { op, d, a, b } => {
             let (a, b) = (w.pred(a), w.pred(b));
             let v = match op {

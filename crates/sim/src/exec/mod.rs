@@ -9,7 +9,7 @@
 //! One file per family: `int`, `float`, `cvt`, `memory`, `warp_ops`, `sync`, `control`.
 
 mod control;
-mod cvt;
+pub(crate) mod cvt;
 mod float;
 mod int;
 mod memory;
@@ -23,6 +23,7 @@ use crate::mem::GlobalMemory;
 use crate::observer::{At, Observer};
 use crate::program::{Any, Inst, Kernel, PSrc, S};
 
+pub(crate) use cvt::supported as cvt_supported;
 pub(crate) use sync::{Mbar, WaitKind};
 
 pub const FULL: u32 = !0;

@@ -1,0 +1,1751 @@
+//! Instruction decoding: opcode + modifiers + operands → [`Inst`].
+//!
+//! Grouped by family (one function each). Whatever is not matched is `unsupported`.
+//! Memory-ordering qualifiers (`.relaxed`, `.acquire`, scopes), cache hints and eviction
+//! priorities are accepted and ignored: a sequential interpreter orders everything.
+
+use tmemu_ptx::ast::{FloatLit, Instruction, Operand, OperandKind};
+use tmemu_ptx::span::Span;
+
+use super::{invalid, unsupported, Gen, Scopes, Sym, VarSpace};
+use crate::error::LoadError;
+use crate::fp;
+use crate::program::*;
+
+type R<T> = Result<T, LoadError>;
+
+/// Lane width and kind of a type modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    B(u8),
+    U(u8),
+    S(u8),
+    F(u8),
+    F16x2,
+    Bf16x2,
+    Bf16,
+    F32x2,
+    Pred,
+}
+
+fn parse_ty(s: &str) -> Option<Ty> {
+    Some(match s {
+        "b8" => Ty::B(8),
+        "b16" => Ty::B(16),
+        "b32" => Ty::B(32),
+        "b64" => Ty::B(64),
+        "u8" => Ty::U(8),
+        "u16" => Ty::U(16),
+        "u32" => Ty::U(32),
+        "u64" => Ty::U(64),
+        "s8" => Ty::S(8),
+        "s16" => Ty::S(16),
+        "s32" => Ty::S(32),
+        "s64" => Ty::S(64),
+        "f16" => Ty::F(16),
+        "f32" => Ty::F(32),
+        "f64" => Ty::F(64),
+        "f16x2" => Ty::F16x2,
+        "bf16x2" => Ty::Bf16x2,
+        "bf16" => Ty::Bf16,
+        "f32x2" => Ty::F32x2,
+        "pred" => Ty::Pred,
+        _ => return None,
+    })
+}
+
+impl Ty {
+    fn bits(self) -> u8 {
+        match self {
+            Ty::B(n) | Ty::U(n) | Ty::S(n) | Ty::F(n) => n,
+            Ty::F16x2 | Ty::Bf16x2 => 32,
+            Ty::Bf16 => 16,
+            Ty::F32x2 => 64,
+            Ty::Pred => 1,
+        }
+    }
+    fn signed(self) -> bool {
+        matches!(self, Ty::S(_))
+    }
+    fn narrow(self) -> Narrow {
+        match self {
+            Ty::S(8) => Narrow::S8,
+            Ty::S(16) => Narrow::S16,
+            Ty::U(8) | Ty::B(8) => Narrow::U8,
+            Ty::U(16) | Ty::B(16) => Narrow::U16,
+            _ => Narrow::None,
+        }
+    }
+}
+
+/// The decoding context of one instruction.
+struct D<'a, 'g, 'm, 'src> {
+    g: &'g mut Gen<'m, 'src>,
+    sc: &'a Scopes,
+    i: &'a Instruction<'src>,
+    mods: Vec<&'src str>,
+}
+
+impl<'src> D<'_, '_, '_, 'src> {
+    fn opcode(&self) -> &'src str {
+        self.i.opcode(self.g.src)
+    }
+    fn has(&self, m: &str) -> bool {
+        self.mods.contains(&m)
+    }
+    fn unsup<T>(&self) -> R<T> {
+        unsupported(format!("`{}`", self.opcode()), self.i.span)
+    }
+    fn unsup_why<T>(&self, why: &str) -> R<T> {
+        unsupported(format!("`{}` ({why})", self.opcode()), self.i.span)
+    }
+    /// The type modifiers, in order.
+    fn tys(&self) -> Vec<Ty> {
+        self.mods.iter().filter_map(|m| parse_ty(m)).collect()
+    }
+    fn ty(&self) -> R<Ty> {
+        match self.tys().last() {
+            Some(t) => Ok(*t),
+            None => invalid(
+                format!("`{}` has no type modifier", self.opcode()),
+                self.i.opcode_span,
+            ),
+        }
+    }
+    fn op(&self, n: usize) -> R<&Operand<'src>> {
+        match self.i.operands.get(n) {
+            Some(o) => Ok(o),
+            None => invalid(
+                format!("`{}` needs at least {} operands", self.opcode(), n + 1),
+                self.i.span,
+            ),
+        }
+    }
+    fn nops(&self) -> usize {
+        self.i.operands.len()
+    }
+    fn lookup(&self, name: &str, span: Span) -> R<Sym> {
+        match self.sc.lookup(name) {
+            Some(s) => Ok(s),
+            None => {
+                if name.starts_with('%') && sreg(name).is_some() {
+                    return unsupported(
+                        format!(
+                            "special register `{name}` as an operand of `{}`",
+                            self.opcode()
+                        ),
+                        span,
+                    );
+                }
+                invalid(format!("unknown name `{name}`"), span)
+            }
+        }
+    }
+    /// An operand as "any": register, immediate (ints, floats as bits of `fbits` width,
+    /// variable addresses).
+    fn any_w(&self, o: &Operand<'src>, fbits: u8) -> R<Any> {
+        Ok(match &o.kind {
+            OperandKind::Ident(id) => match self.lookup(id.name, id.span)? {
+                Sym::R32(r) => Any::R32(r),
+                Sym::R64(r) => Any::R64(r),
+                Sym::Var(_, a) => Any::Imm(a),
+                Sym::Pred(_) => {
+                    return invalid(format!("predicate `{}` used as a value", id.name), id.span)
+                }
+                Sym::Label(_) | Sym::Func(_) => {
+                    return invalid(
+                        format!("label or function `{}` used as a value", id.name),
+                        id.span,
+                    )
+                }
+            },
+            OperandKind::SymbolOffset(id, off) => match self.lookup(id.name, id.span)? {
+                Sym::Var(_, a) => Any::Imm(a.wrapping_add(*off as u64)),
+                _ => return invalid(format!("`{}` is not a variable", id.name), id.span),
+            },
+            OperandKind::Int(v) => Any::Imm(*v as u64),
+            OperandKind::Float(f) => Any::Imm(float_bits(*f, fbits)),
+            OperandKind::Sink => Any::Sink,
+            _ => {
+                return invalid(
+                    format!("unexpected operand form in `{}`", self.opcode()),
+                    o.span,
+                )
+            }
+        })
+    }
+    fn any(&self, o: &Operand<'src>) -> R<Any> {
+        self.any_w(o, 32)
+    }
+    fn s32_w(&self, n: usize, fbits: u8) -> R<S32> {
+        let o = self.op(n)?;
+        match self.any_w(o, fbits)? {
+            Any::R32(r) => Ok(S::R(r)),
+            Any::Imm(v) => Ok(S::I(v as u32)),
+            Any::R64(_) => invalid(
+                format!(
+                    "64-bit register where `{}` needs a 32-bit operand",
+                    self.opcode()
+                ),
+                o.span,
+            ),
+            Any::Sink => invalid("`_` is not a source", o.span),
+        }
+    }
+    fn s32(&self, n: usize) -> R<S32> {
+        self.s32_w(n, 32)
+    }
+    fn s64(&self, n: usize) -> R<S64> {
+        let o = self.op(n)?;
+        match self.any_w(o, 64)? {
+            Any::R64(r) => Ok(S::R(r)),
+            Any::Imm(v) => Ok(S::I(v)),
+            Any::R32(_) => invalid(
+                format!(
+                    "32-bit register where `{}` needs a 64-bit operand",
+                    self.opcode()
+                ),
+                o.span,
+            ),
+            Any::Sink => invalid("`_` is not a source", o.span),
+        }
+    }
+    fn d32(&self, n: usize) -> R<u16> {
+        let o = self.op(n)?;
+        match self.any(o)? {
+            Any::R32(r) => Ok(r),
+            _ => invalid(
+                format!(
+                    "`{}` needs a 32-bit (or narrower) destination register",
+                    self.opcode()
+                ),
+                o.span,
+            ),
+        }
+    }
+    fn d64(&self, n: usize) -> R<u16> {
+        let o = self.op(n)?;
+        match self.any(o)? {
+            Any::R64(r) => Ok(r),
+            _ => invalid(
+                format!("`{}` needs a 64-bit destination register", self.opcode()),
+                o.span,
+            ),
+        }
+    }
+    fn dany(&self, n: usize) -> R<Any> {
+        let o = self.op(n)?;
+        match self.any(o)? {
+            a @ (Any::R32(_) | Any::R64(_) | Any::Sink) => Ok(a),
+            _ => invalid("destination must be a register", o.span),
+        }
+    }
+    fn pred_of(&self, o: &Operand<'src>) -> R<PSrc> {
+        match &o.kind {
+            OperandKind::Ident(id) => match self.lookup(id.name, id.span)? {
+                Sym::Pred(p) => Ok(PSrc::P { idx: p, neg: false }),
+                _ => invalid(format!("`{}` is not a predicate", id.name), id.span),
+            },
+            OperandKind::Not(id) => match self.lookup(id.name, id.span)? {
+                Sym::Pred(p) => Ok(PSrc::P { idx: p, neg: true }),
+                _ => invalid(format!("`{}` is not a predicate", id.name), id.span),
+            },
+            OperandKind::Int(v) => Ok(PSrc::Const(*v != 0)),
+            _ => invalid("expected a predicate", o.span),
+        }
+    }
+    fn psrc(&self, n: usize) -> R<PSrc> {
+        self.pred_of(self.op(n)?)
+    }
+    fn pdst(&self, n: usize) -> R<u16> {
+        match self.psrc(n)? {
+            PSrc::P { idx, neg: false } => Ok(idx),
+            _ => invalid("expected a predicate destination", self.op(n)?.span),
+        }
+    }
+    /// `[base + off]`
+    fn addr(&self, n: usize) -> R<Addr> {
+        let o = self.op(n)?;
+        let OperandKind::Address(a) = &o.kind else {
+            return invalid(
+                format!("`{}` expects an address operand [..]", self.opcode()),
+                o.span,
+            );
+        };
+        if !a.rest.is_empty() {
+            return self.unsup_why("address lists");
+        }
+        Ok(match &a.base {
+            None => Addr {
+                base: Any::Imm(0),
+                offset: a.offset,
+            },
+            Some(id) => match self.lookup(id.name, id.span)? {
+                Sym::R32(r) => Addr {
+                    base: Any::R32(r),
+                    offset: a.offset,
+                },
+                Sym::R64(r) => Addr {
+                    base: Any::R64(r),
+                    offset: a.offset,
+                },
+                Sym::Var(_, v) => Addr {
+                    base: Any::Imm(v),
+                    offset: a.offset,
+                },
+                _ => return invalid(format!("`{}` cannot be an address", id.name), id.span),
+            },
+        })
+    }
+    /// The variable space behind an address operand's base name, if it is a variable.
+    fn addr_var_space(&self, n: usize) -> Option<VarSpace> {
+        let OperandKind::Address(a) = &self.i.operands.get(n)?.kind else {
+            return None;
+        };
+        match self.sc.lookup(a.base?.name)? {
+            Sym::Var(s, _) => Some(s),
+            _ => None,
+        }
+    }
+    /// Registers of a `{a, b, ...}` vector operand, or the single register.
+    fn regs(&self, n: usize) -> R<Vec<Any>> {
+        let o = self.op(n)?;
+        match &o.kind {
+            OperandKind::Vector(items) => items.iter().map(|x| self.any(x)).collect(),
+            _ => Ok(vec![self.any(o)?]),
+        }
+    }
+    fn space(&self) -> Space {
+        for m in &self.mods {
+            match *m {
+                "global" => return Space::Global,
+                "shared" | "shared::cta" => return Space::Shared,
+                "shared::cluster" => return Space::SharedCluster,
+                "local" => return Space::Local,
+                "param" | "param::entry" | "param::func" => return Space::Param,
+                "const" => return Space::Const,
+                _ => {}
+            }
+        }
+        Space::Generic
+    }
+    fn fmods(&self) -> FMods {
+        let mut rnd = Rnd::Rn;
+        for m in &self.mods {
+            rnd = match *m {
+                "rn" | "rni" => Rnd::Rn,
+                "rz" | "rzi" => Rnd::Rz,
+                "rm" | "rmi" => Rnd::Rm,
+                "rp" | "rpi" => Rnd::Rp,
+                "approx" | "full" => Rnd::Approx,
+                "rna" => Rnd::Rna,
+                _ => continue,
+            };
+        }
+        FMods {
+            rnd,
+            ftz: self.has("ftz"),
+            sat: self.has("sat") || self.has("satfinite"),
+        }
+    }
+}
+
+fn float_bits(f: FloatLit, bits: u8) -> u64 {
+    match (f, bits) {
+        (FloatLit::F32Bits(b), 64) => (f32::from_bits(b) as f64).to_bits(),
+        (FloatLit::F32Bits(b), _) => b as u64,
+        (FloatLit::F64Bits(b), 64) => b,
+        (FloatLit::F64Bits(b), _) => (f64::from_bits(b) as f32).to_bits() as u64,
+        (FloatLit::Decimal(v), 64) => v.to_bits(),
+        (FloatLit::Decimal(v), _) => (v as f32).to_bits() as u64,
+    }
+}
+
+pub(crate) fn sreg(name: &str) -> Option<Sreg> {
+    let dim = |s: &str| match s {
+        "x" => Some(0u8),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    };
+    let (base, d) = match name.rsplit_once('.') {
+        Some((b, x)) if dim(x).is_some() => (b, dim(x)),
+        _ => (name, None),
+    };
+    Some(match (base, d) {
+        ("%tid", Some(i)) => Sreg::Tid(i),
+        ("%ntid", Some(i)) => Sreg::Ntid(i),
+        ("%ctaid", Some(i)) => Sreg::Ctaid(i),
+        ("%nctaid", Some(i)) => Sreg::Nctaid(i),
+        ("%clusterid", Some(i)) => Sreg::ClusterId(i),
+        ("%nclusterid", Some(i)) => Sreg::NClusterId(i),
+        ("%cluster_ctaid", Some(i)) => Sreg::ClusterCtaId(i),
+        ("%cluster_nctaid", Some(i)) => Sreg::ClusterNCtaId(i),
+        ("%laneid", None) => Sreg::LaneId,
+        ("%warpid", None) => Sreg::WarpId,
+        ("%nwarpid", None) => Sreg::NWarpId,
+        ("%cluster_ctarank", None) => Sreg::ClusterCtaRank,
+        ("%cluster_nctarank", None) => Sreg::ClusterNCtaRank,
+        ("%is_explicit_cluster", None) => Sreg::IsExplicitCluster,
+        ("%smid", None) => Sreg::SmId,
+        ("%nsmid", None) => Sreg::NSmId,
+        ("%gridid", None) => Sreg::GridId,
+        ("%clock", None) => Sreg::Clock,
+        ("%clock64", None) => Sreg::Clock64,
+        ("%globaltimer", None) => Sreg::GlobalTimer,
+        ("%lanemask_eq", None) => Sreg::LanemaskEq,
+        ("%lanemask_le", None) => Sreg::LanemaskLe,
+        ("%lanemask_lt", None) => Sreg::LanemaskLt,
+        ("%lanemask_ge", None) => Sreg::LanemaskGe,
+        ("%lanemask_gt", None) => Sreg::LanemaskGt,
+        ("%dynamic_smem_size", None) => Sreg::DynamicSmemSize,
+        ("%total_smem_size", None) => Sreg::TotalSmemSize,
+        _ => return None,
+    })
+}
+
+/// Decodes one instruction and appends it to the kernel.
+pub(crate) fn instruction<'src>(
+    g: &mut Gen<'_, 'src>,
+    sc: &Scopes,
+    i: &Instruction<'src>,
+) -> R<()> {
+    let mut d = D {
+        g,
+        sc,
+        i,
+        mods: i.modifiers.iter().collect(),
+    };
+    let guard = match &i.guard {
+        None => None,
+        Some(gd) => match d.lookup(gd.pred.name, gd.pred.span)? {
+            Sym::Pred(p) => Some(PSrc::P {
+                idx: p,
+                neg: gd.negated,
+            }),
+            _ => {
+                return invalid(
+                    format!("guard `{}` is not a predicate", gd.pred.name),
+                    gd.span,
+                )
+            }
+        },
+    };
+    let inst = decode(&mut d)?;
+    let g = d.g;
+    g.code.push(inst);
+    g.guards.push(guard);
+    g.info.push(InstInfo {
+        span: i.span,
+        opcode: i.opcode_span,
+    });
+    Ok(())
+}
+
+fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let name = d.i.name;
+    match name {
+        "mov" => mov(d),
+        "add" | "sub" | "mul" | "mad" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
+        | "not" | "shl" | "shr" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "cnot"
+        | "fma" | "bfe" | "bfi" | "prmt" | "lop3" | "shf" | "sqrt" | "rsqrt" | "rcp" | "ex2"
+        | "lg2" | "sin" | "cos" | "tanh" | "copysign" | "testp" => arith(d),
+        "setp" => setp(d),
+        "selp" => selp(d),
+        "cvt" => cvt(d),
+        "cvta" => {
+            let to = d.has("to");
+            let sp = d.space();
+            Ok(Inst::Cvta {
+                to_generic: !to,
+                space: sp,
+                d: d.dany(0)?,
+                a: d.any(d.op(1)?)?,
+            })
+        }
+        "ld" | "ldu" | "st" => ldst(d),
+        "atom" | "red" => atom(d),
+        "bra" => {
+            let o = d.op(0)?;
+            let OperandKind::Ident(id) = &o.kind else {
+                return invalid("bra needs a label", o.span);
+            };
+            match d.lookup(id.name, id.span)? {
+                Sym::Label(pc) => Ok(Inst::Bra {
+                    target: pc,
+                    uni: d.has("uni"),
+                }),
+                _ => invalid(format!("`{}` is not a label", id.name), id.span),
+            }
+        }
+        "call" => call(d),
+        "ret" => Ok(Inst::Ret),
+        "exit" => Ok(Inst::Exit),
+        "trap" => Ok(Inst::Trap),
+        "brkpt" => Ok(Inst::Brkpt),
+        "bar" | "barrier" => bar(d),
+        "membar" | "fence" => {
+            if d.mods
+                .iter()
+                .any(|m| m.starts_with("proxy::tensormap") || *m == "proxy" && false)
+            {
+                return d.unsup();
+            }
+            Ok(Inst::Fence)
+        }
+        "shfl" | "vote" | "redux" | "match" | "elect" | "activemask" => warp_op(d),
+        "mbarrier" => mbar(d),
+        "cp" => cp(d),
+        "mapa" => {
+            let generic = !d.has("shared::cluster");
+            Ok(Inst::Mapa {
+                generic,
+                d: d.dany(0)?,
+                a: d.any(d.op(1)?)?,
+                rank: d.s32(2)?,
+            })
+        }
+        "griddepcontrol" => {
+            if d.has("launch_dependents") {
+                Ok(Inst::GriddepLaunch)
+            } else {
+                Ok(Inst::GriddepWait)
+            }
+        }
+        "setmaxnreg" => {
+            let n = match &d.op(0)?.kind {
+                OperandKind::Int(v) => *v as u32,
+                _ => return invalid("setmaxnreg needs an immediate", d.op(0)?.span),
+            };
+            if !(24..=256).contains(&n) || n % 8 != 0 {
+                return invalid(
+                    format!("setmaxnreg count {n} must be a multiple of 8 in [24, 256]"),
+                    d.op(0)?.span,
+                );
+            }
+            Ok(Inst::Setmaxnreg {
+                inc: d.has("inc"),
+                count: n,
+            })
+        }
+        "prefetch" | "prefetchu" | "nanosleep" | "pmevent" | "discard" | "applypriority" => {
+            Ok(Inst::Nop)
+        }
+        "createpolicy" => Ok(Inst::Mov64 {
+            d: d.d64(0)?,
+            a: S::I(0),
+        }),
+        "getctarank" => d.unsup(),
+        _ => d.unsup(),
+    }
+}
+
+fn mov(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let ty = d.ty()?;
+    let src = d.op(1)?;
+    let dst = d.op(0)?;
+    // special registers
+    if let OperandKind::Ident(id) = &src.kind {
+        if d.sc.lookup(id.name).is_none() {
+            if let Some(s) = sreg(id.name) {
+                return Ok(Inst::MovSreg { d: d.dany(0)?, s });
+            }
+        }
+    }
+    if ty == Ty::Pred {
+        return Ok(Inst::PredMov {
+            d: d.pdst(0)?,
+            a: d.psrc(1)?,
+        });
+    }
+    match (&dst.kind, &src.kind) {
+        (_, OperandKind::Vector(items)) if items.len() == 2 => {
+            let lo = d.any(&items[0])?;
+            let hi = d.any(&items[1])?;
+            let cv = |a: Any| match a {
+                Any::R32(r) => Ok(S::R(r)),
+                Any::Imm(v) => Ok(S::I(v as u32)),
+                _ => invalid("mov pack: halves must be 32-bit or narrower", src.span),
+            };
+            if ty.bits() == 64 {
+                Ok(Inst::Pack64 {
+                    d: d.d64(0)?,
+                    lo: cv(lo)?,
+                    hi: cv(hi)?,
+                })
+            } else if ty.bits() == 32 {
+                Ok(Inst::Pack32 {
+                    d: d.d32(0)?,
+                    lo: cv(lo)?,
+                    hi: cv(hi)?,
+                })
+            } else {
+                d.unsup()
+            }
+        }
+        (OperandKind::Vector(items), _) if items.len() == 2 => {
+            let lo = d.any(&items[0])?;
+            let hi = d.any(&items[1])?;
+            if ty.bits() == 64 {
+                Ok(Inst::Unpack64 {
+                    lo,
+                    hi,
+                    a: d.s64(1)?,
+                })
+            } else if ty.bits() == 32 {
+                Ok(Inst::Unpack32 {
+                    lo,
+                    hi,
+                    a: d.s32(1)?,
+                })
+            } else {
+                d.unsup()
+            }
+        }
+        (OperandKind::Vector(_), _) | (_, OperandKind::Vector(_)) => d.unsup_why("vector of 4"),
+        _ => {
+            if ty.bits() == 64 {
+                Ok(Inst::Mov64 {
+                    d: d.d64(0)?,
+                    a: d.s64(1)?,
+                })
+            } else {
+                let fb = if ty == Ty::F(32) { 32 } else { 32 };
+                Ok(Inst::Mov32 {
+                    d: d.d32(0)?,
+                    a: d.s32_w(1, fb)?,
+                })
+            }
+        }
+    }
+}
+
+fn int_op(name: &str, ty: Ty, d: &D<'_, '_, '_, '_>) -> R<IntOp> {
+    let s = ty.signed();
+    Ok(match name {
+        "add" if d.has("sat") => IntOp::AddSatS,
+        "sub" if d.has("sat") => IntOp::SubSatS,
+        "add" => IntOp::Add,
+        "sub" => IntOp::Sub,
+        "mul" if d.has("hi") => {
+            if s {
+                IntOp::MulHiS
+            } else {
+                IntOp::MulHiU
+            }
+        }
+        "mul" => IntOp::MulLo,
+        "div" => {
+            if s {
+                IntOp::DivS
+            } else {
+                IntOp::DivU
+            }
+        }
+        "rem" => {
+            if s {
+                IntOp::RemS
+            } else {
+                IntOp::RemU
+            }
+        }
+        "min" => {
+            if s {
+                IntOp::MinS
+            } else {
+                IntOp::MinU
+            }
+        }
+        "max" => {
+            if s {
+                IntOp::MaxS
+            } else {
+                IntOp::MaxU
+            }
+        }
+        "and" => IntOp::And,
+        "or" => IntOp::Or,
+        "xor" => IntOp::Xor,
+        "shl" => IntOp::Shl,
+        "shr" => {
+            if s {
+                IntOp::ShrS
+            } else {
+                IntOp::ShrU
+            }
+        }
+        _ => return d.unsup(),
+    })
+}
+
+fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let name = d.i.name;
+    let ty = d.ty()?;
+    if d.has("cc") || d.has("relu") || d.has("xorsign") || d.has("oob") {
+        return d.unsup();
+    }
+    match ty {
+        Ty::Pred => {
+            let dd = d.pdst(0)?;
+            return match name {
+                "and" => Ok(Inst::PredLogic {
+                    op: BoolOp::And,
+                    d: dd,
+                    a: d.psrc(1)?,
+                    b: d.psrc(2)?,
+                }),
+                "or" => Ok(Inst::PredLogic {
+                    op: BoolOp::Or,
+                    d: dd,
+                    a: d.psrc(1)?,
+                    b: d.psrc(2)?,
+                }),
+                "xor" => Ok(Inst::PredLogic {
+                    op: BoolOp::Xor,
+                    d: dd,
+                    a: d.psrc(1)?,
+                    b: d.psrc(2)?,
+                }),
+                "not" => {
+                    let PSrc::P { idx, neg } = d.psrc(1)? else {
+                        return d.unsup();
+                    };
+                    Ok(Inst::PredMov {
+                        d: dd,
+                        a: PSrc::P { idx, neg: !neg },
+                    })
+                }
+                _ => d.unsup(),
+            };
+        }
+        Ty::F(32) | Ty::F(64) | Ty::F32x2 => return float(d, ty),
+        Ty::F(_) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2 => {
+            return d.unsup_why("half-precision arithmetic needs tmemu-num")
+        }
+        _ => {}
+    }
+    let bits = ty.bits();
+    let n = ty.narrow();
+    match name {
+        "add" | "sub" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr"
+        | "mul"
+            if !(name == "mul" && d.has("wide")) =>
+        {
+            if d.has("relu") {
+                return d.unsup();
+            }
+            if d.nops() > 3 {
+                return d.unsup_why("three-input integer min/max");
+            }
+            let op = int_op(name, ty, d)?;
+            if bits == 64 {
+                if matches!(op, IntOp::Shl | IntOp::ShrU | IntOp::ShrS) {
+                    return Ok(Inst::Shift64 {
+                        op,
+                        d: d.d64(0)?,
+                        a: d.s64(1)?,
+                        b: d.s32(2)?,
+                    });
+                }
+                if matches!(op, IntOp::AddSatS | IntOp::SubSatS) {
+                    return d.unsup();
+                }
+                Ok(Inst::Bin64 {
+                    op,
+                    d: d.d64(0)?,
+                    a: d.s64(1)?,
+                    b: d.s64(2)?,
+                })
+            } else {
+                Ok(Inst::Bin32 {
+                    op,
+                    n,
+                    d: d.d32(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                })
+            }
+        }
+        "mul" => {
+            // mul.wide
+            match bits {
+                32 => Ok(Inst::MulWide32 {
+                    signed: ty.signed(),
+                    d: d.d64(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                }),
+                16 => Ok(Inst::MulWide16 {
+                    signed: ty.signed(),
+                    d: d.d32(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                }),
+                _ => d.unsup(),
+            }
+        }
+        "mad" => {
+            if d.has("wide") {
+                if bits != 32 {
+                    return d.unsup();
+                }
+                return Ok(Inst::MadWide32 {
+                    signed: ty.signed(),
+                    d: d.d64(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                    c: d.s64(3)?,
+                });
+            }
+            if d.has("sat") {
+                return d.unsup();
+            }
+            let hi = if d.has("hi") { Some(ty.signed()) } else { None };
+            if bits == 64 {
+                Ok(Inst::Mad64 {
+                    hi,
+                    d: d.d64(0)?,
+                    a: d.s64(1)?,
+                    b: d.s64(2)?,
+                    c: d.s64(3)?,
+                })
+            } else {
+                Ok(Inst::Mad32 {
+                    hi,
+                    n,
+                    d: d.d32(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                    c: d.s32(3)?,
+                })
+            }
+        }
+        "not" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "cnot" => {
+            if d.has("shiftamt") {
+                return d.unsup();
+            }
+            let op = match name {
+                "not" => IntUnOp::Not,
+                "neg" => IntUnOp::Neg,
+                "abs" => IntUnOp::Abs,
+                "popc" => IntUnOp::Popc,
+                "clz" => IntUnOp::Clz,
+                "brev" => IntUnOp::Brev,
+                "cnot" => IntUnOp::Cnot,
+                _ => {
+                    if ty.signed() {
+                        IntUnOp::BfindS
+                    } else {
+                        IntUnOp::BfindU
+                    }
+                }
+            };
+            if bits == 64 {
+                Ok(Inst::Un64 {
+                    op,
+                    d: d.dany(0)?,
+                    a: d.s64(1)?,
+                })
+            } else {
+                Ok(Inst::Un32 {
+                    op,
+                    n,
+                    d: d.d32(0)?,
+                    a: d.s32(1)?,
+                })
+            }
+        }
+        "bfe" => {
+            if bits == 64 {
+                Ok(Inst::Bfe64 {
+                    signed: ty.signed(),
+                    d: d.d64(0)?,
+                    a: d.s64(1)?,
+                    b: d.s32(2)?,
+                    c: d.s32(3)?,
+                })
+            } else {
+                Ok(Inst::Bfe32 {
+                    signed: ty.signed(),
+                    d: d.d32(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                    c: d.s32(3)?,
+                })
+            }
+        }
+        "bfi" if bits == 32 => Ok(Inst::Bfi32 {
+            d: d.d32(0)?,
+            a: d.s32(1)?,
+            b: d.s32(2)?,
+            c: d.s32(3)?,
+            e: d.s32(4)?,
+        }),
+        "prmt" => {
+            if d.mods
+                .iter()
+                .any(|m| matches!(*m, "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16"))
+            {
+                return d.unsup();
+            }
+            Ok(Inst::Prmt {
+                d: d.d32(0)?,
+                a: d.s32(1)?,
+                b: d.s32(2)?,
+                c: d.s32(3)?,
+            })
+        }
+        "lop3" => {
+            if d.nops() != 5 {
+                return d.unsup_why("lop3 with predicate output");
+            }
+            let lut = match &d.op(4)?.kind {
+                OperandKind::Int(v) => *v as u8,
+                _ => return invalid("lop3 needs an immediate LUT", d.op(4)?.span),
+            };
+            if bits == 64 {
+                Ok(Inst::Lop3_64 {
+                    d: d.d64(0)?,
+                    a: d.s64(1)?,
+                    b: d.s64(2)?,
+                    c: d.s64(3)?,
+                    lut,
+                })
+            } else {
+                Ok(Inst::Lop3 {
+                    d: d.d32(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                    c: d.s32(3)?,
+                    lut,
+                })
+            }
+        }
+        "shf" => Ok(Inst::Shf {
+            left: d.has("l"),
+            clamp: d.has("clamp"),
+            d: d.d32(0)?,
+            a: d.s32(1)?,
+            b: d.s32(2)?,
+            c: d.s32(3)?,
+        }),
+        _ => d.unsup(),
+    }
+}
+
+fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
+    let name = d.i.name;
+    let mut m = d.fmods();
+    let op_name = match name {
+        "mad" => "fma",
+        n => n,
+    };
+    let nan = d.has("NaN");
+    if d.has("abs") && matches!(name, "min" | "max") {
+        return d.unsup();
+    }
+    let ok = match ty {
+        Ty::F(64) => fp::supported_f64(op_name, m),
+        _ => fp::supported_f32(op_name, m),
+    };
+    if !ok {
+        return d.unsup_why("needs tmemu-num for this rounding/approximation");
+    }
+    if matches!(name, "min" | "max") {
+        m.rnd = Rnd::Rn;
+    }
+    let fop = |n: &str| match (n, nan) {
+        ("add", _) => FOp::Add,
+        ("sub", _) => FOp::Sub,
+        ("mul", _) => FOp::Mul,
+        ("div", _) => FOp::Div,
+        ("min", false) => FOp::Min,
+        ("max", false) => FOp::Max,
+        ("min", true) => FOp::MinNan,
+        _ => FOp::MaxNan,
+    };
+    match (ty, name) {
+        (Ty::F(32), "add" | "sub" | "mul" | "div" | "min" | "max") => {
+            if d.nops() == 4 && matches!(name, "min" | "max") {
+                return Ok(Inst::F32Max3 {
+                    op: fop(name),
+                    m,
+                    d: d.d32(0)?,
+                    a: d.s32(1)?,
+                    b: d.s32(2)?,
+                    c: d.s32(3)?,
+                });
+            }
+            Ok(Inst::F32Bin {
+                op: fop(name),
+                m,
+                d: d.d32(0)?,
+                a: d.s32(1)?,
+                b: d.s32(2)?,
+            })
+        }
+        (Ty::F(32), "fma" | "mad") => Ok(Inst::F32Fma {
+            m,
+            d: d.d32(0)?,
+            a: d.s32(1)?,
+            b: d.s32(2)?,
+            c: d.s32(3)?,
+        }),
+        (Ty::F(32), "neg" | "abs" | "sqrt") => {
+            let op = match name {
+                "neg" => FUnOp::Neg,
+                "abs" => FUnOp::Abs,
+                _ => FUnOp::Sqrt,
+            };
+            Ok(Inst::F32Un {
+                op,
+                m,
+                d: d.d32(0)?,
+                a: d.s32(1)?,
+            })
+        }
+        (Ty::F(64), "add" | "sub" | "mul" | "div" | "min" | "max") => Ok(Inst::F64Bin {
+            op: fop(name),
+            m,
+            d: d.d64(0)?,
+            a: d.s64(1)?,
+            b: d.s64(2)?,
+        }),
+        (Ty::F(64), "fma" | "mad") => Ok(Inst::F64Fma {
+            m,
+            d: d.d64(0)?,
+            a: d.s64(1)?,
+            b: d.s64(2)?,
+            c: d.s64(3)?,
+        }),
+        (Ty::F(64), "neg" | "abs" | "sqrt") => {
+            let op = match name {
+                "neg" => FUnOp::Neg,
+                "abs" => FUnOp::Abs,
+                _ => FUnOp::Sqrt,
+            };
+            Ok(Inst::F64Un {
+                op,
+                m,
+                d: d.d64(0)?,
+                a: d.s64(1)?,
+            })
+        }
+        (Ty::F32x2, "add" | "sub" | "mul") => Ok(Inst::F32x2Bin {
+            op: fop(name),
+            m,
+            d: d.d64(0)?,
+            a: d.s64(1)?,
+            b: d.s64(2)?,
+        }),
+        (Ty::F32x2, "fma") => Ok(Inst::F32x2Fma {
+            m,
+            d: d.d64(0)?,
+            a: d.s64(1)?,
+            b: d.s64(2)?,
+            c: d.s64(3)?,
+        }),
+        _ => d.unsup(),
+    }
+}
+
+fn cmp_op(d: &D<'_, '_, '_, '_>, ty: Ty) -> R<CmpOp> {
+    let float = matches!(ty, Ty::F(_));
+    let s = ty.signed();
+    for m in &d.mods {
+        let c = match (*m, float, s) {
+            ("eq", false, _) => CmpOp::Eq,
+            ("ne", false, _) => CmpOp::Ne,
+            ("lt", false, true) => CmpOp::LtS,
+            ("le", false, true) => CmpOp::LeS,
+            ("gt", false, true) => CmpOp::GtS,
+            ("ge", false, true) => CmpOp::GeS,
+            ("lt" | "lo", false, false) => CmpOp::LtU,
+            ("le" | "ls", false, false) => CmpOp::LeU,
+            ("gt" | "hi", false, false) => CmpOp::GtU,
+            ("ge" | "hs", false, false) => CmpOp::GeU,
+            ("eq", true, _) => CmpOp::FEq,
+            ("ne", true, _) => CmpOp::FNe,
+            ("lt", true, _) => CmpOp::FLt,
+            ("le", true, _) => CmpOp::FLe,
+            ("gt", true, _) => CmpOp::FGt,
+            ("ge", true, _) => CmpOp::FGe,
+            ("equ", true, _) => CmpOp::FEqu,
+            ("neu", true, _) => CmpOp::FNeu,
+            ("ltu", true, _) => CmpOp::FLtu,
+            ("leu", true, _) => CmpOp::FLeu,
+            ("gtu", true, _) => CmpOp::FGtu,
+            ("geu", true, _) => CmpOp::FGeu,
+            ("num", true, _) => CmpOp::FNum,
+            ("nan", true, _) => CmpOp::FNan,
+            _ => continue,
+        };
+        return Ok(c);
+    }
+    d.unsup_why("comparison")
+}
+
+fn setp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let ty = d.ty()?;
+    if matches!(ty, Ty::F(16) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2) {
+        return d.unsup_why("half-precision compare needs tmemu-num");
+    }
+    let cmp = cmp_op(d, ty)?;
+    let (p, q) = match &d.op(0)?.kind {
+        OperandKind::PredPair(a, b) => {
+            let pa = match d.lookup(a.name, a.span)? {
+                Sym::Pred(x) => x,
+                _ => return invalid("expected predicates", a.span),
+            };
+            let pb = match d.lookup(b.name, b.span)? {
+                Sym::Pred(x) => x,
+                _ => return invalid("expected predicates", b.span),
+            };
+            (pa, Some(pb))
+        }
+        _ => (d.pdst(0)?, None),
+    };
+    let comb = if d.nops() > 3 {
+        let op = if d.has("and") {
+            BoolOp::And
+        } else if d.has("or") {
+            BoolOp::Or
+        } else if d.has("xor") {
+            BoolOp::Xor
+        } else {
+            return invalid("setp with a fourth operand needs .and/.or/.xor", d.i.span);
+        };
+        Some((op, d.psrc(3)?))
+    } else {
+        None
+    };
+    if ty.bits() == 64 {
+        Ok(Inst::Setp64 {
+            cmp,
+            p,
+            q,
+            a: d.s64(1)?,
+            b: d.s64(2)?,
+            comb,
+        })
+    } else {
+        Ok(Inst::Setp32 {
+            cmp,
+            n: ty.narrow(),
+            ftz: d.has("ftz"),
+            p,
+            q,
+            a: d.s32(1)?,
+            b: d.s32(2)?,
+            comb,
+        })
+    }
+}
+
+fn selp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let ty = d.ty()?;
+    if ty.bits() == 64 {
+        Ok(Inst::Selp64 {
+            d: d.d64(0)?,
+            a: d.s64(1)?,
+            b: d.s64(2)?,
+            p: d.psrc(3)?,
+        })
+    } else {
+        Ok(Inst::Selp32 {
+            d: d.d32(0)?,
+            a: d.s32(1)?,
+            b: d.s32(2)?,
+            p: d.psrc(3)?,
+        })
+    }
+}
+
+fn cvt_ty(t: Ty) -> Option<CvtTy> {
+    Some(match t {
+        Ty::U(8) | Ty::B(8) => CvtTy::U8,
+        Ty::U(16) | Ty::B(16) => CvtTy::U16,
+        Ty::U(32) | Ty::B(32) => CvtTy::U32,
+        Ty::U(64) | Ty::B(64) => CvtTy::U64,
+        Ty::S(8) => CvtTy::S8,
+        Ty::S(16) => CvtTy::S16,
+        Ty::S(32) => CvtTy::S32,
+        Ty::S(64) => CvtTy::S64,
+        Ty::F(16) => CvtTy::F16,
+        Ty::Bf16 => CvtTy::Bf16,
+        Ty::F(32) => CvtTy::F32,
+        Ty::F(64) => CvtTy::F64,
+        Ty::F16x2 => CvtTy::F16x2,
+        Ty::Bf16x2 => CvtTy::Bf16x2,
+        _ => return None,
+    })
+}
+
+fn cvt(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let tys = d.tys();
+    if tys.len() != 2 {
+        return d.unsup();
+    }
+    let (Some(to), Some(from)) = (cvt_ty(tys[0]), cvt_ty(tys[1])) else {
+        return d.unsup();
+    };
+    let c = CvtInst {
+        from,
+        to,
+        m: d.fmods(),
+        relu: d.has("relu"),
+        d: d.dany(0)?,
+        a: d.any_w(d.op(1)?, tys[1].bits())?,
+        b: None,
+    };
+    if d.nops() > 2 || !crate::exec::cvt_supported(&c) {
+        return d.unsup_why("this conversion needs tmemu-num");
+    }
+    Ok(Inst::Cvt(Box::new(c)))
+}
+
+fn ldst(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let is_ld = d.i.name != "st";
+    let ty = d.ty()?;
+    let mut space = d.space();
+    let addr_n = if is_ld { 1 } else { 0 };
+    let reg_n = if is_ld { 0 } else { 1 };
+    let addr = d.addr(addr_n)?;
+    // .param accesses to .func parameters and call-site params live in .local
+    if space == Space::Param {
+        match d.addr_var_space(addr_n) {
+            Some(VarSpace::Local) => space = Space::Local,
+            Some(VarSpace::KParam) | None => {}
+            Some(_) => return invalid("ld.param of a non-parameter", d.i.span),
+        }
+    }
+    if ty.bits() > 64 {
+        return d.unsup_why("128-bit elements");
+    }
+    let size = (ty.bits() / 8).max(1);
+    if matches!(ty, Ty::Pred) {
+        return d.unsup();
+    }
+    let regs = d.regs(reg_n)?;
+    if ![1, 2, 4, 8].contains(&regs.len()) {
+        return invalid(
+            "vector of 1, 2, 4 or 8 registers expected",
+            d.op(reg_n)?.span,
+        );
+    }
+    let i = LdSt {
+        space,
+        elem: Elem {
+            size,
+            signed: ty.signed(),
+        },
+        regs,
+        addr,
+    };
+    Ok(if is_ld {
+        Inst::Ld(Box::new(i))
+    } else {
+        Inst::St(Box::new(i))
+    })
+}
+
+fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let is_red = d.i.name == "red";
+    let ty = d.ty()?;
+    let space = d.space();
+    if matches!(space, Space::Global | Space::Generic) {
+        d.g.uses_global_atomics = true;
+    }
+    if d.mods.iter().any(|m| m.starts_with('v') && m.len() == 2) || d.has("noftz") {
+        return d.unsup();
+    }
+    let opname = d
+        .mods
+        .iter()
+        .copied()
+        .find(|m| {
+            matches!(
+                *m,
+                "add" | "min" | "max" | "inc" | "dec" | "and" | "or" | "xor" | "exch" | "cas"
+            )
+        })
+        .unwrap_or("");
+    let op = match (opname, ty) {
+        ("add", Ty::F(32)) => AtomOp::FAdd32,
+        ("add", Ty::F(64)) => AtomOp::FAdd64,
+        ("min", Ty::F(32)) => AtomOp::FMin32,
+        ("max", Ty::F(32)) => AtomOp::FMax32,
+        (_, Ty::F(_) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2) => return d.unsup(),
+        ("add", _) => AtomOp::Add,
+        ("min", t) if t.signed() => AtomOp::MinS,
+        ("max", t) if t.signed() => AtomOp::MaxS,
+        ("min", _) => AtomOp::Min,
+        ("max", _) => AtomOp::Max,
+        ("inc", _) => AtomOp::Inc,
+        ("dec", _) => AtomOp::Dec,
+        ("and", _) => AtomOp::And,
+        ("or", _) => AtomOp::Or,
+        ("xor", _) => AtomOp::Xor,
+        ("exch", _) => AtomOp::Exch,
+        ("cas", _) => AtomOp::Cas,
+        _ => return d.unsup(),
+    };
+    let size = ty.bits() / 8;
+    if size != 4 && size != 8 {
+        return d.unsup_why("atomics on other than 32/64-bit");
+    }
+    let base = if is_red { 0 } else { 1 };
+    let dd = if is_red { None } else { Some(d.dany(0)?) };
+    let c = if op == AtomOp::Cas {
+        Some(d.any_w(d.op(base + 2)?, ty.bits())?)
+    } else {
+        None
+    };
+    Ok(Inst::Atom(Box::new(AtomInst {
+        space,
+        op,
+        size,
+        d: dd,
+        addr: d.addr(base)?,
+        b: d.any_w(d.op(base + 1)?, ty.bits())?,
+        c,
+    })))
+}
+
+fn call(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    // call{.uni} (ret), func, (args);  |  call func, (args);  |  call func;
+    let ops = &d.i.operands;
+    let mut idx = 0;
+    let mut rets: Vec<&Operand<'_>> = Vec::new();
+    if let Some(OperandKind::List(l)) = ops.first().map(|o| &o.kind) {
+        rets = l.iter().collect();
+        idx = 1;
+    }
+    let fo = d.op(idx)?;
+    let OperandKind::Ident(fid) = &fo.kind else {
+        return d.unsup_why("indirect call");
+    };
+    let callee = match d.lookup(fid.name, fid.span)? {
+        Sym::Func(i) => i,
+        _ => return d.unsup_why("indirect call"),
+    };
+    let args: Vec<&Operand<'_>> = match ops.get(idx + 1).map(|o| &o.kind) {
+        Some(OperandKind::List(l)) => l.iter().collect(),
+        None => Vec::new(),
+        Some(_) => return d.unsup_why("call with a prototype"),
+    };
+    let (ps, rs) = d.g.func_slots[callee].clone();
+    if args.len() != ps.len() || rets.len() != rs.len() {
+        return invalid(
+            format!("call of `{}` with the wrong number of arguments", fid.name),
+            d.i.span,
+        );
+    }
+    let slot = |o: &Operand<'_>| -> R<u32> {
+        match &o.kind {
+            OperandKind::Ident(id) => match d.lookup(id.name, id.span)? {
+                Sym::Var(VarSpace::Local, off) => Ok(off as u32),
+                _ => unsupported("call argument that is not a .param variable", o.span),
+            },
+            _ => unsupported("call argument that is not a .param variable", o.span),
+        }
+    };
+    let mut a = Vec::new();
+    for (o, (off, size)) in args.iter().zip(&ps) {
+        a.push((slot(o)?, *off, *size));
+    }
+    let mut r = Vec::new();
+    for (o, (off, size)) in rets.iter().zip(&rs) {
+        r.push((*off, slot(o)?, *size));
+    }
+    let pc = d.g.code.len();
+    d.g.call_fixups.push((pc, callee));
+    Ok(Inst::Call(Box::new(CallInst {
+        target: 0,
+        args: a,
+        rets: r,
+    })))
+}
+
+fn bar(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    if d.i.name == "bar" && d.has("warp") {
+        return Ok(Inst::BarWarpSync { mask: d.s32(0)? });
+    }
+    if d.i.name == "barrier" && d.has("cluster") {
+        return Ok(if d.has("arrive") {
+            Inst::ClusterArrive {
+                relaxed: d.has("relaxed"),
+            }
+        } else {
+            Inst::ClusterWait
+        });
+    }
+    let kind = if d.has("sync") {
+        BarKind::Sync
+    } else if d.has("arrive") {
+        BarKind::Arrive
+    } else if d.has("red") {
+        if d.has("popc") {
+            BarKind::RedPopc
+        } else if d.has("and") {
+            BarKind::RedAnd
+        } else if d.has("or") {
+            BarKind::RedOr
+        } else {
+            return d.unsup();
+        }
+    } else if d.mods.is_empty() || d.mods == ["cta"] || d.mods == ["aligned"] {
+        // plain `bar 0;` is bar.sync
+        BarKind::Sync
+    } else {
+        return d.unsup();
+    };
+    let red = matches!(kind, BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr);
+    let base = if red { 1 } else { 0 };
+    let id = d.s32(base)?;
+    let (count, pred) = if red {
+        let n = d.nops();
+        let pred = Some(d.psrc(n - 1)?);
+        let count = if n == 4 { Some(d.s32(2)?) } else { None };
+        (count, pred)
+    } else {
+        let count = if d.nops() > 1 { Some(d.s32(1)?) } else { None };
+        (count, None)
+    };
+    if kind == BarKind::Arrive && count.is_none() {
+        return invalid("bar.arrive needs a thread count", d.i.span);
+    }
+    let dst = if red {
+        if kind == BarKind::RedPopc {
+            Some(d.dany(0)?)
+        } else {
+            Some(Any::Imm(d.pdst(0)? as u64))
+        }
+    } else {
+        None
+    };
+    Ok(Inst::Bar(Box::new(BarInst {
+        kind,
+        id,
+        count,
+        d: dst,
+        pred,
+    })))
+}
+
+fn warp_op(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let name = d.i.name;
+    match name {
+        "shfl" => {
+            let mode = if d.has("up") {
+                ShflMode::Up
+            } else if d.has("down") {
+                ShflMode::Down
+            } else if d.has("bfly") {
+                ShflMode::Bfly
+            } else if d.has("idx") {
+                ShflMode::Idx
+            } else {
+                return d.unsup();
+            };
+            if !d.has("sync") {
+                return d.unsup_why("shfl without .sync");
+            }
+            let (dd, p) = match &d.op(0)?.kind {
+                OperandKind::PredPair(a, b) => {
+                    let ra = match d.lookup(a.name, a.span)? {
+                        Sym::R32(r) => r,
+                        _ => return invalid("shfl destination must be a 32-bit register", a.span),
+                    };
+                    let pb = match d.lookup(b.name, b.span)? {
+                        Sym::Pred(p) => p,
+                        _ => return invalid("expected a predicate", b.span),
+                    };
+                    (ra, Some(pb))
+                }
+                _ => (d.d32(0)?, None),
+            };
+            Ok(Inst::Shfl {
+                mode,
+                d: dd,
+                p,
+                a: d.s32(1)?,
+                b: d.s32(2)?,
+                c: d.s32(3)?,
+                mask: d.s32(4)?,
+            })
+        }
+        "vote" => {
+            let mode = if d.has("all") {
+                VoteMode::All
+            } else if d.has("any") {
+                VoteMode::Any
+            } else if d.has("uni") {
+                VoteMode::Uni
+            } else if d.has("ballot") {
+                VoteMode::Ballot
+            } else {
+                return d.unsup();
+            };
+            if !d.has("sync") {
+                return d.unsup_why("vote without .sync");
+            }
+            let dd = if mode == VoteMode::Ballot {
+                d.dany(0)?
+            } else {
+                Any::Imm(d.pdst(0)? as u64)
+            };
+            Ok(Inst::Vote {
+                mode,
+                d: dd,
+                a: d.psrc(1)?,
+                mask: d.s32(2)?,
+            })
+        }
+        "redux" => {
+            let ty = d.ty()?;
+            let f = ty == Ty::F(32);
+            let abs = d.has("abs");
+            let nan = d.has("NaN");
+            let op = match (
+                d.mods
+                    .iter()
+                    .copied()
+                    .find(|m| matches!(*m, "add" | "min" | "max" | "and" | "or" | "xor")),
+                f,
+            ) {
+                (Some("add"), false) => ReduxOp::Add,
+                (Some("min"), false) if ty.signed() => ReduxOp::MinS,
+                (Some("max"), false) if ty.signed() => ReduxOp::MaxS,
+                (Some("min"), false) => ReduxOp::MinU,
+                (Some("max"), false) => ReduxOp::MaxU,
+                (Some("and"), false) => ReduxOp::And,
+                (Some("or"), false) => ReduxOp::Or,
+                (Some("xor"), false) => ReduxOp::Xor,
+                (Some("min"), true) if abs && !nan => ReduxOp::FMinAbs,
+                (Some("max"), true) if abs && !nan => ReduxOp::FMaxAbs,
+                (Some("min"), true) if !abs => {
+                    if nan {
+                        ReduxOp::FMinNan
+                    } else {
+                        ReduxOp::FMin
+                    }
+                }
+                (Some("max"), true) if !abs => {
+                    if nan {
+                        ReduxOp::FMaxNan
+                    } else {
+                        ReduxOp::FMax
+                    }
+                }
+                _ => return d.unsup(),
+            };
+            Ok(Inst::Redux {
+                op,
+                d: d.d32(0)?,
+                a: d.s32(1)?,
+                mask: d.s32(2)?,
+            })
+        }
+        "match" => {
+            let ty = d.ty()?;
+            let all = d.has("all");
+            let (dd, p) = match &d.op(0)?.kind {
+                OperandKind::PredPair(a, b) => {
+                    let ra = match d.lookup(a.name, a.span)? {
+                        Sym::R32(r) => r,
+                        _ => return invalid("match destination must be a 32-bit register", a.span),
+                    };
+                    let pb = match d.lookup(b.name, b.span)? {
+                        Sym::Pred(p) => p,
+                        _ => return invalid("expected a predicate", b.span),
+                    };
+                    (ra, Some(pb))
+                }
+                _ => (d.d32(0)?, None),
+            };
+            Ok(Inst::Match {
+                all,
+                b64: ty.bits() == 64,
+                d: dd,
+                p,
+                a: d.any_w(d.op(1)?, ty.bits())?,
+                mask: d.s32(2)?,
+            })
+        }
+        "elect" => {
+            let (dd, p) = match &d.op(0)?.kind {
+                OperandKind::PredPair(a, b) => {
+                    let da = if a.name == "_" {
+                        Any::Sink
+                    } else {
+                        match d.lookup(a.name, a.span)? {
+                            Sym::R32(r) => Any::R32(r),
+                            _ => {
+                                return invalid(
+                                    "elect destination must be a 32-bit register",
+                                    a.span,
+                                )
+                            }
+                        }
+                    };
+                    let pb = match d.lookup(b.name, b.span)? {
+                        Sym::Pred(p) => p,
+                        _ => return invalid("expected a predicate", b.span),
+                    };
+                    (da, Some(pb))
+                }
+                _ => (d.dany(0)?, None),
+            };
+            Ok(Inst::Elect {
+                d: dd,
+                p,
+                mask: d.s32(1)?,
+            })
+        }
+        _ => Ok(Inst::Activemask { d: d.d32(0)? }),
+    }
+}
+
+fn mbar(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let space = if d.has("shared::cluster") {
+        Space::SharedCluster
+    } else if d.has("shared") || d.has("shared::cta") {
+        Space::Shared
+    } else {
+        Space::Generic
+    };
+    let has = |m: &str| d.has(m);
+    let (op, addr_n, dst, dp, b): (MbarOp, usize, Option<Any>, Option<u16>, Option<Any>) =
+        if has("init") {
+            (MbarOp::Init, 0, None, None, Some(d.any(d.op(1)?)?))
+        } else if has("inval") {
+            (MbarOp::Inval, 0, None, None, None)
+        } else if has("arrive") || has("arrive_drop") {
+            let drop = has("arrive_drop");
+            let expect_tx = has("expect_tx");
+            let no_complete = has("noComplete");
+            let dst = d.dany(0)?;
+            let b = if d.nops() > 2 {
+                Some(d.any(d.op(2)?)?)
+            } else {
+                None
+            };
+            if no_complete {
+                return d.unsup();
+            }
+            (
+                MbarOp::Arrive {
+                    drop,
+                    expect_tx,
+                    no_complete,
+                },
+                1,
+                Some(dst),
+                None,
+                b,
+            )
+        } else if has("expect_tx") {
+            (MbarOp::ExpectTx, 0, None, None, Some(d.any(d.op(1)?)?))
+        } else if has("complete_tx") {
+            (MbarOp::CompleteTx, 0, None, None, Some(d.any(d.op(1)?)?))
+        } else if has("test_wait") || has("try_wait") {
+            let parity = has("parity");
+            let op = if has("test_wait") {
+                MbarOp::TestWait { parity }
+            } else {
+                MbarOp::TryWait { parity }
+            };
+            (op, 1, None, Some(d.pdst(0)?), Some(d.any_w(d.op(2)?, 64)?))
+        } else if has("pending_count") {
+            return d.unsup();
+        } else {
+            return d.unsup();
+        };
+    Ok(Inst::Mbar(Box::new(MbarInst {
+        op,
+        space,
+        addr: d.addr(addr_n)?,
+        d: dst,
+        dp,
+        b,
+    })))
+}
+
+fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    if !d.has("async") {
+        return d.unsup();
+    }
+    if d.has("commit_group") || d.has("wait_group") || d.has("wait_all") {
+        return Ok(Inst::AsyncGroupMark);
+    }
+    if d.has("tensor") || d.has("prefetch") || d.has("reduce") || d.has("cp_mask") {
+        return d.unsup();
+    }
+    if d.has("mbarrier") {
+        // cp.async.mbarrier.arrive: copies are complete at issue, so the arrive is immediate
+        return d.unsup();
+    }
+    if d.has("bulk") {
+        let dst = d.addr(0)?;
+        let src = d.addr(1)?;
+        let size = d.any(d.op(2)?)?;
+        let dst_space = d
+            .mods
+            .iter()
+            .position(|m| m.starts_with("shared") || *m == "global");
+        let first = dst_space.map(|i| d.mods[i]).unwrap_or("");
+        if first == "global" {
+            return Ok(Inst::CpBulkS2G { dst, src, size });
+        }
+        let src_is_global = d.has("global");
+        if !d.has("complete_tx::bytes")
+            && !d
+                .mods
+                .iter()
+                .any(|m| m.starts_with("mbarrier::complete_tx"))
+        {
+            return d.unsup();
+        }
+        let mbar = d.addr(3)?;
+        if src_is_global {
+            let multicast = if d.has("multicast::cluster") {
+                Some(d.s32(4)?)
+            } else {
+                None
+            };
+            return Ok(Inst::CpBulkG2S {
+                dst,
+                src,
+                size,
+                mbar,
+                multicast,
+            });
+        }
+        return Ok(Inst::CpBulkS2Cluster {
+            dst,
+            src,
+            size,
+            mbar,
+        });
+    }
+    // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, cache-policy}
+    let size = match &d.op(2)?.kind {
+        OperandKind::Int(v) if [4, 8, 16].contains(v) => *v as u8,
+        _ => return invalid("cp.async size must be 4, 8 or 16", d.op(2)?.span),
+    };
+    let src_size = if d.nops() > 3 && !d.has("L2::cache_hint") {
+        Some(d.any(d.op(3)?)?)
+    } else {
+        None
+    };
+    if d.has("ignore-src") {
+        return d.unsup();
+    }
+    Ok(Inst::CpAsync {
+        dst: d.addr(0)?,
+        src: d.addr(1)?,
+        size,
+        src_size,
+    })
+}

@@ -1,0 +1,176 @@
+//! Hand-written PTX programs (tests/corpus/engine/) run through the engine: control flow,
+//! barriers, mbarrier phases, and the hangs that must be reported quickly.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use tmemu_sim::{install_globals, load, run, GlobalMemory, Launch, RunOptions, RunResult};
+
+fn corpus(name: &str) -> (PathBuf, String) {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus/engine")
+        .join(name);
+    let s = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    (p, s)
+}
+
+/// Runs `file` with one output buffer of `out_words` u32 and the given extra u32 params.
+fn run_kernel(
+    file: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    out_words: usize,
+    extra: &[u32],
+    opts: &RunOptions,
+) -> (RunResult, Vec<u32>) {
+    let (path, src) = corpus(file);
+    let m = tmemu_ptx::parse(&src).expect("parse");
+    let k = load(&m, &src, &path.display().to_string(), None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let out = if out_words > 0 {
+        Some(g.alloc("out", &vec![0u8; out_words * 4]))
+    } else {
+        None
+    };
+    let mut params = vec![0u8; k.param_bytes as usize];
+    let mut vals: Vec<u64> = out.into_iter().collect();
+    vals.extend(extra.iter().map(|&x| x as u64));
+    for (p, v) in k.params.iter().zip(vals) {
+        params[p.offset as usize..(p.offset + p.size) as usize]
+            .copy_from_slice(&v.to_le_bytes()[..p.size as usize]);
+    }
+    let launch = Launch {
+        grid,
+        block,
+        cluster: None,
+        dyn_shared: 0,
+        params,
+    };
+    let r = run(&k, &launch, &g, opts).expect("launch");
+    let words = out
+        .map(|a| {
+            g.read_buffer(a)
+                .unwrap()
+                .chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    (r, words)
+}
+
+#[test]
+fn divergence_reconverges_at_the_lowest_pc() {
+    let (r, out) = run_kernel(
+        "divergence.ptx",
+        [1, 1, 1],
+        [64, 1, 1],
+        66,
+        &[64],
+        &RunOptions::default(),
+    );
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert!(r.hangs.is_empty());
+    for t in 0..64u32 {
+        let want = if t % 2 == 1 { t * (t - 1) / 2 } else { 3 * t } + 1000;
+        assert_eq!(out[t as usize], want, "thread {t}");
+    }
+    // after the divergent paths join, the whole warp is active again
+    assert_eq!(&out[64..], &[32, 32]);
+}
+
+#[test]
+fn schedules_do_not_change_results() {
+    let base = run_kernel(
+        "divergence.ptx",
+        [3, 1, 1],
+        [64, 1, 1],
+        66,
+        &[64],
+        &RunOptions::default(),
+    )
+    .1;
+    for seed in [1, 2, 99] {
+        let opts = RunOptions {
+            seed: Some(seed),
+            ..Default::default()
+        };
+        assert_eq!(
+            run_kernel("divergence.ptx", [3, 1, 1], [64, 1, 1], 66, &[64], &opts).1,
+            base,
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn mbarrier_phases_order_the_rounds() {
+    for seed in [None, Some(7), Some(8)] {
+        let opts = RunOptions {
+            seed,
+            ..Default::default()
+        };
+        let (r, out) = run_kernel(
+            "mbarrier_phases.ptx",
+            [2, 1, 1],
+            [64, 1, 1],
+            192,
+            &[],
+            &opts,
+        );
+        assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+        assert!(r.hangs.is_empty(), "{:?}", r.hangs);
+        for round in 0..3u32 {
+            for t in 0..64u32 {
+                assert_eq!(
+                    out[(round * 64 + t) as usize],
+                    round * 7 + 1,
+                    "round {round} thread {t} seed {seed:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn barrier_deadlock_is_a_hang_report() {
+    let t = Instant::now();
+    let (r, _) = run_kernel(
+        "barrier_deadlock.ptx",
+        [1, 1, 1],
+        [64, 1, 1],
+        0,
+        &[],
+        &RunOptions::default(),
+    );
+    assert!(t.elapsed() < Duration::from_secs(1));
+    assert_eq!(r.hangs.len(), 1, "{r:?}");
+    let h = &r.hangs[0];
+    assert_eq!(h.rule.id, "TM0504");
+    let text = h.to_string();
+    assert!(text.contains("warp 0 lanes 0xffffffff: blocked in `bar.sync` at 17:5: CTA barrier 1: 32 of 64 threads arrived"), "{text}");
+    assert!(text.contains("warp 1 lanes 0xffffffff: blocked in `bar.sync` at 14:5: CTA barrier 2: 32 of 64 threads arrived"), "{text}");
+}
+
+#[test]
+fn mbarrier_spin_is_a_hang_report() {
+    let t = Instant::now();
+    let (r, _) = run_kernel(
+        "mbarrier_spin.ptx",
+        [1, 1, 1],
+        [64, 1, 1],
+        0,
+        &[],
+        &RunOptions::default(),
+    );
+    assert!(t.elapsed() < Duration::from_secs(1));
+    assert_eq!(r.hangs.len(), 1, "{r:?}");
+    let h = &r.hangs[0];
+    assert_eq!(h.rule.id, "TM0206");
+    let text = h.to_string();
+    assert_eq!(h.warps.len(), 2, "{text}");
+    assert!(text.contains("blocked in `mbarrier.try_wait.parity.shared::cta.b64` at 21:5: mbarrier at shared offset 0x400 (CTA rank 0) to leave phase parity 0: phase 0, pending arrivals 1 of 2, tx-count 0"), "{text}");
+    // the spin stopped at once instead of burning the step budget
+    assert!(r.warp_instructions < 100, "{}", r.warp_instructions);
+}
