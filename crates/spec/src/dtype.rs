@@ -103,21 +103,35 @@ impl Minifloat {
             return sign;
         }
         let emin = 1 - self.bias();
-        // floor(log2(a)) exactly, from the f64 bits (subnormal f64s are far below every emin).
-        let e = ((a.to_bits() >> 52) as i32 - 1023).max(-1022);
-        let big_e = e.max(emin);
-        // Far above the largest finite value: avoid scaling to an enormous integer.
-        if big_e > self.bias() + 2 {
+        let raw = a.to_bits();
+        let exp_field = (raw >> 52) as i32;
+        if exp_field == 0 {
+            // f64 subnormals are far below half the smallest subnormal of every format here.
+            return sign;
+        }
+        // a = m * 2^(e - 52) with the hidden bit in m; floor(log2(a)) = e.
+        let e = exp_field - 1023;
+        let m = (raw & ((1u64 << 52) - 1)) | (1u64 << 52);
+        // Far above the largest finite value: avoid shifting by a negative amount.
+        if e > self.bias() + 2 {
             return inf_or_nan;
         }
-        let q = a * pow2(self.man_bits as i32 - big_e);
-        let mut n = q.floor();
-        let frac = q - n;
-        if frac > 0.5 || (frac == 0.5 && (n as u64) % 2 == 1) {
-            n += 1.0;
-        }
-        let mut n = n as u64;
-        let mut big_e = big_e;
+        let mut big_e = e.max(emin);
+        // Round m * 2^(e - 52) to a multiple of the quantum 2^(big_e - man_bits): drop `shift`
+        // low bits of m, to nearest, ties to even (integer arithmetic: exact, and no libm).
+        let shift = ((big_e - self.man_bits as i32) - (e - 52)) as u32;
+        let mut n = if shift >= 64 {
+            0 // m < 2^53 <= half a quantum
+        } else {
+            let kept = m >> shift;
+            let rem = m & ((1u64 << shift) - 1);
+            let half = 1u64 << (shift - 1);
+            if rem > half || (rem == half && kept & 1 == 1) {
+                kept + 1
+            } else {
+                kept
+            }
+        };
         let hidden = 1u64 << self.man_bits;
         if n == 0 {
             return sign;
@@ -274,7 +288,10 @@ impl DType {
                 _ => {
                     let mf = self.minifloat().expect("narrow float");
                     let bits = mf.encode(v);
-                    out.copy_from_slice(&bits.to_le_bytes()[..self.size()]);
+                    match out {
+                        [b] => *b = bits as u8,
+                        _ => out.copy_from_slice(&(bits as u16).to_le_bytes()),
+                    }
                 }
             }
         } else {
@@ -293,9 +310,12 @@ impl DType {
 
     /// Reads one little-endian element as f64 (exact for every type but i64/u64 beyond 2^53).
     pub fn decode_f64(self, bytes: &[u8]) -> f64 {
-        let mut b = [0u8; 8];
-        b[..self.size()].copy_from_slice(&bytes[..self.size()]);
-        let raw = u64::from_le_bytes(b);
+        let raw = match self.size() {
+            1 => bytes[0] as u64,
+            2 => u16::from_le_bytes([bytes[0], bytes[1]]) as u64,
+            4 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64,
+            _ => u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+        };
         match self {
             DType::F64 => f64::from_bits(raw),
             DType::F32 => f32::from_bits(raw as u32) as f64,

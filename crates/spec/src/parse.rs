@@ -64,6 +64,7 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
             site: grid.site.with_key("cluster"),
         },
     };
+    check_launch_limits(&cx, &grid, &block, &cluster)?;
     for axis in 0..3 {
         if grid.value[axis] % cluster.value[axis] != 0 {
             return Err(cx.error(
@@ -131,6 +132,56 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
     };
     check_references(&spec)?;
     Ok(spec)
+}
+
+/// CUDA's launch-configuration limits for compute capability 10.0 (CUDA C++ Programming
+/// Guide, "Technical Specifications per Compute Capability"): a launch outside them fails on
+/// the device with "invalid configuration", so we report it as bad input. Cluster size: 8 is
+/// the portable limit, 16 is allowed with the non-portable-cluster-size attribute; we accept 16.
+fn check_launch_limits(
+    cx: &Cx<'_>,
+    grid: &Located<[u32; 3]>,
+    block: &Located<[u32; 3]>,
+    cluster: &Located<[u32; 3]>,
+) -> Result<(), SpecError> {
+    let axis_limit = |v: &Located<[u32; 3]>, max: [u32; 3], what: &str| {
+        for axis in 0..3 {
+            if v.value[axis] > max[axis] {
+                return Err(cx.error(
+                    &v.site,
+                    format!(
+                        "expected {what} of at most {:?} (x, y, z), found {:?}",
+                        max, v.value
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    };
+    axis_limit(grid, [i32::MAX as u32, 65535, 65535], "a grid")?;
+    axis_limit(block, [1024, 1024, 64], "a block")?;
+    let product = |v: &[u32; 3]| v.iter().map(|&x| x as u64).product::<u64>();
+    if product(&block.value) > 1024 {
+        return Err(cx.error(
+            &block.site,
+            format!(
+                "expected at most 1024 threads per CTA, found {:?} = {}",
+                block.value,
+                product(&block.value)
+            ),
+        ));
+    }
+    if product(&cluster.value) > 16 {
+        return Err(cx.error(
+            &cluster.site,
+            format!(
+                "expected at most 16 CTAs per cluster, found {:?} = {}",
+                cluster.value,
+                product(&cluster.value)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Names used by args, packed fields, tensor maps and expects must exist; a tensor map must

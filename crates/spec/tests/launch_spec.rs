@@ -332,6 +332,17 @@ fn toml_blocks(markdown: &str) -> Vec<(usize, String)> {
     blocks
 }
 
+fn parse_and_resolve_examples(doc: &str, name: &str) {
+    for (line, text) in toml_blocks(doc) {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = Spec::parse(&text, &format!("{name} example at line {line}"), dir.path())
+            .unwrap_or_else(|e| panic!("{e}"));
+        provide_files(&spec);
+        let params = params_for(&spec);
+        resolve(&spec, &params).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
 #[test]
 fn every_example_of_the_user_docs_parses_and_resolves() {
     let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/launch-spec.md");
@@ -342,14 +353,22 @@ fn every_example_of_the_user_docs_parses_and_resolves() {
         blocks.iter().any(|(_, b)| b == CONTRACT_EXAMPLE),
         "docs/launch-spec.md must keep the contract example verbatim"
     );
-    for (line, text) in blocks {
-        let dir = tempfile::tempdir().unwrap();
-        let spec = Spec::parse(&text, &format!("docs example at line {line}"), dir.path())
-            .unwrap_or_else(|e| panic!("{e}"));
-        provide_files(&spec);
-        let params = params_for(&spec);
-        resolve(&spec, &params).unwrap_or_else(|e| panic!("{e}"));
-    }
+    parse_and_resolve_examples(&doc, "docs/launch-spec.md");
+}
+
+#[test]
+fn the_contract_document_examples_parse_when_present() {
+    // The contract lives in shared/ beside the repository (not part of it); when it is there,
+    // its examples must parse and resolve too, and still match our verbatim copy.
+    let contract = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/launch-spec.md");
+    let Ok(doc) = std::fs::read_to_string(&contract) else {
+        return;
+    };
+    assert_eq!(
+        toml_blocks(&doc).first().map(|b| b.1.as_str()),
+        Some(CONTRACT_EXAMPLE)
+    );
+    parse_and_resolve_examples(&doc, "shared/launch-spec.md");
 }
 
 #[test]

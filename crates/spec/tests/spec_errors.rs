@@ -209,6 +209,26 @@ fn cluster_must_divide_grid() {
 }
 
 #[test]
+fn launch_limits() {
+    assert_eq!(
+        parse_err("ptx = \"k.ptx\"\ngrid = [1]\nblock = [64, 32]\n"),
+        "k.toml:3:9: error: key 'block': expected at most 1024 threads per CTA, found [64, 32, 1] = 2048"
+    );
+    assert_eq!(
+        parse_err("ptx = \"k.ptx\"\ngrid = [1]\nblock = [1, 1, 128]\n"),
+        "k.toml:3:9: error: key 'block': expected a block of at most [1024, 1024, 64] (x, y, z), found [1, 1, 128]"
+    );
+    assert_eq!(
+        parse_err("ptx = \"k.ptx\"\ngrid = [1, 65536]\nblock = [32]\n"),
+        "k.toml:2:8: error: key 'grid': expected a grid of at most [2147483647, 65535, 65535] (x, y, z), found [1, 65536, 1]"
+    );
+    assert_eq!(
+        parse_err("ptx = \"k.ptx\"\ngrid = [32]\nblock = [32]\ncluster = [32]\n"),
+        "k.toml:4:11: error: key 'cluster': expected at most 16 CTAs per cluster, found [32, 1, 1] = 32"
+    );
+}
+
+#[test]
 fn bad_swizzle_name() {
     assert_eq!(
         parse_err(&format!(
