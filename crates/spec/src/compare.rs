@@ -16,12 +16,44 @@ pub struct Comparison {
     pub mismatches: usize,
     /// Flat (C-order) index of the first element that is not close.
     pub first_mismatch_index: Option<usize>,
+    /// (actual, expected) at `first_mismatch_index`.
+    pub first_mismatch_values: Option<(f64, f64)>,
 }
 
 impl Comparison {
     pub fn passed(&self) -> bool {
         self.mismatches == 0
     }
+
+    /// One line for reports, with the first mismatch as a multi-index of `shape`, e.g.
+    /// `3 of 16384 elements differ; first at [0, 5]: actual 1.5, expected 1.25; max abs err 0.25, max rel err 0.2`.
+    pub fn summary(&self, shape: &[usize]) -> String {
+        let errs = format!(
+            "max abs err {}, max rel err {}",
+            self.max_abs_err, self.max_rel_err
+        );
+        match (self.first_mismatch_index, self.first_mismatch_values) {
+            (Some(i), Some((a, e))) => format!(
+                "{} of {} elements differ; first at {:?}: actual {a}, expected {e}; {errs}",
+                self.mismatches,
+                self.elements,
+                unravel_index(i, shape)
+            ),
+            _ => format!("all {} elements match; {errs}", self.elements),
+        }
+    }
+}
+
+/// The C-order multi-index of flat index `i` in `shape` (numpy `unravel_index`).
+pub fn unravel_index(mut i: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for (slot, &d) in idx.iter_mut().zip(shape).rev() {
+        if d > 0 {
+            *slot = i % d;
+            i /= d;
+        }
+    }
+    idx
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -75,6 +107,7 @@ pub fn compare(
         max_rel_err: 0.0,
         mismatches: 0,
         first_mismatch_index: None,
+        first_mismatch_values: None,
     };
     let pairs = actual_bytes
         .chunks_exact(dtype.size())
@@ -91,7 +124,10 @@ pub fn compare(
         }
         if !is_close(a, e, rtol, atol) {
             c.mismatches += 1;
-            c.first_mismatch_index.get_or_insert(i);
+            if c.first_mismatch_index.is_none() {
+                c.first_mismatch_index = Some(i);
+                c.first_mismatch_values = Some((a, e));
+            }
         }
     }
     Ok(c)
@@ -135,6 +171,11 @@ mod tests {
         assert_eq!(c.max_abs_err, 0.5);
         assert_eq!(c.max_rel_err, 0.25);
         assert!(compare(&exp, &act[..8], DType::F32, 0.0, 0.0).is_err());
+        assert_eq!(
+            c.summary(&[2, 2]),
+            "2 of 4 elements differ; first at [0, 1]: actual 2.5, expected 2; max abs err 0.5, max rel err 0.25"
+        );
+        assert_eq!(unravel_index(23, &[2, 3, 4]), [1, 2, 3]);
     }
 
     #[test]

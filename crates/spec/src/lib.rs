@@ -21,7 +21,7 @@ mod resolve;
 mod spec;
 pub mod tensormap;
 
-pub use compare::{compare, is_close, CompareError, Comparison};
+pub use compare::{compare, is_close, unravel_index, CompareError, Comparison};
 pub use dtype::DType;
 pub use error::{Site, SpecError};
 pub use fill::{Fill, SplitMix64};

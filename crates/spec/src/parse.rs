@@ -309,7 +309,20 @@ pub fn tensor_map_desc(
             tm.elem_strides.len()
         ));
     }
-    let elem_type = tm_elem_type(buf.dtype);
+    let elem_type = match tm.elem_type {
+        Some(t) if t.bits() != buf.dtype.size() as u64 * 8 => {
+            return Err(format!(
+            "expected an elem_type of the width of buffer '{}' ({}, {} bits), found {} ({} bits)",
+            buf.name,
+            buf.dtype,
+            buf.dtype.size() * 8,
+            t.name(),
+            t.bits()
+        ))
+        }
+        Some(t) => t,
+        None => tm_elem_type(buf.dtype),
+    };
     let esize = buf.dtype.size() as u64;
     let mut d = TensorMapDesc {
         elem_type,
@@ -405,6 +418,7 @@ const FIELD_KEYS: &[&str] = &[
 ];
 const TENSORMAP_KEYS: &[&str] = &[
     "buffer",
+    "elem_type",
     "box",
     "swizzle",
     "elem_strides",
@@ -976,6 +990,31 @@ impl<'a> Cx<'a> {
                 .collect(),
             None => Vec::new(),
         };
+        let elem_type = match t.take("elem_type") {
+            Some(ev) => {
+                let ekey = t.key("elem_type");
+                // Sub-byte types need their own dims arithmetic; specs cannot describe them.
+                let names: Vec<&str> = TmElemType::ALL
+                    .iter()
+                    .filter(|t| !t.is_sub_byte())
+                    .map(|t| t.name())
+                    .collect();
+                let expected = format!("a tensor map element type ({})", names.join(", "));
+                let DeValue::String(s) = ev.get_ref() else {
+                    return self.wrong(ev, &ekey, &expected);
+                };
+                match TmElemType::from_name(s).filter(|t| !t.is_sub_byte()) {
+                    Some(t) => Some(t),
+                    None => {
+                        return Err(self.error(
+                            &self.site(ev.span(), &ekey),
+                            format!("expected {expected}, found \"{s}\""),
+                        ))
+                    }
+                }
+            }
+            None => None,
+        };
         let interleave = self.named_code(
             &mut t,
             "interleave",
@@ -992,6 +1031,7 @@ impl<'a> Cx<'a> {
         t.finish()?;
         Ok(TensorMapArg {
             buffer,
+            elem_type,
             box_dims,
             elem_strides,
             swizzle,

@@ -6,7 +6,9 @@
 use crate::dtype::DType;
 use crate::error::Site;
 use crate::fill::Fill;
-use crate::tensormap::{Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode};
+use crate::tensormap::{
+    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TmElemType,
+};
 use std::path::PathBuf;
 
 /// A value together with where it was written.
@@ -136,6 +138,9 @@ impl FieldValue {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapArg {
     pub buffer: String,
+    /// `elem_type = "tf32"` etc.: overrides the element type that follows from the buffer's
+    /// dtype; must have the dtype's width.
+    pub elem_type: Option<TmElemType>,
     pub box_dims: Vec<u32>,
     pub elem_strides: Vec<u32>,
     pub swizzle: SwizzleMode,

@@ -67,7 +67,7 @@ pub enum TmElemType {
 }
 
 impl TmElemType {
-    const ALL: [TmElemType; 16] = [
+    pub const ALL: [TmElemType; 16] = [
         TmElemType::U8,
         TmElemType::U16,
         TmElemType::U32,
@@ -105,6 +105,32 @@ impl TmElemType {
             TmElemType::B4x16 | TmElemType::B4x16P64 => 4,
             TmElemType::B6x16P32 => 6,
         }
+    }
+
+    /// The PTX spelling (`tensormap.replace` `.elemtype` names).
+    pub fn name(self) -> &'static str {
+        match self {
+            TmElemType::U8 => "u8",
+            TmElemType::U16 => "u16",
+            TmElemType::U32 => "u32",
+            TmElemType::S32 => "s32",
+            TmElemType::U64 => "u64",
+            TmElemType::S64 => "s64",
+            TmElemType::F16 => "f16",
+            TmElemType::F32 => "f32",
+            TmElemType::F32Ftz => "f32.ftz",
+            TmElemType::F64 => "f64",
+            TmElemType::BF16 => "bf16",
+            TmElemType::TF32 => "tf32",
+            TmElemType::TF32Ftz => "tf32.ftz",
+            TmElemType::B4x16 => "b4x16",
+            TmElemType::B4x16P64 => "b4x16_p64",
+            TmElemType::B6x16P32 => "b6x16_p32",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<TmElemType> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
     }
 
     pub fn is_float(self) -> bool {

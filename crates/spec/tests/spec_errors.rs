@@ -106,7 +106,7 @@ fn unknown_keys_name_key_and_line() {
         parse_err(&format!(
             "{HEAD}[buffers.a]\ndtype = \"u8\"\nshape = [4]\n[[arg]]\ntensormap = {{ buffer = \"a\", box = [16], swizle = \"none\" }}\n"
         )),
-        "k.toml:8:41: error: key 'arg[0].tensormap.swizle': unknown key; expected one of: buffer, box, swizzle, elem_strides, interleave, oob_fill, l2_promotion"
+        "k.toml:8:41: error: key 'arg[0].tensormap.swizle': unknown key; expected one of: buffer, elem_type, box, swizzle, elem_strides, interleave, oob_fill, l2_promotion"
     );
     assert_eq!(
         parse_err(&format!("{HEAD}[[arg]]\npacked = [ {{ u31 = 1 }} ]\n")),
@@ -268,6 +268,37 @@ fn tensor_map_rules() {
     assert_eq!(
         map("dtype = \"f32\"\nshape = [64, 128]", "box = [2, 8]"),
         "k.toml:8:13: error: key 'arg[0].tensormap': inner box dim 2 spans 8 bytes, which is not a multiple of 16"
+    );
+}
+
+#[test]
+fn tensor_map_elem_type_override() {
+    let text = |dtype: &str, elem: &str| {
+        format!(
+            "{HEAD}[buffers.a]\ndtype = \"{dtype}\"\nshape = [64, 64]\n[[arg]]\ntensormap = {{ buffer = \"a\", box = [32, 8], elem_type = \"{elem}\" }}\n"
+        )
+    };
+    let c = Case::new();
+    let spec = c.parse(&text("f32", "tf32")).unwrap();
+    let r = resolve(
+        &spec,
+        &[p(
+            "m",
+            ParamKind::ByteArray {
+                len: 128,
+                align: 64,
+            },
+        )],
+    )
+    .unwrap();
+    assert_eq!(r.tensor_maps[0].desc.elem_type, tensormap::TmElemType::TF32);
+    assert_eq!(
+        parse_err(&text("f16", "tf32")),
+        "k.toml:8:13: error: key 'arg[0].tensormap': expected an elem_type of the width of buffer 'a' (f16, 16 bits), found tf32 (32 bits)"
+    );
+    assert_eq!(
+        parse_err(&text("u8", "b4x16")),
+        "k.toml:8:56: error: key 'arg[0].tensormap.elem_type': expected a tensor map element type (u8, u16, u32, s32, u64, s64, f16, f32, f32.ftz, f64, bf16, tf32, tf32.ftz), found \"b4x16\""
     );
 }
 
