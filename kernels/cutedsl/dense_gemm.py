@@ -178,7 +178,14 @@ def gemm(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor, pair: cutlass.Constexpr
 # Offline compilation and specs
 # ----------------------------------------------------------------------------------------------
 
-SHAPES = {1: (256, 128, 256), 2: (512, 128, 128)}
+# (name, CTAs per MMA, dynamic shapes, shapes of the cases). Static variants compile one shape
+# in; the dynamic one takes M, N, K at launch (multiples of the tile: the kernel has no bounds
+# checks), so one PTX serves both of its cases.
+VARIANTS = [
+    ("cutedsl_gemm_1cta", 1, False, [(256, 128, 256)]),
+    ("cutedsl_gemm_2cta", 2, False, [(512, 128, 128)]),
+    ("cutedsl_gemm_dyn", 1, True, [(384, 128, 128), (128, 256, 192)]),
+]
 
 
 def _smem_bytes(pair):
@@ -191,45 +198,53 @@ def _smem_bytes(pair):
     return 1024 + a_bytes + b_bytes
 
 
-def _build(pair):
+def _fake_operands(M, N, K, dynamic):
+    if dynamic:
+        # Divisibility hints = the tile, which the kernel relies on anyway.
+        M, N, K = (cute.sym_int32(divisibility=d) for d in (TILE_M_PER_CTA, TILE_N, TILE_K))
+    a = make_fake_compact_tensor(IO, (M, K), stride_order=(1, 0), assumed_align=16)
+    b = make_fake_compact_tensor(IO, (N, K), stride_order=(1, 0), assumed_align=16)
+    c = make_fake_compact_tensor(IO, (M, N), stride_order=(1, 0), assumed_align=16)
+    return a, b, c
+
+
+def _build(name, pair, dynamic, shapes):
     def build(tmp: Path):
-        M, N, K = SHAPES[pair]
-        a = make_fake_compact_tensor(IO, (M, K), stride_order=(1, 0), assumed_align=16)
-        b = make_fake_compact_tensor(IO, (N, K), stride_order=(1, 0), assumed_align=16)
-        c = make_fake_compact_tensor(IO, (M, N), stride_order=(1, 0), assumed_align=16)
         dump = Path(os.environ["CUTE_DSL_DUMP_DIR"])
         for old in dump.glob("*"):
             old.unlink()
-        compiled = cute.compile(gemm, a, b, c, pair)
-        # The TMA boxes the specs claim must be the ones CuTe chose (kept MLIR: tma_gbasis).
+        compiled = cute.compile(gemm, *_fake_operands(*shapes[0], dynamic), pair)
         mlir = "".join(p.read_text() for p in dump.glob("*.mlir"))
+        # The TMA boxes the specs claim must be the ones CuTe chose (kept MLIR: tma_gbasis).
         boxes = sorted(set(re.findall(r'tma_gbasis = <"\((\d+),(\d+)\):', mlir)))
         want = sorted({(str(TILE_K), str(TILE_M_PER_CTA)), (str(TILE_K), str(TILE_N // pair))})
         if boxes != want:
-            raise SystemExit(f"cutedsl gemm ({pair} CTA): TMA boxes {boxes}, specs say {want}")
+            raise SystemExit(f"{name}: TMA boxes {boxes}, specs say {want}")
+        if dynamic:
+            # The packed layouts in _cases follow these argument types: A's and B's TMA
+            # coordinate tensors hold their two i32 extents (M, K) / (N, K); C is a pointer, its
+            # i32 extents (M, N) and its i64 row stride.
+            for ty in ('coord_tensor<"(0,0)", "(?{div=128},?{div=64}):(1@1,1@0)">',
+                       '"(?{div=128},?{div=128}):(?{i64 div=128},1)"'):
+                if ty not in mlir:
+                    raise SystemExit(f"{name}: the kernel's argument types changed: no {ty}")
         ptx = compiled.artifacts.PTX
         if not ptx or not ptx.lstrip().startswith("//"):
-            raise SystemExit(f"cutedsl gemm ({pair} CTA): no PTX kept (CUTE_DSL_KEEP=ptx?)")
-        host_ir = str(compiled.ir_module)
+            raise SystemExit(f"{name}: no PTX kept (CUTE_DSL_KEEP=ptx?)")
         smem = _smem_bytes(pair)
-        if f"llvm.mlir.constant({smem} : i64)" not in host_ir:
-            raise SystemExit(f"cutedsl gemm ({pair} CTA): expected {smem} bytes of dynamic shared "
-                             "memory; the host code launches with another size")
+        if f"llvm.mlir.constant({smem} : i64)" not in str(compiled.ir_module):
+            raise SystemExit(f"{name}: expected {smem} bytes of dynamic shared memory; the host "
+                             "code launches with another size")
+        arg_names = (["mma", "tma_a", "a_extents", "tma_b", "b_extents", "c"] if dynamic
+                     else ["mma", "tma_a", "tma_b", "c"])
         launch = dict(block=[THREADS, 1, 1], cluster=[pair, 1, 1], shared=smem,
-                      arg_names=["mma", "tma_a", "tma_b", "c"], pair=pair, shape=(M, N, K))
+                      arg_names=arg_names, name=name, pair=pair, dynamic=dynamic, shapes=shapes)
         return ptx, launch
     return build
 
 
 def _cases(launch):
-    pair = launch["pair"]
-    M, N, K = launch["shape"]
-    rng = np.random.default_rng(90 + pair)
-    a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
-    b = rng.uniform(-1, 1, size=(N, K)).astype(np.float16)
-    expected = (a.astype(np.float64) @ b.astype(np.float64).T).astype(np.float32)
-    why = ("f16 output: 2^-11 relative rounding plus f32 accumulation of K products "
-           "(about 2^-24·K·Σ|ab| < 1e-4 here)")
+    pair, dynamic = launch["pair"], launch["dynamic"]
     # The TiledMma struct (.align 16 .b8 [32] for cta_group::1, .align 32 .b8 [64] for ::2):
     # three i1 runtime fields of the MMA atom (the negate-A/negate-B/accumulate flags, all false
     # at launch: the kernel sets accumulate itself) at bytes 0..2, then the
@@ -240,24 +255,41 @@ def _cases(launch):
     if pair == 2:
         mma_fields += [{"u64": 0}, {"u64": 0}]
     mma_fields += [{"u32": 0}] * lanes
-    name = f"cutedsl_gemm_{pair}cta"
-    return [Case(
-        name, grid=[M // TILE_M_PER_CTA, N // TILE_N],
-        buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
-                     c=Output("f16", [M, N], expected, 2e-3, 1e-3, why)),
-        args=dict(
+    why = ("f16 output: 2^-11 relative rounding plus f32 accumulation of K products "
+           "(about 2^-24·K·Σ|ab| < 1e-4 here)")
+    out = []
+    for i, (M, N, K) in enumerate(launch["shapes"]):
+        rng = np.random.default_rng(90 + 10 * pair + dynamic + 100 * i)
+        a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+        b = rng.uniform(-1, 1, size=(N, K)).astype(np.float16)
+        expected = (a.astype(np.float64) @ b.astype(np.float64).T).astype(np.float32)
+        args = dict(
             mma=Packed(mma_fields, "TiledMma: i1 x3 flags, then the disable-output-lane mask "
                                    f"(vector<{lanes} x i32>), all zero"),
             tma_a=TensorMapArg("a", box=[TILE_K, TILE_M_PER_CTA], swizzle="128B"),
-            tma_b=TensorMapArg("b", box=[TILE_K, TILE_N // pair], swizzle="128B"),
-            c=Packed([{"buffer": "c"}], "C: static layout, so just the pointer")),
-        note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{N}x{K}]^T, fp16, CuTe DSL, cta_group::{pair}"
-             + (", clusters of 2" if pair == 2 else ""))]
+            tma_b=TensorMapArg("b", box=[TILE_K, TILE_N // pair], swizzle="128B"))
+        if dynamic:
+            args.update(
+                a_extents=Packed([{"i32": M}, {"i32": K}], "A's TMA coordinate tensor: (M, K)"),
+                b_extents=Packed([{"i32": N}, {"i32": K}], "B's TMA coordinate tensor: (N, K)"),
+                c=Packed([{"buffer": "c"}, {"i32": M}, {"i32": N}, {"i64": N}],
+                         "C: pointer, extents (M, N), row stride (elements)"))
+        else:
+            args.update(c=Packed([{"buffer": "c"}], "C: static layout, so just the pointer"))
+        name = launch["name"] + (f"_{M}x{N}x{K}" if dynamic else "")
+        out.append(Case(
+            name, grid=[M // TILE_M_PER_CTA, N // TILE_N],
+            buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                         c=Output("f16", [M, N], expected, 2e-3, 1e-3, why)),
+            args=args,
+            note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{N}x{K}]^T, fp16, CuTe DSL, cta_group::{pair}"
+                 + (", clusters of 2" if pair == 2 else "")
+                 + (", shapes passed at launch" if dynamic else "")))
+    return out
 
 
 KERNELS = [
-    CuteKernel(name="cutedsl_gemm_1cta", build=_build(1), cases=_cases,
-               must_contain=("tcgen05.mma.cta_group::1", "cp.async.bulk.tensor")),
-    CuteKernel(name="cutedsl_gemm_2cta", build=_build(2), cases=_cases,
-               must_contain=("tcgen05.mma.cta_group::2", "cp.async.bulk.tensor")),
+    CuteKernel(name=name, build=_build(name, pair, dynamic, shapes), cases=_cases,
+               must_contain=(f"tcgen05.mma.cta_group::{pair}", "cp.async.bulk.tensor"))
+    for name, pair, dynamic, shapes in VARIANTS
 ]
