@@ -348,6 +348,22 @@ impl TensorMapDesc {
         (n * self.elem_type.bits()).div_ceil(8)
     }
 
+    /// Elements a tile-mode copy moves along dimension `i`: ceil(box / element stride)
+    /// (PTX 9.1 §5.5.1–§5.5.3).
+    pub fn box_elements(&self, i: usize) -> u64 {
+        (self.box_dims[i] as u64).div_ceil(self.elem_strides[i].max(1) as u64)
+    }
+
+    /// Bytes one tile-mode copy writes to shared memory: the whole box, including elements
+    /// filled for being out of bounds (bulk-copies.md §1.3, DERIVED / UNCONFIRMED: CUTLASS and
+    /// Triton expect-tx the full tile bytes at edges too).
+    pub fn box_bytes(&self) -> u64 {
+        let n: u64 = (0..self.rank_usize().min(MAX_RANK))
+            .map(|i| self.box_elements(i))
+            .product();
+        self.bytes_of(n)
+    }
+
     /// The rules of `cuTensorMapEncodeTiled` (CUDA Driver API 13.1 §6.30, summarised in
     /// bulk-copies.md §2.2) and of PTX 9.1 §9.7.9.27.1.1 / §5.5.
     pub fn validate(&self) -> Result<(), TensorMapError> {
@@ -510,6 +526,28 @@ impl fmt::Display for TensorMapDesc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn box_bytes_count_strided_elements() {
+        let mut d = TensorMapDesc {
+            elem_type: TmElemType::BF16,
+            rank: 3,
+            global_address: 0,
+            global_dims: [128, 256, 4, 0, 0],
+            global_strides: [256, 65536, 0, 0],
+            box_dims: [64, 32, 2, 0, 0],
+            elem_strides: [1, 1, 1, 0, 0],
+            interleave: Interleave::None,
+            swizzle: SwizzleMode::B128,
+            swizzle_atomicity: SwizzleAtomicity::B16,
+            oob_fill: OobFill::Zero,
+            l2_promotion: L2Promotion::None,
+        };
+        assert_eq!(d.box_bytes(), 64 * 32 * 2 * 2);
+        d.elem_strides = [1, 3, 2, 0, 0];
+        // ceil(32 / 3) = 11 rows, ceil(2 / 2) = 1 plane
+        assert_eq!(d.box_bytes(), 64 * 11 * 2);
+    }
 
     #[test]
     fn out_of_range_codes_are_named() {
