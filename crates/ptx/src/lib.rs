@@ -8,10 +8,11 @@
 //! ```
 //!
 //! The crate knows PTX syntax only, never semantics: names are not resolved and an unknown
-//! opcode is a valid generic [`ast::Instruction`]. `decode` (next) turns modifier lists into
+//! opcode is a valid generic [`ast::Instruction`]. [`decode`] turns modifier lists into
 //! typed values so the loader never re-parses strings. [`printer`] prints a tree back as PTX.
 
 pub mod ast;
+pub mod decode;
 pub mod error;
 pub mod lexer;
 mod parser;

@@ -36,7 +36,7 @@ struct Parser<'src> {
 
 type PResult<T> = Result<T, ParseError>;
 
-fn parse_type(s: &str) -> Option<ScalarType> {
+pub(crate) fn parse_type(s: &str) -> Option<ScalarType> {
     use ScalarType::*;
     Some(match s {
         ".pred" => Pred,
@@ -846,10 +846,7 @@ impl<'src> Parser<'src> {
     fn expr(&mut self, min_prec: u8) -> PResult<Expr<'src>> {
         self.enter()?;
         let mut lhs = self.unary_expr()?;
-        loop {
-            let Some((op, prec)) = binop(self.tok.kind) else {
-                break;
-            };
+        while let Some((op, prec)) = binop(self.tok.kind) {
             if prec < min_prec {
                 break;
             }

@@ -102,7 +102,7 @@ fn binary_garbage_is_an_error_not_a_panic() {
     let mut rng = common::Rng(0x9E37_79B9_7F4A_7C15);
     for _ in 0..2000 {
         let n = rng.below(512);
-        let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+        let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
         let text = String::from_utf8_lossy(&bytes);
         let r = catch_unwind(AssertUnwindSafe(|| parse(&text).map(|m| m.items.len())));
         assert!(r.is_ok(), "panic on garbage {bytes:?}");
@@ -216,7 +216,7 @@ fn seeded_mutations_of_corpus_never_panic() {
                 let at = rng.below(m.len() + 1);
                 match rng.below(5) {
                     0 => m.truncate(at),
-                    1 if at < m.len() => m[at] = rng.next() as u8,
+                    1 if at < m.len() => m[at] = rng.next_u64() as u8,
                     2 => {
                         let end = (at + rng.below(64)).min(m.len());
                         m.drain(at..end);
