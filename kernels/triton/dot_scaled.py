@@ -69,6 +69,8 @@ def _cases(fmt, name, seed):
 
 
 def _kernel(fmt, name, block_k, seed):
+    kind = ("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale" if fmt == "e4m3"
+            else "tcgen05.mma.cta_group::1.kind::mxf4.block_scale")
     return TritonKernel(
         name=name, fn=mx_matmul_kernel,
         signature=dict(a_ptr="*u8", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8",
@@ -77,7 +79,7 @@ def _kernel(fmt, name, block_k, seed):
         constexprs=dict(FORMAT=fmt, BLOCK_M=128, BLOCK_N=128, BLOCK_K=block_k),
         cases=_cases(fmt, name, seed), num_warps=4, num_stages=2,
         aligned=("a_ptr", "a_scale_ptr", "b_ptr", "b_scale_ptr", "c_ptr"),
-        must_contain=("tcgen05.mma", "block_scale"))
+        must_contain=(kind, "tcgen05.ld"))
 
 
 KERNELS = [_kernel("e4m3", "dot_scaled_mxfp8", 128, 51), _kernel("e2m1", "dot_scaled_mxfp4", 128, 52)]

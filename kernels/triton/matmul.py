@@ -114,7 +114,14 @@ def _kernel(variant):
     return TritonKernel(name=f"matmul_{variant}", fn=matmul_kernel, signature=sig,
                         constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=bk),
                         cases=_cases(variant), num_warps=4, num_stages=3,
-                        aligned=("a_ptr", "b_ptr", "c_ptr"))
+                        aligned=("a_ptr", "b_ptr", "c_ptr"),
+                        # The accumulator must live in TMEM: MMA of the right kind, read back
+                        # with tcgen05.ld.
+                        must_contain=(MMA_KIND[variant], "tcgen05.alloc", "tcgen05.ld"))
+
+
+MMA_KIND = {"fp16": "tcgen05.mma.cta_group::1.kind::f16", "bf16": "tcgen05.mma.cta_group::1.kind::f16",
+            "tf32": "tcgen05.mma.cta_group::1.kind::tf32", "fp8": "tcgen05.mma.cta_group::1.kind::f8f6f4"}
 
 
 KERNELS = [_kernel(v) for v in VARIANTS]
