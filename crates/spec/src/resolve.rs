@@ -157,7 +157,8 @@ pub struct ResolvedLaunch {
 }
 
 impl ResolvedLaunch {
-    /// The parameter block with the relocations applied, given each buffer's device address.
+    /// The parameter block with the relocations applied; `buffer_addresses[i]` is the device
+    /// address of `buffers[i]` (a caller bug, and a panic, if it is shorter than `buffers`).
     pub fn param_block(&self, buffer_addresses: &[u64]) -> Vec<u8> {
         let mut block = self.param_bytes.clone();
         for r in &self.relocations {

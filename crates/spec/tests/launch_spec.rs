@@ -441,3 +441,36 @@ fn in_memory_buffers_for_other_front_ends() {
         "k.toml:4:1: error: key 'buffers.x': expected 4 bytes for buffer 'x' (shape [2] of u16), found 3"
     );
 }
+
+#[test]
+fn full_width_integers_and_float_specials() {
+    let text = "ptx = \"k.ptx\"\ngrid = [1]\nblock = [1]\n[[arg]]\npacked = [ { u64 = 0xFFFF_FFFF_FFFF_FFFF }, { i64 = -9223372036854775808 }, { f32 = inf }, { f16 = -0.0 }, { bf16 = 1e40 } ]\n[[arg]]\nvalue = 0x8000_0000\n[[arg]]\nvalue = -1\n";
+    let spec = Spec::parse(text, "k.toml", Path::new(".")).unwrap();
+    let params = [
+        param("p", ParamKind::ByteArray { len: 24, align: 8 }),
+        param(
+            "u",
+            ParamKind::Scalar {
+                bits: 32,
+                is_float: false,
+            },
+        ),
+        param(
+            "s",
+            ParamKind::Scalar {
+                bits: 64,
+                is_float: false,
+            },
+        ),
+    ];
+    let r = resolve(&spec, &params).unwrap();
+    let b = &r.param_bytes;
+    assert_eq!(&b[0..8], &u64::MAX.to_le_bytes());
+    assert_eq!(&b[8..16], &i64::MIN.to_le_bytes());
+    assert_eq!(&b[16..20], &f32::INFINITY.to_le_bytes());
+    assert_eq!(&b[20..22], &0x8000u16.to_le_bytes());
+    // 1e40 overflows bf16 (max ~3.39e38) to +inf
+    assert_eq!(&b[22..24], &0x7F80u16.to_le_bytes());
+    assert_eq!(&b[24..28], &0x8000_0000u32.to_le_bytes());
+    assert_eq!(&b[32..40], &(-1i64).to_le_bytes());
+}
