@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod parse_cmd;
+mod run_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Parse PTX files and print one summary line per file.
     Parse(parse_cmd::Args),
+    /// Run a kernel from a launch spec (TOML): outputs, expects, summary.
+    Run(run_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Parse(args) => parse_cmd::run(&args),
+        Command::Run(args) => run_cmd::run(&args),
     };
     ExitCode::from(code)
 }

@@ -846,6 +846,11 @@ pub struct ParamInfo {
     pub size: u32,
     pub align: u32,
     pub is_pointer: bool,
+    /// Element bits of a scalar parameter (8..64); 8 for `.b8` arrays.
+    pub elem_bits: u32,
+    pub is_float: bool,
+    /// Declared with array dimensions (`.b8 p[64]`).
+    pub is_array: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -1,8 +1,8 @@
 //! Integer, bit, compare/select, predicate and move instructions.
 //!
 //! Each op is one loop over all 32 lanes into a temporary (so it vectorises), then a masked
-//! write. Division by zero yields all-ones (unsigned) as the hardware does; PTX leaves it
-//! unspecified.
+//! write. Division by zero yields all-ones and the dividend as remainder (PTX leaves it
+//! unspecified); signed overflow (MIN / -1) wraps to MIN, as two's-complement hardware does.
 
 use super::{Flow, Warp};
 use crate::program::{BoolOp, CmpOp, Inst, IntOp, IntUnOp, Narrow, PSrc};
@@ -74,14 +74,17 @@ pub(super) fn bin32(
                 as u32),
         },
         IntOp::DivU => lanes!(a, b, |x, y| x.checked_div(y).unwrap_or(u32::MAX)),
-        IntOp::DivS => lanes!(a, b, |x, y| (x as i32).checked_div(y as i32).unwrap_or(-1)
-            as u32),
+        IntOp::DivS => lanes!(a, b, |x, y| if y == 0 {
+            u32::MAX
+        } else {
+            (x as i32).wrapping_div(y as i32) as u32
+        }),
         IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(x)),
-        IntOp::RemS => lanes!(
-            a,
-            b,
-            |x, y| (x as i32).checked_rem(y as i32).unwrap_or(x as i32) as u32
-        ),
+        IntOp::RemS => lanes!(a, b, |x, y| if y == 0 {
+            x
+        } else {
+            (x as i32).wrapping_rem(y as i32) as u32
+        }),
         IntOp::MinU => lanes!(a, b, |x, y| x.min(y)),
         IntOp::MinS => lanes!(a, b, |x, y| (x as i32).min(y as i32) as u32),
         IntOp::MaxU => lanes!(a, b, |x, y| x.max(y)),
@@ -122,14 +125,17 @@ pub(super) fn bin64(
         IntOp::MulHiS => lanes!(a, b, |x, y| ((x as i64 as i128 * y as i64 as i128) >> 64)
             as u64),
         IntOp::DivU => lanes!(a, b, |x, y| x.checked_div(y).unwrap_or(u64::MAX)),
-        IntOp::DivS => lanes!(a, b, |x, y| (x as i64).checked_div(y as i64).unwrap_or(-1)
-            as u64),
+        IntOp::DivS => lanes!(a, b, |x, y| if y == 0 {
+            u64::MAX
+        } else {
+            (x as i64).wrapping_div(y as i64) as u64
+        }),
         IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(x)),
-        IntOp::RemS => lanes!(
-            a,
-            b,
-            |x, y| (x as i64).checked_rem(y as i64).unwrap_or(x as i64) as u64
-        ),
+        IntOp::RemS => lanes!(a, b, |x, y| if y == 0 {
+            x
+        } else {
+            (x as i64).wrapping_rem(y as i64) as u64
+        }),
         IntOp::MinU => lanes!(a, b, |x, y| x.min(y)),
         IntOp::MinS => lanes!(a, b, |x, y| (x as i64).min(y as i64) as u64),
         IntOp::MaxU => lanes!(a, b, |x, y| x.max(y)),

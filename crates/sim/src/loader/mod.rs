@@ -541,6 +541,12 @@ fn param_layout(ps: &[tmemu_ptx::ast::Param<'_>]) -> Result<(Vec<ParamInfo>, u32
             size: size as u32,
             align,
             is_pointer: p.ptr.is_some(),
+            elem_bits: es * 8,
+            is_float: matches!(
+                p.ty,
+                ScalarType::F16 | ScalarType::F32 | ScalarType::F64 | ScalarType::Bf16
+            ),
+            is_array: !p.dims.is_empty() || p.vector.is_some(),
         });
     }
     Ok((out, off))
