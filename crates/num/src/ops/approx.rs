@@ -1,0 +1,143 @@
+//! The `.approx` instructions (PTX ISA §9.7.3): rcp, sqrt, rsqrt, ex2, lg2, sin, cos, tanh,
+//! div.approx and div.full.
+//!
+//! tmemu returns the correctly rounded result (computed in f64) with the special values the
+//! ISA specifies. The hardware's results differ by a few ulp: the measured H100 bounds are
+//! asserted in `tests/ops_vs_h100.rs` and listed in docs/arch/num.md. A kernel whose output
+//! depends on the exact bits of an approximation is not portable across GPU generations
+//! either, so tmemu does not try to reproduce the MUFU tables.
+
+use super::float::{ftz32, is_nan32, NAN32};
+
+#[inline]
+fn f(a: u32) -> f64 {
+    f32::from_bits(a) as f64
+}
+
+#[inline]
+fn input(a: u32, ftz: bool) -> f64 {
+    if ftz {
+        f(ftz32(a))
+    } else {
+        f(a)
+    }
+}
+
+#[inline]
+fn out(x: f64, ftz: bool) -> u32 {
+    if x.is_nan() {
+        return NAN32;
+    }
+    let b = (x as f32).to_bits();
+    if ftz {
+        ftz32(b)
+    } else {
+        b
+    }
+}
+
+/// rcp.approx.f32: 1/x; ±0 -> ±inf, ±inf -> ±0.
+pub fn f32_rcp_approx(a: u32, ftz: bool) -> u32 {
+    out(1.0 / input(a, ftz), ftz)
+}
+
+/// sqrt.approx.f32: negative -> NaN, -0 -> -0.
+pub fn f32_sqrt_approx(a: u32, ftz: bool) -> u32 {
+    out(input(a, ftz).sqrt(), ftz)
+}
+
+/// rsqrt.approx.f32: ±0 -> ±inf, negative -> NaN, +inf -> +0.
+pub fn f32_rsqrt_approx(a: u32, ftz: bool) -> u32 {
+    let x = input(a, ftz);
+    if x == 0.0 {
+        return out(f64::INFINITY.copysign(x), ftz);
+    }
+    out(1.0 / x.sqrt(), ftz)
+}
+
+/// ex2.approx.f32: -inf -> +0, +inf -> +inf.
+pub fn f32_ex2_approx(a: u32, ftz: bool) -> u32 {
+    out(input(a, ftz).exp2(), ftz)
+}
+
+/// lg2.approx.f32: ±0 -> -inf, negative -> NaN, +inf -> +inf.
+pub fn f32_lg2_approx(a: u32, ftz: bool) -> u32 {
+    let x = input(a, ftz);
+    if x == 0.0 {
+        return out(f64::NEG_INFINITY, ftz);
+    }
+    out(x.log2(), ftz)
+}
+
+/// sin.approx.f32: ±inf -> NaN; -0 -> -0.
+pub fn f32_sin_approx(a: u32, ftz: bool) -> u32 {
+    out(input(a, ftz).sin(), ftz)
+}
+
+/// cos.approx.f32: ±inf -> NaN.
+pub fn f32_cos_approx(a: u32, ftz: bool) -> u32 {
+    out(input(a, ftz).cos(), ftz)
+}
+
+/// tanh.approx.f32: ±inf -> ±1. Subnormal inputs are returned unchanged (tanh x = x there).
+pub fn f32_tanh_approx(a: u32) -> u32 {
+    if is_nan32(a) {
+        return NAN32;
+    }
+    out(f(a).tanh(), false)
+}
+
+/// div.approx.f32: a * (1/b) where the reciprocal of |b| in (2^126, 2^128] is a subnormal
+/// that the hardware flushes: the ISA documents d = 0 for such b (a finite).
+pub fn f32_div_approx(a: u32, b: u32, ftz: bool) -> u32 {
+    let (x, y) = (input(a, ftz), input(b, ftz));
+    let ay = y.abs();
+    if ay > 2f64.powi(126) && ay.is_finite() {
+        // The flushed reciprocal is ±0: finite a gives ±0, infinite a gives NaN.
+        return out(x * 0.0f64.copysign(y), ftz);
+    }
+    out(x / y, ftz)
+}
+
+/// div.full.f32: full-range approximate division (max 2 ulp error in the ISA); returned
+/// correctly rounded.
+pub fn f32_div_full(a: u32, b: u32, ftz: bool) -> u32 {
+    out(input(a, ftz) / input(b, ftz), ftz)
+}
+
+/// rcp.approx.ftz.f64: the ISA gives ~2^-?? relative error (the reciprocal is computed from
+/// the upper mantissa bits); returned correctly rounded, subnormal inputs and results flushed.
+pub fn f64_rcp_approx_ftz(a: u64) -> u64 {
+    let x = f64::from_bits(a);
+    let x = if x.is_subnormal() {
+        0.0f64.copysign(x)
+    } else {
+        x
+    };
+    let r = 1.0 / x;
+    let r = if r.is_subnormal() {
+        0.0f64.copysign(r)
+    } else {
+        r
+    };
+    if r.is_nan() {
+        super::float::NAN64
+    } else {
+        r.to_bits()
+    }
+}
+
+/// rsqrt.approx.f64: 1/sqrt(x), returned correctly rounded.
+pub fn f64_rsqrt_approx(a: u64) -> u64 {
+    let x = f64::from_bits(a);
+    let r = if x == 0.0 {
+        f64::INFINITY.copysign(x)
+    } else {
+        1.0 / x.sqrt()
+    };
+    if r.is_nan() {
+        super::float::NAN64
+    } else {
+        r.to_bits()
+    }
+}

@@ -1,0 +1,340 @@
+//! `cvt` and `cvt.pack` (PTX ISA §9.7.9.21, §9.7.9.22): conversions between integer, f16,
+//! bf16, tf32, f32, f64 and the narrow f8 formats, with every rounding and saturation modifier.
+//!
+//! - float -> integer: rounds with `.rni/.rzi/.rmi/.rpi`, always saturates to the destination
+//!   range, NaN gives 0.
+//! - integer -> float and float -> narrower float: `.rn/.rz/.rm/.rp` (and `.rna` for tf32).
+//! - `.sat` on a float destination clamps to [0.0, 1.0] (NaN -> 0); on an integer destination
+//!   it clamps to the range. `.satfinite` clamps infinities and overflow to ±MAX (NaN stays
+//!   NaN where the format has one). `.relu` clamps negatives to +0.
+//! - Packed destinations take two sources; the first (`a`) goes to the upper half.
+//! - Integer results of signed destination types are returned sign-extended to 64 bits (the
+//!   H100 sign-extends `cvt.s8.*` into a 32-bit register); unsigned ones zero-extended. The
+//!   engine truncates to the register width.
+//! - NaN (unspecified by the ISA, measured on the H100): float -> integer gives 0 from f16/f32
+//!   sources into <= 32-bit destinations, and the pattern 1 << (bits - 1) from f64 sources or
+//!   into 64-bit destinations. f64 -> f32/f16 keeps the sign and top payload bits (quietened);
+//!   f16 -> f32 and f32 -> f16/bf16 give the canonical NaN; bf16 -> f32 is exact (bits << 16).
+
+use super::float::{self, ftz32, FloatMods, NAN32};
+use super::half::{HalfKind, NAN16};
+use super::int::IntTy;
+use super::round::{self, round_to, Format};
+use super::types::{OpError, Rounding, ScalarType};
+use crate::narrow::NarrowFormat;
+
+/// Modifiers of `cvt`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CvtMods {
+    /// The rounding modifier (`Rn` when none is written).
+    pub rnd: Rounding,
+    pub ftz: bool,
+    pub sat: bool,
+    pub relu: bool,
+    pub satfinite: bool,
+}
+
+impl CvtMods {
+    pub fn rnd(rnd: Rounding) -> CvtMods {
+        CvtMods {
+            rnd,
+            ..CvtMods::default()
+        }
+    }
+}
+
+/// Exact value of a float source (f16/bf16/tf32/f32/f64/e4m3/e5m2) given as bits.
+#[inline]
+fn float_value(src: ScalarType, a: u64, ftz: bool) -> Result<f64, OpError> {
+    Ok(match src {
+        ScalarType::F32 | ScalarType::Tf32 => {
+            let a = a as u32;
+            f32::from_bits(if ftz { ftz32(a) } else { a }) as f64
+        }
+        ScalarType::F64 => f64::from_bits(a),
+        ScalarType::F16 => {
+            let k = HalfKind::F16;
+            k.to_f64(if ftz { k.ftz(a as u16) } else { a as u16 })
+        }
+        ScalarType::Bf16 => HalfKind::Bf16.to_f64(a as u16),
+        ScalarType::E4m3 => NarrowFormat::E4m3.decode(a as u8) as f64,
+        ScalarType::E5m2 => NarrowFormat::E5m2.decode(a as u8) as f64,
+        _ => return Err(OpError::Unsupported("cvt from this source type")),
+    })
+}
+
+/// cvt with one source: `dst` and `src` are the instruction's types, `a` the source bits.
+pub fn cvt(dst: ScalarType, src: ScalarType, a: u64, m: CvtMods) -> Result<u64, OpError> {
+    use ScalarType as T;
+    let src_int = src.is_integer();
+    let dst_int = dst.is_integer();
+    match (dst_int, src_int) {
+        (true, true) => {
+            let dt = IntTy::of(dst)?;
+            Ok(sext(dt, int_to_int(dt, IntTy::of(src)?, a, m.sat)))
+        }
+        (true, false) => {
+            let x = float_value(src, a, m.ftz)?;
+            let dt = IntTy::of(dst)?;
+            if x.is_nan() {
+                let wide = src == T::F64 || dt.bits == 64;
+                return Ok(if wide {
+                    sext(dt, 1u64 << (dt.bits - 1))
+                } else {
+                    0
+                });
+            }
+            Ok(sext(dt, float_to_int(dt, x, m.rnd)))
+        }
+        (false, true) => {
+            let st = IntTy::of(src)?;
+            let v = st.val(a);
+            int_to_float(dst, v, m)
+        }
+        (false, false) => {
+            let x = float_value(src, a, m.ftz)?;
+            if x.is_nan() && !m.sat {
+                if let Some(n) = nan_convert(dst, src, a, m) {
+                    return Ok(n);
+                }
+            }
+            if m.rnd.is_integer() {
+                // Round to an integral value in the same (float) type: cvt.rni.f32.f32.
+                if dst != src {
+                    return Err(OpError::Illegal(
+                        "integer rounding between different float types",
+                    ));
+                }
+                let r = round_integral(x, m.rnd);
+                return float_to_float(
+                    dst,
+                    r,
+                    0.0,
+                    CvtMods {
+                        rnd: Rounding::Rn,
+                        ..m
+                    },
+                );
+            }
+            if src == T::F64 && dst == T::F64 || src == T::F32 && dst == T::F32 {
+                return float_to_float(dst, x, 0.0, m);
+            }
+            float_to_float(dst, x, 0.0, m)
+        }
+    }
+}
+
+/// The result of converting a NaN between float types, where it is not the destination's
+/// canonical NaN (see the module notes; measured on the H100).
+fn nan_convert(dst: ScalarType, src: ScalarType, a: u64, m: CvtMods) -> Option<u64> {
+    use ScalarType as T;
+    Some(match (dst, src) {
+        (T::F64, T::F32) if m.ftz => 0x7fff_ffff_e000_0000,
+        (T::F64, T::F32) | (T::F64, T::F16) | (T::F64, T::Bf16) => {
+            float_value(src, a, false).ok()?.to_bits() | 0x0008_0000_0000_0000
+        }
+        (T::F32, T::F64) => float::nan64_to_f32(a) as u64,
+        (T::F16, T::F64) => ((a >> 48) & 0x8000) | 0x7e00 | ((a >> 42) & 0x3ff),
+        (T::Bf16, T::F64) => ((a >> 48) & 0x8000) | 0x7fc0 | ((a >> 45) & 0x7f),
+        (T::F32, T::Bf16) => (a & 0xffff) << 16,
+        // cvt.rna.tf32.f32 rounds a NaN's bits like a number's (add half an ulp, truncate: a
+        // signaling NaN with a low payload becomes infinity); .rn/.rz give the canonical NaN
+        // truncated to tf32.
+        (T::Tf32, T::F32) if m.rnd == Rounding::Rna => {
+            ((a as u32).wrapping_add(0x1000) & 0xffff_e000) as u64
+        }
+        (T::Tf32, T::F32) => 0x7fff_e000,
+        _ => return None,
+    })
+}
+
+/// Sign-extends a result of a signed type to 64 bits.
+#[inline]
+fn sext(t: IntTy, x: u64) -> u64 {
+    if t.signed {
+        t.val(x) as u64
+    } else {
+        x
+    }
+}
+
+/// Sign/zero-extends then truncates, or saturates with `.sat`.
+#[inline]
+pub fn int_to_int(dst: IntTy, src: IntTy, a: u64, sat: bool) -> u64 {
+    let v = src.val(a);
+    if sat {
+        dst.sat(v)
+    } else {
+        dst.wrap(v)
+    }
+}
+
+/// Round to an integral value in f64 with an integer rounding mode.
+#[inline]
+pub fn round_integral(x: f64, rnd: Rounding) -> f64 {
+    match rnd.float_mode() {
+        Rounding::Rz => x.trunc(),
+        Rounding::Rm => x.floor(),
+        Rounding::Rp => x.ceil(),
+        Rounding::Rna => x.round(),
+        _ => x.round_ties_even(),
+    }
+}
+
+/// Float -> integer: round, saturate to the range; NaN -> 0.
+#[inline]
+pub fn float_to_int(dst: IntTy, x: f64, rnd: Rounding) -> u64 {
+    if x.is_nan() {
+        return 0;
+    }
+    let r = round_integral(x, rnd);
+    if r <= dst.min() as f64 {
+        return dst.wrap(dst.min());
+    }
+    if r >= dst.max() as f64 {
+        return dst.wrap(dst.max());
+    }
+    dst.wrap(r as i128)
+}
+
+/// Integer -> float with rounding (exact value v).
+pub fn int_to_float(dst: ScalarType, v: i128, m: CvtMods) -> Result<u64, OpError> {
+    let hi = v as f64; // round to nearest
+    let lo = (v - hi as i128) as f64; // its sign is all the rounding needs
+    float_to_float(dst, hi, lo, m)
+}
+
+fn fmt_of(dst: ScalarType) -> Option<Format> {
+    Some(match dst {
+        ScalarType::F32 => round::F32,
+        ScalarType::F64 => round::F64,
+        ScalarType::F16 => round::F16,
+        ScalarType::Bf16 => round::BF16,
+        ScalarType::Tf32 => round::TF32,
+        _ => return None,
+    })
+}
+
+/// Rounds the exact value `hi + lo` to a float destination with cvt's modifiers.
+pub fn float_to_float(dst: ScalarType, hi: f64, lo: f64, m: CvtMods) -> Result<u64, OpError> {
+    let fmt = fmt_of(dst).ok_or(OpError::Unsupported("cvt to this float type"))?;
+    if m.rnd == Rounding::Rs {
+        return Err(OpError::Unsupported("cvt.rs (stochastic rounding)"));
+    }
+    let nan_bits: u64 = match dst {
+        ScalarType::F64 => float::NAN64,
+        ScalarType::F32 | ScalarType::Tf32 => NAN32 as u64,
+        _ => NAN16 as u64,
+    };
+    if hi.is_nan() {
+        return Ok(if m.sat {
+            0
+        } else if dst == ScalarType::F64 {
+            nan64_of(hi)
+        } else {
+            nan_bits
+        });
+    }
+    let mut r = round_to(fmt, hi, lo, m.rnd);
+    if m.satfinite && r.is_infinite() {
+        r = fmt.max().copysign(r);
+    }
+    if m.ftz {
+        r = fmt.flush(r);
+    }
+    if m.relu && (r < 0.0 || (r == 0.0 && r.is_sign_negative())) {
+        r = 0.0;
+    }
+    if m.sat {
+        r = if r.is_sign_negative() {
+            0.0
+        } else {
+            r.min(1.0)
+        };
+    }
+    Ok(match dst {
+        ScalarType::F64 => r.to_bits(),
+        ScalarType::F32 | ScalarType::Tf32 => (r as f32).to_bits() as u64,
+        _ => round::encode(fmt, r),
+    })
+}
+
+#[inline]
+fn nan64_of(x: f64) -> u64 {
+    x.to_bits() | 0x0008_0000_0000_0000
+}
+
+/// cvt.frnd.f32.f64 and friends, by bits, for the engine's hot path.
+#[inline]
+pub fn f64_to_f32(a: u64, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
+    float::f64_to_f32(a, FloatMods { rnd, ftz, sat })
+}
+
+/// cvt with two f32 sources packed into one destination: f16x2, bf16x2 (d = {a, b}: a in the
+/// upper 16 bits) or e4m3x2 / e5m2x2 (a in the upper byte; .satfinite is mandatory).
+pub fn cvt_pack_f32(dst: ScalarType, a: u32, b: u32, m: CvtMods) -> Result<u32, OpError> {
+    let one = |x: u32| -> Result<u32, OpError> {
+        match dst {
+            ScalarType::F16x2 => Ok(float_to_float(ScalarType::F16, f(x), 0.0, m)? as u32),
+            ScalarType::Bf16x2 => Ok(float_to_float(ScalarType::Bf16, f(x), 0.0, m)? as u32),
+            ScalarType::E4m3x2 | ScalarType::E5m2x2 => {
+                let nf = if dst == ScalarType::E4m3x2 {
+                    NarrowFormat::E4m3
+                } else {
+                    NarrowFormat::E5m2
+                };
+                if m.rnd != Rounding::Rn {
+                    return Err(OpError::Illegal("f8 conversions round with .rn only"));
+                }
+                Ok(nf.encode_satfinite(f32::from_bits(x), m.relu) as u32)
+            }
+            _ => Err(OpError::Unsupported("cvt to this packed type")),
+        }
+    };
+    let shift = if dst.bits() == 32 { 16 } else { 8 };
+    Ok((one(a)? << shift) | one(b)?)
+}
+
+/// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each f16 half to f8, upper to upper.
+pub fn cvt_f8x2_from_f16x2(dst: ScalarType, a: u32, relu: bool) -> Result<u16, OpError> {
+    let nf = match dst {
+        ScalarType::E4m3x2 => NarrowFormat::E4m3,
+        ScalarType::E5m2x2 => NarrowFormat::E5m2,
+        _ => return Err(OpError::Unsupported("cvt to this packed type from f16x2")),
+    };
+    let one = |h: u16| nf.encode_satfinite(HalfKind::F16.to_f64(h) as f32, relu) as u16;
+    Ok((one((a >> 16) as u16) << 8) | one(a as u16))
+}
+
+/// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: each byte widened to f16 (exact), upper to upper.
+pub fn cvt_f16x2_from_f8x2(src: ScalarType, a: u16, relu: bool) -> Result<u32, OpError> {
+    let nf = match src {
+        ScalarType::E4m3x2 => NarrowFormat::E4m3,
+        ScalarType::E5m2x2 => NarrowFormat::E5m2,
+        _ => return Err(OpError::Unsupported("cvt to f16x2 from this packed type")),
+    };
+    let one = |byte: u8| -> u32 {
+        let x = nf.decode(byte) as f64;
+        let m = CvtMods {
+            relu,
+            ..CvtMods::default()
+        };
+        float_to_float(ScalarType::F16, x, 0.0, m).unwrap_or(NAN16 as u64) as u32
+    };
+    Ok((one((a >> 8) as u8) << 16) | one(a as u8))
+}
+
+/// cvt.pack.sat.{u16,s16}.s32 d, a, b: d = {sat(a), sat(b)} with a in the upper half;
+/// cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0], sat(a), sat(b)} (a in byte 1).
+pub fn cvt_pack_sat(dst: IntTy, a: u32, b: u32, c: Option<u32>) -> u32 {
+    let s = |x: u32| dst.sat(x as i32 as i128) as u32;
+    match (dst.bits, c) {
+        (16, _) => (s(a) << 16) | s(b),
+        (_, c) => (c.unwrap_or(0) << 16) | (s(a) << 8) | s(b),
+    }
+}
+
+#[inline]
+fn f(x: u32) -> f64 {
+    f32::from_bits(x) as f64
+}

@@ -1,0 +1,213 @@
+//! f16 and bf16 arithmetic, scalar and packed x2 (PTX ISA §9.7.4 "Half precision floating
+//! point instructions"): add/sub/mul/fma (.rn, .ftz for f16, .sat, .relu), min/max (.NaN,
+//! .xorsign.abs), neg/abs, ex2.approx and tanh.approx.
+//!
+//! Every result is computed exactly in f64 (a TwoSum error term where a sum is not exact) and
+//! rounded once to the 16-bit format, so there is no double rounding.
+
+use super::float::MinMaxMods;
+use super::round::{self, round_to, two_sum, Format};
+use super::types::Rounding;
+
+/// Which 16-bit float format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HalfKind {
+    F16,
+    Bf16,
+}
+
+/// The canonical NaN of 16-bit float results.
+pub const NAN16: u16 = 0x7fff;
+
+impl HalfKind {
+    #[inline]
+    pub fn format(self) -> Format {
+        match self {
+            HalfKind::F16 => round::F16,
+            HalfKind::Bf16 => round::BF16,
+        }
+    }
+
+    /// Exact value of a 16-bit pattern.
+    #[inline]
+    pub fn to_f64(self, a: u16) -> f64 {
+        match self {
+            HalfKind::F16 => half::f16::from_bits(a).to_f64(),
+            HalfKind::Bf16 => f32::from_bits((a as u32) << 16) as f64,
+        }
+    }
+
+    #[inline]
+    pub fn is_nan(self, a: u16) -> bool {
+        match self {
+            HalfKind::F16 => (a & 0x7fff) > 0x7c00,
+            HalfKind::Bf16 => (a & 0x7fff) > 0x7f80,
+        }
+    }
+
+    #[inline]
+    pub fn is_subnormal(self, a: u16) -> bool {
+        let exp_mask = match self {
+            HalfKind::F16 => 0x7c00,
+            HalfKind::Bf16 => 0x7f80,
+        };
+        a & exp_mask == 0 && a & 0x7fff != 0
+    }
+
+    #[inline]
+    pub fn ftz(self, a: u16) -> u16 {
+        if self.is_subnormal(a) {
+            a & 0x8000
+        } else {
+            a
+        }
+    }
+
+    /// Rounds the exact value `hi + lo` to this format's bits (NaN -> canonical NaN).
+    #[inline]
+    pub fn round(self, hi: f64, lo: f64, rnd: Rounding) -> u16 {
+        if hi.is_nan() {
+            return NAN16;
+        }
+        round::encode(self.format(), round_to(self.format(), hi, lo, rnd)) as u16
+    }
+}
+
+/// Modifiers of the half-precision arithmetic instructions.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HalfMods {
+    pub rnd: Rounding,
+    pub ftz: bool,
+    pub sat: bool,
+    pub relu: bool,
+}
+
+/// A decoded half-precision operation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HalfOp {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Min(MinMaxMods),
+    Max(MinMaxMods),
+    Neg,
+    Abs,
+    Ex2Approx,
+    TanhApprox,
+}
+
+#[inline]
+fn finish(k: HalfKind, hi: f64, lo: f64, m: HalfMods) -> u16 {
+    let mut r = k.round(hi, lo, m.rnd);
+    if m.ftz {
+        r = k.ftz(r);
+    }
+    if k.is_nan(r) {
+        return if m.sat { 0 } else { NAN16 };
+    }
+    if m.sat {
+        if r & 0x8000 != 0 {
+            r = 0;
+        } else if k.to_f64(r) > 1.0 {
+            r = k.round(1.0, 0.0, Rounding::Rn);
+        }
+    }
+    if m.relu && r & 0x8000 != 0 {
+        r = 0;
+    }
+    r
+}
+
+#[inline]
+fn inp(k: HalfKind, a: u16, ftz: bool) -> f64 {
+    k.to_f64(if ftz { k.ftz(a) } else { a })
+}
+
+/// Evaluates one 16-bit lane.
+#[inline]
+pub fn eval_half(k: HalfKind, op: HalfOp, a: u16, b: u16, c: u16, m: HalfMods) -> u16 {
+    match op {
+        HalfOp::Add | HalfOp::Sub => {
+            let b = if op == HalfOp::Sub { b ^ 0x8000 } else { b };
+            let (x, y) = (inp(k, a, m.ftz), inp(k, b, m.ftz));
+            let (s, e) = two_sum(x, y);
+            finish(k, s, e, m)
+        }
+        HalfOp::Mul => finish(k, inp(k, a, m.ftz) * inp(k, b, m.ftz), 0.0, m),
+        HalfOp::Fma => {
+            let p = inp(k, a, m.ftz) * inp(k, b, m.ftz); // exact
+            let z = inp(k, c, m.ftz);
+            if !p.is_finite() || !z.is_finite() {
+                return finish(k, p + z, 0.0, m);
+            }
+            let (s, e) = two_sum(p, z);
+            finish(k, s, e, m)
+        }
+        HalfOp::Min(mm) => minmax(k, a, b, mm, true),
+        HalfOp::Max(mm) => minmax(k, a, b, mm, false),
+        // neg/abs are sign operations, except that a NaN becomes the canonical NaN (H100).
+        HalfOp::Neg if k.is_nan(a) => NAN16,
+        HalfOp::Abs if k.is_nan(a) => NAN16,
+        HalfOp::Neg => a ^ 0x8000,
+        HalfOp::Abs => a & 0x7fff,
+        HalfOp::Ex2Approx => {
+            let x = inp(k, a, m.ftz);
+            let r = k.round(x.exp2(), 0.0, Rounding::Rn);
+            if m.ftz {
+                k.ftz(r)
+            } else {
+                r
+            }
+        }
+        HalfOp::TanhApprox => k.round(inp(k, a, false).tanh(), 0.0, Rounding::Rn),
+    }
+}
+
+/// Evaluates a packed x2 operation: each 16-bit half independently.
+#[inline]
+pub fn eval_half_x2(k: HalfKind, op: HalfOp, a: u32, b: u32, c: u32, m: HalfMods) -> u32 {
+    let lo = eval_half(k, op, a as u16, b as u16, c as u16, m);
+    let hi = eval_half(
+        k,
+        op,
+        (a >> 16) as u16,
+        (b >> 16) as u16,
+        (c >> 16) as u16,
+        m,
+    );
+    (lo as u32) | ((hi as u32) << 16)
+}
+
+fn minmax(k: HalfKind, a: u16, b: u16, mm: MinMaxMods, min: bool) -> u16 {
+    let (a, b) = if mm.ftz { (k.ftz(a), k.ftz(b)) } else { (a, b) };
+    let (na, nb) = (k.is_nan(a), k.is_nan(b));
+    if na || nb {
+        if mm.nan || (na && nb) {
+            return NAN16;
+        }
+        let r = if na { b } else { a };
+        return if mm.xorsign_abs {
+            (r & 0x7fff) | ((a ^ b) & 0x8000)
+        } else {
+            r
+        };
+    }
+    if mm.xorsign_abs {
+        let (x, y) = (a & 0x7fff, b & 0x7fff);
+        let r = if (x < y) == min { x } else { y };
+        return r | ((a ^ b) & 0x8000);
+    }
+    let key = |x: u16| {
+        if x & 0x8000 != 0 {
+            -((x & 0x7fff) as i32) - 1
+        } else {
+            x as i32
+        }
+    };
+    if (key(a) < key(b)) == min {
+        a
+    } else {
+        b
+    }
+}
