@@ -765,13 +765,68 @@ def compare_trees(a: Path, b: Path) -> list[str]:
     return diffs
 
 
+def selftest() -> int:
+    """Checks the number-format helpers and the spec writer against independent references:
+    values from the OCP FP8/MX specifications and IEEE bf16 rounding, and ml_dtypes (another
+    implementation) when it is installed. Returns the number of failures."""
+    import numpy as np
+    fails = []
+
+    def check(what, got, want):
+        got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+        if got.shape != want.shape or not np.array_equal(got, want, equal_nan=True):
+            fails.append(f"{what}: got {got.tolist()}, want {want.tolist()}")
+
+    # OCP FP8 E4M3: bias 7, no infinities, S.1111.111 is NaN, max normal 448.
+    check("e4m3", e4m3_bits_to_f64([0x00, 0x01, 0x07, 0x08, 0x38, 0x7E, 0x7F, 0x80, 0xFE]),
+          [0, 2.0**-9, 7 * 2.0**-9, 2.0**-6, 1.0, 448.0, np.nan, -0.0, -448.0])
+    # bf16 round-to-nearest-even: ties go to the even mantissa.
+    f = np.array([0x3F800000, 0x3F808000, 0x3F818000, 0x3F808001, 0xBFC00000], dtype=np.uint32)
+    check("bf16 rne", f32_to_bf16_bits(f.view(np.float32)), [0x3F80, 0x3F80, 0x3F82, 0x3F81, 0xBFC0])
+    # OCP MX E2M1 and E8M0.
+    check("e2m1", e2m1_nibbles_to_f64(np.arange(16)),
+          [0, .5, 1, 1.5, 2, 3, 4, 6, -0.0, -.5, -1, -1.5, -2, -3, -4, -6])
+    check("e8m0", e8m0_to_f64([127, 128, 120]), [1.0, 2.0, 2.0**-7])
+    t = tf32_exact(np.random.default_rng(0), (1000, ))
+    check("tf32 low bits", (t.view(np.uint32) & 0x1FFF).max(), 0)
+    # Packed structs: natural alignment, size rounded to the largest alignment.
+    check("packed", [packed_size([{"u8": 0}, {"u32": 0}]), packed_size([{"i32": 1}, {"i32": 2}]),
+                     packed_size([{"buffer": "c"}, {"i32": 1}, {"i32": 2}, {"i64": 3}]),
+                     packed_size([{"u8": 0}] * 3), packed_size([{"u32": 0}, {"u64": 0}])],
+          [8, 8, 24, 3, 16])
+    doc = tomllib.loads("x = " + toml_value({"a": [1, 2.5, "s"], "b": {"c": 1e-05}}))
+    if doc != {"x": {"a": [1, 2.5, "s"], "b": {"c": 1e-05}}}:
+        fails.append(f"toml_value round trip: {doc}")
+    try:
+        import ml_dtypes
+    except ImportError:
+        print("selftest: ml_dtypes not installed, cross-checks against it skipped")
+    else:
+        bits = np.arange(256, dtype=np.uint8)
+        check("e4m3 vs ml_dtypes", e4m3_bits_to_f64(bits),
+              bits.view(ml_dtypes.float8_e4m3fn).astype(np.float64))
+        x = np.random.default_rng(1).standard_normal(100000).astype(np.float32)
+        check("bf16 vs ml_dtypes", f32_to_bf16_bits(x),
+              x.astype(ml_dtypes.bfloat16).view(np.uint16))
+        check("e2m1 vs ml_dtypes", e2m1_nibbles_to_f64(np.arange(16)),
+              np.arange(16, dtype=np.uint8).view(ml_dtypes.float4_e2m1fn).astype(np.float64))
+    for f in fails:
+        print("selftest FAIL:", f)
+    print(f"selftest: {len(fails)} failure(s)")
+    return len(fails)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
                     help="regenerate into a temporary folder and compare with the committed corpus")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
                     help="only this kernel (PTX basename); may repeat; skips pruning and CUDA")
+    ap.add_argument("--selftest", action="store_true",
+                    help="check the number-format helpers and the spec writer, then exit")
     args = ap.parse_args(argv)
+    if args.selftest:
+        return 1 if selftest() else 0
     check_versions()
     # Kernel sources say `from regen import ...`: make that this very module.
     sys.modules.setdefault("regen", sys.modules[__name__])
