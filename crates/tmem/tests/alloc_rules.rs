@@ -1,6 +1,9 @@
 //! One test per allocation rule the allocator enforces: a program fragment that breaks it and
 //! one that keeps it. Rule facts: shared/spec/tmem.md §7 (PTX ISA 9.1 §9.7.16.7.1).
 
+// The reference spells arithmetic plainly; `is_multiple_of` also postdates the MSRV (1.85).
+#![allow(clippy::manual_is_multiple_of, clippy::manual_range_contains)]
+
 use tmemu_tmem::alloc::{
     BlockedOn, Config, CtaGroup, CtaId, Done, Effect, Event, Issue, LaneValues, Origin, Outcome,
     PairCollective, SmId, StepError, TmemAllocator, WarpId, WarpLanes,
@@ -161,6 +164,23 @@ fn tm0002_ncols_not_multiple_of_32() {
     for n in [32, 64, 128, 256, 512] {
         let a = granted(h.alloc(0, 0, n));
         clean(h.dealloc(0, 0, a, n));
+    }
+}
+
+#[test]
+fn ncols_rule_classifies_every_value_up_to_2048() {
+    use tmemu_tmem::alloc::ncols_rule;
+    for n in 0..=2048u32 {
+        let want = if n < 32 || n > 512 {
+            Some("TM0003")
+        } else if n % 32 != 0 {
+            Some("TM0002")
+        } else if ![32, 64, 128, 256, 512].contains(&n) {
+            Some("TM0001")
+        } else {
+            None
+        };
+        assert_eq!(ncols_rule(n).map(|r| r.id), want, "nCols = {n}");
     }
 }
 

@@ -19,7 +19,7 @@ use super::{
     PairCollective, Placement, SmId, Wake, WarpId,
 };
 use crate::geometry::{ColumnRange, TmemAddr, ALLOC_UNIT, MAX_NCOLS, MIN_NCOLS};
-use crate::rules;
+use crate::rules::{self, Rule};
 
 /// What a blocked warp waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,15 +125,23 @@ fn misuse(message: String) -> StepError {
     StepError::Misuse(Misuse { message })
 }
 
-/// TM0003, TM0002, TM0001 in that order (one finding per value: the most basic one).
-fn check_ncols(issue: &Issue, n: u32, what: &str) -> Result<(), Violation> {
-    let rule = if !(MIN_NCOLS..=MAX_NCOLS).contains(&n) {
-        &rules::NCOLS_OUT_OF_RANGE
+/// The rule an nCols value of alloc/dealloc breaks, if any: TM0003 (outside [32, 512]), then
+/// TM0002 (not a multiple of 32), then TM0001 (not a power of two) — one rule per value, the
+/// most basic. A static checker uses this for immediates; the allocator for register values.
+pub fn ncols_rule(n: u32) -> Option<&'static Rule> {
+    if !(MIN_NCOLS..=MAX_NCOLS).contains(&n) {
+        Some(&rules::NCOLS_OUT_OF_RANGE)
     } else if n % ALLOC_UNIT != 0 {
-        &rules::NCOLS_NOT_MULTIPLE_OF_32
+        Some(&rules::NCOLS_NOT_MULTIPLE_OF_32)
     } else if !n.is_power_of_two() {
-        &rules::NCOLS_NOT_POWER_OF_TWO
+        Some(&rules::NCOLS_NOT_POWER_OF_TWO)
     } else {
+        None
+    }
+}
+
+fn check_ncols(issue: &Issue, n: u32, what: &str) -> Result<(), Violation> {
+    let Some(rule) = ncols_rule(n) else {
         return Ok(());
     };
     Err(Violation::new(
