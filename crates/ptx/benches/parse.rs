@@ -6,6 +6,14 @@ use std::path::{Path, PathBuf};
 use divan::counter::BytesCount;
 use divan::Bencher;
 
+/// The benchmark parses the same file again and again. With glibc's malloc, freeing one tree
+/// returns its pages to the OS and the next parse page-faults them back (about a quarter of
+/// the time measured), which a single-shot parse does not repeat. mimalloc keeps the pages, so
+/// the figure is the parser's own speed. (Run with the system allocator by removing these two
+/// lines; the report in docs/arch/ptx.md gives both.)
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

@@ -67,19 +67,47 @@ pub struct Lexer<'src> {
     line_start: usize,
 }
 
+/// Byte classes, one table lookup per byte on the hot paths.
+const IDENT_START: u8 = 1;
+const IDENT_CONT: u8 = 2;
+const SEG: u8 = 4;
+
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let alpha = b.is_ascii_alphabetic();
+        let digit = b.is_ascii_digit();
+        let mut c = 0;
+        if alpha || b == b'_' || b == b'$' || b == b'%' {
+            c |= IDENT_START;
+        }
+        if alpha || digit || b == b'_' || b == b'$' {
+            c |= IDENT_CONT | SEG;
+        }
+        if b == b':' {
+            c |= SEG;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+};
+
 #[inline]
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%'
+    CLASS[b as usize] & IDENT_START != 0
 }
 
 #[inline]
 fn is_ident_cont(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    CLASS[b as usize] & IDENT_CONT != 0
 }
 
 #[inline]
 fn is_seg(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b':'
+    CLASS[b as usize] & SEG != 0
 }
 
 impl<'src> Lexer<'src> {
@@ -161,10 +189,10 @@ impl<'src> Lexer<'src> {
         }
     }
 
+    #[inline]
     fn eat_while(&mut self, f: impl Fn(u8) -> bool) {
-        while self.pos < self.src.len() && f(self.src[self.pos]) {
-            self.pos += 1;
-        }
+        let rest = &self.src[self.pos..];
+        self.pos += rest.iter().position(|&b| !f(b)).unwrap_or(rest.len());
     }
 
     /// Dot segments after a name: `(.seg)*`.

@@ -1040,7 +1040,7 @@ impl<'src> Parser<'src> {
         };
         let op = self.expect(TokKind::Ident, "an opcode")?;
         let text = self.text(op);
-        let (name, modifiers) = match text.find('.') {
+        let (name, modifiers) = match text.bytes().position(|b| b == b'.') {
             Some(i) => (&text[..i], Modifiers(&text[i..])),
             None => (text, Modifiers("")),
         };
