@@ -13,7 +13,7 @@ and for every kernel case declared in kernels/cuda/nvcases_<family>.py write
   * <family>.<kernel>.expected.<buf>.npy   expected outputs, computed by numpy from the PTX ISA
                                      semantics (kernels/cuda/nvref_*.py), never by tmemu.
 
-Usage:  python kernels/gen_cuda.py [--out tests/corpus/kernels] [--check]
+Usage:  python kernels/gen_cuda.py [--out tests/corpus/kernels] [--coverage]
 Deterministic: running it twice gives byte-identical files.
 """
 from __future__ import annotations

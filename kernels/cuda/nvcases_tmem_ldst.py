@@ -36,6 +36,18 @@ Two live allocations: 64 columns through a generic destination (nCols from a par
     return c
 
 
+def case_alloc_512() -> Case:
+    c = Case("alloc_512_per_cta", """
+8 CTAs, each allocating all 512 TMEM columns: CTAs placed on one SM must take turns (alloc
+blocks until the other CTA deallocates), e.g. with --sms 1. Each CTA writes columns 0..7 and
+504..511 and reads them back crosswise.""", grid=(8, 1, 1))
+    data = _rng(10).integers(0, 2**32, (8 * 128, 16), dtype=np.uint32)
+    c.input("in", data)
+    c.output("out", "u32", (8 * 128, 16))
+    c.expect("out", np.concatenate([data[:, 8:16], data[:, 0:8]], axis=1))
+    return c
+
+
 # (kernel, shape, unpacked split, packed split)
 SHAPES = [("ldst_16x64b", "16x64b", 0, 0), ("ldst_16x128b", "16x128b", 0, 0),
           ("ldst_16x256b", "16x256b", 0, 0), ("ldst_16x32bx2", "16x32bx2", 8, 16)]
@@ -102,7 +114,7 @@ holds the low halves of columns 2r (bits 0..15) and 2r+1 (bits 16..31) of lane 3
 
 
 def cases() -> list[Case]:
-    out = [case_alloc_st_ld(), case_alloc_two()]
+    out = [case_alloc_st_ld(), case_alloc_two(), case_alloc_512()]
     out += [case_shape(k, s, sp, psp, 3 + i) for i, (k, s, sp, psp) in enumerate(SHAPES)]
     out.append(case_32x32b_pack())
     return out

@@ -90,6 +90,37 @@ alloc_two_generic(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, u
   }
 }
 
+// Every CTA of the grid allocates all 512 columns, writes its own data into the first and the
+// last 8 columns, reads both back and frees them. CTAs that share an SM must take turns: the
+// second tcgen05.alloc blocks until the first CTA deallocates (tmem.md §4.2).
+// out[cta][row][0:8] = columns 504..511, [8:16] = columns 0..7.
+extern "C" __global__ void __launch_bounds__(kThreads)
+alloc_512_per_cta(const uint32_t* __restrict__ in, uint32_t* __restrict__ out) {
+  __shared__ uint32_t tmem_slot;
+  const uint32_t warp = threadIdx.x / 32;
+  const uint32_t row = blockIdx.x * kThreads + threadIdx.x;
+  if (warp == 0) tc_alloc1(smem_u32(&tmem_slot), 512);
+  tc_sync_cta();
+  const uint32_t t = tmem_slot + lane_base(warp);
+  uint32_t first[8], last[8];
+  for (int c = 0; c < 8; ++c) {
+    first[c] = in[row * 16 + c];
+    last[c] = in[row * 16 + 8 + c];
+  }
+  tc_st_32x32b_x8(t, first);
+  tc_st_32x32b_x8(t + 504, last);
+  tc_wait_st();
+  tc_ld_32x32b_x8(t + 504, first);
+  tc_ld_32x32b_x8(t, last);
+  tc_wait_ld();
+  for (int c = 0; c < 8; ++c) {
+    out[row * 16 + c] = first[c];
+    out[row * 16 + 8 + c] = last[c];
+  }
+  tc_sync_cta();
+  if (warp == 0) { tc_dealloc1(tmem_slot, 512); tc_relinquish1(); }
+}
+
 // One kernel per 16-lane shape. Layout of the 128 allocated columns:
 //   0..31   image written with .32x32b (from `image`), read with SHAPE (and SHAPE.pack::16b)
 //   32..63  zeroed, then written with SHAPE from `regs`, read back with .32x32b
