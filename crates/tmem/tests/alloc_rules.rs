@@ -730,3 +730,30 @@ fn caller_misuse_is_not_a_violation() {
     assert!(matches!(h.alloc(0, 0, 32), Err(StepError::Misuse(_))));
     assert!(matches!(h.exit(0), Err(StepError::Misuse(_))));
 }
+
+#[test]
+fn records_of_finished_ctas_are_dropped() {
+    // Global CTA numbering may be sparse and large; the allocator keeps only live records.
+    let mut h = H::new(cfg(4));
+    for i in 0..2000u32 {
+        let cta = 4_000_000_000 - i;
+        h.launch(cta, i % 4, None);
+        let a = granted(h.alloc(cta, 0, 128));
+        clean(h.dealloc(cta, 0, a, 128));
+        clean(h.relinquish_g(cta, 0, CtaGroup::One));
+        clean(h.exit(cta));
+    }
+    assert_eq!(h.a.tracked_ctas(), 0);
+    // A pair member that exits first is kept for its peer's collectives, then both go.
+    let mut h = pair(PairCollective::Eager);
+    let a = granted_pair(&mut h, 32);
+    clean(h.dealloc_g(0, 0, a, 32, CtaGroup::Two));
+    clean(h.relinquish_g(0, 0, CtaGroup::Two));
+    clean(h.exit(0));
+    assert_eq!(h.a.tracked_ctas(), 2);
+    assert!(h.a.has_exited(CtaId(0)));
+    clean(h.dealloc_g(1, 0, a, 32, CtaGroup::Two));
+    clean(h.relinquish_g(1, 0, CtaGroup::Two));
+    clean(h.exit(1));
+    assert_eq!(h.a.tracked_ctas(), 0);
+}

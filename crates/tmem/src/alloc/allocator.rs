@@ -5,7 +5,8 @@
 // `%` rather than `is_multiple_of`: the workspace MSRV (1.85) predates it.
 #![allow(clippy::manual_is_multiple_of)]
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::{Index, IndexMut};
 
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -42,7 +43,6 @@ pub struct Blocked {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Life {
-    Unlaunched,
     Resident,
     Exited(Origin),
 }
@@ -65,17 +65,40 @@ struct CtaRecord {
     halves: VecDeque<Half>,
 }
 
-impl CtaRecord {
-    const UNLAUNCHED: CtaRecord = CtaRecord {
-        life: Life::Unlaunched,
-        sm: SmId(0),
-        peer: None,
-        relinquished: None,
-        last_alloc: None,
-        alloc_warp: None,
-        alloc_in_flight: None,
-        halves: VecDeque::new(),
-    };
+/// Records of launched CTAs, by id. A map, not a vector, so an allocator only pays for the
+/// CTAs it has seen, whatever their global numbering; ordered so queries are deterministic.
+/// Records are dropped once nothing can refer to them any more (see `TmemAllocator::exit`).
+#[derive(Clone, Debug, Default)]
+struct CtaTable(BTreeMap<CtaId, CtaRecord>);
+
+impl CtaTable {
+    fn get(&self, cta: &CtaId) -> Option<&CtaRecord> {
+        self.0.get(cta)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&CtaId, &CtaRecord)> {
+        self.0.iter()
+    }
+}
+
+/// Indexing is for CTAs whose record the caller has just checked exists (the issuer after
+/// `check_issuer`, its peer after `pair_arrival`, members of queued requests, which are
+/// blocked and so cannot have exited). A missing record there is a tmemu bug.
+impl Index<CtaId> for CtaTable {
+    type Output = CtaRecord;
+    fn index(&self, cta: CtaId) -> &CtaRecord {
+        self.0
+            .get(&cta)
+            .expect("tmemu bug: allocator lost a CTA record")
+    }
+}
+
+impl IndexMut<CtaId> for CtaTable {
+    fn index_mut(&mut self, cta: CtaId) -> &mut CtaRecord {
+        self.0
+            .get_mut(&cta)
+            .expect("tmemu bug: allocator lost a CTA record")
+    }
 }
 
 /// One warp taking part in an alloc request.
@@ -115,7 +138,7 @@ pub struct TmemAllocator {
     config: Config,
     rng: Pcg64Mcg,
     sms: Vec<ColumnAllocator>,
-    ctas: Vec<CtaRecord>,
+    ctas: CtaTable,
     /// Blocked alloc requests in arrival order (FIFO per SM).
     waiters: VecDeque<Request>,
 }
@@ -163,7 +186,7 @@ impl TmemAllocator {
             config,
             rng: Pcg64Mcg::seed_from_u64(seed),
             sms: vec![ColumnAllocator::default(); config.sms as usize],
-            ctas: Vec::new(),
+            ctas: CtaTable::default(),
             waiters: VecDeque::new(),
         }
     }
@@ -207,24 +230,30 @@ impl TmemAllocator {
             .filter(move |a| a.cta == cta)
     }
 
-    /// The SM a launched CTA is (or was) resident on.
+    /// The SM a CTA is resident on (None once its record is dropped after exit).
     pub fn sm_of(&self, cta: CtaId) -> Option<SmId> {
-        self.ctas
-            .get(cta.0 as usize)
-            .filter(|r| r.life != Life::Unlaunched)
-            .map(|r| r.sm)
+        self.ctas.get(&cta).map(|r| r.sm)
     }
 
     pub fn has_relinquished(&self, cta: CtaId) -> bool {
         self.ctas
-            .get(cta.0 as usize)
+            .get(&cta)
             .is_some_and(|r| r.relinquished.is_some())
     }
 
+    /// True for an exited CTA whose record is still kept (a pair member whose peer is still
+    /// resident); records of finished CTAs are dropped, so the engine, which knows which
+    /// CTAs exited, is the authority on that.
     pub fn has_exited(&self, cta: CtaId) -> bool {
         self.ctas
-            .get(cta.0 as usize)
+            .get(&cta)
             .is_some_and(|r| matches!(r.life, Life::Exited(_)))
+    }
+
+    /// How many CTA records the allocator keeps (resident CTAs, plus exited pair members
+    /// whose peer is still resident).
+    pub fn tracked_ctas(&self) -> usize {
+        self.ctas.0.len()
     }
 
     /// Every warp blocked in the allocator: requests waiting for columns in arrival order,
@@ -241,10 +270,10 @@ impl TmemAllocator {
                 });
             }
         }
-        for (i, rec) in self.ctas.iter().enumerate() {
+        for (&cta, rec) in self.ctas.iter() {
             for h in rec.halves.iter().filter(|h| h.waiting) {
                 out.push(Blocked {
-                    cta: CtaId(i as u32),
+                    cta,
                     warp: h.warp,
                     origin: h.origin,
                     on: BlockedOn::Peer {
@@ -265,22 +294,14 @@ impl TmemAllocator {
                 cta.0, sm.0, self.config.sms
             )));
         }
-        if self
-            .ctas
-            .get(cta.0 as usize)
-            .is_some_and(|r| r.life != Life::Unlaunched)
-        {
+        if self.ctas.get(&cta).is_some() {
             return Err(misuse(format!("CTA {} launched twice", cta.0)));
         }
         if let Some(p) = peer {
             if p == cta {
                 return Err(misuse(format!("CTA {} is its own peer", cta.0)));
             }
-            if let Some(pr) = self
-                .ctas
-                .get(p.0 as usize)
-                .filter(|r| r.life != Life::Unlaunched)
-            {
+            if let Some(pr) = self.ctas.get(&p) {
                 if pr.peer != Some(cta) {
                     return Err(misuse(format!(
                         "CTA {} names peer {} whose peer is {:?}",
@@ -297,14 +318,19 @@ impl TmemAllocator {
                 }
             }
         }
-        let idx = cta.0 as usize;
-        if self.ctas.len() <= idx {
-            self.ctas.resize(idx + 1, CtaRecord::UNLAUNCHED);
-        }
-        let rec = &mut self.ctas[idx];
-        rec.life = Life::Resident;
-        rec.sm = sm;
-        rec.peer = peer;
+        self.ctas.0.insert(
+            cta,
+            CtaRecord {
+                life: Life::Resident,
+                sm,
+                peer,
+                relinquished: None,
+                last_alloc: None,
+                alloc_warp: None,
+                alloc_in_flight: None,
+                halves: VecDeque::new(),
+            },
+        );
         Ok(Outcome::new(Effect::Launched))
     }
 
@@ -314,7 +340,7 @@ impl TmemAllocator {
         check_lanes(issue, WHAT)?;
         let n = uniform(issue, ncols, &rules::NCOLS_NOT_UNIFORM, "nCols")?;
         check_ncols(issue, n, WHAT)?;
-        let rec = &self.ctas[issue.cta.0 as usize];
+        let rec = &self.ctas[issue.cta];
         if let Some(at) = rec.relinquished {
             return Err(Violation::new(
                 &rules::ALLOC_AFTER_RELINQUISH,
@@ -347,7 +373,7 @@ impl TmemAllocator {
 
         // Accepted: from here on the event takes effect.
         let mut out = Outcome::new(Effect::Launched);
-        let rec = &mut self.ctas[issue.cta.0 as usize];
+        let rec = &mut self.ctas[issue.cta];
         if let Some((prev, at)) = rec.last_alloc.filter(|&(prev, _)| n > prev) {
             out.findings.push(
                 Violation::new(
@@ -403,7 +429,7 @@ impl TmemAllocator {
                 let peer_member = Member {
                     cta: peer,
                     warp: half.warp,
-                    sm: self.ctas[peer.0 as usize].sm,
+                    sm: self.ctas[peer].sm,
                     origin: half.origin,
                 };
                 Request {
@@ -430,7 +456,7 @@ impl TmemAllocator {
             }
             None => {
                 for m in req.members() {
-                    self.ctas[m.cta.0 as usize].alloc_in_flight = Some((m.warp, m.origin));
+                    self.ctas[m.cta].alloc_in_flight = Some((m.warp, m.origin));
                 }
                 self.waiters.push_back(req);
                 out.effect = Effect::Blocked(BlockedOn::Columns { ncols: n });
@@ -462,7 +488,7 @@ impl TmemAllocator {
             None => self.free(issue.cta, range),
             Some(Arrival::First { peer }) => {
                 let waiting = self.config.pair_collective == PairCollective::Blocking;
-                self.ctas[issue.cta.0 as usize].halves.push_back(Half {
+                self.ctas[issue.cta].halves.push_back(Half {
                     warp: issue.warp,
                     origin: issue.origin,
                     op,
@@ -508,7 +534,7 @@ impl TmemAllocator {
         let mut out = Outcome::new(Effect::Relinquished);
         // The permit is gone once any thread executes the instruction, even while a
         // blocking pair relinquish still waits for the peer.
-        let rec = &mut self.ctas[issue.cta.0 as usize];
+        let rec = &mut self.ctas[issue.cta];
         rec.relinquished.get_or_insert(issue.origin);
         match pair {
             None => {}
@@ -581,7 +607,7 @@ impl TmemAllocator {
                 .related(a.origin, cta, "allocated here"),
             );
         }
-        let rec = &self.ctas[cta.0 as usize];
+        let rec = &self.ctas[cta];
         if rec.last_alloc.is_some() && rec.relinquished.is_none() {
             let at = rec.last_alloc.map(|(_, o)| o).unwrap_or(origin);
             out.findings.push(
@@ -598,7 +624,7 @@ impl TmemAllocator {
             );
         }
         if let Some(p) = peer.filter(|p| self.sm_of(*p).is_some()) {
-            for h in &self.ctas[p.0 as usize].halves {
+            for h in &self.ctas[p].halves {
                 let fate = if h.waiting {
                     "; that warp waits forever"
                 } else {
@@ -621,7 +647,8 @@ impl TmemAllocator {
                 );
             }
         }
-        self.ctas[cta.0 as usize].life = Life::Exited(origin);
+        self.ctas[cta].life = Life::Exited(origin);
+        self.forget_finished(cta, peer);
         out.effect = Effect::Exited { reclaimed };
         self.pump(&mut out);
         Ok(out)
@@ -629,8 +656,24 @@ impl TmemAllocator {
 
     // ---- helpers ------------------------------------------------------------------------
 
+    /// Drop the records of an exited CTA that nothing can ask about any more: a CTA without
+    /// a (launched) peer at once; a pair once both have exited (their unmatched halves were
+    /// reported at the second exit). Keeps the table as small as the resident CTAs.
+    fn forget_finished(&mut self, cta: CtaId, peer: Option<CtaId>) {
+        match peer.map(|p| (p, self.ctas.get(&p).map(|r| r.life))) {
+            None | Some((_, None)) => {
+                self.ctas.0.remove(&cta);
+            }
+            Some((p, Some(Life::Exited(_)))) => {
+                self.ctas.0.remove(&cta);
+                self.ctas.0.remove(&p);
+            }
+            Some((_, Some(Life::Resident))) => {}
+        }
+    }
+
     fn resident(&self, cta: CtaId) -> Result<&CtaRecord, StepError> {
-        match self.ctas.get(cta.0 as usize).map(|r| (r, r.life)) {
+        match self.ctas.get(&cta).map(|r| (r, r.life)) {
             Some((r, Life::Resident)) => Ok(r),
             Some((_, Life::Exited(_))) => Err(misuse(format!("CTA {} has exited", cta.0))),
             _ => Err(misuse(format!("CTA {} was not launched", cta.0))),
@@ -665,7 +708,7 @@ impl TmemAllocator {
         taddr: TmemAddr,
         n: u32,
     ) -> Result<ColumnRange, StepError> {
-        let sm = self.ctas[issue.cta.0 as usize].sm;
+        let sm = self.ctas[issue.cta].sm;
         let columns = &self.sms[sm.0 as usize];
         let found = (taddr.lane() == 0)
             .then(|| columns.starting_at(taddr.column()))
@@ -713,7 +756,7 @@ impl TmemAllocator {
     /// have left a matching half (TM0016), and its oldest unmatched half must be the same
     /// operation (TM0017). Pops the peer's half when this arrival completes it.
     fn pair_arrival(&mut self, issue: &Issue, op: PairOp) -> Result<Arrival, StepError> {
-        let rec = &self.ctas[issue.cta.0 as usize];
+        let rec = &self.ctas[issue.cta];
         let Some(peer) = rec.peer else {
             return Err(Violation::new(
                 &rules::PAIR_NO_PEER,
@@ -726,11 +769,7 @@ impl TmemAllocator {
             )
             .into());
         };
-        let pr = self
-            .ctas
-            .get(peer.0 as usize)
-            .filter(|r| r.life != Life::Unlaunched);
-        let Some(pr) = pr else {
+        let Some(pr) = self.ctas.get(&peer) else {
             return Err(Violation::new(
                 &rules::PAIR_NO_PEER,
                 issue,
@@ -746,7 +785,7 @@ impl TmemAllocator {
         match pr.halves.front() {
             Some(h) if h.op == op => {
                 let half = *h;
-                self.ctas[peer.0 as usize].halves.pop_front();
+                self.ctas[peer].halves.pop_front();
                 Ok(Arrival::Second { peer, half })
             }
             Some(h) => Err(Violation::new(
@@ -814,12 +853,12 @@ impl TmemAllocator {
                 origin: m.origin,
                 group: req.group,
             });
-            self.ctas[m.cta.0 as usize].alloc_in_flight = None;
+            self.ctas[m.cta].alloc_in_flight = None;
         }
     }
 
     fn free(&mut self, cta: CtaId, range: ColumnRange) {
-        let sm = self.ctas[cta.0 as usize].sm;
+        let sm = self.ctas[cta].sm;
         let columns = &mut self.sms[sm.0 as usize];
         if columns
             .starting_at(range.first)
