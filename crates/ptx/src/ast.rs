@@ -91,6 +91,16 @@ pub enum ModuleItem<'src> {
     Section(Section<'src>),
     Variable(VarDecl<'src>),
     Function(Function<'src>),
+    /// `.alias fAlias, fOriginal;`
+    Alias(Alias<'src>),
+}
+
+/// `.alias alias, target;` — a second name for a function (PTX ISA 6.3+).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Alias<'src> {
+    pub alias: Ident<'src>,
+    pub target: Ident<'src>,
+    pub span: Span,
 }
 
 /// `.version 9.0`

@@ -386,6 +386,18 @@ impl<'src> Parser<'src> {
             ".loc" => items.push(ModuleItem::Loc(self.loc()?)),
             ".pragma" => items.push(ModuleItem::Pragma(self.pragma()?)),
             ".section" => items.push(ModuleItem::Section(self.section()?)),
+            ".alias" => {
+                self.bump()?;
+                let alias = self.ident()?;
+                self.expect(TokKind::Comma, "`,`")?;
+                let target = self.ident()?;
+                self.expect(TokKind::Semi, "`;`")?;
+                items.push(ModuleItem::Alias(Alias {
+                    alias,
+                    target,
+                    span: self.span_from(start),
+                }));
+            }
             _ => self.declaration(items)?,
         }
         Ok(())

@@ -35,6 +35,7 @@ impl Display for ModuleItem<'_> {
             ModuleItem::Section(s) => write!(f, ".section {} {{{}}}", s.name, s.body),
             ModuleItem::Variable(v) => write!(f, "{v}"),
             ModuleItem::Function(func) => write!(f, "{func}"),
+            ModuleItem::Alias(a) => write!(f, ".alias {}, {};", a.alias.name, a.target.name),
         }
     }
 }

@@ -52,6 +52,11 @@ impl ClearSpans for ModuleItem<'_> {
             ModuleItem::Section(s) => s.span.clear_spans(),
             ModuleItem::Variable(v) => v.clear_spans(),
             ModuleItem::Function(f) => f.clear_spans(),
+            ModuleItem::Alias(a) => {
+                a.alias.clear_spans();
+                a.target.clear_spans();
+                a.span.clear_spans();
+            }
         }
     }
 }

@@ -430,3 +430,59 @@ fn all_spans_agree_with_source_map() {
     }
     eprintln!("spans checked: {checked}");
 }
+
+/// Forms not in the ptxas-checked file: `.alias`, `.calltargets`, `.pragma` in a function
+/// header, `.attribute`, nested vectors, expression offsets; each printed and re-parsed.
+#[test]
+fn less_common_forms() {
+    let src = r#".version 9.0
+.target sm_100a, debug
+.address_size 64
+.func f1 () { ret; }
+.func f2 () { ret; }
+.alias f3, f1;
+.global .attribute(.managed) .u32 managed_x;
+.entry k () .maxnctapersm 2 .pragma "nounroll"; .blocksareclusters
+{
+	.reg .b64 %rd<2>;
+	.reg .b32 %r<4>;
+	Ftgt: .calltargets f1, f2;
+	ld.global.u32 %r1, [%rd1+(2*8)];
+	ld.global.u32 %r2, [%rd1-0x10];
+	mov.b32 %r3, (1 << 4) | 3;
+	foo.bar {{%r1, %r2}, {%r3, _}}, _|%p1;
+	call %rd1, (), Ftgt;
+}
+"#;
+    let m = tmemu_ptx::parse(src).unwrap();
+    assert_eq!(m.target().unwrap().names, ["sm_100a", "debug"]);
+    assert!(m.items.iter().any(
+        |i| matches!(i, ModuleItem::Alias(a) if a.alias.name == "f3" && a.target.name == "f1")
+    ));
+    assert_eq!(m.variables().next().unwrap().name.name, "managed_x");
+    let k = func(&m, "k");
+    assert!(matches!(k.perf[0], PerfDirective::Maxnctapersm(2, _)));
+    assert!(matches!(&k.perf[1], PerfDirective::Pragma(p) if p.strings == ["nounroll"]));
+    assert!(matches!(k.perf[2], PerfDirective::BlocksAreClusters(_)));
+    let body = k.body.as_ref().unwrap();
+    assert!(body
+        .statements
+        .iter()
+        .any(|s| matches!(s, Statement::CallTargets(v, _) if v.len() == 2)));
+    let mut all = Vec::new();
+    instructions(&body.statements, &mut all);
+    assert!(matches!(&all[0].operands[1].kind, OperandKind::Address(a) if a.offset == 16));
+    assert!(matches!(&all[1].operands[1].kind, OperandKind::Address(a) if a.offset == -16));
+    assert_eq!(all[2].operands[1].kind, OperandKind::Int(19));
+    assert!(
+        matches!(&all[3].operands[0].kind, OperandKind::Vector(v) if matches!(&v[1].kind, OperandKind::Vector(w) if w[1].kind == OperandKind::Sink))
+    );
+    assert!(matches!(&all[3].operands[1].kind, OperandKind::PredPair(a, _) if a.name == "_"));
+    // Round trip of these forms too.
+    use tmemu_ptx::spanless::ClearSpans;
+    let printed = m.to_string();
+    let (mut a, mut b) = (m.clone(), tmemu_ptx::parse(&printed).unwrap());
+    a.clear_spans();
+    b.clear_spans();
+    assert_eq!(a, b, "{printed}");
+}
