@@ -26,12 +26,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
-import importlib.util
 import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile

@@ -7,7 +7,6 @@ the MMA completion is multicast to both CTAs' mbarriers. Each CTA then stores it
 with a TMA store. C = A @ B, fp16 in, fp16 out, f32 accumulation.
 """
 import numpy as np
-import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.blackwell import (TensorMemoryLayout,
