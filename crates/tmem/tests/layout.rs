@@ -312,8 +312,8 @@ fn cp_maps_are_bijections_onto_their_footprint() {
                 assert_eq!(rows_per_quarter[3], rows(32..64));
             }
             CpMulticast::Warpx4 => {
-                for q in 0..4 {
-                    assert_eq!(rows_per_quarter[q], rows(0..32));
+                for quarter in &rows_per_quarter {
+                    assert_eq!(*quarter, rows(0..32));
                 }
             }
             CpMulticast::None => {}

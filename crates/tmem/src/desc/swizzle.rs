@@ -62,15 +62,24 @@ impl Swizzle {
         }
     }
 
-    /// Applies the swizzle to an absolute shared-memory byte address.
+    /// Applies the swizzle to an absolute shared-memory byte address:
+    /// `Swizzle<B,4,3>` XORs address bits 7.. into bits 4.. (B = 1, 2, 3 for 32/64/128B);
+    /// the 32-byte-atom variant `Swizzle<2,5,2>` XORs bits 7–8 into bits 5–6.
     #[inline]
     pub fn apply(self, a: u32) -> u32 {
+        let (mask, shift) = self.xor_params();
+        a ^ (((a >> 7) & mask) << shift)
+    }
+
+    /// `(mask, shift)` of [`Swizzle::apply`]: `a ^ (((a >> 7) & mask) << shift)`.
+    #[inline]
+    pub fn xor_params(self) -> (u32, u32) {
         match self {
-            Swizzle::None => a,
-            Swizzle::B32 => a ^ (((a >> 7) & 1) << 4),
-            Swizzle::B64 => a ^ (((a >> 7) & 3) << 4),
-            Swizzle::B128 => a ^ (((a >> 7) & 7) << 4),
-            Swizzle::B128Atom32 => a ^ (((a >> 7) & 3) << 5),
+            Swizzle::None => (0, 4),
+            Swizzle::B32 => (1, 4),
+            Swizzle::B64 => (3, 4),
+            Swizzle::B128 => (7, 4),
+            Swizzle::B128Atom32 => (3, 5),
         }
     }
 }
@@ -99,26 +108,43 @@ impl OperandLayout {
     /// K-major: `(outer, inner)` = (row, K-chunk), with `K-chunk * 16 < S` for swizzled
     ///   layouts (one MMA reads 32 bytes of K, always inside one swizzle row).
     /// MN-major: `(outer, inner)` = (MN-chunk, K-row).
+    ///
+    /// Every canonical layout is separable: offset = [`Self::outer_term`] +
+    /// [`Self::inner_term`], which lets gather loops hoist one of the two.
     #[inline]
     pub fn chunk_offset(&self, outer: u32, inner: u32) -> u32 {
+        self.outer_term(outer) + self.inner_term(inner)
+    }
+
+    /// The part of [`Self::chunk_offset`] that depends on `outer` only.
+    #[inline]
+    pub fn outer_term(&self, outer: u32) -> u32 {
+        let d = &self.desc;
+        let sl = d.swizzle.width().trailing_zeros(); // log2 S
+        match (self.major, d.swizzle) {
+            (Major::K, _) => ((outer % 8) << sl) + (outer / 8) * d.sbo,
+            (Major::MN, Swizzle::None) => outer * d.sbo,
+            // W = S/16 chunks per swizzle row (a power of two); whole rows step by LBO.
+            (Major::MN, _) => {
+                let wl = sl - 4;
+                ((outer & ((1 << wl) - 1)) << 4) + (outer >> wl) * d.lbo
+            }
+        }
+    }
+
+    /// The part of [`Self::chunk_offset`] that depends on `inner` only.
+    #[inline]
+    pub fn inner_term(&self, inner: u32) -> u32 {
         let d = &self.desc;
         match (self.major, d.swizzle) {
-            (Major::K, Swizzle::None) => (outer % 8) * 16 + (outer / 8) * d.sbo + inner * d.lbo,
-            (Major::K, sw) => (outer % 8) * sw.width() + (outer / 8) * d.sbo + inner * 16,
-            (Major::MN, Swizzle::None) => outer * d.sbo + (inner % 8) * 16 + (inner / 8) * d.lbo,
+            (Major::K, Swizzle::None) => inner * d.lbo,
+            (Major::K, _) => inner * 16,
+            (Major::MN, Swizzle::None) => (inner % 8) * 16 + (inner / 8) * d.lbo,
             // 128B rows of MN, 4 K-rows per atom (CuTe `Layout_MN_SW128_32B_Atom`), atoms
-            // repeat along MN by LBO and along K by SBO as in the other MN-major modes.
+            // repeat along K by SBO as in the other MN-major modes.
             // UNCONFIRMED which of LBO/SBO steps K here (descriptors.md §2.4).
-            (Major::MN, Swizzle::B128Atom32) => {
-                (outer % 8) * 16 + (outer / 8) * d.lbo + (inner % 4) * 128 + (inner / 4) * d.sbo
-            }
-            (Major::MN, sw) => {
-                let w = sw.width() / 16;
-                (outer % w) * 16
-                    + (outer / w) * d.lbo
-                    + (inner % 8) * sw.width()
-                    + (inner / 8) * d.sbo
-            }
+            (Major::MN, Swizzle::B128Atom32) => (inner % 4) * 128 + (inner / 4) * d.sbo,
+            (Major::MN, sw) => ((inner % 8) << sw.width().trailing_zeros()) + (inner / 8) * d.sbo,
         }
     }
 

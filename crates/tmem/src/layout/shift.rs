@@ -16,7 +16,7 @@ pub const SHIFT_COLUMNS: u32 = 8;
 /// place (bottom row first), after checking the lane alignment (rule TM0104).
 pub fn shift_down_moves(taddr: u32) -> Result<impl Iterator<Item = (u32, u32)>, LayoutError> {
     let l0 = taddr >> 16;
-    if l0 % 32 != 0 || l0 >= 128 {
+    if !l0.is_multiple_of(32) || l0 >= 128 {
         return Err(LayoutError::ShiftLane { lane: l0 });
     }
     Ok((0..SHIFT_ROWS).rev().map(move |k| (l0 + k, l0 + k + 1)))

@@ -1,6 +1,6 @@
 //! D = ±A·Bᵀ (+ D) into TMEM. See the module docs for the rounding model.
 
-use super::{DLayout, MmaError};
+use super::{DLayout, GatherOrder, MmaError};
 use crate::desc::{AccumType, InstrDescriptor};
 
 const COLS: usize = 512;
@@ -18,10 +18,12 @@ pub struct MmaScratch {
 pub struct MmaRequest<'a> {
     pub idesc: &'a InstrDescriptor,
     pub layout: DLayout,
-    /// A, `M × K` row-major (M = the instruction's M: both CTAs' rows for cta_group::2).
+    /// A, `M × K` (M = the instruction's M: both CTAs' rows for cta_group::2).
     pub a: &'a [f32],
-    /// B, `N × K` row-major (all N; for cta_group::2 both CTAs' halves concatenated).
+    pub a_order: GatherOrder,
+    /// B, `N × K` (all N; for cta_group::2 both CTAs' halves concatenated).
     pub b: &'a [f32],
+    pub b_order: GatherOrder,
     /// `enable-input-d`: false ⇒ D = A·B.
     pub enable_input_d: bool,
     /// `scale-input-d` (0..15): D = A·B + D·2^-sid.
@@ -60,10 +62,25 @@ pub fn execute(
         tmem.len() >= 128 * COLS,
         "TMEM grid must be 128 x 512 cells"
     );
-    let a_off = cta as usize * rows * k;
-    assert!(req.a.len() >= a_off + rows * k, "A has fewer than M rows");
-    assert!(req.b.len() >= n * k, "B has fewer than N rows");
-    let a = &req.a[a_off..a_off + rows * k];
+    let m_total = rows * layout_ctas(layout);
+    assert!(
+        cta < layout_ctas(layout) as u32,
+        "CTA index outside the group"
+    );
+    assert!(
+        req.a.len() >= m_total * k,
+        "A has fewer than M x K elements"
+    );
+    assert!(req.b.len() >= n * k, "B has fewer than N x K elements");
+    // Element (i, kk) of A at a[a0 + i*rsa + kk*csa]; element (kk, j) of Bᵀ at b[j*csb' ...].
+    let (a0, rsa, csa) = match req.a_order {
+        GatherOrder::RowsByK => (cta as usize * rows * k, k, 1),
+        GatherOrder::KByRows => (cta as usize * rows, 1, m_total),
+    };
+    let (rsb, csb) = match req.b_order {
+        GatherOrder::RowsByK => (1, k),
+        GatherOrder::KByRows => (n, 1),
+    };
     let sign = if idesc.negate_a != idesc.negate_b {
         -1.0
     } else {
@@ -86,8 +103,8 @@ pub fn execute(
                     }
                 }
             }
-            // SAFETY: A and B cover (row0+rows)×k and (col0+cols)×k elements (asserted
-            // above); C covers rows×cols cells with row stride COLS inside `cells`, whose
+            // SAFETY: A holds M_total×k and B n×k elements (asserted above), and the
+            // strides address exactly those for rows row0.. and columns col0..; C covers rows×cols cells with row stride COLS inside `cells`, whose
             // length was computed from exactly that extent. u32 and f32 have the same size
             // and alignment.
             unsafe {
@@ -96,12 +113,12 @@ pub fn execute(
                     k,
                     blk.cols as usize,
                     sign,
-                    a.as_ptr().add(blk.row0 as usize * k),
-                    k as isize,
-                    1,
-                    req.b.as_ptr().add(blk.col0 as usize * k),
-                    1,
-                    k as isize,
+                    req.a.as_ptr().add(a0 + blk.row0 as usize * rsa),
+                    rsa as isize,
+                    csa as isize,
+                    req.b.as_ptr().add(blk.col0 as usize * csb),
+                    rsb as isize,
+                    csb as isize,
                     if req.enable_input_d { 1.0 } else { 0.0 },
                     cells.as_mut_ptr() as *mut f32,
                     COLS as isize,
@@ -115,19 +132,19 @@ pub fn execute(
     // General path: P = ±A·Bᵀ into scratch, then combine cell by cell.
     scratch.p.clear();
     scratch.p.resize(rows * n, 0.0);
-    // SAFETY: A is rows×k, B is n×k (asserted), P is rows×n, all row-major.
+    // SAFETY: this CTA's rows of A and all of B are in bounds (asserted); P is rows×n.
     unsafe {
         matrixmultiply::sgemm(
             rows,
             k,
             n,
             sign,
-            a.as_ptr(),
-            k as isize,
-            1,
+            req.a.as_ptr().add(a0),
+            rsa as isize,
+            csa as isize,
             req.b.as_ptr(),
-            1,
-            k as isize,
+            rsb as isize,
+            csb as isize,
             0.0,
             scratch.p.as_mut_ptr(),
             n as isize,
@@ -179,5 +196,13 @@ fn combine(idesc: &InstrDescriptor, old: u32, p: f32, enable: bool, d_scale: f32
                 old.wrapping_add(p)
             }) as u32
         }
+    }
+}
+
+/// CTAs sharing one D layout's rows (2 for the cta_group::2 layouts).
+fn layout_ctas(layout: DLayout) -> usize {
+    match layout {
+        DLayout::A | DLayout::B | DLayout::C => 2,
+        _ => 1,
     }
 }

@@ -13,6 +13,7 @@
 //!   `.b4x16_p64` (8 bytes of dense nibbles, 8 bytes padding) that TMA writes for them;
 //! - `.kind::mxf4`/`.kind::mxf4nvf4` e2m1: 32 per chunk, two per byte, low nibble first
 //!   (UNCONFIRMED order; the natural little-endian reading).
+//!
 //! In TMEM (A operand) elements pack along the columns of a lane, low bits first: 2 × 16-bit,
 //! 4 × 8-bit (4/6-bit f8f6f4 values in the low bits of 8-bit containers, as
 //! [`crate::layout::CpForm`] decompression writes them), 8 × e2m1 for mxf4.
@@ -20,6 +21,28 @@
 use super::{DLayout, MmaError};
 use crate::desc::{ElemType, Major, MmaKind, OperandLayout, ScaleType};
 use tmemu_num::narrow::{unpack_b4x16, unpack_b6x16, NarrowFormat};
+
+/// f16 → f32, exact for every code (subnormals, infinities, NaNs) and branch-free, so the
+/// gather loop vectorises without relying on the F16C instruction set: place exponent and
+/// mantissa in f32 position, rescale by 2^112 (exact: a power of two; an f16 subnormal is
+/// an f32 subnormal before the multiply and a normal after it), and force the exponent to
+/// all ones for Inf/NaN.
+#[inline]
+pub fn f16_to_f32(h: u16) -> f32 {
+    let o = u32::from(h & 0x7FFF) << 13;
+    let scaled = (f32::from_bits(o) * f32::from_bits(0x7780_0000)).to_bits(); // × 2^112
+    let special = if o >= 0x0F80_0000 { 0x7F80_0000 } else { 0 };
+    f32::from_bits(scaled | special | (u32::from(h & 0x8000) << 16))
+}
+
+/// Order of a gathered matrix in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GatherOrder {
+    /// `out[row * k + kk]`: K contiguous (natural for K-major operands).
+    RowsByK,
+    /// `out[kk * rows + row]`: rows contiguous (natural for MN-major operands).
+    KByRows,
+}
 
 /// Element type plus the kind that decides its packing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,8 +96,7 @@ impl OperandFormat {
             }
             ElemType::F16 => {
                 for e in 0..8 {
-                    out[e] =
-                        half::f16::from_bits(u16::from_le_bytes([c[2 * e], c[2 * e + 1]])).to_f32();
+                    out[e] = f16_to_f32(u16::from_le_bytes([c[2 * e], c[2 * e + 1]]));
                 }
             }
             ElemType::Bf16 => {
@@ -124,6 +146,30 @@ impl OperandFormat {
         }
     }
 
+    /// Decodes a chunk straight into `out` (`out.len() == per_chunk()`).
+    #[inline]
+    pub fn decode_chunk_into(&self, c: &[u8; 16], out: &mut [f32]) {
+        match self.elem {
+            ElemType::F16 => {
+                for (e, o) in out.iter_mut().enumerate().take(8) {
+                    *o = f16_to_f32(u16::from_le_bytes([c[2 * e], c[2 * e + 1]]));
+                }
+            }
+            ElemType::Bf16 => {
+                for (e, o) in out.iter_mut().enumerate().take(8) {
+                    *o = f32::from_bits(
+                        u32::from(u16::from_le_bytes([c[2 * e], c[2 * e + 1]])) << 16,
+                    );
+                }
+            }
+            _ => {
+                let mut buf = [0f32; 32];
+                self.decode_chunk(c, &mut buf);
+                out.copy_from_slice(&buf[..out.len()]);
+            }
+        }
+    }
+
     /// Decodes element `e` of a TMEM cell (`e < 32 / tmem_bits()`).
     #[inline]
     pub fn decode_cell(&self, cell: u32, e: u32) -> f32 {
@@ -135,7 +181,7 @@ impl OperandFormat {
         };
         match self.elem {
             ElemType::Tf32 => f32::from_bits(v & !0x1FFF),
-            ElemType::F16 => half::f16::from_bits(v as u16).to_f32(),
+            ElemType::F16 => f16_to_f32(v as u16),
             ElemType::Bf16 => f32::from_bits(v << 16),
             ElemType::U8 => v as f32,
             ElemType::S8 => f32::from(v as u8 as i8),
@@ -144,51 +190,70 @@ impl OperandFormat {
     }
 }
 
-/// Gathers a `rows × k` operand from shared memory into `out` (row-major, K contiguous).
-/// `rows` and `k` must be multiples of the chunk's element count along the chunked dimension.
+/// Gathers a `rows × k` operand from shared memory into `out` in `order`.
+/// `rows` (MN-major) or `k` (K-major) must be a multiple of the chunk's element count.
 pub fn gather_smem(
     smem: &[u8],
     layout: &OperandLayout,
     fmt: OperandFormat,
     rows: u32,
     k: u32,
+    order: GatherOrder,
     out: &mut [f32],
 ) -> Result<(), MmaError> {
     let t = fmt.per_chunk();
-    let ku = k as usize;
+    let tu = t as usize;
+    let (rs, ks) = match order {
+        GatherOrder::RowsByK => (k as usize, 1),
+        GatherOrder::KByRows => (1, rows as usize),
+    };
     assert!(out.len() >= (rows * k) as usize, "output too small");
     let mut buf = [0f32; 32];
-    let chunk_at = |addr: u32| -> Result<&[u8; 16], MmaError> {
-        let a = addr as usize;
-        smem.get(a..a + 16)
-            .map(|s| s.try_into().unwrap())
-            .ok_or(MmaError::SmemOutOfBounds { addr })
+    let (mask, shift) = layout.desc.swizzle.xor_params();
+    let start = layout.desc.start;
+    // The two address terms are separable (see OperandLayout::chunk_offset): hoist them.
+    let (n_outer, n_inner) = match layout.major {
+        Major::K => (rows, k / t),
+        Major::MN => (rows / t, k),
     };
-    match layout.major {
-        Major::K => {
-            if k % t != 0 {
-                return Err(MmaError::Unsupported("K not a multiple of the chunk width"));
-            }
-            for row in 0..rows {
-                for kc in 0..k / t {
-                    fmt.decode_chunk(chunk_at(layout.chunk_address(row, kc))?, &mut buf);
-                    let o = row as usize * ku + (kc * t) as usize;
-                    out[o..o + t as usize].copy_from_slice(&buf[..t as usize]);
-                }
-            }
-        }
-        Major::MN => {
-            if rows % t != 0 {
-                return Err(MmaError::Unsupported(
-                    "rows not a multiple of the chunk width",
-                ));
-            }
-            for mc in 0..rows / t {
-                for kk in 0..k {
-                    fmt.decode_chunk(chunk_at(layout.chunk_address(mc, kk))?, &mut buf);
-                    for e in 0..t {
-                        out[(mc * t + e) as usize * ku + kk as usize] = buf[e as usize];
-                    }
+    let divisible = match layout.major {
+        Major::K => k.is_multiple_of(t),
+        Major::MN => rows.is_multiple_of(t),
+    };
+    if !divisible {
+        return Err(MmaError::Unsupported(
+            "operand extent not a multiple of the chunk width",
+        ));
+    }
+    let mut inner_terms = [0u32; 256];
+    if n_inner as usize > inner_terms.len() {
+        return Err(MmaError::Unsupported("operand K extent above 256 chunks"));
+    }
+    for (i, x) in inner_terms[..n_inner as usize].iter_mut().enumerate() {
+        *x = layout.inner_term(i as u32);
+    }
+    for outer in 0..n_outer {
+        let base = start.wrapping_add(layout.outer_term(outer));
+        for inner in 0..n_inner {
+            let a = base.wrapping_add(inner_terms[inner as usize]);
+            let addr = (a ^ (((a >> 7) & mask) << shift)) as usize;
+            let chunk: &[u8; 16] = smem
+                .get(addr..addr + 16)
+                .and_then(|s| s.try_into().ok())
+                .ok_or(MmaError::SmemOutOfBounds { addr: addr as u32 })?;
+            // (row, kk) of the chunk's first element; the chunk runs along K (K-major) or
+            // along rows (MN-major).
+            let (row, kk, step) = match layout.major {
+                Major::K => (outer as usize, (inner * t) as usize, ks),
+                Major::MN => ((outer * t) as usize, inner as usize, rs),
+            };
+            let o = row * rs + kk * ks;
+            if step == 1 {
+                fmt.decode_chunk_into(chunk, &mut out[o..o + tu]);
+            } else {
+                fmt.decode_chunk(chunk, &mut buf);
+                for e in 0..tu {
+                    out[o + e * step] = buf[e];
                 }
             }
         }
@@ -264,19 +329,27 @@ pub fn gather_scales_tmem(
     Ok(())
 }
 
-/// Multiplies each K-block of each row of `m` (`rows × k`) by its scale (`rows × nsf`;
-/// block size k / nsf). Exact for the formats involved except on f32 overflow/underflow:
+/// Multiplies each K-block of each row of `m` (`rows × k` in `order`) by its scale
+/// (`rows × nsf`, row-major; block size k / nsf). Exact for the formats involved except on f32 overflow/underflow:
 /// a power-of-two ue8m0 scale only moves the exponent, and e4m3 × ue4m3 has 8 significant
 /// bits.
-pub fn apply_block_scales(m: &mut [f32], rows: u32, k: u32, scales: &[f32], nsf: u32) {
-    let block = (k / nsf) as usize;
-    for r in 0..rows as usize {
-        let row = &mut m[r * k as usize..(r + 1) * k as usize];
-        for (j, chunk) in row.chunks_mut(block).enumerate() {
-            let s = scales[r * nsf as usize + j];
-            for x in chunk {
-                *x *= s;
-            }
+pub fn apply_block_scales(
+    m: &mut [f32],
+    rows: u32,
+    k: u32,
+    order: GatherOrder,
+    scales: &[f32],
+    nsf: u32,
+) {
+    let (rows, k, nsf) = (rows as usize, k as usize, nsf as usize);
+    let block = k / nsf;
+    for r in 0..rows {
+        for kk in 0..k {
+            let at = match order {
+                GatherOrder::RowsByK => r * k + kk,
+                GatherOrder::KByRows => kk * rows + r,
+            };
+            m[at] *= scales[r * nsf + kk / block];
         }
     }
 }
