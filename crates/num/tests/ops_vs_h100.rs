@@ -1135,7 +1135,7 @@ fn error(check: Check, class: &str, input: u64, ours: u64, gpu: u64) -> Option<f
         }
         Check::Abs32(_, dom) => {
             let x = f32::from_bits(input as u32);
-            if !(x.abs() <= dom) {
+            if x.is_nan() || x.abs() > dom {
                 return None;
             }
             let (o, g) = (f32::from_bits(ours as u32), f32::from_bits(gpu as u32));
@@ -1300,7 +1300,8 @@ fn shared_atomics_match_h100() {
     let cols = &rec.classes["u32"];
     let n = rec.n;
     let block = 128;
-    let ops: [(&str, AtomOp, IntTy, fn(u32) -> u32); 6] = [
+    type AtomCase = (&'static str, AtomOp, IntTy, fn(u32) -> u32);
+    let ops: [AtomCase; 6] = [
         ("atom.shared.add.u32", AtomOp::Add, IntTy::U32, |b| b),
         ("atom.shared.min.s32", AtomOp::Min, IntTy::S32, |b| b),
         ("atom.shared.max.u32", AtomOp::Max, IntTy::U32, |b| b),

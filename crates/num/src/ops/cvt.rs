@@ -270,29 +270,60 @@ pub fn f64_to_f32(a: u64, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
     float::f64_to_f32(a, FloatMods { rnd, ftz, sat })
 }
 
-/// cvt with two f32 sources packed into one destination: f16x2, bf16x2 (d = {a, b}: a in the
-/// upper 16 bits) or e4m3x2 / e5m2x2 (a in the upper byte; .satfinite is mandatory).
+/// cvt with two f32 sources packed into one destination, the first source (`a`) in the upper
+/// part: f16x2 / bf16x2 (16 bits each), e4m3x2 / e5m2x2 (bytes), e2m3x2 / e3m2x2 (6 bits in
+/// the low bits of each byte), e2m1x2 (nibbles), ue8m0x2 (bytes; `.rz` or `.rp`). The f8/f6/f4
+/// forms require `.rn.satfinite`; ue8m0x2 takes `.satfinite` as an option.
 pub fn cvt_pack_f32(dst: ScalarType, a: u32, b: u32, m: CvtMods) -> Result<u32, OpError> {
-    let one = |x: u32| -> Result<u32, OpError> {
-        match dst {
-            ScalarType::F16x2 => Ok(float_to_float(ScalarType::F16, f(x), 0.0, m)? as u32),
-            ScalarType::Bf16x2 => Ok(float_to_float(ScalarType::Bf16, f(x), 0.0, m)? as u32),
-            ScalarType::E4m3x2 | ScalarType::E5m2x2 => {
-                let nf = if dst == ScalarType::E4m3x2 {
-                    NarrowFormat::E4m3
-                } else {
-                    NarrowFormat::E5m2
-                };
-                if m.rnd != Rounding::Rn {
-                    return Err(OpError::Illegal("f8 conversions round with .rn only"));
-                }
-                Ok(nf.encode_satfinite(f32::from_bits(x), m.relu) as u32)
-            }
-            _ => Err(OpError::Unsupported("cvt to this packed type")),
+    use crate::narrow::{encode_ue8m0, pack_e2m1x2, pack_f6x2, Ue8m0Rounding};
+    let narrow = |nf: NarrowFormat| -> Result<(u8, u8), OpError> {
+        if m.rnd != Rounding::Rn {
+            return Err(OpError::Illegal("f8/f6/f4 conversions round with .rn only"));
         }
+        let enc = |x: u32| nf.encode_satfinite(f32::from_bits(x), m.relu);
+        Ok((enc(a), enc(b)))
     };
-    let shift = if dst.bits() == 32 { 16 } else { 8 };
-    Ok((one(a)? << shift) | one(b)?)
+    Ok(match dst {
+        ScalarType::F16x2 | ScalarType::Bf16x2 => {
+            let t = if dst == ScalarType::F16x2 {
+                ScalarType::F16
+            } else {
+                ScalarType::Bf16
+            };
+            let one = |x: u32| float_to_float(t, f(x), 0.0, m).map(|v| v as u32);
+            (one(a)? << 16) | one(b)?
+        }
+        ScalarType::E4m3x2 => {
+            let (x, y) = narrow(NarrowFormat::E4m3)?;
+            ((x as u32) << 8) | y as u32
+        }
+        ScalarType::E5m2x2 => {
+            let (x, y) = narrow(NarrowFormat::E5m2)?;
+            ((x as u32) << 8) | y as u32
+        }
+        ScalarType::E2m3x2 => {
+            let (x, y) = narrow(NarrowFormat::E2m3)?;
+            pack_f6x2(x, y) as u32
+        }
+        ScalarType::E3m2x2 => {
+            let (x, y) = narrow(NarrowFormat::E3m2)?;
+            pack_f6x2(x, y) as u32
+        }
+        ScalarType::E2m1x2 => {
+            let (x, y) = narrow(NarrowFormat::E2m1)?;
+            pack_e2m1x2(x, y) as u32
+        }
+        ScalarType::Ue8m0x2 => {
+            let r = match m.rnd {
+                Rounding::Rz => Ue8m0Rounding::Rz,
+                Rounding::Rp => Ue8m0Rounding::Rp,
+                _ => return Err(OpError::Illegal("cvt to ue8m0x2 rounds with .rz or .rp")),
+            };
+            let enc = |x: u32| encode_ue8m0(f32::from_bits(x), r, m.satfinite) as u32;
+            (enc(a) << 8) | enc(b)
+        }
+        _ => return Err(OpError::Unsupported("cvt to this packed type from f32")),
+    })
 }
 
 /// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each f16 half to f8, upper to upper.
@@ -306,22 +337,48 @@ pub fn cvt_f8x2_from_f16x2(dst: ScalarType, a: u32, relu: bool) -> Result<u16, O
     Ok((one((a >> 16) as u16) << 8) | one(a as u16))
 }
 
-/// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: each byte widened to f16 (exact), upper to upper.
+/// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2} d, a: each element widened to f16
+/// (exact), the upper element to the upper half. `a` holds the packed source (16 bits, or 8
+/// for e2m1x2).
 pub fn cvt_f16x2_from_f8x2(src: ScalarType, a: u16, relu: bool) -> Result<u32, OpError> {
-    let nf = match src {
-        ScalarType::E4m3x2 => NarrowFormat::E4m3,
-        ScalarType::E5m2x2 => NarrowFormat::E5m2,
+    let (nf, hi, lo) = match src {
+        ScalarType::E4m3x2 => (NarrowFormat::E4m3, (a >> 8) as u8, a as u8),
+        ScalarType::E5m2x2 => (NarrowFormat::E5m2, (a >> 8) as u8, a as u8),
+        ScalarType::E2m3x2 => (
+            NarrowFormat::E2m3,
+            ((a >> 8) & 0x3f) as u8,
+            (a & 0x3f) as u8,
+        ),
+        ScalarType::E3m2x2 => (
+            NarrowFormat::E3m2,
+            ((a >> 8) & 0x3f) as u8,
+            (a & 0x3f) as u8,
+        ),
+        ScalarType::E2m1x2 => (NarrowFormat::E2m1, ((a >> 4) & 0xf) as u8, (a & 0xf) as u8),
         _ => return Err(OpError::Unsupported("cvt to f16x2 from this packed type")),
     };
-    let one = |byte: u8| -> u32 {
-        let x = nf.decode(byte) as f64;
+    let one = |code: u8| -> u32 {
+        let x = nf.decode(code) as f64;
         let m = CvtMods {
             relu,
             ..CvtMods::default()
         };
         float_to_float(ScalarType::F16, x, 0.0, m).unwrap_or(NAN16 as u64) as u32
     };
-    Ok((one((a >> 8) as u8) << 16) | one(a as u8))
+    Ok((one(hi) << 16) | one(lo))
+}
+
+/// cvt.rn.bf16x2.ue8m0x2 d, a: each scale byte to bf16 (exact: 2^(code-127) is a bf16; 0xff is
+/// NaN), the upper byte to the upper half.
+pub fn cvt_bf16x2_from_ue8m0x2(a: u16) -> u32 {
+    let one = |code: u8| -> u32 {
+        if code == 0xff {
+            return NAN16 as u32;
+        }
+        let x = NarrowFormat::Ue8m0.decode(code) as f64;
+        float_to_float(ScalarType::Bf16, x, 0.0, CvtMods::default()).unwrap_or(NAN16 as u64) as u32
+    };
+    (one((a >> 8) as u8) << 16) | one(a as u8)
 }
 
 /// cvt.pack.sat.{u16,s16}.s32 d, a, b: d = {sat(a), sat(b)} with a in the upper half;
