@@ -304,9 +304,11 @@ impl<'src> Parser<'src> {
     // ---------------------------------------------------------------- module level
 
     fn module(&mut self) -> PResult<Module<'src>> {
-        // PTX ISA §11.1.1/§11.1.2 (.version, .target): a module begins with `.version`,
-        // immediately followed by `.target`. Checking it here makes empty and non-PTX input an
-        // error at 1:1 rather than an empty module.
+        // A module begins with `.version`, immediately followed by `.target`, and neither
+        // appears again (ptxas 13.5 probe: "Missing .target directive at start of file" when
+        // `.address_size` comes between, "Missing .version directive" when `.target` is first,
+        // a syntax error for a second `.version`). Checking it here makes empty and non-PTX
+        // input an error at its first token rather than an empty module.
         if !self.at_dot(".version") {
             return self.err_expected("`.version` (a PTX module starts with it)");
         }
@@ -329,7 +331,14 @@ impl<'src> Parser<'src> {
             }
             return self.err_expected("a directive");
         }
+        let header = items.len() < 2;
         match self.text(self.tok) {
+            d @ (".version" | ".target") if !header => {
+                return Err(ParseError::new(
+                    ParseErrorKind::UnknownDirective(d.into()),
+                    start,
+                ));
+            }
             ".version" => {
                 self.bump()?;
                 let t = self.expect(TokKind::Float, "a version number like 9.0")?;
