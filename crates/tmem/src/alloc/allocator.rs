@@ -195,6 +195,12 @@ impl TmemAllocator {
         &self.config
     }
 
+    /// Change whether later `.cta_group::2` dealloc/relinquish arrivals wait for their peer
+    /// (a choice point for a schedule explorer; halves already recorded keep their mode).
+    pub fn set_pair_collective(&mut self, mode: PairCollective) {
+        self.config.pair_collective = mode;
+    }
+
     /// Apply one event. See the `alloc` module docs for what `Ok` and `Err` mean.
     pub fn step(&mut self, event: Event) -> Result<Outcome, StepError> {
         match event {
