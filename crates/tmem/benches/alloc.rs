@@ -11,8 +11,7 @@
 use std::hint::black_box;
 
 use tmemu_tmem::alloc::{
-    Config, CtaGroup, CtaId, Effect, Event, Issue, LaneValues, Origin, SmId, TmemAllocator,
-    WarpId,
+    Config, CtaGroup, CtaId, Effect, Event, Issue, LaneValues, Origin, SmId, TmemAllocator, WarpId,
 };
 
 fn main() {
