@@ -344,7 +344,7 @@ pub const LANE_QUARTER_VIOLATION: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "tcgen05.ld/st may touch only lanes 32*(warp%4) .. 32*(warp%4)+31 (tmem.md rule 20).",
     hardware: "Undefined behaviour per the ISA (access outside the warp's lane quarter).",
-    checked_by: None,
+    checked_by: Some("tmemu_tmem::layout"),
 };
 
 pub const SHIFT_LANE_NOT_MULTIPLE_OF_32: Rule = Rule {
@@ -355,7 +355,7 @@ pub const SHIFT_LANE_NOT_MULTIPLE_OF_32: Rule = Rule {
     detection: Detection::StaticOrDynamic,
     summary: "The lane field of tcgen05.shift's taddr must be a multiple of 32 (tmem.md rule 27).",
     hardware: "Undefined behaviour per the ISA.",
-    checked_by: None,
+    checked_by: Some("tmemu_tmem::layout"),
 };
 
 pub const ACCESS_UNALLOCATED_COLUMNS: Rule = Rule {
@@ -551,17 +551,6 @@ pub const IDESC_SCALE: Rule = Rule {
     checked_by: Some("tmemu_tmem::desc"),
 };
 
-pub const CP_DESCRIPTOR_LAYOUT: Rule = Rule {
-    id: "TM0313",
-    name: "cp-descriptor-layout",
-    section: "§9.7.16.9.2",
-    severity: Severity::Warning,
-    detection: Detection::Dynamic,
-    summary: "tcgen05.cp source descriptors are modelled only as K-major rows of 16-byte chunks (8-row groups SBO apart, chunk 1 LBO away, or inside one swizzle row); other layouts are UNCONFIRMED.",
-    hardware: "Unknown (the ISA gives no figure for cp's source layout).",
-    checked_by: None,
-};
-
 pub const MMA_LANE_ALIGN: Rule = Rule {
     id: "TM0314",
     name: "mma-lane-align",
@@ -595,7 +584,7 @@ pub const LDST_VECTOR_LENGTH: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.ld/st register vector length must match shape × num, and the shape/num combination must exist (tmem.md rule 21).",
     hardware: "ptxas rejects it (\"Argument vector size mismatch\", \"Modifier .xN not allowed\").",
-    checked_by: None,
+    checked_by: Some("tmemu_tmem::layout"),
 };
 
 pub const HALF_SPLITOFF_NOT_IMMEDIATE: Rule = Rule {
@@ -639,7 +628,7 @@ pub const CP_SHAPE_MULTICAST: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.cp .64x128b needs .warpx2::02_13/01_23, .32x128b needs .warpx4, other shapes take no multicast (tmem.md rule 25).",
     hardware: "ptxas rejects it.",
-    checked_by: None,
+    checked_by: Some("tmemu_tmem::layout"),
 };
 
 pub const CP_FORMAT_PAIR: Rule = Rule {
@@ -739,7 +728,6 @@ pub static RULES: &[Rule] = &[
     MMA_TRANSPOSE,
     IDESC_FIELD,
     IDESC_SCALE,
-    CP_DESCRIPTOR_LAYOUT,
     MMA_LANE_ALIGN,
     MIXED_CTA_GROUP,
     LDST_VECTOR_LENGTH,

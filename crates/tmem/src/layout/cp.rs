@@ -20,6 +20,7 @@
 //! [`CpForm::chunks`] once per CTA of the group.
 
 use super::LayoutError;
+use crate::desc::{Major, OperandLayout, SmemDescriptor};
 use tmemu_num::narrow::{unpack_b4x16, unpack_b6x16};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -188,5 +189,49 @@ impl CpForm {
                 bytes[4 * c + 3],
             ])
         })
+    }
+
+    /// Performs the copy into one CTA's TMEM (`tmem`: 128 × 512 cells, lane-major) from that
+    /// CTA's shared memory `smem` (its `.shared::cta` window, offset 0 = address 0).
+    /// For `.cta_group::2` call it once per CTA of the pair (see the module notes).
+    /// Checks the descriptor (sm_100a rules), the source bounds and the TMEM bounds before
+    /// writing anything.
+    pub fn execute(
+        &self,
+        smem: &[u8],
+        s_desc: u64,
+        taddr: u32,
+        tmem: &mut [u32],
+    ) -> Result<(), LayoutError> {
+        let desc = SmemDescriptor::decode(s_desc).map_err(LayoutError::Desc)?;
+        desc.check_sm100().map_err(LayoutError::Desc)?;
+        let layout = OperandLayout::new(desc, Major::K);
+        let (l0, c0) = (taddr >> 16, taddr & 0xFFFF);
+        let max_lane = match self.multicast {
+            CpMulticast::None => self.rows() - 1,
+            _ => 127,
+        };
+        if l0 + max_lane >= 128 || c0 + self.columns() > 512 {
+            return Err(LayoutError::OutOfRange {
+                lane: l0 + max_lane,
+                column: c0 + self.columns() - 1,
+            });
+        }
+        for ch in self.chunks() {
+            let addr = layout.chunk_address(ch.row, ch.chunk);
+            if smem.get(addr as usize..addr as usize + 16).is_none() {
+                return Err(LayoutError::SmemOutOfBounds { addr });
+            }
+        }
+        for ch in self.chunks() {
+            let a = layout.chunk_address(ch.row, ch.chunk) as usize;
+            let bytes: &[u8; 16] = smem[a..a + 16].try_into().expect("checked above");
+            let cells = Self::chunk_cells(&self.convert(bytes));
+            for &lane in ch.lanes() {
+                let at = ((l0 + lane) * 512 + c0 + ch.column) as usize;
+                tmem[at..at + 4].copy_from_slice(&cells);
+            }
+        }
+        Ok(())
     }
 }

@@ -14,17 +14,25 @@ pub enum LayoutError {
     CpShapeMulticast,
     /// `tcgen05.shift` lane field not a multiple of 32.
     ShiftLane { lane: u32 },
+    /// A source chunk of `tcgen05.cp` lies outside the shared-memory window given
+    /// (an engine-level out-of-bounds access, not a tcgen05 rule).
+    SmemOutOfBounds { addr: u32 },
+    /// The source descriptor is malformed.
+    Desc(crate::desc::DescError),
 }
 
 impl LayoutError {
-    pub fn rule(&self) -> &'static Rule {
-        match self {
+    /// The catalogued rule, if this error is a tcgen05 rule violation.
+    pub fn rule(&self) -> Option<&'static Rule> {
+        Some(match self {
             LayoutError::ShapeNum { .. } => &rules::LDST_VECTOR_LENGTH,
             LayoutError::LaneQuarter { .. } => &rules::LANE_QUARTER_VIOLATION,
             LayoutError::OutOfRange { .. } => &rules::ACCESS_UNALLOCATED_COLUMNS,
             LayoutError::CpShapeMulticast => &rules::CP_SHAPE_MULTICAST,
             LayoutError::ShiftLane { .. } => &rules::SHIFT_LANE_NOT_MULTIPLE_OF_32,
-        }
+            LayoutError::Desc(e) => e.rule(),
+            LayoutError::SmemOutOfBounds { .. } => return None,
+        })
     }
 }
 
@@ -52,6 +60,13 @@ impl core::fmt::Display for LayoutError {
             LayoutError::ShiftLane { lane } => {
                 write!(f, "tcgen05.shift lane {lane} is not a multiple of 32")
             }
+            LayoutError::SmemOutOfBounds { addr } => {
+                write!(
+                    f,
+                    "tcgen05.cp source chunk at shared address {addr:#x} is out of bounds"
+                )
+            }
+            LayoutError::Desc(e) => e.fmt(f),
         }
     }
 }

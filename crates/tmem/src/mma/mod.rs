@@ -34,8 +34,8 @@ mod operand;
 pub use compute::{execute, MmaRequest, MmaScratch};
 pub use dlayout::{DBlock, DLayout};
 pub use operand::{
-    apply_block_scales, f16_to_f32, gather_scales_tmem, gather_smem, gather_tmem, GatherOrder,
-    OperandFormat,
+    apply_block_scales, f16_to_f32, gather_operand, gather_scales_tmem, gather_smem, gather_tmem,
+    GatherOrder, OperandFormat,
 };
 
 use crate::desc::DescError;

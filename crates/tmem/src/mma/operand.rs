@@ -19,7 +19,9 @@
 //! [`crate::layout::CpForm`] decompression writes them), 8 × e2m1 for mxf4.
 
 use super::{DLayout, MmaError};
-use crate::desc::{ElemType, Major, MmaKind, OperandLayout, ScaleType};
+use crate::desc::{
+    ElemType, InstrDescriptor, Major, MmaKind, OperandLayout, ScaleType, SmemDescriptor,
+};
 use tmemu_num::narrow::{unpack_b4x16, unpack_b6x16, NarrowFormat};
 
 /// f16 → f32, exact for every code (subnormals, infinities, NaNs) and branch-free, so the
@@ -259,6 +261,35 @@ pub fn gather_smem(
         }
     }
     Ok(())
+}
+
+/// Decodes a raw shared-memory descriptor, checks it (sm_100a descriptor rules, and
+/// Table 54's major-ness × swizzle rule for this element type), then gathers the operand
+/// like [`gather_smem`]. `operand` ('A' or 'B') names it in errors.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_operand(
+    smem: &[u8],
+    desc_raw: u64,
+    major: Major,
+    fmt: OperandFormat,
+    operand: char,
+    rows: u32,
+    k: u32,
+    order: GatherOrder,
+    out: &mut [f32],
+) -> Result<(), MmaError> {
+    let desc = SmemDescriptor::decode(desc_raw)?;
+    desc.check_sm100()?;
+    InstrDescriptor::check_operand_swizzle(fmt.elem, major, desc.swizzle, operand)?;
+    gather_smem(
+        smem,
+        &OperandLayout::new(desc, major),
+        fmt,
+        rows,
+        k,
+        order,
+        out,
+    )
 }
 
 /// Gathers A (`rows × k`) from TMEM at `taddr`: row i on the lane D's row i uses (same
