@@ -1,194 +1,162 @@
-//! The one place where float semantics enter the engine.
-//!
-//! The numerics crate (`tmemu-num`) owns PTX arithmetic. Until its `ops` module offers a form,
-//! the loader refuses that form (`unsupported`) instead of this crate growing a second
-//! implementation; see [`supported_f32`] / [`supported_f64`]. What is here is only what IEEE 754
-//! fixes exactly and the host computes exactly: round-to-nearest-even add/sub/mul/div/sqrt and
-//! fused multiply-add (via `mul_add`, never `a*b+c`), plus PTX's flush-to-zero, saturation and
-//! canonical-NaN conventions around them.
-//!
-//! Decisions on points the PTX text leaves open (UNCONFIRMED):
-//! - f32 NaN results are the canonical NaN `0x7fffffff` (PTX ISA, "Floating-point data";
-//!   NVIDIA hardware behaviour); f64 NaN results are passed through as the host made them.
-//! - `min`/`max` order `-0.0` below `+0.0` (IEEE 754-2019 minimum/maximum), and return the
-//!   non-NaN operand when exactly one is NaN (PTX ISA min/max).
+//! The one place where float semantics enter the engine: a thin adapter over the numerics
+//! crate (`tmemu_num::ops`), which owns PTX arithmetic (roundings, ftz, sat, NaN rules,
+//! approximations). [`supported_f32`] / [`supported_f64`] tell the loader which forms exist,
+//! so anything else is refused at load time.
+
+use tmemu_num::ops::approx;
+use tmemu_num::ops::float as nf;
+use tmemu_num::ops::{FloatMods, MinMaxMods, Rounding};
 
 use crate::program::{FMods, FUnOp, Rnd};
 
-pub const CANON_NAN32: u32 = 0x7fff_ffff;
-
 #[inline(always)]
-fn ftz_in(x: u32, m: FMods) -> f32 {
-    if m.ftz && x & 0x7f80_0000 == 0 {
-        f32::from_bits(x & 0x8000_0000)
-    } else {
-        f32::from_bits(x)
+fn rounding(r: Rnd) -> Rounding {
+    match r {
+        Rnd::Rz => Rounding::Rz,
+        Rnd::Rm => Rounding::Rm,
+        Rnd::Rp => Rounding::Rp,
+        _ => Rounding::Rn,
     }
 }
 
 #[inline(always)]
-fn out32(r: f32, m: FMods) -> u32 {
-    let mut r = r;
-    if m.sat {
-        // NaN saturates to +0
-        r = if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) };
-    }
-    let b = r.to_bits();
-    if r.is_nan() {
-        CANON_NAN32
-    } else if m.ftz && b & 0x7f80_0000 == 0 {
-        b & 0x8000_0000
-    } else {
-        b
-    }
+fn mods(m: FMods) -> FloatMods {
+    FloatMods::new(rounding(m.rnd), m.ftz, m.sat)
 }
 
 #[inline(always)]
 pub fn add32(x: u32, y: u32, m: FMods) -> u32 {
-    out32(ftz_in(x, m) + ftz_in(y, m), m)
+    nf::f32_add(x, y, mods(m))
 }
 
 #[inline(always)]
 pub fn mul32(x: u32, y: u32, m: FMods) -> u32 {
-    out32(ftz_in(x, m) * ftz_in(y, m), m)
+    nf::f32_mul(x, y, mods(m))
 }
 
 #[inline(always)]
 pub fn div32(x: u32, y: u32, m: FMods) -> u32 {
-    out32(ftz_in(x, m) / ftz_in(y, m), m)
+    match m.rnd {
+        Rnd::Approx => approx::f32_div_approx(x, y, m.ftz),
+        Rnd::Full => approx::f32_div_full(x, y, m.ftz),
+        _ => nf::f32_div(x, y, mods(m)),
+    }
 }
 
 #[inline(always)]
 pub fn fma32(x: u32, y: u32, z: u32, m: FMods) -> u32 {
-    out32(ftz_in(x, m).mul_add(ftz_in(y, m), ftz_in(z, m)), m)
-}
-
-#[inline(always)]
-fn minmax32(x: u32, y: u32, m: FMods, nan: bool, max: bool) -> u32 {
-    let (a, b) = (ftz_in(x, m), ftz_in(y, m));
-    if a.is_nan() || b.is_nan() {
-        if nan || (a.is_nan() && b.is_nan()) {
-            return CANON_NAN32;
-        }
-        return out32(if a.is_nan() { b } else { a }, m);
-    }
-    let r = if a == b {
-        // -0 vs +0: pick by sign bit
-        let (sa, sb) = (a.to_bits() >> 31, b.to_bits() >> 31);
-        if (sa > sb) == max {
-            b
-        } else {
-            a
-        }
-    } else if (a < b) == max {
-        b
-    } else {
-        a
-    };
-    out32(r, m)
+    nf::f32_fma(x, y, z, mods(m))
 }
 
 #[inline(always)]
 pub fn min32(x: u32, y: u32, m: FMods, nan: bool) -> u32 {
-    minmax32(x, y, m, nan, false)
+    nf::f32_min(
+        x,
+        y,
+        MinMaxMods {
+            ftz: m.ftz,
+            nan,
+            xorsign_abs: false,
+        },
+    )
 }
 
 #[inline(always)]
 pub fn max32(x: u32, y: u32, m: FMods, nan: bool) -> u32 {
-    minmax32(x, y, m, nan, true)
+    nf::f32_max(
+        x,
+        y,
+        MinMaxMods {
+            ftz: m.ftz,
+            nan,
+            xorsign_abs: false,
+        },
+    )
 }
 
 pub fn un32(op: FUnOp, x: u32, m: FMods) -> u32 {
+    let approx_ = m.rnd == Rnd::Approx;
     match op {
-        FUnOp::Neg => x ^ 0x8000_0000,
-        FUnOp::Abs => x & 0x7fff_ffff,
-        FUnOp::Sqrt => out32(ftz_in(x, m).sqrt(), m),
-        // refused by the loader until tmemu-num provides them
-        FUnOp::Rsqrt
-        | FUnOp::Rcp
-        | FUnOp::Ex2
-        | FUnOp::Lg2
-        | FUnOp::Sin
-        | FUnOp::Cos
-        | FUnOp::Tanh => {
-            unreachable!("loader admitted an f32 {op:?} the numerics crate does not provide")
-        }
+        FUnOp::Neg => nf::f32_neg(x, m.ftz),
+        FUnOp::Abs => nf::f32_abs(x, m.ftz),
+        FUnOp::Sqrt if approx_ => approx::f32_sqrt_approx(x, m.ftz),
+        FUnOp::Sqrt => nf::f32_sqrt(x, mods(m)),
+        FUnOp::Rcp if approx_ => approx::f32_rcp_approx(x, m.ftz),
+        FUnOp::Rcp => nf::f32_rcp(x, mods(m)),
+        FUnOp::Rsqrt => approx::f32_rsqrt_approx(x, m.ftz),
+        FUnOp::Ex2 => approx::f32_ex2_approx(x, m.ftz),
+        FUnOp::Lg2 => approx::f32_lg2_approx(x, m.ftz),
+        FUnOp::Sin => approx::f32_sin_approx(x, m.ftz),
+        FUnOp::Cos => approx::f32_cos_approx(x, m.ftz),
+        FUnOp::Tanh => approx::f32_tanh_approx(x),
     }
 }
 
 #[inline(always)]
-pub fn add64(x: u64, y: u64, _m: FMods) -> u64 {
-    (f64::from_bits(x) + f64::from_bits(y)).to_bits()
+pub fn add64(x: u64, y: u64, m: FMods) -> u64 {
+    nf::f64_add(x, y, rounding(m.rnd))
 }
 
 #[inline(always)]
-pub fn mul64(x: u64, y: u64, _m: FMods) -> u64 {
-    (f64::from_bits(x) * f64::from_bits(y)).to_bits()
+pub fn mul64(x: u64, y: u64, m: FMods) -> u64 {
+    nf::f64_mul(x, y, rounding(m.rnd))
 }
 
 #[inline(always)]
-pub fn div64(x: u64, y: u64, _m: FMods) -> u64 {
-    (f64::from_bits(x) / f64::from_bits(y)).to_bits()
+pub fn div64(x: u64, y: u64, m: FMods) -> u64 {
+    nf::f64_div(x, y, rounding(m.rnd))
 }
 
 #[inline(always)]
-pub fn fma64(x: u64, y: u64, z: u64, _m: FMods) -> u64 {
-    f64::from_bits(x)
-        .mul_add(f64::from_bits(y), f64::from_bits(z))
-        .to_bits()
+pub fn fma64(x: u64, y: u64, z: u64, m: FMods) -> u64 {
+    nf::f64_fma(x, y, z, rounding(m.rnd))
 }
 
-fn minmax64(x: u64, y: u64, nan: bool, max: bool) -> u64 {
-    let (a, b) = (f64::from_bits(x), f64::from_bits(y));
-    if a.is_nan() || b.is_nan() {
-        if nan || (a.is_nan() && b.is_nan()) {
-            return f64::NAN.to_bits();
-        }
-        return if a.is_nan() { y } else { x };
-    }
-    if a == b {
-        let (sa, sb) = (x >> 63, y >> 63);
-        return if (sa > sb) == max { y } else { x };
-    }
-    if (a < b) == max {
-        y
-    } else {
-        x
-    }
-}
+const MM64: MinMaxMods = MinMaxMods {
+    ftz: false,
+    nan: false,
+    xorsign_abs: false,
+};
 
 pub fn min64(x: u64, y: u64, nan: bool) -> u64 {
-    minmax64(x, y, nan, false)
+    nf::f64_min(x, y, MinMaxMods { nan, ..MM64 })
 }
 
 pub fn max64(x: u64, y: u64, nan: bool) -> u64 {
-    minmax64(x, y, nan, true)
+    nf::f64_max(x, y, MinMaxMods { nan, ..MM64 })
 }
 
-pub fn un64(op: FUnOp, x: u64, _m: FMods) -> u64 {
+pub fn un64(op: FUnOp, x: u64, m: FMods) -> u64 {
     match op {
-        FUnOp::Neg => x ^ (1 << 63),
-        FUnOp::Abs => x & !(1 << 63),
-        FUnOp::Sqrt => f64::from_bits(x).sqrt().to_bits(),
+        FUnOp::Neg => nf::f64_neg(x),
+        FUnOp::Abs => nf::f64_abs(x),
+        FUnOp::Sqrt => nf::f64_sqrt(x, rounding(m.rnd)),
+        FUnOp::Rsqrt => approx::f64_rsqrt_approx(x),
+        FUnOp::Rcp => nf::f64_div(1.0f64.to_bits(), x, rounding(m.rnd)),
         _ => unreachable!("loader admitted an f64 {op:?} the numerics crate does not provide"),
     }
 }
 
-/// Whether an f32 op/rounding/modifier combination is executable today.
+/// Whether an f32 op/rounding/modifier combination is executable.
 pub fn supported_f32(op: &str, m: FMods) -> bool {
+    let exact = matches!(m.rnd, Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp);
     match op {
-        "neg" | "abs" => true,
-        "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" => m.rnd == Rnd::Rn,
-        "min" | "max" => true,
+        "neg" | "abs" | "min" | "max" => true,
+        "add" | "sub" | "mul" | "fma" | "mad" => exact,
+        "div" => exact || matches!(m.rnd, Rnd::Approx | Rnd::Full),
+        "sqrt" | "rcp" => exact || m.rnd == Rnd::Approx,
+        "rsqrt" | "ex2" | "lg2" | "sin" | "cos" => m.rnd == Rnd::Approx && !m.sat,
+        "tanh" => m.rnd == Rnd::Approx && !m.sat && !m.ftz,
         _ => false,
     }
 }
 
-/// Whether an f64 op is executable today (f64 has no ftz; `.sat` is not defined for it).
+/// Whether an f64 op is executable (f64 has no `.sat`; `.ftz` exists only on approximations).
 pub fn supported_f64(op: &str, m: FMods) -> bool {
+    let exact = matches!(m.rnd, Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp);
     match op {
         "neg" | "abs" | "min" | "max" => true,
-        "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" => m.rnd == Rnd::Rn && !m.sat,
+        "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp" => exact && !m.sat && !m.ftz,
         _ => false,
     }
 }
@@ -204,35 +172,31 @@ mod tests {
     };
 
     #[test]
-    fn nan_is_canonical_and_minmax_prefers_numbers() {
-        let nan = 0x7fc0_0001;
-        assert_eq!(add32(nan, 1.0f32.to_bits(), RN), CANON_NAN32);
-        assert_eq!(min32(nan, 2.0f32.to_bits(), RN, false), 2.0f32.to_bits());
-        assert_eq!(max32(nan, 2.0f32.to_bits(), RN, true), CANON_NAN32);
-        assert_eq!(
-            min32((-0.0f32).to_bits(), 0.0f32.to_bits(), RN, false),
-            (-0.0f32).to_bits()
-        );
-        assert_eq!(
-            max32((-0.0f32).to_bits(), 0.0f32.to_bits(), RN, false),
-            0.0f32.to_bits()
-        );
-    }
-
-    #[test]
-    fn ftz_and_sat() {
-        let m = FMods {
-            rnd: Rnd::Rn,
-            ftz: true,
-            sat: true,
-        };
-        let sub = 1u32; // smallest subnormal
-        assert_eq!(add32(sub, 0, m), 0);
-        assert_eq!(add32(2.0f32.to_bits(), 0, m), 1.0f32.to_bits());
+    fn adapter_reaches_the_numerics_crate() {
+        // values checked by hand against IEEE 754: 1 + 2^-24 rounds to 1 (tie to even) in RN,
+        // up to 1 + 2^-23 in RP
+        let one = 1.0f32.to_bits();
+        let tiny = 2f32.powi(-24).to_bits();
+        assert_eq!(add32(one, tiny, RN), one);
+        assert_eq!(add32(one, tiny, FMods { rnd: Rnd::Rp, ..RN }), one + 1);
         // fma is fused: (1+2^-23)*(1-2^-23) - 1 = -2^-46 exactly, not 0
-        let a = f32::from_bits(0x3f80_0001);
-        let b = f32::from_bits(0x3f7f_fffe);
-        let r = f32::from_bits(fma32(a.to_bits(), b.to_bits(), (-1.0f32).to_bits(), RN));
-        assert_eq!(r as f64, (a as f64) * (b as f64) - 1.0);
+        let a = 0x3f80_0001;
+        let b = 0x3f7f_fffe;
+        assert_eq!(
+            f32::from_bits(fma32(a, b, (-1.0f32).to_bits(), RN)),
+            -(2f32.powi(-46))
+        );
+        // ex2.approx of an exact power is exact
+        assert_eq!(
+            un32(
+                FUnOp::Ex2,
+                3.0f32.to_bits(),
+                FMods {
+                    rnd: Rnd::Approx,
+                    ..RN
+                }
+            ),
+            8.0f32.to_bits()
+        );
     }
 }

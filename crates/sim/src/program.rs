@@ -159,8 +159,10 @@ pub enum Rnd {
     Rz,
     Rm,
     Rp,
-    /// `.approx` / `.full`: an approximation whose precise result is the numerics crate's choice.
+    /// `.approx`: an approximation whose precise result is the numerics crate's choice.
     Approx,
+    /// `.full` (div.full.f32)
+    Full,
     /// `.rna` (cvt to tf32 / fp8)
     Rna,
 }
@@ -695,37 +697,14 @@ pub enum Inst {
 
 #[derive(Clone, Debug)]
 pub struct CvtInst {
-    pub from: CvtTy,
-    pub to: CvtTy,
-    pub m: FMods,
-    /// `.relu` (f16/bf16 targets)
-    pub relu: bool,
+    /// Destination and source types as the numerics crate names them.
+    pub to: tmemu_num::ops::ScalarType,
+    pub from: tmemu_num::ops::ScalarType,
+    pub m: tmemu_num::ops::CvtMods,
     pub d: Any,
     pub a: Any,
-    /// Second source for packing cvts (`cvt.rn.f16x2.f32 d, a, b`): `a` is the high half.
+    /// Second source of packing cvts (`cvt.rn.f16x2.f32 d, a, b`): `a` goes to the upper half.
     pub b: Option<Any>,
-}
-
-/// Types that cvt understands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CvtTy {
-    U8,
-    U16,
-    U32,
-    U64,
-    S8,
-    S16,
-    S32,
-    S64,
-    F16,
-    Bf16,
-    Tf32,
-    F32,
-    F64,
-    F16x2,
-    Bf16x2,
-    E4m3x2,
-    E5m2x2,
 }
 
 #[derive(Clone, Debug)]

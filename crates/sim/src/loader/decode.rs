@@ -337,7 +337,8 @@ impl<'src> D<'_, '_, '_, 'src> {
                 "rz" | "rzi" => Rnd::Rz,
                 "rm" | "rmi" => Rnd::Rm,
                 "rp" | "rpi" => Rnd::Rp,
-                "approx" | "full" => Rnd::Approx,
+                "approx" => Rnd::Approx,
+                "full" => Rnd::Full,
                 "rna" => Rnd::Rna,
                 _ => continue,
             };
@@ -991,11 +992,21 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
             b: d.s32(2)?,
             c: d.s32(3)?,
         }),
-        (Ty::F(32), "neg" | "abs" | "sqrt") => {
+        (
+            Ty::F(32),
+            "neg" | "abs" | "sqrt" | "rsqrt" | "rcp" | "ex2" | "lg2" | "sin" | "cos" | "tanh",
+        ) => {
             let op = match name {
                 "neg" => FUnOp::Neg,
                 "abs" => FUnOp::Abs,
-                _ => FUnOp::Sqrt,
+                "sqrt" => FUnOp::Sqrt,
+                "rsqrt" => FUnOp::Rsqrt,
+                "rcp" => FUnOp::Rcp,
+                "ex2" => FUnOp::Ex2,
+                "lg2" => FUnOp::Lg2,
+                "sin" => FUnOp::Sin,
+                "cos" => FUnOp::Cos,
+                _ => FUnOp::Tanh,
             };
             Ok(Inst::F32Un {
                 op,
@@ -1161,45 +1172,79 @@ fn selp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     }
 }
 
-fn cvt_ty(t: Ty) -> Option<CvtTy> {
-    Some(match t {
-        Ty::U(8) | Ty::B(8) => CvtTy::U8,
-        Ty::U(16) | Ty::B(16) => CvtTy::U16,
-        Ty::U(32) | Ty::B(32) => CvtTy::U32,
-        Ty::U(64) | Ty::B(64) => CvtTy::U64,
-        Ty::S(8) => CvtTy::S8,
-        Ty::S(16) => CvtTy::S16,
-        Ty::S(32) => CvtTy::S32,
-        Ty::S(64) => CvtTy::S64,
-        Ty::F(16) => CvtTy::F16,
-        Ty::Bf16 => CvtTy::Bf16,
-        Ty::F(32) => CvtTy::F32,
-        Ty::F(64) => CvtTy::F64,
-        Ty::F16x2 => CvtTy::F16x2,
-        Ty::Bf16x2 => CvtTy::Bf16x2,
+fn num_ty(s: &str) -> Option<tmemu_num::ops::ScalarType> {
+    use tmemu_num::ops::ScalarType as T;
+    Some(match s {
+        "u8" | "b8" => T::U8,
+        "u16" | "b16" => T::U16,
+        "u32" | "b32" => T::U32,
+        "u64" | "b64" => T::U64,
+        "s8" => T::S8,
+        "s16" => T::S16,
+        "s32" => T::S32,
+        "s64" => T::S64,
+        "f16" => T::F16,
+        "f16x2" => T::F16x2,
+        "bf16" => T::Bf16,
+        "bf16x2" => T::Bf16x2,
+        "tf32" => T::Tf32,
+        "f32" => T::F32,
+        "f64" => T::F64,
+        "e4m3" => T::E4m3,
+        "e5m2" => T::E5m2,
+        "e4m3x2" => T::E4m3x2,
+        "e5m2x2" => T::E5m2x2,
+        "e2m3x2" => T::E2m3x2,
+        "e3m2x2" => T::E3m2x2,
+        "e2m1x2" => T::E2m1x2,
+        "ue8m0x2" => T::Ue8m0x2,
         _ => return None,
     })
 }
 
 fn cvt(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
-    let tys = d.tys();
+    // cvt{.frnd|.irnd}{.ftz}{.sat}{.relu}{.satfinite}.dtype.atype
+    let tys: Vec<&str> = d
+        .mods
+        .iter()
+        .copied()
+        .filter(|m| num_ty(m).is_some())
+        .collect();
     if tys.len() != 2 {
         return d.unsup();
     }
-    let (Some(to), Some(from)) = (cvt_ty(tys[0]), cvt_ty(tys[1])) else {
-        return d.unsup();
+    let (to, from) = (num_ty(tys[0]).unwrap(), num_ty(tys[1]).unwrap());
+    let rnd = d
+        .mods
+        .iter()
+        .find_map(|m| tmemu_num::ops::Rounding::from_ptx(m))
+        .unwrap_or_default();
+    let m = tmemu_num::ops::CvtMods {
+        rnd,
+        ftz: d.has("ftz"),
+        sat: d.has("sat"),
+        relu: d.has("relu"),
+        satfinite: d.has("satfinite"),
+    };
+    let src_bits = match from {
+        tmemu_num::ops::ScalarType::F64 => 64,
+        _ => 32,
+    };
+    let b = if d.nops() > 2 {
+        Some(d.any_w(d.op(2)?, 32)?)
+    } else {
+        None
     };
     let c = CvtInst {
-        from,
         to,
-        m: d.fmods(),
-        relu: d.has("relu"),
+        from,
+        m,
         d: d.dany(0)?,
-        a: d.any_w(d.op(1)?, tys[1].bits())?,
-        b: None,
+        a: d.any_w(d.op(1)?, src_bits)?,
+        b,
     };
-    if d.nops() > 2 || !crate::exec::cvt_supported(&c) {
-        return d.unsup_why("this conversion needs tmemu-num");
+    if d.nops() > 3 || !crate::exec::cvt_supported(&c) {
+        return d.unsup_why("not provided by tmemu-num");
     }
     Ok(Inst::Cvt(Box::new(c)))
 }
