@@ -757,3 +757,47 @@ fn records_of_finished_ctas_are_dropped() {
     clean(h.exit(1));
     assert_eq!(h.a.tracked_ctas(), 0);
 }
+
+#[test]
+fn hang_explanations_name_holders_queue_and_peer() {
+    use tmemu_tmem::alloc::PeerState;
+    let mut h = H::new(cfg(2));
+    for c in 0..3 {
+        h.launch(c, 0, None);
+    }
+    granted(h.alloc(0, 0, 256));
+    granted(h.alloc(0, 0, 256));
+    let held_at = Origin(h.next);
+    assert!(matches!(
+        h.alloc(1, 1, 512).unwrap().effect,
+        Effect::Blocked(_)
+    ));
+    assert!(matches!(
+        h.alloc(2, 2, 32).unwrap().effect,
+        Effect::Blocked(_)
+    ));
+    let ex = h.a.explain_blocked();
+    assert_eq!(ex.len(), 2);
+    let last = &ex[1];
+    assert_eq!((last.blocked.cta, last.sm), (CtaId(2), SmId(0)));
+    let holders: Vec<_> = last
+        .holders
+        .iter()
+        .map(|a| (a.cta, a.range.first))
+        .collect();
+    assert_eq!(holders, [(CtaId(0), 0), (CtaId(0), 256)]);
+    assert_eq!(last.holders[1].origin, held_at);
+    assert_eq!(last.ahead.len(), 1);
+    assert_eq!(last.ahead[0].cta, CtaId(1));
+    assert!(ex[0].ahead.is_empty());
+
+    // A warp waiting for a peer that exited.
+    let mut h = pair(PairCollective::Blocking);
+    clean(h.alloc_g(0, 3, 64, CtaGroup::Two));
+    let exit_at = Origin(h.next + 1);
+    h.exit(1).unwrap();
+    let ex = h.a.explain_blocked();
+    assert_eq!(ex.len(), 1);
+    assert_eq!(ex[0].blocked.warp, WarpId(3));
+    assert_eq!(ex[0].peer, Some(PeerState::Exited(exit_at)));
+}

@@ -35,7 +35,7 @@ mod pair;
 mod violation;
 mod warp;
 
-pub use allocator::{ncols_rule, Blocked, BlockedOn, TmemAllocator};
+pub use allocator::{ncols_rule, Blocked, BlockedOn, Explanation, PeerState, TmemAllocator};
 pub use columns::{Allocation, ColumnAllocator};
 pub use violation::{Misuse, Related, StepError, Violation};
 pub use warp::{LaneValues, WarpLanes};
