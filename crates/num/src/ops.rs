@@ -23,6 +23,6 @@ pub mod warp;
 pub use cvt::{cvt, CvtMods};
 pub use float::{FloatMods, FloatOp, MinMaxMods, TestP};
 pub use half::{HalfKind, HalfMods, HalfOp};
-pub use int::{IntTy, PrmtMode};
+pub use int::{IntOp, IntTy, PrmtMode};
 pub use types::{BoolOp, CmpOp, OpError, Rounding, ScalarType, TypeKind};
 pub use warp::{AtomOp, ShflMode};

@@ -234,6 +234,16 @@ pub fn f32_mul(a: u32, b: u32, m: FloatMods) -> u32 {
 }
 
 pub fn f32_fma(a: u32, b: u32, c: u32, m: FloatMods) -> u32 {
+    if m.rnd == Rounding::Rn {
+        // The hot path: one fused multiply-add, on the CPU's FMA unit where it has one.
+        let (a, b, c) = if m.ftz {
+            (ftz32(a), ftz32(b), ftz32(c))
+        } else {
+            (a, b, c)
+        };
+        let r = round::fma32(f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+        return finish32(r as f64, 0.0, m);
+    }
     let (x, y) = inputs32(a, b, m.ftz);
     let z = if m.ftz { f(ftz32(c)) } else { f(c) };
     let p = x * y; // exact

@@ -692,3 +692,98 @@ pub fn set_result(dst: ScalarType, p: bool) -> u64 {
         0
     }
 }
+
+/// A decoded integer operation, for the engine to pre-decode once per instruction. Operands:
+/// `a`, `b`, `c`, `d` as in the PTX syntax (`d` only for bfi's length); shift amounts,
+/// positions and lengths are the low 32 bits of their operand.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IntOp {
+    Add,
+    AddSat,
+    Sub,
+    SubSat,
+    MulLo,
+    MulHi,
+    MulWide,
+    MadLo,
+    MadHi,
+    MadHiSat,
+    MadWide,
+    Mul24 { hi: bool },
+    Mad24 { hi: bool, sat: bool },
+    Sad,
+    Div,
+    Rem,
+    Abs,
+    Neg,
+    Min { relu: bool },
+    Max { relu: bool },
+    Popc,
+    Clz,
+    Bfind { shiftamt: bool },
+    Brev,
+    Bfe,
+    Bfi,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+    Not,
+    Cnot,
+}
+
+/// Evaluates a decoded integer operation of type `t` (results masked to the width; `popc`,
+/// `clz` and `bfind` return their u32 count; `mul.wide`/`mad.wide` return the 2n-bit value).
+#[inline]
+pub fn eval_int(op: IntOp, t: IntTy, a: u64, b: u64, c: u64, d: u64) -> u64 {
+    match op {
+        IntOp::Add => add(t, a, b),
+        IntOp::AddSat => add_sat(t, a, b),
+        IntOp::Sub => sub(t, a, b),
+        IntOp::SubSat => sub_sat(t, a, b),
+        IntOp::MulLo => mul_lo(t, a, b),
+        IntOp::MulHi => mul_hi(t, a, b),
+        IntOp::MulWide => mul_wide(t, a, b),
+        IntOp::MadLo => mad_lo(t, a, b, c),
+        IntOp::MadHi => mad_hi(t, a, b, c),
+        IntOp::MadHiSat => mad_hi_sat(t, a, b, c),
+        IntOp::MadWide => mad_wide(t, a, b, c),
+        IntOp::Mul24 { hi } => mul24(t, a, b, hi),
+        IntOp::Mad24 { hi, sat } => mad24(t, a, b, c, hi, sat),
+        IntOp::Sad => sad(t, a, b, c),
+        IntOp::Div => div(t, a, b),
+        IntOp::Rem => rem(t, a, b),
+        IntOp::Abs => abs(t, a),
+        IntOp::Neg => neg(t, a),
+        IntOp::Min { relu: r } => {
+            let m = min(t, a, b);
+            if r {
+                relu(t, m)
+            } else {
+                m
+            }
+        }
+        IntOp::Max { relu: r } => {
+            let m = max(t, a, b);
+            if r {
+                relu(t, m)
+            } else {
+                m
+            }
+        }
+        IntOp::Popc => popc(t, a) as u64,
+        IntOp::Clz => clz(t, a) as u64,
+        IntOp::Bfind { shiftamt } => bfind(t, a, shiftamt) as u64,
+        IntOp::Brev => brev(t, a),
+        IntOp::Bfe => bfe(t, a, b as u32, c as u32),
+        IntOp::Bfi => bfi(t, a, b, c as u32, d as u32),
+        IntOp::Shl => shl(t, a, b as u32),
+        IntOp::Shr => shr(t, a, b as u32),
+        IntOp::And => a & b & t.mask(),
+        IntOp::Or => (a | b) & t.mask(),
+        IntOp::Xor => (a ^ b) & t.mask(),
+        IntOp::Not => !a & t.mask(),
+        IntOp::Cnot => cnot(t, a),
+    }
+}

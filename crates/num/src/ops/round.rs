@@ -155,8 +155,14 @@ pub fn round_to(fmt: Format, hi: f64, lo: f64, mode: Rounding) -> f64 {
             }
         }
     } else {
-        let q = pow2(ilogb(mag).max(fmt.emin) - fmt.man as i32);
-        let t = (mag / q).floor() * q;
+        let qe = ilogb(mag).max(fmt.emin) - fmt.man as i32;
+        let q = pow2(qe);
+        // Scaling by a power of two is exact; multiplying by 2^-qe avoids a division.
+        let t = if -qe <= 1023 {
+            (mag * pow2(-qe)).floor() * q
+        } else {
+            (mag / q).floor() * q
+        };
         let d1 = mag - t;
         if d1 == 0.0 && l == 0.0 {
             t

@@ -343,3 +343,31 @@ impl fmt::Display for OpError {
 }
 
 impl std::error::Error for OpError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalar_types_round_trip_through_their_spelling() {
+        use ScalarType::*;
+        for t in [
+            Pred, B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, F32,
+            F64, Bf16, Bf16x2, Tf32, E4m3, E5m2, E4m3x2, E5m2x2, E2m3x2, E3m2x2, E2m1x2, Ue8m0x2,
+            U16x2, S16x2,
+        ] {
+            assert_eq!(ScalarType::from_ptx(t.as_ptx()), Some(t));
+        }
+        assert_eq!(ScalarType::from_ptx("s32"), Some(S32));
+        assert_eq!(ScalarType::from_ptx(".f128"), None);
+        assert_eq!(S64.size(), 8);
+        assert!(S16.is_signed() && !U16.is_signed() && F16.is_float());
+        assert_eq!(Rounding::from_ptx(".rni"), Some(Rounding::Rni));
+        assert!(Rounding::Rzi.is_integer() && !Rounding::Rz.is_integer());
+        assert_eq!(CmpOp::from_ptx(".geu"), Some(CmpOp::Geu));
+        assert_eq!(
+            BoolOp::from_ptx("xor").map(|b| b.apply(true, true)),
+            Some(false)
+        );
+    }
+}
