@@ -375,7 +375,10 @@ fn cp_through_a_swizzled_descriptor() {
     // The chunk addresses the copy used are the layout's (checked against the ISA's worked
     // examples in tests/desc.rs).
     let layout = OperandLayout::new(desc, Major::K);
-    assert_eq!(layout.chunk_address(9, 1), start + 9 * 128 + ((1 ^ 1) * 16));
+    // Row 9 has address bits 7..9 = 1, so its chunk 1 sits at chunk position 1 ^ 1 = 0 and
+    // its chunk 0 at position 1.
+    assert_eq!(layout.chunk_address(9, 1), start + 9 * 128);
+    assert_eq!(layout.chunk_address(9, 0), start + 9 * 128 + 16);
     for i in 0..128u32 {
         for col in 0..8u32 {
             let want =
