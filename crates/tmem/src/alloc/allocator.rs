@@ -5,8 +5,7 @@
 // `%` rather than `is_multiple_of`: the workspace MSRV (1.85) predates it.
 #![allow(clippy::manual_is_multiple_of)]
 
-use std::collections::{BTreeMap, VecDeque};
-use std::ops::{Index, IndexMut};
+use std::collections::VecDeque;
 
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -22,108 +21,13 @@ use super::{
 use crate::geometry::{ColumnRange, TmemAddr, ALLOC_UNIT, MAX_NCOLS, MIN_NCOLS};
 use crate::rules::{self, Rule};
 
-/// What a blocked warp waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockedOn {
-    /// An alloc of `ncols` waits for columns (on its SM, or on both SMs of a pair).
-    Columns { ncols: u32 },
-    /// A `.cta_group::2` collective waits for the peer CTA's warp.
-    Peer { peer: CtaId },
-}
+mod hang;
+mod rendezvous;
+mod table;
 
-/// A warp blocked in the allocator, for hang reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Blocked {
-    pub cta: CtaId,
-    pub warp: WarpId,
-    /// Origin of the instruction it is blocked in.
-    pub origin: Origin,
-    pub on: BlockedOn,
-}
-
-/// Where the peer of a warp blocked in a pair collective is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PeerState {
-    Resident,
-    /// Exited at this origin without performing the collective.
-    Exited(Origin),
-    /// No record (never launched, or forgotten after exit).
-    Unknown,
-}
-
-/// Why one blocked warp cannot go on: what a hang report prints for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Explanation {
-    pub blocked: Blocked,
-    /// SM of the blocked warp's CTA.
-    pub sm: SmId,
-    /// Column waits: the live allocations on that SM (who holds the columns).
-    pub holders: Vec<Allocation>,
-    /// Column waits: requests ahead of this one in that SM's FIFO.
-    pub ahead: Vec<Blocked>,
-    /// Peer waits: where the peer is.
-    pub peer: Option<PeerState>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Life {
-    Resident,
-    Exited(Origin),
-}
-
-#[derive(Clone, Debug)]
-struct CtaRecord {
-    life: Life,
-    sm: SmId,
-    peer: Option<CtaId>,
-    /// Origin of the first relinquish_alloc_permit.
-    relinquished: Option<Origin>,
-    /// nCols and origin of the latest alloc in execution order.
-    last_alloc: Option<(u32, Origin)>,
-    /// The first warp that allocated.
-    alloc_warp: Option<(WarpId, Origin)>,
-    /// A warp whose alloc is in flight (waiting for columns or for its peer).
-    alloc_in_flight: Option<(WarpId, Origin)>,
-    /// Unmatched halves of `.cta_group::2` collectives, oldest first. At most one CTA of a
-    /// pair has unmatched halves at a time: an arrival first matches the peer's.
-    halves: VecDeque<Half>,
-}
-
-/// Records of launched CTAs, by id. A map, not a vector, so an allocator only pays for the
-/// CTAs it has seen, whatever their global numbering; ordered so queries are deterministic.
-/// Records are dropped once nothing can refer to them any more (see `TmemAllocator::exit`).
-#[derive(Clone, Debug, Default)]
-struct CtaTable(BTreeMap<CtaId, CtaRecord>);
-
-impl CtaTable {
-    fn get(&self, cta: &CtaId) -> Option<&CtaRecord> {
-        self.0.get(cta)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (&CtaId, &CtaRecord)> {
-        self.0.iter()
-    }
-}
-
-/// Indexing is for CTAs whose record the caller has just checked exists (the issuer after
-/// `check_issuer`, its peer after `pair_arrival`, members of queued requests, which are
-/// blocked and so cannot have exited). A missing record there is a tmemu bug.
-impl Index<CtaId> for CtaTable {
-    type Output = CtaRecord;
-    fn index(&self, cta: CtaId) -> &CtaRecord {
-        self.0
-            .get(&cta)
-            .expect("tmemu bug: allocator lost a CTA record")
-    }
-}
-
-impl IndexMut<CtaId> for CtaTable {
-    fn index_mut(&mut self, cta: CtaId) -> &mut CtaRecord {
-        self.0
-            .get_mut(&cta)
-            .expect("tmemu bug: allocator lost a CTA record")
-    }
-}
+pub use hang::{Blocked, BlockedOn, Explanation, PeerState};
+use rendezvous::Arrival;
+use table::{CtaRecord, CtaTable, Life};
 
 /// One warp taking part in an alloc request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -284,76 +188,6 @@ impl TmemAllocator {
     /// whose peer is still resident).
     pub fn tracked_ctas(&self) -> usize {
         self.ctas.0.len()
-    }
-
-    /// Every warp blocked in the allocator: requests waiting for columns in arrival order,
-    /// then warps waiting for their pair peer.
-    pub fn blocked(&self) -> Vec<Blocked> {
-        let mut out = Vec::new();
-        for req in &self.waiters {
-            for m in req.members() {
-                out.push(Blocked {
-                    cta: m.cta,
-                    warp: m.warp,
-                    origin: m.origin,
-                    on: BlockedOn::Columns { ncols: req.ncols },
-                });
-            }
-        }
-        for (&cta, rec) in self.ctas.iter() {
-            for h in rec.halves.iter().filter(|h| h.waiting) {
-                out.push(Blocked {
-                    cta,
-                    warp: h.warp,
-                    origin: h.origin,
-                    on: BlockedOn::Peer {
-                        peer: rec.peer.unwrap_or(CtaId(u32::MAX)),
-                    },
-                });
-            }
-        }
-        out
-    }
-
-    /// [`blocked`](Self::blocked), each with what it waits on: the holders of its SM's
-    /// columns and the requests ahead of it, or its peer's state.
-    pub fn explain_blocked(&self) -> Vec<Explanation> {
-        let all = self.blocked();
-        all.iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let sm = self.sm_of(b.cta).unwrap_or(SmId(u32::MAX));
-                let mut e = Explanation {
-                    blocked: *b,
-                    sm,
-                    holders: Vec::new(),
-                    ahead: Vec::new(),
-                    peer: None,
-                };
-                match b.on {
-                    BlockedOn::Columns { .. } => {
-                        e.holders = self.holders(sm).copied().collect();
-                        e.ahead = all[..i]
-                            .iter()
-                            .filter(|a| {
-                                matches!(a.on, BlockedOn::Columns { .. })
-                                    && a.cta != b.cta
-                                    && self.sm_of(a.cta) == Some(sm)
-                            })
-                            .copied()
-                            .collect();
-                    }
-                    BlockedOn::Peer { peer } => {
-                        e.peer = Some(match self.ctas.get(&peer).map(|r| r.life) {
-                            Some(Life::Resident) => PeerState::Resident,
-                            Some(Life::Exited(at)) => PeerState::Exited(at),
-                            None => PeerState::Unknown,
-                        });
-                    }
-                }
-                e
-            })
-            .collect()
     }
 
     // ---- events -------------------------------------------------------------------------
@@ -823,75 +657,6 @@ impl TmemAllocator {
         Ok(a.range)
     }
 
-    /// Rendezvous of a `.cta_group::2` collective: the peer must exist (TM0015), be live or
-    /// have left a matching half (TM0016), and its oldest unmatched half must be the same
-    /// operation (TM0017). Pops the peer's half when this arrival completes it.
-    fn pair_arrival(&mut self, issue: &Issue, op: PairOp) -> Result<Arrival, StepError> {
-        let rec = &self.ctas[issue.cta];
-        let Some(peer) = rec.peer else {
-            return Err(Violation::new(
-                &rules::PAIR_NO_PEER,
-                issue,
-                format!(
-                    ".cta_group::2 {} by CTA {}, which has no peer CTA (%cluster_ctarank ^ 1 is not in its cluster)",
-                    op.name(),
-                    issue.cta.0
-                ),
-            )
-            .into());
-        };
-        let Some(pr) = self.ctas.get(&peer) else {
-            return Err(Violation::new(
-                &rules::PAIR_NO_PEER,
-                issue,
-                format!(
-                    ".cta_group::2 {} by CTA {}, whose peer CTA {} was never launched",
-                    op.name(),
-                    issue.cta.0,
-                    peer.0
-                ),
-            )
-            .into());
-        };
-        match pr.halves.front() {
-            Some(h) if h.op == op => {
-                let half = *h;
-                self.ctas[peer].halves.pop_front();
-                Ok(Arrival::Second { peer, half })
-            }
-            Some(h) => Err(Violation::new(
-                &rules::PAIR_COLLECTIVE_MISMATCH,
-                issue,
-                format!(
-                    ".cta_group::2 {} by warp {} of CTA {}, but its peer CTA {} (warp {}) performed {}",
-                    op.describe(),
-                    issue.warp.0,
-                    issue.cta.0,
-                    peer.0,
-                    h.warp.0,
-                    h.op.describe()
-                ),
-            )
-            .related(h.origin, peer, "peer's collective")
-            .into()),
-            None => match pr.life {
-                Life::Exited(at) => Err(Violation::new(
-                    &rules::PAIR_PEER_EXITED,
-                    issue,
-                    format!(
-                        ".cta_group::2 {} by CTA {}, whose peer CTA {} has exited without performing it; this warp would wait forever",
-                        op.name(),
-                        issue.cta.0,
-                        peer.0
-                    ),
-                )
-                .related(at, peer, "peer CTA exited here")
-                .into()),
-                _ => Ok(Arrival::First { peer }),
-            },
-        }
-    }
-
     /// Pick a free aligned range for `req` on all its SMs, or None.
     fn place(&mut self, req: &Request) -> Option<ColumnRange> {
         let free = req.members().iter().fold(u16::MAX, |m, mem| {
@@ -964,15 +729,6 @@ impl TmemAllocator {
             i += 1;
         }
     }
-}
-
-/// Result of a pair arrival.
-#[derive(Clone, Copy, Debug)]
-enum Arrival {
-    /// The peer has not performed this collective yet.
-    First { peer: CtaId },
-    /// The peer's warp performed it earlier (`half`, now removed from its queue).
-    Second { peer: CtaId, half: Half },
 }
 
 /// Index of the `k`-th set bit (0-based) of `mask`, which has more than `k` set bits.
