@@ -56,7 +56,7 @@ impl Rng {
     }
 }
 
-fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32) -> ClusterRun {
+fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32, spare: Option<ClusterRun>) -> ClusterRun {
     let k = p.kernel;
     let l = p.launch;
     let nc = p.nclusters;
@@ -74,6 +74,32 @@ fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32) -> ClusterRun {
     } else {
         k.dyn_shared_offset + l.dyn_shared
     };
+    // a finished cluster's allocations are reused: same shapes, contents reset
+    if let Some(mut c) = spare {
+        for (rank, (cta, ws)) in c.ctas.iter_mut().zip(c.warps.iter_mut()).enumerate() {
+            let rank = rank as u32;
+            let r = [rank % cd[0], (rank / cd[0]) % cd[1], rank / (cd[0] * cd[1])];
+            cta.shared.fill(0);
+            cta.ctaid = [
+                cid[0] * cd[0] + r[0],
+                cid[1] * cd[1] + r[1],
+                cid[2] * cd[2] + r[2],
+            ];
+            cta.live_threads = threads;
+            cta.bars = [CtaBar::default(); 16];
+            cta.mbars.clear();
+            for (wi, w) in ws.iter_mut().enumerate() {
+                w.reset(k, (threads - wi as u32 * 32).min(32));
+            }
+        }
+        c.shared = ClusterShared {
+            id: cid,
+            live_threads: threads * csize,
+            bar_arrived: 0,
+            bar_gen: 0,
+        };
+        return c;
+    }
     let mut ctas = Vec::with_capacity(csize as usize);
     let mut warps = Vec::with_capacity(csize as usize);
     for rank in 0..csize {
@@ -145,6 +171,7 @@ pub(crate) fn run_group<O: Observer>(
     let mut budget = Vec::new();
     let mut next = group as u64;
     let mut resident: Vec<ClusterRun> = Vec::new();
+    let mut spare: Vec<ClusterRun> = Vec::new();
     let mut rng = p
         .opts
         .seed
@@ -152,7 +179,8 @@ pub(crate) fn run_group<O: Observer>(
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
     'outer: loop {
         while resident.len() < p.per_sm as usize && next < p.total_clusters {
-            resident.push(make_cluster(p, next, group));
+            let spare_one = spare.pop();
+            resident.push(make_cluster(p, next, group, spare_one));
             next += p.ngroups as u64;
         }
         if resident.is_empty() {
@@ -227,7 +255,14 @@ pub(crate) fn run_group<O: Observer>(
                 break;
             }
         }
-        resident.retain(|c| !c.done());
+        let mut i = 0;
+        while i < resident.len() {
+            if resident[i].done() {
+                spare.push(resident.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
     }
     (out, hangs, budget)
 }

@@ -174,3 +174,60 @@ fn mbarrier_spin_is_a_hang_report() {
     // the spin stopped at once instead of burning the step budget
     assert!(r.warp_instructions < 100, "{}", r.warp_instructions);
 }
+
+#[test]
+fn compute_loop_matches_host_fma() {
+    let iters = 37u32;
+    let (r, out) = run_kernel(
+        "compute_loop.ptx",
+        [3, 1, 1],
+        [128, 1, 1],
+        3 * 128,
+        &[iters],
+        &RunOptions::default(),
+    );
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    let a = f32::from_bits(0x3F7F_C000);
+    let b = f32::from_bits(0x3A80_0000);
+    for g in 0..3 * 128u32 {
+        let t = (g % 128) as f32 * b;
+        let mut x = [t, t + 1.0, t + 2.0, t + 3.0];
+        for _ in 0..iters {
+            for v in x.iter_mut() {
+                *v = v.mul_add(a, b);
+            }
+        }
+        let want = ((x[0] + x[1]) + x[2]) + x[3];
+        assert_eq!(f32::from_bits(out[g as usize]), want, "thread {g}");
+    }
+}
+
+#[test]
+fn thread_count_does_not_change_bytes() {
+    let one = run_kernel(
+        "compute_loop.ptx",
+        [16, 1, 1],
+        [128, 1, 1],
+        16 * 128,
+        &[5],
+        &RunOptions {
+            nsms: 4,
+            ..Default::default()
+        },
+    );
+    let two = run_kernel(
+        "compute_loop.ptx",
+        [16, 1, 1],
+        [128, 1, 1],
+        16 * 128,
+        &[5],
+        &RunOptions {
+            nsms: 4,
+            threads: 2,
+            ..Default::default()
+        },
+    );
+    assert_eq!(one.1, two.1);
+    assert_eq!(one.0.warp_instructions, two.0.warp_instructions);
+    assert_eq!(two.0.threads_used, 2);
+}

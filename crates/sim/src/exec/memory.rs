@@ -180,6 +180,23 @@ pub(crate) fn fault<O: Observer>(
 
 fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
+    if i.space == Space::Global && i.regs.len() == 1 && !i.elem.signed && !cx.obs.wants_memory() {
+        // hot path: scalar global load
+        let r = i.regs[0];
+        for l in 0..32 {
+            if mask >> l & 1 != 0 {
+                let a = lane_addr(w, i.addr, l);
+                match cx.env.global.load(a, size) {
+                    Ok(v) => w.write_any(r, l, v),
+                    Err(f) => {
+                        w.write_any(r, l, 0);
+                        fault(w, cx, 1 << l, l, f, i.space);
+                    }
+                }
+            }
+        }
+        return;
+    }
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
     let mut first: Option<(usize, MemFault)> = None;
@@ -257,6 +274,19 @@ fn advance(loc: Loc, by: u64) -> Loc {
 
 fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
+    if i.space == Space::Global && i.regs.len() == 1 && !cx.obs.wants_memory() {
+        let r = i.regs[0];
+        for l in 0..32 {
+            if mask >> l & 1 != 0 {
+                let a = lane_addr(w, i.addr, l);
+                let v = w.read_any(r, l);
+                if let Err(f) = cx.env.global.store(a, size, v) {
+                    fault(w, cx, 1 << l, l, f, i.space);
+                }
+            }
+        }
+        return;
+    }
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
     let mut first: Option<(usize, MemFault)> = None;

@@ -121,6 +121,30 @@ impl Warp {
         }
     }
 
+    /// Makes this warp a fresh one (for a new CTA), keeping its allocations.
+    pub fn reset(&mut self, k: &Kernel, lanes: u32) {
+        let live = if lanes >= 32 {
+            FULL
+        } else {
+            (1u32 << lanes) - 1
+        };
+        self.r32.iter_mut().for_each(|r| *r = [0; 32]);
+        self.r64.iter_mut().for_each(|r| *r = [0; 32]);
+        self.preds.fill(0);
+        self.pc = [k.entry_pc; 32];
+        self.live = live;
+        self.blocked = 0;
+        self.cur_pc = k.entry_pc;
+        self.cur_mask = live;
+        self.parked_min = u32::MAX;
+        self.waits.clear();
+        self.local.fill(0);
+        self.call_stacks.iter_mut().for_each(Vec::clear);
+        self.spin_memo = None;
+        self.cluster_arrived = 0;
+        self.cluster_gen = 0;
+    }
+
     #[inline(always)]
     pub fn get<T: Lane>(&self, s: S<T>) -> [T; 32] {
         match s {
