@@ -446,4 +446,60 @@
   X("tanh.approx.bf16x2", BH16, R, "tanh.approx.bf16x2 %0, %1;", "r"(a32))                    \
   X("cvt.f32.bf16", BH16, F, "cvt.f32.bf16 %0, %1;", "h"(ha))
 
-#define ALL_CASES(X) INT_CASES(X) F32_CASES(X) F64_CASES(X) HALF_CASES(X)
+// Every pair of special values (the *SP classes: a x b over the edge lists, c cycling).
+#define SPECIAL_CASES(X)                                                                      \
+  X("add.rn.f32", F32SP, F, "add.rn.f32 %0, %1, %2;", "f"(fa), "f"(fb))                       \
+  X("add.rm.f32", F32SP, F, "add.rm.f32 %0, %1, %2;", "f"(fa), "f"(fb))                       \
+  X("sub.rn.f32", F32SP, F, "sub.rn.f32 %0, %1, %2;", "f"(fa), "f"(fb))                       \
+  X("mul.rn.f32", F32SP, F, "mul.rn.f32 %0, %1, %2;", "f"(fa), "f"(fb))                       \
+  X("mul.rn.ftz.sat.f32", F32SP, F, "mul.rn.ftz.sat.f32 %0, %1, %2;", "f"(fa), "f"(fb))       \
+  X("fma.rn.f32", F32SP, F, "fma.rn.f32 %0, %1, %2, %3;", "f"(fa), "f"(fb), "f"(fc))          \
+  X("fma.rp.f32", F32SP, F, "fma.rp.f32 %0, %1, %2, %3;", "f"(fa), "f"(fb), "f"(fc))          \
+  X("div.rn.f32", F32SP, F, "div.rn.f32 %0, %1, %2;", "f"(fa), "f"(fb))                       \
+  X("div.rz.f32", F32SP, F, "div.rz.f32 %0, %1, %2;", "f"(fa), "f"(fb))                       \
+  X("div.approx.f32", F32SP, F, "div.approx.f32 %0, %1, %2;", "f"(fa), "f"(fb))               \
+  X("div.full.f32", F32SP, F, "div.full.f32 %0, %1, %2;", "f"(fa), "f"(fb))                   \
+  X("min.f32", F32SP, F, "min.f32 %0, %1, %2;", "f"(fa), "f"(fb))                             \
+  X("max.NaN.f32", F32SP, F, "max.NaN.f32 %0, %1, %2;", "f"(fa), "f"(fb))                     \
+  X("min.xorsign.abs.f32", F32SP, F, "min.xorsign.abs.f32 %0, %1, %2;", "f"(fa), "f"(fb))     \
+  X("min.NaN.xorsign.abs.f32", F32SP, F, "min.NaN.xorsign.abs.f32 %0, %1, %2;", "f"(fa),      \
+    "f"(fb))                                                                                  \
+  X("copysign.f32", F32SP, F, "copysign.f32 %0, %1, %2;", "f"(fa), "f"(fb))                   \
+  X("setp.ltu.f32", F32SP, R, PSEL("setp.ltu.f32 p, %1, %2;"), "f"(fa), "f"(fb))              \
+  X("setp.ne.f32", F32SP, R, PSEL("setp.ne.f32 p, %1, %2;"), "f"(fa), "f"(fb))                \
+  X("add.rn.f64", F64SP, D, "add.rn.f64 %0, %1, %2;", "d"(da), "d"(db))                       \
+  X("add.rz.f64", F64SP, D, "add.rz.f64 %0, %1, %2;", "d"(da), "d"(db))                       \
+  X("sub.rn.f64", F64SP, D, "sub.rn.f64 %0, %1, %2;", "d"(da), "d"(db))                       \
+  X("mul.rn.f64", F64SP, D, "mul.rn.f64 %0, %1, %2;", "d"(da), "d"(db))                       \
+  X("mul.rp.f64", F64SP, D, "mul.rp.f64 %0, %1, %2;", "d"(da), "d"(db))                       \
+  X("fma.rn.f64", F64SP, D, "fma.rn.f64 %0, %1, %2, %3;", "d"(da), "d"(db), "d"(dc))          \
+  X("fma.rm.f64", F64SP, D, "fma.rm.f64 %0, %1, %2, %3;", "d"(da), "d"(db), "d"(dc))          \
+  X("div.rn.f64", F64SP, D, "div.rn.f64 %0, %1, %2;", "d"(da), "d"(db))                       \
+  X("div.rp.f64", F64SP, D, "div.rp.f64 %0, %1, %2;", "d"(da), "d"(db))                       \
+  X("rcp.rm.f64", F64SP, D, "rcp.rm.f64 %0, %1;", "d"(da))                                    \
+  X("rcp.rp.f64", F64SP, D, "rcp.rp.f64 %0, %1;", "d"(da))                                    \
+  X("sqrt.rn.f64", F64SP, D, "sqrt.rn.f64 %0, %1;", "d"(da))                                  \
+  X("min.f64", F64SP, D, "min.f64 %0, %1, %2;", "d"(da), "d"(db))                             \
+  X("max.f64", F64SP, D, "max.f64 %0, %1, %2;", "d"(da), "d"(db))                             \
+  X("setp.equ.f64", F64SP, R, PSEL("setp.equ.f64 p, %1, %2;"), "d"(da), "d"(db))              \
+  X("setp.le.f64", F64SP, R, PSEL("setp.le.f64 p, %1, %2;"), "d"(da), "d"(db))                \
+  X("testp.finite.f64", F64SP, R, PSEL("testp.finite.f64 p, %1;"), "d"(da))                   \
+  X("testp.infinite.f64", F64SP, R, PSEL("testp.infinite.f64 p, %1;"), "d"(da))               \
+  X("testp.notanumber.f64", F64SP, R, PSEL("testp.notanumber.f64 p, %1;"), "d"(da))           \
+  X("cvt.rn.f32.f64", F64SP, F, "cvt.rn.f32.f64 %0, %1;", "d"(da))                            \
+  X("cvt.rzi.s32.f64", F64SP, R, "cvt.rzi.s32.f64 %0, %1;", "d"(da))                          \
+  X("cvt.rpi.u64.f64", F64SP, L, "cvt.rpi.u64.f64 %0, %1;", "d"(da))                          \
+  X("cvt.rni.f64.f64", F64SP, D, "cvt.rni.f64.f64 %0, %1;", "d"(da))                          \
+  X("add.rn.ftz.sat.f16x2", H16, R, "add.rn.ftz.sat.f16x2 %0, %1, %2;", "r"(a32), "r"(b32))   \
+  X("min.ftz.NaN.f16x2", H16, R, "min.ftz.NaN.f16x2 %0, %1, %2;", "r"(a32), "r"(b32))         \
+  X("fma.rn.ftz.relu.f16x2", H16, R, "fma.rn.ftz.relu.f16x2 %0, %1, %2, %3;", "r"(a32),       \
+    "r"(b32), "r"(c32))                                                                       \
+  X("max.xorsign.abs.bf16x2", BH16, R, "max.xorsign.abs.bf16x2 %0, %1, %2;", "r"(a32),        \
+    "r"(b32))                                                                                 \
+  X("cvt.rni.f16.f16", H16, H, "cvt.rni.f16.f16 %0, %1;", "h"(ha))                            \
+  X("cvt.rzi.s16.f16", H16, H, "cvt.rzi.s16.f16 %0, %1;", "h"(ha))                            \
+  X("cvt.rn.f16.f32", F32SP, H, "cvt.rn.f16.f32 %0, %1;", "f"(fa))                            \
+  X("cvt.rn.satfinite.e5m2x2.f32", F32SP, H, "cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;",       \
+    "f"(fa), "f"(fb))
+
+#define ALL_CASES(X) INT_CASES(X) F32_CASES(X) F64_CASES(X) HALF_CASES(X) SPECIAL_CASES(X)

@@ -22,8 +22,9 @@
 constexpr int N = 2048;  // rows per class = threads per case
 constexpr int BLOCK = 128;
 
-enum InputClass { U32, U64, F32, F32T, F64, H16, BH16, NUM_CLASSES };
-static const char* kClassNames[NUM_CLASSES] = {"u32", "u64", "f32", "f32t", "f64", "f16x2", "bf16x2"};
+enum InputClass { U32, U64, F32, F32T, F64, H16, BH16, F32SP, F64SP, NUM_CLASSES };
+static const char* kClassNames[NUM_CLASSES] = {"u32", "u64", "f32", "f32t", "f64", "f16x2", "bf16x2",
+                                                "f32sp", "f64sp"};
 
 // ---------------------------------------------------------------------------------------------
 // The arithmetic kernel: one launch per case; `cid` picks the row of the case table.
@@ -290,6 +291,18 @@ static void gen_class(int cls, std::vector<uint64_t>& v) {
         case F32: x = gen_f32((uint32_t)a, col); break;
         case F32T: x = gen_f32t(col); break;
         case F64: x = gen_f64(a, col); break;
+        case F32SP: {  // a x b over the edge list (row-major), c and d cycling
+          const size_t K = sizeof(kF32Edges) / sizeof(kF32Edges[0]);
+          size_t j = (size_t)i % (K * K);
+          x = col == 0 ? kF32Edges[j / K] : col == 1 ? kF32Edges[j % K] : kF32Edges[(i * 7 + col) % K];
+          break;
+        }
+        case F64SP: {
+          const size_t K = sizeof(kF64Edges) / sizeof(kF64Edges[0]);
+          size_t j = (size_t)i % (K * K);
+          x = col == 0 ? kF64Edges[j / K] : col == 1 ? kF64Edges[j % K] : kF64Edges[(i * 7 + col) % K];
+          break;
+        }
         case H16:
         case BH16: {
           bool bf = cls == BH16;

@@ -171,6 +171,17 @@ fn finish32(hi: f64, lo: f64, m: FloatMods) -> u32 {
     if hi.is_nan() {
         return if m.sat { 0 } else { NAN32 };
     }
+    if m.ftz && is_tiny32(hi, lo) {
+        // `.ftz` detects tininess before rounding: an exact result below 2^-126 flushes even
+        // when it would round up to the smallest normal (H100: mul.rn.ftz of 2^-126 and
+        // 1 - 2^-24 gives 0, not 2^-126).
+        let z = if hi.is_sign_negative() {
+            0x8000_0000
+        } else {
+            0
+        };
+        return if m.sat { 0 } else { z };
+    }
     let r = if m.rnd == Rounding::Rn && lo == 0.0 {
         hi as f32
     } else {
@@ -184,6 +195,15 @@ fn finish32(hi: f64, lo: f64, m: FloatMods) -> u32 {
         bits = sat32(bits);
     }
     bits
+}
+
+/// The exact value `hi + lo` is nonzero and below the smallest normal f32 in magnitude.
+#[inline]
+fn is_tiny32(hi: f64, lo: f64) -> bool {
+    const MIN: f64 = 1.1754943508222875e-38; // 2^-126
+    let mag = hi.abs();
+    let l = if hi < 0.0 { -lo } else { lo };
+    hi != 0.0 && (mag < MIN || (mag == MIN && l < 0.0))
 }
 
 /// `.sat`: clamp to [0.0, 1.0]; NaN and -0.0 give +0.0.
@@ -234,13 +254,8 @@ pub fn f32_mul(a: u32, b: u32, m: FloatMods) -> u32 {
 }
 
 pub fn f32_fma(a: u32, b: u32, c: u32, m: FloatMods) -> u32 {
-    if m.rnd == Rounding::Rn {
+    if m.rnd == Rounding::Rn && !m.ftz {
         // The hot path: one fused multiply-add, on the CPU's FMA unit where it has one.
-        let (a, b, c) = if m.ftz {
-            (ftz32(a), ftz32(b), ftz32(c))
-        } else {
-            (a, b, c)
-        };
         let r = round::fma32(f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
         return finish32(r as f64, 0.0, m);
     }
@@ -269,7 +284,7 @@ pub fn f32_fma(a: u32, b: u32, c: u32, m: FloatMods) -> u32 {
 pub fn f32_div(a: u32, b: u32, m: FloatMods) -> u32 {
     let (x, y) = inputs32(a, b, m.ftz);
     let q = x / y;
-    if m.rnd == Rounding::Rn || !q.is_finite() || q == 0.0 {
+    if (m.rnd == Rounding::Rn && !m.ftz) || !q.is_finite() || q == 0.0 {
         return finish32(q, 0.0, m);
     }
     // The residual x - q*y is exact (no underflow: |x| >= 2^-149); tail = residual / y.
