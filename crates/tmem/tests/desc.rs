@@ -462,3 +462,52 @@ fn operand_swizzle_rules_table_54() {
         );
     }
 }
+
+/// Bad input never panics: arbitrary descriptor words decode to a value or a typed error,
+/// and whatever decodes can be asked for its shape, K and addresses.
+#[test]
+fn arbitrary_descriptors_never_panic() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let kinds = [
+        MmaKind::F16,
+        MmaKind::Tf32,
+        MmaKind::F8f6f4,
+        MmaKind::I8,
+        MmaKind::MxF8f6f4,
+        MmaKind::MxF4,
+        MmaKind::MxF4Nvf4,
+    ];
+    let (mut ok_s, mut ok_i) = (0, 0);
+    for _ in 0..200_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Bias towards well-formed words so both paths are exercised.
+        let raw = if x & 1 == 0 {
+            (x & !(7 << 46) & !(0xFF << 53)) | (1 << 46)
+        } else {
+            x
+        };
+        if let Ok(d) = SmemDescriptor::decode(raw) {
+            ok_s += 1;
+            let _ = d.check_sm100();
+            for major in [Major::K, Major::MN] {
+                let l = OperandLayout::new(d, major);
+                let _ = l.element_address((x >> 20) as u32 % 256, (x >> 40) as u32 % 64, 2);
+            }
+        }
+        for kind in kinds {
+            if let Ok(i) = InstrDescriptor::decode((x >> 11) as u32, kind) {
+                ok_i += 1;
+                let _ = i.k();
+                for ctx in [CG1, CG2, WS] {
+                    let _ = i.check_shape(ctx);
+                }
+            }
+        }
+    }
+    assert!(
+        ok_s > 1_000 && ok_i > 1_000,
+        "too few valid samples: {ok_s} {ok_i}"
+    );
+}

@@ -466,3 +466,56 @@ fn cp_multicast_and_errors() {
         "multicast needs all 128 lanes"
     );
 }
+
+/// Bad input never panics: random addresses, split-offs, descriptors and small shared
+/// memory windows give typed errors or results.
+#[test]
+fn arbitrary_operands_never_panic() {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut tmem = vec![0u32; 128 * 512];
+    let smem = vec![0x5Au8; 4096];
+    let forms = cp_forms();
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let taddr = if x & 2 == 0 {
+            (x >> 8) as u32 & 0x007F_01FF
+        } else {
+            (x >> 8) as u32
+        };
+        for f in legal_forms().iter().step_by(7) {
+            let _ = f.check_access(taddr, (x >> 40) as u32, (x >> 50) as u32 % 32);
+            let _ = f.cells(
+                taddr,
+                (x >> 40) as u32,
+                (x as u32) % 32,
+                (x >> 3) as u32 % f.regs(),
+            );
+        }
+        let f = &forms[(x % forms.len() as u64) as usize];
+        let desc = if x & 4 == 0 {
+            (x & !(7 << 46)
+                & !(0xFF << 53)
+                & !(7 << 49)
+                & !(1 << 52)
+                & !(0b11 << 14)
+                & !(0b11 << 30))
+                | (1 << 46)
+        } else {
+            x
+        };
+        let _ = f.execute(&smem, desc, taddr, &mut tmem);
+        let _ = shift_down_moves(taddr).map(|m| m.count());
+    }
+}
+
+#[test]
+fn cta_group_targets() {
+    assert_eq!(cta_targets(1), Some(&[CtaTarget::This][..]));
+    assert_eq!(
+        cta_targets(2),
+        Some(&[CtaTarget::This, CtaTarget::Peer][..])
+    );
+    assert_eq!(cta_targets(3), None);
+}
