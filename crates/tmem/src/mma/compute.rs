@@ -28,7 +28,9 @@ pub struct MmaRequest<'a> {
     pub enable_input_d: bool,
     /// `scale-input-d` (0..15): D = A·B + D·2^-sid.
     pub scale_input_d: u32,
-    /// `disable-output-lane` words of this CTA (bit i = TMEM lane i not written).
+    /// `disable-output-lane` words of this CTA (bit i = TMEM lane i not written). With
+    /// cta_group::2 the instruction's 8 words split 0..3 → even CTA, 4..7 → odd CTA
+    /// (UNCONFIRMED, mma.md §3); the caller passes the CTA's half.
     pub disable_output_lane: [u32; 4],
 }
 
