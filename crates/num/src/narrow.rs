@@ -344,6 +344,17 @@ pub fn encode_ue8m0(x: f32, rounding: Ue8m0Rounding, satfinite: bool) -> u8 {
     }
 }
 
+/// `cvt.rn.bf16x2.ue8m0x2` for one value: the bf16 bits of 2^(c-127). Exact for every code:
+/// c = 0 is the bf16 subnormal 2^-127; 0xFF (NaN) gives the canonical bf16 NaN 0x7FC0
+/// (**UNCONFIRMED** which NaN pattern hardware writes).
+pub fn ue8m0_to_bf16_bits(c: u8) -> u16 {
+    match c {
+        0 => 0x0040,
+        0xFF => 0x7FC0,
+        _ => u16::from(c) << 7,
+    }
+}
+
 /// `e2m1x2`: `a` in bits 7..4, `b` in bits 3..0 (cvt semantics).
 pub fn pack_e2m1x2(a: u8, b: u8) -> u8 {
     ((a & 0xF) << 4) | (b & 0xF)

@@ -344,3 +344,13 @@ fn packed_forms() {
     assert_eq!(p4[0], 0x10);
     assert_eq!(unpack_b4x16(&p4), e4);
 }
+
+#[test]
+fn ue8m0_to_bf16_is_exact() {
+    for c in 0..255u8 {
+        let bf16 = f32::from_bits(u32::from(ue8m0_to_bf16_bits(c)) << 16);
+        assert_eq!(bf16 as f64, 2f64.powi(i32::from(c) - 127), "code {c}");
+        assert_eq!(bf16, NarrowFormat::Ue8m0.decode(c));
+    }
+    assert!(f32::from_bits(u32::from(ue8m0_to_bf16_bits(0xFF)) << 16).is_nan());
+}
