@@ -225,7 +225,11 @@ fn f64_to_f32_and_int_to_float_match_ieee() {
     for _ in 0..100_000 {
         let r = rng.next();
         // f64 values around the f32 range, with full 52-bit mantissas.
-        let e = 1023 - 160 + (r >> 52) % 300;
+        let e = if r % 2 == 0 {
+            1023 - 30 + (r >> 52) % 50
+        } else {
+            1023 - 160 + (r >> 52) % 300
+        };
         xs.push((r & 0x800f_ffff_ffff_ffff) | (e << 52));
     }
     for x in xs {
@@ -239,6 +243,15 @@ fn f64_to_f32_and_int_to_float_match_ieee() {
                 same32(ours, r),
                 "cvt.{rnd:?}.f32.f64 {x:#x}: {ours:#x} vs {:#x}",
                 r.to_bits()
+            );
+            let ours = cvt(T::F16, T::F64, x, CvtMods::rnd(rnd)).unwrap() as u16;
+            let r: Half = Double::from_bits(x as u128)
+                .convert_r(round, &mut lost)
+                .value;
+            let rb = r.to_bits() as u16;
+            assert!(
+                ours == rb || ((rb & 0x7fff) > 0x7c00 && (ours & 0x7fff) > 0x7c00),
+                "cvt.{rnd:?}.f16.f64 {x:#x}: {ours:#x} vs {rb:#x}"
             );
         }
     }
@@ -369,4 +382,51 @@ fn min_max_zero_and_nan_rules() {
     };
     // min(|-2|, |3|) = 2 with sign (-) xor (+) = -.
     assert_eq!(fl::f32_min(0xc000_0000, 0x4040_0000, xs), 0xc000_0000);
+}
+
+#[test]
+fn packed_narrow_conversions_put_a_in_the_upper_part() {
+    use tmemu_num::ops::cvt::{
+        cvt_bf16x2_from_ue8m0x2, cvt_f16x2_from_f8x2, cvt_pack_f32, cvt_ue8m0x2_from_bf16x2,
+    };
+    let (one, six) = (1.0f32.to_bits(), 6.0f32.to_bits());
+    let rn = CvtMods::rnd(Rounding::Rn);
+    // e2m1: 1.0 = 0b0010, 6.0 = 0b0111 (the largest finite); 7.0 saturates to 6.0.
+    assert_eq!(cvt_pack_f32(T::E2m1x2, one, six, rn).unwrap(), 0x27);
+    assert_eq!(
+        cvt_pack_f32(T::E2m1x2, 7.0f32.to_bits(), one, rn).unwrap(),
+        0x72
+    );
+    // e2m3: 1.0 = 0b0_01_000; e3m2: 1.0 = 0b0_011_00; six bits in the low bits of each byte.
+    assert_eq!(cvt_pack_f32(T::E2m3x2, one, 0, rn).unwrap(), 0x0800);
+    assert_eq!(cvt_pack_f32(T::E3m2x2, 0, one, rn).unwrap(), 0x000c);
+    // e4m3: 1.0 = 0x38, e5m2: 1.0 = 0x3c; -448 is e4m3's most negative finite value.
+    assert_eq!(
+        cvt_pack_f32(T::E4m3x2, one, (-1000.0f32).to_bits(), rn).unwrap(),
+        0x38fe
+    );
+    assert_eq!(cvt_pack_f32(T::E5m2x2, 0, one, rn).unwrap(), 0x003c);
+    // f16x2 / bf16x2 from two f32.
+    assert_eq!(cvt_pack_f32(T::F16x2, one, six, rn).unwrap(), 0x3c00_4600);
+    assert_eq!(cvt_pack_f32(T::Bf16x2, six, one, rn).unwrap(), 0x40c0_3f80);
+    // ue8m0: 2^(code-127); .rz truncates, .rp rounds up; 3.0 -> 2^1 (rz) or 2^2 (rp).
+    let rz = CvtMods::rnd(Rounding::Rz);
+    let rp = CvtMods::rnd(Rounding::Rp);
+    let three = 3.0f32.to_bits();
+    assert_eq!(cvt_pack_f32(T::Ue8m0x2, one, three, rz).unwrap(), 0x7f80);
+    assert_eq!(cvt_pack_f32(T::Ue8m0x2, one, three, rp).unwrap(), 0x7f81);
+    assert!(cvt_pack_f32(T::Ue8m0x2, one, three, rn).is_err());
+    assert_eq!(cvt_ue8m0x2_from_bf16x2(0x4040_3f80, rp).unwrap(), 0x817f);
+    assert_eq!(cvt_bf16x2_from_ue8m0x2(0x807f), 0x4000_3f80);
+    // Widening back: e2m1x2 0x27 -> f16x2 {1.0, 6.0}.
+    assert_eq!(
+        cvt_f16x2_from_f8x2(T::E2m1x2, 0x27, false).unwrap(),
+        0x3c00_4600
+    );
+    assert_eq!(
+        cvt_f16x2_from_f8x2(T::E4m3x2, 0x38b8, true).unwrap(),
+        0x3c00_0000
+    );
+    // Stochastic rounding is not modelled: an error, not a value.
+    assert!(cvt(T::F16, T::F32, one as u64, CvtMods::rnd(Rounding::Rs)).is_err());
 }
