@@ -195,16 +195,8 @@ impl LdStForm {
         half_splitoff: u32,
         warp_in_cta: u32,
     ) -> Result<(), LayoutError> {
+        self.check_bounds(taddr, half_splitoff)?;
         let lanes = self.lane_ranges(taddr, half_splitoff);
-        let cols = self.column_ranges(taddr, half_splitoff);
-        for (l, c) in lanes.iter().zip(cols.iter()) {
-            if l.end > LANES || c.end > COLUMNS {
-                return Err(LayoutError::OutOfRange {
-                    lane: l.end.max(1) - 1,
-                    column: c.end.max(1) - 1,
-                });
-            }
-        }
         let q = LaneQuarter::of_warp(warp_in_cta);
         for l in lanes {
             if !q.contains_all(l.clone()) {
@@ -216,6 +208,69 @@ impl LdStForm {
                 return Err(LayoutError::LaneQuarter {
                     lane,
                     warp_quarter: q.index(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `tcgen05.ld`: register `r` of thread `t` goes to `regs[r][t]` (the engine's per-warp
+    /// 32-lane register arrays). `tmem` is the SM's 128 × 512 cells, lane-major. Checks
+    /// TMEM bounds (not the lane quarter: see [`LdStForm::check_access`]) before reading.
+    pub fn load(
+        &self,
+        tmem: &[u32],
+        taddr: u32,
+        half_splitoff: u32,
+        regs: &mut [[u32; 32]],
+    ) -> Result<(), LayoutError> {
+        self.check_bounds(taddr, half_splitoff)?;
+        let cell = |c: CellRef| tmem[(c.lane * COLUMNS + c.column) as usize];
+        for (r, reg) in regs.iter_mut().enumerate().take(self.regs() as usize) {
+            for (t, v) in reg.iter_mut().enumerate() {
+                *v = match self.cells(taddr, half_splitoff, t as u32, r as u32) {
+                    RegCells::Full(c) => cell(c),
+                    RegCells::Halves(lo, hi) => (cell(lo) & 0xFFFF) | (cell(hi) << 16),
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// `tcgen05.st`: the inverse of [`LdStForm::load`]. With `.unpack::16b` only the low
+    /// 16 bits of each cell are written (the high bits keep their value: UNCONFIRMED).
+    pub fn store(
+        &self,
+        tmem: &mut [u32],
+        taddr: u32,
+        half_splitoff: u32,
+        regs: &[[u32; 32]],
+    ) -> Result<(), LayoutError> {
+        self.check_bounds(taddr, half_splitoff)?;
+        for (r, reg) in regs.iter().enumerate().take(self.regs() as usize) {
+            for (t, &v) in reg.iter().enumerate() {
+                match self.cells(taddr, half_splitoff, t as u32, r as u32) {
+                    RegCells::Full(c) => tmem[(c.lane * COLUMNS + c.column) as usize] = v,
+                    RegCells::Halves(lo, hi) => {
+                        for (c, half) in [(lo, v & 0xFFFF), (hi, v >> 16)] {
+                            let cell = &mut tmem[(c.lane * COLUMNS + c.column) as usize];
+                            *cell = (*cell & 0xFFFF_0000) | half;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_bounds(&self, taddr: u32, half_splitoff: u32) -> Result<(), LayoutError> {
+        let lanes = self.lane_ranges(taddr, half_splitoff);
+        let cols = self.column_ranges(taddr, half_splitoff);
+        for (l, c) in lanes.iter().zip(cols.iter()) {
+            if l.end > LANES || c.end > COLUMNS {
+                return Err(LayoutError::OutOfRange {
+                    lane: l.end.max(1) - 1,
+                    column: c.end.max(1) - 1,
                 });
             }
         }
