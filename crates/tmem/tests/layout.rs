@@ -531,7 +531,11 @@ fn store_then_load_round_trips() {
         } else {
             0
         };
-        let span = if split > 0 { 2 * f.columns() } else { f.columns() };
+        let span = if split > 0 {
+            2 * f.columns()
+        } else {
+            f.columns()
+        };
         let taddr = (32 << 16) | if span + 16 <= 512 { 16 } else { 0 };
         let regs: Vec<[u32; 32]> = (0..f.regs())
             .map(|r| core::array::from_fn(|t| 0x8000_0000 ^ (r << 16) ^ (t as u32 * 0x0101)))
