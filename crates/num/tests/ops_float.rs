@@ -430,3 +430,27 @@ fn packed_narrow_conversions_put_a_in_the_upper_part() {
     // Stochastic rounding is not modelled: an error, not a value.
     assert!(cvt(T::F16, T::F32, one as u64, CvtMods::rnd(Rounding::Rs)).is_err());
 }
+
+/// Every f16 and bf16 bit pattern through the widening and integer-rounding conversions.
+#[test]
+fn every_f16_and_bf16_converts_exactly() {
+    for h in 0..=u16::MAX {
+        let x = half::f16::from_bits(h);
+        let f = cvt(T::F32, T::F16, h as u64, CvtMods::default()).unwrap() as u32;
+        if x.is_nan() {
+            assert_eq!(f, fl::NAN32, "{h:#x}");
+        } else {
+            assert_eq!(f, x.to_f32().to_bits(), "{h:#x}");
+            let i = cvt(T::S32, T::F16, h as u64, CvtMods::rnd(Rounding::Rni)).unwrap() as u32;
+            assert_eq!(i as i32, x.to_f64().round_ties_even() as i32, "{h:#x}");
+            let r = cvt(T::F16, T::F16, h as u64, CvtMods::rnd(Rounding::Rmi)).unwrap() as u16;
+            assert_eq!(
+                half::f16::from_bits(r).to_f64(),
+                x.to_f64().floor(),
+                "{h:#x}"
+            );
+        }
+        let b = cvt(T::F32, T::Bf16, h as u64, CvtMods::default()).unwrap() as u32;
+        assert_eq!(b, (h as u32) << 16, "bf16 {h:#x}");
+    }
+}
