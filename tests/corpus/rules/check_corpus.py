@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""Validate the rule corpus (tests/corpus/rules) and the bug reproductions (tests/corpus/bugs).
+
+    /work/kvenv/bin/python tests/corpus/rules/check_corpus.py            # check everything
+    /work/kvenv/bin/python tests/corpus/rules/check_corpus.py --record   # rewrite ptxas_messages.py
+    /work/kvenv/bin/python tests/corpus/rules/check_corpus.py --no-ptxas # skip the assembler
+
+Checks (format: tests/corpus/rules/README.md):
+  * every catalogued rule TM00xx-TM04xx (crates/tmem/src/rules.rs) has a directory
+    <ID>-<name>/ with break.ptx, keep.ptx and a launch spec for each, or an entry in EXEMPT;
+    no directory names an unknown or renamed rule;
+  * every mark parses, names a catalogued rule, uses the rule's catalogued severity, and every
+    ~RELATED has a primary mark of the same rule in the same file;
+  * headers: one `//@ verdict`, consistent with the marks; keep programs are clean and unmarked
+    (notes allowed); a break has a finding of its own rule;
+  * ptxas -arch=sm_100a (or `//@ arch`) accepts every PTX except the TM04xx breaks, which it
+    must reject with the message recorded in ptxas_messages.py (and quoted in the file);
+  * every launch spec parses as TOML, uses only launch-spec keys, names an existing PTX and
+    entry, and has one [[arg]] per .param;
+  * bugs: buggy/fixed PTX and specs as above, expected.toml findings name catalogued rules
+    and lines that hold that instruction; fixed variants expect nothing;
+  * make_rules.py output is up to date.
+Exit status 0 when everything holds; every problem is printed as path:line: message.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent.parent.parent
+BUGS = REPO / "tests" / "corpus" / "bugs"
+CATALOGUE = REPO / "crates" / "tmem" / "src" / "rules.rs"
+PTXAS = pathlib.Path(os.environ.get(
+    "TMEMU_PTXAS", "/work/kvenv/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas"))
+
+RANGES = ("TM00", "TM01", "TM02", "TM03", "TM04")
+
+# Rules without a break/keep pair, and why. (Empty: every rule in range has one.)
+EXEMPT: dict[str, str] = {}
+
+VERDICTS = {"clean", "violation", "hang", "incomplete"}
+SEVERITY_KIND = {"Error": "ERROR", "Warning": "WARNING", "Note": "NOTE"}
+MARK_RE = re.compile(r"//(\^*)\s*(~.*)$")
+ONE_MARK_RE = re.compile(r"~(ERROR|WARNING|NOTE|RELATED|HANG)(?:\s+(TM\d{4}))?")
+SPEC_KEYS = {"ptx", "kernel", "grid", "block", "cluster", "shared_bytes", "buffers", "arg",
+             "expect"}
+ARG_KEYS = {"value", "buffer", "offset_bytes", "dtype", "shape", "fill", "from", "random", "save",
+            "packed", "tensormap"}
+
+
+class Problems:
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, path: pathlib.Path, line: int, msg: str) -> None:
+        self.items.append(f"{path.relative_to(REPO)}:{line}: {msg}")
+
+
+def catalogue() -> dict[str, tuple[str, str]]:
+    """ID -> (name, severity) from the Rust catalogue."""
+    text = CATALOGUE.read_text()
+    out = {}
+    for m in re.finditer(r'id: "(TM\d{4})",\s*name: "([a-z0-9-]+)",.*?severity: Severity::(\w+)',
+                         text, re.S):
+        out[m.group(1)] = (m.group(2), m.group(3))
+    return out
+
+
+def parse_marks(path: pathlib.Path, text: str, rules, probs: Problems):
+    """[(kind, rule or None, target line)] and the header dict."""
+    marks, header = [], {}
+    for no, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if s.startswith("//@"):
+            key, eq, val = s[3:].partition("=")
+            if not eq:
+                probs.add(path, no, f"header without '=': {s}")
+                continue
+            key = key.strip()
+            if key in header:
+                probs.add(path, no, f"header `{key}` given twice")
+            header[key] = val.strip()
+            continue
+        m = MARK_RE.search(line)
+        if not m or "~" not in m.group(2):
+            continue
+        target = no - len(m.group(1))
+        rest = m.group(2)
+        found = ONE_MARK_RE.findall(rest)
+        leftover = ONE_MARK_RE.sub("", rest).strip()
+        if not found or leftover:
+            probs.add(path, no, f"unparsable mark: {rest!r}")
+            continue
+        for kind, rule in found:
+            rule = rule or None
+            if kind != "HANG" and rule is None:
+                probs.add(path, no, f"~{kind} needs a rule ID")
+                continue
+            if rule is not None and rule not in rules:
+                probs.add(path, no, f"~{kind} names {rule}, which is not in the catalogue")
+                continue
+            if kind in ("ERROR", "WARNING", "NOTE") and SEVERITY_KIND[rules[rule][1]] != kind:
+                probs.add(path, no, f"~{kind} {rule}: the catalogue's severity is "
+                                    f"{rules[rule][1]}")
+            marks.append((kind, rule, target))
+    return marks, header
+
+
+def check_ptx_marks(path, text, rules, probs, own_rule=None, which=None):
+    marks, header = parse_marks(path, text, rules, probs)
+    verdict = header.get("verdict")
+    if verdict not in VERDICTS:
+        probs.add(path, 1, f"`//@ verdict` missing or not one of {sorted(VERDICTS)}: {verdict!r}")
+    unknown = set(header) - {"verdict", "arch"}
+    if unknown:
+        probs.add(path, 1, f"unknown header keys {sorted(unknown)}")
+    primaries = {(k, r) for k, r, _ in marks if k in ("ERROR", "WARNING", "NOTE")}
+    for kind, rule, line in marks:
+        if kind == "RELATED" and not any(r == rule for _, r in primaries):
+            probs.add(path, line, f"~RELATED {rule} without a primary mark of {rule}")
+    failing = [m for m in marks if m[0] in ("ERROR", "WARNING")]
+    hangs = [m for m in marks if m[0] == "HANG"]
+    if verdict == "clean" and failing:
+        probs.add(path, failing[0][2], "verdict clean but the file expects errors/warnings")
+    if verdict == "violation" and not failing:
+        probs.add(path, 1, "verdict violation but no ~ERROR/~WARNING mark")
+    if verdict == "hang" and not hangs:
+        probs.add(path, 1, "verdict hang but no ~HANG mark")
+    if verdict != "hang" and hangs:
+        probs.add(path, hangs[0][2], "~HANG mark but the verdict is not hang")
+    if which == "keep":
+        if verdict != "clean":
+            probs.add(path, 1, "a keep program must have verdict clean")
+    if which == "break" and own_rule and not any(r == own_rule for _, r in primaries):
+        probs.add(path, 1, f"the break program has no finding of its own rule {own_rule}")
+    return marks, header
+
+
+PTXAS_LINE = re.compile(r"^ptxas (?:\S+, line \d+; )?(error|warning)\s*: (.*)$")
+
+
+def ptxas_messages(out: str) -> list[str]:
+    msgs = []
+    for line in out.splitlines():
+        m = PTXAS_LINE.match(line.strip())
+        if m and m.group(1) == "error" and m.group(2) not in msgs:
+            msgs.append(m.group(2))
+    return msgs
+
+
+def run_ptxas(path: pathlib.Path, arch: str) -> tuple[int, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([str(PTXAS), f"-arch={arch}", str(path), "-o", f"{tmp}/o.cubin"],
+                           capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def entry_params(text: str) -> dict[str, int]:
+    out = {}
+    for m in re.finditer(r"\.entry\s+(\w+)\s*\((.*?)\)", text, re.S):
+        out[m.group(1)] = len(re.findall(r"\.param\b", m.group(2)))
+    for m in re.finditer(r"\.entry\s+(\w+)\s*\(\s*\)", text):
+        out[m.group(1)] = 0
+    for m in re.finditer(r"\.entry\s+(\w+)\s*(?:\{|$)", text, re.M):
+        out.setdefault(m.group(1), 0)
+    return out
+
+
+def check_spec(path: pathlib.Path, probs: Problems) -> None:
+    try:
+        spec = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        probs.add(path, getattr(e, "lineno", 1) or 1, f"TOML: {e}")
+        return
+    for k in set(spec) - SPEC_KEYS:
+        probs.add(path, 1, f"unknown launch-spec key `{k}`")
+    ptx = path.parent / str(spec.get("ptx", ""))
+    if not ptx.is_file():
+        probs.add(path, 1, f"ptx = {spec.get('ptx')!r} does not exist")
+        return
+    entries = entry_params(ptx.read_text())
+    kernel = spec.get("kernel")
+    if kernel is None and len(entries) != 1:
+        probs.add(path, 1, "kernel missing and the module has several entries")
+        return
+    kernel = kernel or next(iter(entries))
+    if kernel not in entries:
+        probs.add(path, 1, f"kernel {kernel!r} is not an .entry of {ptx.name}")
+        return
+    args = spec.get("arg", [])
+    if len(args) != entries[kernel]:
+        probs.add(path, 1, f"{len(args)} [[arg]] for {entries[kernel]} .param of {kernel}")
+    for a in args:
+        for k in set(a) - ARG_KEYS:
+            probs.add(path, 1, f"unknown [[arg]] key `{k}`")
+    for key in ("grid", "block", "cluster"):
+        v = spec.get(key)
+        if v is not None and not (isinstance(v, list) and 1 <= len(v) <= 3
+                                  and all(isinstance(x, int) and x > 0 for x in v)):
+            probs.add(path, 1, f"{key} must be 1-3 positive integers")
+    if "cluster" in spec:
+        g = (spec.get("grid", []) + [1, 1, 1])[:3]
+        c = (spec["cluster"] + [1, 1, 1])[:3]
+        if any(gi % ci for gi, ci in zip(g, c)):
+            probs.add(path, 1, "grid is not a multiple of cluster")
+
+
+def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) -> int:
+    in_range = {i: v for i, v in rules.items() if i.startswith(RANGES)}
+    dirs = {d.name: d for d in HERE.iterdir() if d.is_dir() and not d.name.startswith("__")}
+    n_ptx = 0
+    for rid, (name, _) in sorted(in_range.items()):
+        want = f"{rid}-{name}"
+        if rid in EXEMPT:
+            if want in dirs:
+                probs.add(HERE / want, 1, f"{rid} is exempt but has a directory")
+            continue
+        if want not in dirs:
+            probs.add(HERE / "README.md", 1, f"no directory {want}/ for {rid} (nor an exemption)")
+    for dname, d in sorted(dirs.items()):
+        m = re.match(r"(TM\d{4})-([a-z0-9-]+)$", dname)
+        if m:
+            rid = m.group(1)
+            if rid not in rules or rules[rid][0] != m.group(2):
+                probs.add(d, 1, f"directory names {dname}, catalogue says "
+                                f"{rid}-{rules.get(rid, ('?',))[0]}")
+                continue
+        elif not dname.startswith("legal-"):
+            probs.add(d, 1, "directory is neither <ID>-<name> nor legal-<pattern>")
+            continue
+        stems = ("break", "keep") if m else ("keep",)
+        for stem in stems:
+            ptx, spec = d / f"{stem}.ptx", d / f"{stem}.toml"
+            if not ptx.is_file() or not spec.is_file():
+                probs.add(d, 1, f"missing {stem}.ptx or {stem}.toml")
+                continue
+            n_ptx += 1
+            text = ptx.read_text()
+            _, header = check_ptx_marks(ptx, text, rules, probs,
+                                        own_rule=m.group(1) if m else None, which=stem)
+            check_spec(spec, probs)
+            first = next((l for l in text.splitlines() if l.startswith(".version")), "")
+            ver = tuple(int(x) for x in first.split()[1].split(".")) if first else (0, 0)
+            if ver < (8, 8) and not (m and m.group(1) == "TM0409"):
+                probs.add(ptx, 1, f".version {first} is older than 8.8")
+            static_break = bool(m) and m.group(1).startswith("TM04") and stem == "break"
+            if not use_ptxas:
+                continue
+            rc, out = run_ptxas(ptx, header.get("arch", "sm_100a"))
+            if static_break:
+                msgs = ptxas_messages(out)
+                if rc == 0:
+                    probs.add(ptx, 1, "ptxas accepts this static-rule break")
+                elif record is not None:
+                    record[dname] = "\n".join(msgs)
+                else:
+                    from ptxas_messages import PTXAS_MESSAGES
+                    want_msgs = PTXAS_MESSAGES.get(dname)
+                    if want_msgs is None or want_msgs.splitlines() != msgs:
+                        probs.add(ptx, 1, f"ptxas says {msgs}, recorded {want_msgs!r}")
+                    for msg in msgs:
+                        if msg not in text:
+                            probs.add(ptx, 1, f"ptxas message not quoted in the file: {msg}")
+            elif rc != 0:
+                probs.add(ptx, 1, "ptxas rejects it: " + "; ".join(ptxas_messages(out)))
+    return n_ptx
+
+
+def check_bugs(rules, probs: Problems, use_ptxas: bool) -> int:
+    if not BUGS.is_dir():
+        probs.add(BUGS.parent, 1, "tests/corpus/bugs is missing")
+        return 0
+    n = 0
+    for d in sorted(p for p in BUGS.iterdir() if p.is_dir()):
+        exp_path = d / "expected.toml"
+        if not exp_path.is_file():
+            probs.add(d, 1, "missing expected.toml")
+            continue
+        try:
+            exp = tomllib.loads(exp_path.read_text())
+        except tomllib.TOMLDecodeError as e:
+            probs.add(exp_path, 1, f"TOML: {e}")
+            continue
+        for k in set(exp) - {"bug", "source", "mechanism", "variant"}:
+            probs.add(exp_path, 1, f"unknown key `{k}`")
+        variants = exp.get("variant", [])
+        names = {v.get("name") for v in variants}
+        if names != {"buggy", "fixed"}:
+            probs.add(exp_path, 1, f"variants must be buggy and fixed, found {sorted(map(str, names))}")
+        for v in variants:
+            ptx = d / str(v.get("ptx", ""))
+            spec = d / str(v.get("spec", ""))
+            if not ptx.is_file() or not spec.is_file():
+                probs.add(exp_path, 1, f"variant {v.get('name')}: ptx/spec missing")
+                continue
+            n += 1
+            check_spec(spec, probs)
+            if v.get("verdict") not in VERDICTS:
+                probs.add(exp_path, 1, f"variant {v.get('name')}: bad verdict {v.get('verdict')!r}")
+            lines = ptx.read_text().splitlines()
+            findings = v.get("finding", [])
+            if v.get("name") == "fixed" and (findings or v.get("verdict") != "clean"):
+                if any(f.get("severity") != "note" for f in findings) or v.get("verdict") != "clean":
+                    probs.add(exp_path, 1, "the fixed variant must be clean")
+            for f in findings:
+                rule, line, file = f.get("rule"), f.get("line"), f.get("file")
+                if rule is not None and rule not in rules:
+                    probs.add(exp_path, 1, f"finding names {rule}, not in the catalogue")
+                if file != v.get("ptx"):
+                    probs.add(exp_path, 1, f"finding file {file!r} is not the variant's ptx")
+                if not isinstance(line, int) or not 1 <= line <= len(lines):
+                    probs.add(exp_path, 1, f"finding line {line!r} outside {ptx.name}")
+                    continue
+                op = f.get("instruction")
+                if op and op not in lines[line - 1]:
+                    probs.add(exp_path, 1, f"{ptx.name}:{line} does not hold `{op}`")
+                sev = f.get("severity", "error")
+                if rule in rules and SEVERITY_KIND[rules[rule][1]].lower() != sev:
+                    probs.add(exp_path, 1, f"{rule} severity {sev}, catalogue says {rules[rule][1]}")
+            if use_ptxas:
+                rc, out = run_ptxas(ptx, "sm_100a")
+                if rc != 0:
+                    probs.add(ptx, 1, "ptxas rejects it: " + "; ".join(ptxas_messages(out)))
+            if "/work/" in ptx.read_text():
+                probs.add(ptx, 1, "absolute path left in the PTX")
+    return n
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--record", action="store_true", help="rewrite ptxas_messages.py")
+    ap.add_argument("--no-ptxas", action="store_true")
+    args = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    rules = catalogue()
+    probs = Problems()
+    record: dict | None = {} if args.record else None
+    if not args.record:
+        r = subprocess.run([sys.executable, str(HERE / "make_rules.py"), "--check"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            probs.add(HERE / "make_rules.py", 1, "generated files are stale:\n" + r.stdout)
+    n_rules = check_rules(rules, probs, not args.no_ptxas, record)
+    n_bugs = 0 if args.record else check_bugs(rules, probs, not args.no_ptxas)
+    if record is not None:
+        body = "".join(f"    {k!r}: {v!r},\n" for k, v in sorted(record.items()))
+        (HERE / "ptxas_messages.py").write_text(
+            '"""ptxas 13.5 error messages for the static-rule breaks (written by check_corpus.py '
+            '--record)."""\n\nPTXAS_MESSAGES = {\n' + body + "}\n")
+        print(f"recorded {len(record)} ptxas messages")
+    in_range = sorted(i for i in rules if i.startswith(RANGES))
+    for p in probs.items:
+        print(p)
+    print(f"catalogue: {len(rules)} rules, {len(in_range)} in TM00xx-TM04xx, "
+          f"{len(EXEMPT)} exempt; rule corpus: {n_rules} programs; bugs: {n_bugs} programs; "
+          f"ptxas: {'skipped' if args.no_ptxas else PTXAS}")
+    print("OK" if not probs.items else f"{len(probs.items)} problem(s)")
+    return 0 if not probs.items else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""ptxas 13.5 error messages for the static-rule breaks (written by check_corpus.py --record)."""
+
+PTXAS_MESSAGES = {
+    'TM0401-mixed-cta-group': "Function 'rule_kernel' uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2) and that is not allowed.",
+    'TM0402-ldst-vector-length': "Argument 0 of instruction 'tcgen05.ld': Argument vector size mismatch",
+    'TM0403-half-splitoff-not-immediate': "Argument 2 of instruction 'tcgen05.ld': must be constant",
+    'TM0404-pack-unpack-misplaced': "Illegal modifier '.pack::16b' for instruction 'tcgen05.st'",
+    'TM0405-ld-red-invalid': "Illegal modifier '.x1' for instruction 'tcgen05.ld.red'",
+    'TM0406-cp-shape-multicast': "Modifier '.warptype' require for instruction tcgen05.cp with shape '.64x128b'",
+    'TM0407-cp-format-pair': "Unexpected number of 'format conversion' modifiers specified",
+    'TM0408-commit-multicast-mask': "Arguments mismatch for instruction 'tcgen05.commit'",
+    'TM0409-target-unsupported': "Instruction 'tcgen05.alloc' not supported on .target 'sm_90a'\nFeature '.cta_group::1' not supported on .target 'sm_90a'\nInstruction 'tcgen05.relinquish_alloc_permit' not supported on .target 'sm_90a'\nInstruction 'tcgen05.fence' not supported on .target 'sm_90a'\nFeature '.32x32b' not supported on .target 'sm_90a'\nInstruction 'tcgen05.st' not supported on .target 'sm_90a'\nInstruction 'tcgen05.wait' not supported on .target 'sm_90a'\nInstruction 'tcgen05.ld' not supported on .target 'sm_90a'\nInstruction 'tcgen05.dealloc' not supported on .target 'sm_90a'",
+    'TM0410-missing-qualifier': ".sync modifier required for instruction 'tcgen05.alloc'\n.aligned modifier required for instruction 'tcgen05.alloc'",
+    'TM0411-alloc-state-space': "State space incorrect for instruction 'tcgen05.alloc', expected '.shared::cta'",
+}
