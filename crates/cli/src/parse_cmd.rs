@@ -1,5 +1,6 @@
 //! `tmemu parse FILE...`: one line per file, `path: N entries, M instructions, PTX X.Y,
-//! target T` or `path:line:col: error: ...`. Exit 0 when every file parses, 2 otherwise.
+//! target T` or `path:line:col: error: ...` with the source line and a caret (on stderr).
+//! Exit 0 when every file parses, 2 otherwise.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -49,7 +50,7 @@ fn summarize(path: &std::path::Path, shown: &str) -> Result<String, String> {
             return Err(format!("{shown}:{line}:{col}: error: invalid UTF-8"));
         }
     };
-    let module = tmemu_ptx::parse(src).map_err(|e| e.render(shown))?;
+    let module = tmemu_ptx::parse(src).map_err(|e| e.render_with_source(shown, src))?;
     let version = module
         .version()
         .map_or("?".to_string(), |v| format!("{}.{}", v.major, v.minor));

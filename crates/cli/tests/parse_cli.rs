@@ -61,7 +61,7 @@ fn bad_file_prints_position_and_exits_2() {
     assert_eq!(
         err.trim_end(),
         format!(
-            "{}:7:2: error: unknown or misplaced directive `.frobnicate`",
+            "{}:7:2: error: unknown or misplaced directive `.frobnicate`\n  |\n7 | \t.frobnicate 3;\n  | \t^",
             bad.display()
         )
     );

@@ -9,7 +9,8 @@
 //!   memory qualifiers) and [`decode_tcgen05`] (every `tcgen05.*` instruction). A qualifier they
 //!   do not know is an [`UnsupportedModifier`] carrying the instruction's span, so the loader can
 //!   say "unsupported: <form> at file:line:col". They check spelling, not the PTX rules about
-//!   which combinations are legal; those are checker rules (TM04xx) with their own IDs.
+//!   which combinations are legal (`.pack::16b` on `tcgen05.st` decodes, with `pack_16b`
+//!   set); those are checker rules (TM04xx) with their own IDs.
 
 use std::fmt;
 
@@ -626,15 +627,20 @@ pub struct Tcgen05 {
     /// `ld`/`st` shape and repeat count.
     pub shape: Option<LdStShape>,
     pub num: Option<u8>,
-    /// `.pack::16b` (ld) or `.unpack::16b` (st).
+    /// `.pack::16b` was written (legal on `ld` only: TM0404 is the checker's business).
     pub pack_16b: bool,
+    /// `.unpack::16b` was written (legal on `st` only).
+    pub unpack_16b: bool,
     pub red: Option<RedOp>,
     pub abs: bool,
     pub nan: bool,
     pub cp_shape: Option<CpShape>,
     pub multicast: Option<CpMulticast>,
-    /// Decompression: `.b8x16.b6x16_p32` / `.b8x16.b4x16_p64`.
+    /// Decompression source format: `.b6x16_p32` / `.b4x16_p64`.
     pub cp_src_format: Option<CpSrcFormat>,
+    /// `.b8x16` (decompression destination format) was written; legal only together with a
+    /// source format (TM0407).
+    pub cp_dst_b8x16: bool,
     pub kind: Option<MmaKind>,
     pub block_scale: bool,
     pub scale_vec: Option<ScaleVec>,
@@ -662,12 +668,14 @@ impl Tcgen05 {
             shape: None,
             num: None,
             pack_16b: false,
+            unpack_16b: false,
             red: None,
             abs: false,
             nan: false,
             cp_shape: None,
             multicast: None,
             cp_src_format: None,
+            cp_dst_b8x16: false,
             kind: None,
             block_scale: false,
             scale_vec: None,
@@ -730,81 +738,71 @@ pub fn decode_tcgen05(instr: &Instruction<'_>) -> Result<Tcgen05, UnsupportedMod
         other => return Err(unsupported(instr, other)),
     };
     let mut t = Tcgen05::new(op);
-    use Tcgen05Op as O;
-    let is_mma = matches!(op, O::Mma | O::MmaSp | O::MmaWs | O::MmaWsSp);
-    let is_ldst = matches!(op, O::Ld | O::LdRed | O::St);
-    let mut saw_b8x16 = false;
+    // Any tcgen05 qualifier is accepted on any tcgen05 operation and recorded: whether it is
+    // legal there (pack on st, b6x16_p32 without b8x16, shared::cluster on alloc, ...) is a
+    // checker rule with its own ID, not a decoding failure. Unknown words and a family
+    // written twice are unsupported.
     for m in it {
         let ok = match m {
             "cta_group::1" => set(&mut t.cta_group, 1),
             "cta_group::2" => set(&mut t.cta_group, 2),
             "sync" => flag(&mut t.sync),
             "aligned" => flag(&mut t.aligned),
-            "16x64b" if is_ldst => set(&mut t.shape, LdStShape::S16x64b),
-            "16x128b" if is_ldst => set(&mut t.shape, LdStShape::S16x128b),
-            "16x256b" if is_ldst => set(&mut t.shape, LdStShape::S16x256b),
-            "32x32b" if is_ldst => set(&mut t.shape, LdStShape::S32x32b),
-            "16x32bx2" if is_ldst => set(&mut t.shape, LdStShape::S16x32bx2),
-            "pack::16b" if op == O::Ld => flag(&mut t.pack_16b),
-            "unpack::16b" if op == O::St => flag(&mut t.pack_16b),
-            "min" if op == O::LdRed => set(&mut t.red, RedOp::Min),
-            "max" if op == O::LdRed => set(&mut t.red, RedOp::Max),
-            "abs" if op == O::LdRed => flag(&mut t.abs),
-            "NaN" if op == O::LdRed => flag(&mut t.nan),
-            "128x256b" if op == O::Cp => set(&mut t.cp_shape, CpShape::S128x256b),
-            "4x256b" if op == O::Cp => set(&mut t.cp_shape, CpShape::S4x256b),
-            "128x128b" if op == O::Cp => set(&mut t.cp_shape, CpShape::S128x128b),
-            "64x128b" if op == O::Cp => set(&mut t.cp_shape, CpShape::S64x128b),
-            "32x128b" if op == O::Cp => set(&mut t.cp_shape, CpShape::S32x128b),
-            "warpx2::02_13" if op == O::Cp => set(&mut t.multicast, CpMulticast::Warpx2_02_13),
-            "warpx2::01_23" if op == O::Cp => set(&mut t.multicast, CpMulticast::Warpx2_01_23),
-            "warpx4" if op == O::Cp => set(&mut t.multicast, CpMulticast::Warpx4),
-            "b8x16" if op == O::Cp => flag(&mut saw_b8x16),
-            "b6x16_p32" if op == O::Cp => set(&mut t.cp_src_format, CpSrcFormat::B6x16P32),
-            "b4x16_p64" if op == O::Cp => set(&mut t.cp_src_format, CpSrcFormat::B4x16P64),
-            "kind::f16" if is_mma => set(&mut t.kind, MmaKind::F16),
-            "kind::tf32" if is_mma => set(&mut t.kind, MmaKind::Tf32),
-            "kind::f8f6f4" if is_mma => set(&mut t.kind, MmaKind::F8f6f4),
-            "kind::i8" if is_mma => set(&mut t.kind, MmaKind::I8),
-            "kind::mxf8f6f4" if is_mma => set(&mut t.kind, MmaKind::Mxf8f6f4),
-            "kind::mxf4" if is_mma => set(&mut t.kind, MmaKind::Mxf4),
-            "kind::mxf4nvf4" if is_mma => set(&mut t.kind, MmaKind::Mxf4nvf4),
-            "block_scale" if is_mma => flag(&mut t.block_scale),
-            "scale_vec::1X" if is_mma => set(&mut t.scale_vec, ScaleVec::X1),
-            "scale_vec::2X" if is_mma => set(&mut t.scale_vec, ScaleVec::X2),
-            "scale_vec::4X" if is_mma => set(&mut t.scale_vec, ScaleVec::X4),
-            "block16" if is_mma => set(&mut t.scale_vec, ScaleVec::Block16),
-            "block32" if is_mma => set(&mut t.scale_vec, ScaleVec::Block32),
-            "ashift" if is_mma => flag(&mut t.ashift),
-            "shared::cta" if op == O::Alloc => set(&mut t.space, StateSpace::SharedCta),
-            "shared::cluster" if op == O::Commit => set(&mut t.space, StateSpace::SharedCluster),
-            "mbarrier::arrive::one" if op == O::Commit => flag(&mut t.mbarrier_arrive_one),
-            "multicast::cluster" if op == O::Commit => flag(&mut t.multicast_cluster),
-            "down" if op == O::Shift => flag(&mut t.down),
-            _ if is_mma && m.starts_with("collector::") => match collector(m) {
+            "16x64b" => set(&mut t.shape, LdStShape::S16x64b),
+            "16x128b" => set(&mut t.shape, LdStShape::S16x128b),
+            "16x256b" => set(&mut t.shape, LdStShape::S16x256b),
+            "32x32b" => set(&mut t.shape, LdStShape::S32x32b),
+            "16x32bx2" => set(&mut t.shape, LdStShape::S16x32bx2),
+            "pack::16b" => flag(&mut t.pack_16b),
+            "unpack::16b" => flag(&mut t.unpack_16b),
+            "min" => set(&mut t.red, RedOp::Min),
+            "max" => set(&mut t.red, RedOp::Max),
+            "abs" => flag(&mut t.abs),
+            "NaN" => flag(&mut t.nan),
+            "128x256b" => set(&mut t.cp_shape, CpShape::S128x256b),
+            "4x256b" => set(&mut t.cp_shape, CpShape::S4x256b),
+            "128x128b" => set(&mut t.cp_shape, CpShape::S128x128b),
+            "64x128b" => set(&mut t.cp_shape, CpShape::S64x128b),
+            "32x128b" => set(&mut t.cp_shape, CpShape::S32x128b),
+            "warpx2::02_13" => set(&mut t.multicast, CpMulticast::Warpx2_02_13),
+            "warpx2::01_23" => set(&mut t.multicast, CpMulticast::Warpx2_01_23),
+            "warpx4" => set(&mut t.multicast, CpMulticast::Warpx4),
+            "b8x16" => flag(&mut t.cp_dst_b8x16),
+            "b6x16_p32" => set(&mut t.cp_src_format, CpSrcFormat::B6x16P32),
+            "b4x16_p64" => set(&mut t.cp_src_format, CpSrcFormat::B4x16P64),
+            "kind::f16" => set(&mut t.kind, MmaKind::F16),
+            "kind::tf32" => set(&mut t.kind, MmaKind::Tf32),
+            "kind::f8f6f4" => set(&mut t.kind, MmaKind::F8f6f4),
+            "kind::i8" => set(&mut t.kind, MmaKind::I8),
+            "kind::mxf8f6f4" => set(&mut t.kind, MmaKind::Mxf8f6f4),
+            "kind::mxf4" => set(&mut t.kind, MmaKind::Mxf4),
+            "kind::mxf4nvf4" => set(&mut t.kind, MmaKind::Mxf4nvf4),
+            "block_scale" => flag(&mut t.block_scale),
+            "scale_vec::1X" => set(&mut t.scale_vec, ScaleVec::X1),
+            "scale_vec::2X" => set(&mut t.scale_vec, ScaleVec::X2),
+            "scale_vec::4X" => set(&mut t.scale_vec, ScaleVec::X4),
+            "block16" => set(&mut t.scale_vec, ScaleVec::Block16),
+            "block32" => set(&mut t.scale_vec, ScaleVec::Block32),
+            "ashift" => flag(&mut t.ashift),
+            "shared::cta" => set(&mut t.space, StateSpace::SharedCta),
+            "shared::cluster" => set(&mut t.space, StateSpace::SharedCluster),
+            "shared" => set(&mut t.space, StateSpace::Shared),
+            "mbarrier::arrive::one" => flag(&mut t.mbarrier_arrive_one),
+            "multicast::cluster" => flag(&mut t.multicast_cluster),
+            "down" => flag(&mut t.down),
+            _ if m.starts_with("collector::") => match collector(m) {
                 Some(c) => set(&mut t.collector, c),
                 None => false,
             },
-            _ if is_ldst && num_of(m).is_some() => set(&mut t.num, num_of(m).unwrap_or(0)),
-            _ => match type_of(m) {
-                Some(ty) => set(&mut t.ty, ty),
-                None => false,
+            _ => match (num_of(m), type_of(m)) {
+                (Some(n), _) => set(&mut t.num, n),
+                (None, Some(ty)) => set(&mut t.ty, ty),
+                (None, None) => false,
             },
         };
         if !ok {
             return Err(unsupported(instr, m));
         }
-    }
-    // `.b8x16` only as the destination half of a decompression pair.
-    if saw_b8x16 != t.cp_src_format.is_some() {
-        return Err(unsupported(
-            instr,
-            if saw_b8x16 {
-                "b8x16"
-            } else {
-                "b8x16 (missing)"
-            },
-        ));
     }
     Ok(t)
 }

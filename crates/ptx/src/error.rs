@@ -50,6 +50,47 @@ impl ParseError {
             self.span.line, self.span.col, self
         )
     }
+
+    /// [`ParseError::render`] followed by the offending source line and a caret under the
+    /// column (rustc style). Tabs before the column are kept so the caret lines up.
+    pub fn render_with_source(&self, file: &str, src: &str) -> String {
+        let mut out = self.render(file);
+        let line_no = self.span.line;
+        let start = floor_char(src, (self.span.start as usize).min(src.len()));
+        let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = src[line_start..]
+            .find('\n')
+            .map_or(src.len(), |i| line_start + i);
+        let line = src[line_start..line_end].trim_end_matches('\r');
+        // Very long lines (minified or garbage input) are cut around the column.
+        const MAX: usize = 160;
+        let col = (start - line_start).min(line.len());
+        let (shown, caret_at) = if line.len() > MAX {
+            let from = floor_char(line, col.saturating_sub(MAX / 2));
+            let to = floor_char(line, (from + MAX).min(line.len()));
+            (&line[from..to], col - from)
+        } else {
+            (line, col)
+        };
+        let pad: String = shown
+            .char_indices()
+            .take_while(|&(i, _)| i < caret_at)
+            .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        let gutter = " ".repeat(line_no.to_string().len());
+        out.push_str(&format!(
+            "\n{gutter} |\n{line_no} | {shown}\n{gutter} | {pad}^"
+        ));
+        out
+    }
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 impl fmt::Display for ParseErrorKind {

@@ -719,6 +719,24 @@ impl<'src> Parser<'src> {
                         }
                     }
                 }
+                // The separated spelling `.ptr .global .align 16` (LLVM emits
+                // `.ptr .align 32`): the words after `.ptr` belong to it.
+                loop {
+                    let sp = match self.at(TokKind::Dot).then(|| self.text(self.tok)) {
+                        Some(".global") => Some(StateSpace::Global),
+                        Some(".shared") => Some(StateSpace::Shared),
+                        Some(".const") => Some(StateSpace::Const),
+                        Some(".local") => Some(StateSpace::Local),
+                        Some(".align") => {
+                            self.bump()?;
+                            ptr.align = Some(self.u32_lit()?);
+                            continue;
+                        }
+                        _ => break,
+                    };
+                    self.bump()?;
+                    ptr.space = sp;
+                }
                 a.ptr = Some(ptr);
             } else if d == ".attribute" {
                 // `.attribute(.managed)` / `.attribute(.unified(...))`: accepted, not modelled.

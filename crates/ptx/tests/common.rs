@@ -8,19 +8,35 @@ pub fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus")
 }
 
-/// Every `.ptx` under `tests/corpus`, sorted, except the deliberately malformed inputs in
-/// `tests/corpus/parse/err` (checked by `malformed.rs`).
+/// First-line marker of a deliberately malformed input: `// expect-error: LINE:COL: message`.
+pub const EXPECT_ERROR: &str = "// expect-error: ";
+
+fn expects_error(p: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 32];
+    let n = std::fs::File::open(p)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    head[..n].starts_with(EXPECT_ERROR.as_bytes())
+}
+
+/// Every `.ptx` under `tests/corpus`, sorted, except the deliberately malformed inputs (those
+/// whose first line is an `// expect-error:` marker, checked by `malformed.rs`).
 pub fn good_corpus_files() -> Vec<PathBuf> {
-    let root = corpus_root();
-    let err_dir = root.join("parse/err");
-    let mut out = Vec::new();
-    walk(&root, &mut |p| {
-        if p.extension().is_some_and(|e| e == "ptx") && !p.starts_with(&err_dir) {
-            out.push(p.to_path_buf());
-        }
-    });
+    let mut out: Vec<PathBuf> = ptx_files_in(&corpus_root())
+        .into_iter()
+        .filter(|p| !expects_error(p))
+        .collect();
     out.sort();
     out
+}
+
+/// Every `.ptx` under `tests/corpus` that starts with an `// expect-error:` marker.
+pub fn bad_corpus_files() -> Vec<PathBuf> {
+    ptx_files_in(&corpus_root())
+        .into_iter()
+        .filter(|p| expects_error(p))
+        .collect()
 }
 
 /// Every `.ptx` under `dir`, sorted.

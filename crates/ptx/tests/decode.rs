@@ -196,17 +196,42 @@ fn tcgen05_rejects_unknown_and_repeated_qualifiers() {
         ),
         ("tcgen05.teleport.cta_group::1;", "teleport"),
         (
-            "tcgen05.cp.cta_group::1.128x256b.b6x16_p32 [%r1], %rd1;",
-            "b8x16 (missing)",
-        ),
-        (
-            "tcgen05.st.sync.aligned.32x32b.x1.pack::16b.b32 [%r1], %r2;",
-            "pack::16b",
+            "tcgen05.mma.cta_group::1.kind::f16.collector::c::fill [%r1], %rd1, %rd2, %r2, %p1;",
+            "collector::c::fill",
         ),
     ] {
         let e = decode_tcgen05(&instr(text)).unwrap_err();
         assert_eq!(e.modifier, bad, "{text}");
     }
+}
+
+/// Misplaced but well-spelled qualifiers decode, so the checker can name the rule (TM0404,
+/// TM0407, TM0411) instead of the loader calling the form unsupported.
+#[test]
+fn tcgen05_records_misplaced_qualifiers() {
+    let t = decode_tcgen05(&instr(
+        "tcgen05.st.sync.aligned.32x32b.x1.pack::16b.b32 [%r1], {%r2};",
+    ))
+    .unwrap();
+    assert!(t.pack_16b && !t.unpack_16b);
+    let t = decode_tcgen05(&instr(
+        "tcgen05.cp.cta_group::1.128x256b.b6x16_p32 [%r1], %rd1;",
+    ))
+    .unwrap();
+    assert_eq!(
+        (t.cp_src_format, t.cp_dst_b8x16),
+        (Some(CpSrcFormat::B6x16P32), false)
+    );
+    let t = decode_tcgen05(&instr(
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cluster.b32 [%r1], 32;",
+    ))
+    .unwrap();
+    assert_eq!(t.space, Some(StateSpace::SharedCluster));
+    let t = decode_tcgen05(&instr(
+        "tcgen05.alloc.cta_group::1.shared::cta.b32 [%r1], 32;",
+    ))
+    .unwrap();
+    assert!(!t.sync && !t.aligned);
 }
 
 fn for_each_instruction<'a>(stmts: &'a [Statement<'a>], f: &mut dyn FnMut(&'a Instruction<'a>)) {

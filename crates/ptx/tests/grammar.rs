@@ -442,7 +442,7 @@ fn less_common_forms() {
 .func f2 () { ret; }
 .alias f3, f1;
 .global .attribute(.managed) .u32 managed_x;
-.entry k () .maxnctapersm 2 .pragma "nounroll"; .blocksareclusters
+.entry k (.param .u64 .ptr .global .align 16 p0, .param .u32 .ptr .align 32 p1) .maxnctapersm 2 .pragma "nounroll"; .blocksareclusters
 {
 	.reg .b64 %rd<2>;
 	.reg .b32 %r<4>;
@@ -461,6 +461,25 @@ fn less_common_forms() {
     ));
     assert_eq!(m.variables().next().unwrap().name.name, "managed_x");
     let k = func(&m, "k");
+    let ps = k.params.as_ref().unwrap();
+    assert_eq!(
+        (ps[0].space, ps[0].ty),
+        (StateSpace::Param, ScalarType::U64)
+    );
+    assert_eq!(
+        ps[0].ptr,
+        Some(PtrAttr {
+            space: Some(StateSpace::Global),
+            align: Some(16)
+        })
+    );
+    assert_eq!(
+        ps[1].ptr,
+        Some(PtrAttr {
+            space: None,
+            align: Some(32)
+        })
+    );
     assert!(matches!(k.perf[0], PerfDirective::Maxnctapersm(2, _)));
     assert!(matches!(&k.perf[1], PerfDirective::Pragma(p) if p.strings == ["nounroll"]));
     assert!(matches!(k.perf[2], PerfDirective::BlocksAreClusters(_)));

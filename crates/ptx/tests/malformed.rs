@@ -52,18 +52,18 @@ fn peak_heap_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (r, (PEAK.with(Cell::get) - base).max(0) as usize)
 }
 
-/// Each file in tests/corpus/parse/err names its expected error on line 1:
-/// `// expect-error: LINE:COL: message prefix`.
+/// Each file under tests/corpus whose first line is `// expect-error: LINE:COL: message prefix`
+/// (tests/corpus/parse/err and any added elsewhere) fails with exactly that error.
 #[test]
 fn error_corpus_reports_expected_positions() {
-    let files = common::ptx_files_in(&common::corpus_root().join("parse/err"));
+    let files = common::bad_corpus_files();
     assert!(files.len() >= 10, "error corpus missing");
     for path in files {
         let src = std::fs::read_to_string(&path).unwrap();
         let want = src
             .lines()
             .next()
-            .and_then(|l| l.strip_prefix("// expect-error: "))
+            .and_then(|l| l.strip_prefix(common::EXPECT_ERROR))
             .unwrap_or_else(|| panic!("{}: no expect-error header", path.display()));
         let err = parse(&src).expect_err(&path.display().to_string());
         let got = format!("{}:{}: {}", err.span.line, err.span.col, err);
@@ -267,4 +267,22 @@ fn truncation_at_every_line_is_an_error_or_a_prefix_module() {
             assert_eq!(map.line_col(e.span.start), (e.span.line, e.span.col));
         }
     }
+}
+
+#[test]
+fn caret_snippet_points_at_the_column() {
+    let src = ".version 9.0\n.target sm_100a\n.entry k()\n{\n\tmov.u32 %r1, #5;\n}\n";
+    let e = parse(src).unwrap_err();
+    assert_eq!(
+        e.render_with_source("a.ptx", src),
+        "a.ptx:5:15: error: unexpected character '#'\n  |\n5 | \tmov.u32 %r1, #5;\n  | \t             ^"
+    );
+    // Error at end of file (after the last newline) shows an empty line.
+    let e = parse("").unwrap_err();
+    assert!(e.render_with_source("b.ptx", "").ends_with("1 | \n  | ^"));
+    // A 1 MB line is cut around the column, never printed whole.
+    let long = format!(".version 9.0\n.target sm_100a\n{}#", " ".repeat(1 << 20));
+    let r = parse(&long).unwrap_err().render_with_source("c.ptx", &long);
+    assert!(r.len() < 600, "{}", r.len());
+    assert!(r.ends_with('^'));
 }
