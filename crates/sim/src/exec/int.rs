@@ -227,6 +227,30 @@ pub(super) fn ftz32(x: u32) -> u32 {
     }
 }
 
+/// One comparison over 32 lanes into a bit mask; the op is matched once, outside the loop,
+/// so each arm is a branch-free loop the compiler vectorises.
+fn setp_bits32(cmp: CmpOp, a: &[u32; 32], b: &[u32; 32]) -> u32 {
+    #[inline(always)]
+    fn each(a: &[u32; 32], b: &[u32; 32], f: impl Fn(u32, u32) -> bool) -> u32 {
+        let mut bits = 0u32;
+        for l in 0..32 {
+            bits |= (f(a[l], b[l]) as u32) << l;
+        }
+        bits
+    }
+    macro_rules! arms {
+        ($($op:ident),*) => {
+            match cmp {
+                $(CmpOp::$op => each(a, b, |x, y| cmp32(CmpOp::$op, x, y)),)*
+            }
+        };
+    }
+    arms!(
+        Eq, Ne, LtS, LeS, GtS, GeS, LtU, LeU, GtU, GeU, FEq, FNe, FLt, FLe, FGt, FGe, FEqu, FNeu,
+        FLtu, FLeu, FGtu, FGeu, FNum, FNan
+    )
+}
+
 fn combine(w: &Warp, v: u32, comb: Option<(BoolOp, PSrc)>) -> u32 {
     match comb {
         None => v,
@@ -253,17 +277,21 @@ pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             b,
             comb,
         } => {
-            let a = w.get(a);
-            let b = w.get(b);
-            let mut bits = 0u32;
-            for l in 0..32 {
-                let (mut x, mut y) = (widen(n, a[l]), widen(n, b[l]));
-                if ftz {
-                    x = ftz32(x);
-                    y = ftz32(y);
+            let mut a = w.get(a);
+            let mut b = w.get(b);
+            if n != Narrow::None {
+                for l in 0..32 {
+                    a[l] = widen(n, a[l]);
+                    b[l] = widen(n, b[l]);
                 }
-                bits |= (cmp32(cmp, x, y) as u32) << l;
             }
+            if ftz {
+                for l in 0..32 {
+                    a[l] = ftz32(a[l]);
+                    b[l] = ftz32(b[l]);
+                }
+            }
+            let bits = setp_bits32(cmp, &a, &b);
             let t = combine(w, bits, comb);
             w.set_pred(p, mask, t);
             if let Some(q) = q {
