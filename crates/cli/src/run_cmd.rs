@@ -141,7 +141,18 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         let _ = writeln!(out, "... and {} more diagnostics", r.diagnostics_dropped);
     }
     for h in r.hangs.iter().chain(&r.budget_exhausted) {
-        let _ = write!(out, "{h}");
+        let _ = writeln!(
+            out,
+            "{}: {} {}: {}",
+            shown, h.rule.id, h.rule.name, h.summary
+        );
+        for w in &h.warps {
+            let _ = writeln!(
+                out,
+                "  {shown}:{}: cta ({},{},{}) warp {} lanes {:#010x}: blocked in `{}`: {}",
+                w.span, w.cta[0], w.cta[1], w.cta[2], w.warp, w.lanes, w.opcode, w.waiting_for
+            );
+        }
     }
     // outputs
     let mut contents = Vec::with_capacity(addrs.len());

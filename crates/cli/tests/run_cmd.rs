@@ -1,0 +1,119 @@
+//! `tmemu run` end to end: exit codes, hang reports, expects, determinism across --threads.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tmemu(args: &[&str]) -> (i32, String, Duration) {
+    let t = Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    (o.status.code().unwrap_or(-1), text, t.elapsed())
+}
+
+#[test]
+fn barrier_deadlock_exits_3_with_a_hang_report() {
+    let (code, out, took) = tmemu(&["run", "tests/corpus/engine/barrier_deadlock.toml"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(out.contains("TM0504 barrier-deadlock"), "{out}");
+    assert!(
+        out.contains("barrier_deadlock.ptx:17:5: cta (0,0,0) warp 0 lanes 0xffffffff: blocked in `bar.sync`: CTA barrier 1: 32 of 64 threads arrived"),
+        "{out}"
+    );
+    assert!(out.contains("verdict: hang"), "{out}");
+}
+
+#[test]
+fn mbarrier_spin_exits_3_with_a_hang_report() {
+    let (code, out, took) = tmemu(&["run", "tests/corpus/engine/mbarrier_spin.toml"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(out.contains("TM0206 mbarrier-hang"), "{out}");
+    assert!(
+        out.contains("mbarrier_spin.ptx:21:5: cta (0,0,0) warp 1 lanes 0xffffffff: blocked in `mbarrier.try_wait.parity.shared::cta.b64`: mbarrier at shared offset 0x400 (CTA rank 0) to leave phase parity 0: phase 0, pending arrivals 1 of 2, tx-count 0"),
+        "{out}"
+    );
+}
+
+#[test]
+fn clean_runs_exit_0_and_check_their_expects() {
+    for spec in [
+        "tests/corpus/engine/divergence.toml",
+        "tests/corpus/engine/mbarrier_phases.toml",
+        "tests/corpus/kernels/triton/softmax.toml",
+    ] {
+        let (code, out, _) = tmemu(&["run", spec]);
+        assert_eq!(code, 0, "{spec}: {out}");
+        assert!(
+            out.contains("verdict: clean") && !out.contains("FAILED"),
+            "{spec}: {out}"
+        );
+    }
+}
+
+#[test]
+fn set_override_changes_a_scalar_and_a_wrong_expect_exits_1() {
+    // n = 32 puts the per-warp counts at out[32..34], so the reference no longer matches
+    let (code, out, _) = tmemu(&[
+        "run",
+        "tests/corpus/engine/divergence.toml",
+        "--set",
+        "n=32",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("expect out == ") && out.contains("FAILED"),
+        "{out}"
+    );
+}
+
+#[test]
+fn stats_and_thread_count_do_not_change_outputs() {
+    let dir = std::env::temp_dir().join(format!("tmemu-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut saved = Vec::new();
+    for t in ["1", "2"] {
+        let stats = dir.join(format!("stats{t}.json"));
+        let (code, out, _) = tmemu(&[
+            "run",
+            "tests/corpus/kernels/triton/softmax.toml",
+            "--threads",
+            t,
+            "--stats",
+            stats.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}");
+        let s = std::fs::read_to_string(&stats).unwrap();
+        for key in [
+            "\"warp_instructions\": 38400",
+            "\"thread_instructions\":",
+            "\"wall_seconds\":",
+            "\"ctas\": 64",
+        ] {
+            assert!(s.contains(key), "{key} missing in {s}");
+        }
+        saved.push(s.split("\"wall_seconds\"").next().unwrap().to_string());
+    }
+    assert_eq!(saved[0], saved[1]);
+}
+
+#[test]
+fn unsupported_forms_exit_4_and_bad_specs_exit_2() {
+    let (code, out, _) = tmemu(&["run", "tests/corpus/kernels/triton/matmul_fp16.toml"]);
+    assert_eq!(code, 4, "{out}");
+    assert!(
+        out.contains("unsupported: ") && out.contains("verdict: incomplete"),
+        "{out}"
+    );
+    let (code, out, _) = tmemu(&["run", "tests/corpus/engine/no_such_spec.toml"]);
+    assert_eq!(code, 2, "{out}");
+}
