@@ -739,6 +739,9 @@ def run(out_root: Path, only: set[str], log=print) -> dict[str, list[str]]:
             log("  nvcc: kernels/gen_cuda.py")
             mod = load_kernel_module("kernels/gen_cuda.py")
             mod.generate(out_root, rewrite_paths)
+        if (KERNELS_DIR / "gen_bugs.py").exists() and not only:  # tests/corpus/bugs (owned separately)
+            log("  nvcc bug reproductions: kernels/gen_bugs.py")
+            load_kernel_module("kernels/gen_bugs.py").generate(out_root.parent / "bugs", rewrite_paths)
     return produced
 
 

@@ -18,7 +18,8 @@ Checks (format: tests/corpus/rules/README.md):
   * every launch spec parses as TOML, uses only launch-spec keys, names an existing PTX and
     entry, and has one [[arg]] per .param;
   * bugs: buggy/fixed PTX and specs as above, expected.toml findings name catalogued rules
-    and lines that hold that instruction; fixed variants expect nothing;
+    (or are hangs) at lines that hold that instruction; fixed variants expect nothing;
+    kernels/gen_bugs.py output is up to date;
   * make_rules.py output is up to date.
 Exit status 0 when everything holds; every problem is printed as path:line: message.
 """
@@ -47,8 +48,9 @@ EXEMPT: dict[str, str] = {}
 
 VERDICTS = {"clean", "violation", "hang", "incomplete"}
 SEVERITY_KIND = {"Error": "ERROR", "Warning": "WARNING", "Note": "NOTE"}
-MARK_RE = re.compile(r"//(\^*)\s*(~.*)$")
-ONE_MARK_RE = re.compile(r"~(ERROR|WARNING|NOTE|RELATED|HANG)(?:\s+(TM\d{4}))?")
+# `// ~ERROR TM0001 ~RELATED TM0002` (this line) or `//~^^ ERROR TM0001` (two lines up).
+MARK_RE = re.compile(r"//\s*~(\^*)\s*(.*)$")
+ONE_MARK_RE = re.compile(r"~?(ERROR|WARNING|NOTE|RELATED|HANG)\b(?:\s+(TM\d{4}))?")
 SPEC_KEYS = {"ptx", "kernel", "grid", "block", "cluster", "shared_bytes", "buffers", "arg",
              "expect"}
 ARG_KEYS = {"value", "buffer", "offset_bytes", "dtype", "shape", "fill", "from", "random", "save",
@@ -89,7 +91,7 @@ def parse_marks(path: pathlib.Path, text: str, rules, probs: Problems):
             header[key] = val.strip()
             continue
         m = MARK_RE.search(line)
-        if not m or "~" not in m.group(2):
+        if not m:
             continue
         target = no - len(m.group(1))
         rest = m.group(2)
@@ -307,23 +309,34 @@ def check_bugs(rules, probs: Problems, use_ptxas: bool) -> int:
             lines = ptx.read_text().splitlines()
             findings = v.get("finding", [])
             if v.get("name") == "fixed" and (findings or v.get("verdict") != "clean"):
-                if any(f.get("severity") != "note" for f in findings) or v.get("verdict") != "clean":
-                    probs.add(exp_path, 1, "the fixed variant must be clean")
+                probs.add(exp_path, 1, "the fixed variant must be silent (no findings, clean)")
             for f in findings:
+                for k in set(f) - {"rule", "severity", "file", "line", "instruction",
+                                   "related_line"}:
+                    probs.add(exp_path, 1, f"unknown finding key `{k}`")
                 rule, line, file = f.get("rule"), f.get("line"), f.get("file")
-                if rule is not None and rule not in rules:
+                sev = f.get("severity")
+                if rule is None:
+                    if sev != "hang":
+                        probs.add(exp_path, 1, "a finding without a rule must be severity hang")
+                elif rule not in rules:
                     probs.add(exp_path, 1, f"finding names {rule}, not in the catalogue")
+                elif SEVERITY_KIND[rules[rule][1]].lower() != sev:
+                    probs.add(exp_path, 1, f"{rule} severity {sev}, catalogue says {rules[rule][1]}")
+                if sev == "hang" and v.get("verdict") != "hang":
+                    probs.add(exp_path, 1, "a hang finding in a variant whose verdict is not hang")
                 if file != v.get("ptx"):
                     probs.add(exp_path, 1, f"finding file {file!r} is not the variant's ptx")
-                if not isinstance(line, int) or not 1 <= line <= len(lines):
-                    probs.add(exp_path, 1, f"finding line {line!r} outside {ptx.name}")
-                    continue
-                op = f.get("instruction")
-                if op and op not in lines[line - 1]:
-                    probs.add(exp_path, 1, f"{ptx.name}:{line} does not hold `{op}`")
-                sev = f.get("severity", "error")
-                if rule in rules and SEVERITY_KIND[rules[rule][1]].lower() != sev:
-                    probs.add(exp_path, 1, f"{rule} severity {sev}, catalogue says {rules[rule][1]}")
+                for key in ("line", "related_line"):
+                    at = f.get(key)
+                    if key == "related_line" and at is None:
+                        continue
+                    if not isinstance(at, int) or not 1 <= at <= len(lines):
+                        probs.add(exp_path, 1, f"finding {key} {at!r} outside {ptx.name}")
+                if isinstance(line, int) and 1 <= line <= len(lines):
+                    op = f.get("instruction")
+                    if not op or op not in lines[line - 1]:
+                        probs.add(exp_path, 1, f"{ptx.name}:{line} does not hold `{op}`")
             if use_ptxas:
                 rc, out = run_ptxas(ptx, "sm_100a")
                 if rc != 0:
@@ -347,6 +360,12 @@ def main() -> int:
                            capture_output=True, text=True)
         if r.returncode != 0:
             probs.add(HERE / "make_rules.py", 1, "generated files are stale:\n" + r.stdout)
+        if not args.no_ptxas:  # gen_bugs needs nvcc, like ptxas
+            r = subprocess.run([sys.executable, str(REPO / "kernels" / "gen_bugs.py"), "--check"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                probs.add(REPO / "kernels" / "gen_bugs.py", 1,
+                          "tests/corpus/bugs is stale:\n" + r.stdout + r.stderr)
     n_rules = check_rules(rules, probs, not args.no_ptxas, record)
     n_bugs = 0 if args.record else check_bugs(rules, probs, not args.no_ptxas)
     if record is not None:
