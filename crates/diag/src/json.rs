@@ -1,0 +1,225 @@
+//! JSON Lines: one object per finding, hang and incomplete item, then one summary object.
+//! Field names are a contract, documented in docs/cli.md; add fields, never rename.
+
+use serde::Serialize;
+
+use crate::catalogue::help_line;
+use crate::hang::HangReport;
+use crate::model::{ExecContext, Finding, Location, Occurrences, Severity};
+use crate::report::{Incomplete, Report};
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    rule: &'a str,
+    name: &'a str,
+    severity: Severity,
+    message: &'a str,
+    file: &'a str,
+    line: u32,
+    column: u32,
+    byte_range: Option<[u32; 2]>,
+    label: Option<&'a str>,
+    related: Vec<JsonRelated<'a>>,
+    context: Option<JsonContext>,
+    source: Option<JsonSource<'a>>,
+    seed: Option<u64>,
+    notes: &'a [String],
+    occurrences: Occurrences,
+    help: Option<String>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
+    label: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JsonContext {
+    cluster: [u32; 3],
+    cta: [u32; 3],
+    sm: Option<u32>,
+    warp: Option<u32>,
+    lanes: u32,
+}
+
+#[derive(Serialize)]
+struct JsonSource<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
+}
+
+#[derive(Serialize)]
+struct JsonHang<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    rule: &'a str,
+    name: &'a str,
+    severity: Severity,
+    message: &'a str,
+    blocked: Vec<JsonBlocked<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonBlocked<'a> {
+    context: JsonContext,
+    file: &'a str,
+    line: u32,
+    column: u32,
+    instruction: &'a str,
+    waiting_for: &'a str,
+    occurrences: Occurrences,
+}
+
+#[derive(Serialize)]
+struct JsonIncomplete<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: &'a str,
+    file: Option<&'a str>,
+    line: Option<u32>,
+    column: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    verdict: crate::Verdict,
+    exit_code: u8,
+    findings: usize,
+    errors: usize,
+    warnings: usize,
+    notes: usize,
+    hang: bool,
+    incomplete: usize,
+}
+
+fn context(c: &ExecContext) -> JsonContext {
+    JsonContext {
+        cluster: c.cluster,
+        cta: c.cta,
+        sm: c.sm,
+        warp: c.warp,
+        lanes: c.lanes,
+    }
+}
+
+fn related(l: &Location) -> JsonRelated<'_> {
+    JsonRelated {
+        file: &l.file,
+        line: l.line,
+        column: l.column,
+        label: l.label.as_deref(),
+    }
+}
+
+fn finding(f: &Finding) -> JsonFinding<'_> {
+    JsonFinding {
+        kind: "finding",
+        rule: f.rule,
+        name: f.name,
+        severity: f.severity,
+        message: &f.message,
+        file: &f.primary.file,
+        line: f.primary.line,
+        column: f.primary.column,
+        byte_range: f.primary.byte_range.as_ref().map(|r| [r.start, r.end]),
+        label: f.primary.label.as_deref(),
+        related: f.related.iter().map(related).collect(),
+        context: f.context.as_ref().map(context),
+        source: f.source.as_ref().map(|s| JsonSource {
+            file: &s.file,
+            line: s.line,
+            column: s.column,
+        }),
+        seed: f.seed,
+        notes: &f.notes,
+        occurrences: f.occurrences,
+        help: help_line(f.rule, f.name),
+    }
+}
+
+fn hang(h: &HangReport) -> JsonHang<'_> {
+    JsonHang {
+        kind: "hang",
+        rule: h.rule,
+        name: h.name,
+        severity: Severity::Error,
+        message: &h.summary,
+        blocked: h
+            .rows()
+            .into_iter()
+            .map(|r| JsonBlocked {
+                context: context(&r.first.context),
+                file: &r.first.location.file,
+                line: r.first.location.line,
+                column: r.first.location.column,
+                instruction: &r.first.instruction,
+                waiting_for: &r.first.waiting_for,
+                occurrences: r.occurrences,
+            })
+            .collect(),
+    }
+}
+
+fn incomplete(i: &Incomplete) -> JsonIncomplete<'_> {
+    JsonIncomplete {
+        kind: "incomplete",
+        message: &i.message,
+        file: i.location.as_ref().map(|l| l.file.as_str()),
+        line: i.location.as_ref().map(|l| l.line),
+        column: i.location.as_ref().map(|l| l.column),
+    }
+}
+
+fn line(out: &mut String, v: &impl Serialize) {
+    // Serialising these plain structs cannot fail (no maps with non-string keys, no I/O).
+    if let Ok(s) = serde_json::to_string(v) {
+        out.push_str(&s);
+        out.push('\n');
+    }
+}
+
+/// The final `{"type":"summary",...}` object, on one line.
+pub fn summary_json(report: &Report) -> String {
+    let c = report.counts();
+    let v = report.verdict();
+    let mut out = String::new();
+    line(
+        &mut out,
+        &JsonSummary {
+            kind: "summary",
+            verdict: v,
+            exit_code: v.exit_code(),
+            findings: c.findings,
+            errors: c.errors,
+            warnings: c.warnings,
+            notes: c.notes,
+            hang: report.hang.is_some(),
+            incomplete: report.incomplete.len(),
+        },
+    );
+    out
+}
+
+/// The whole report as JSON Lines (each line one object, ending with the summary).
+pub fn render_json(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        line(&mut out, &finding(f));
+    }
+    if let Some(h) = &report.hang {
+        line(&mut out, &hang(h));
+    }
+    for i in &report.incomplete {
+        line(&mut out, &incomplete(i));
+    }
+    out.push_str(&summary_json(report));
+    out
+}
