@@ -295,6 +295,15 @@ impl TensorMapDesc {
 
     /// Reads and validates a 128-byte encoding.
     pub fn decode(b: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMapDesc, TensorMapError> {
+        let d = Self::decode_unvalidated(b)?;
+        d.validate()?;
+        Ok(d)
+    }
+
+    /// Reads a 128-byte encoding (magic, version, checksum, field codes, reserved bytes) without
+    /// the `cuTensorMapEncodeTiled` rules: `tensormap.replace` edits maps field by field and may
+    /// pass through invalid states.
+    pub fn decode_unvalidated(b: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMapDesc, TensorMapError> {
         let magic: [u8; 4] = b[0..4].try_into().expect("4 bytes");
         if magic != MAGIC {
             return Err(TensorMapError::Magic(magic));
@@ -339,7 +348,6 @@ impl TensorMapDesc {
         for i in 0..MAX_RANK - 1 {
             d.global_strides[i] = u64_at(64 + 8 * i);
         }
-        d.validate()?;
         Ok(d)
     }
 

@@ -1,0 +1,86 @@
+//! What can go wrong in a tensor copy, and whose fault it is.
+//!
+//! Three kinds, kept apart as Miri keeps UB apart from Unsupported:
+//! - a broken PTX rule (a misaligned shared-memory address, a coordinate vector of the wrong
+//!   length, an invalid tensor map, ...): [`TmaError::rule_id`] names the catalogued rule
+//!   (TM012x, `crates/tmem/src/rules.rs`);
+//! - a buffer fault: the engine's memory said the bytes do not exist ([`GlobalFault`]); this is
+//!   an engine-level out-of-bounds access, distinct from the tensor's own out-of-bounds
+//!   elements, which are legal and filled;
+//! - something tmemu does not model yet ([`TmaError::Unsupported`]): the engine reports the run
+//!   as incomplete instead of guessing.
+
+use tmemu_spec::tensormap::TensorMapError;
+
+/// Rule IDs this crate reports (catalogued in `tmemu_tmem::rules`).
+pub mod rule {
+    pub const COORDS_RANK: &str = "TM0120";
+    pub const SMEM_MISALIGNED: &str = "TM0121";
+    pub const BOX_EXCEEDS_SWIZZLE: &str = "TM0122";
+    pub const MAP_INVALID: &str = "TM0123";
+    pub const MBAR_MISALIGNED: &str = "TM0124";
+    pub const REDUCE_TYPE: &str = "TM0125";
+    pub const SMEM_OUT_OF_BOUNDS: &str = "TM0126";
+    pub const GLOBAL_FAULT: &str = "TM0127";
+    pub const MULTICAST_MASK: &str = "TM0128";
+}
+
+/// The engine's global memory refused an access: `len` bytes at `addr` are not all inside an
+/// allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("global access of {len} bytes at {addr:#x} is outside every buffer")]
+pub struct GlobalFault {
+    pub addr: u64,
+    pub len: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TmaError {
+    #[error("{given} tensor coordinates for a rank-{rank} tensor map")]
+    CoordsRank { given: usize, rank: u8 },
+    #[error("shared-memory {what} address {addr:#x} is not {align}-byte aligned")]
+    SmemMisaligned {
+        what: &'static str,
+        addr: u32,
+        align: u32,
+    },
+    #[error(
+        "the box's inner dimension spans {bytes} bytes, more than the {span}-byte swizzle span"
+    )]
+    BoxExceedsSwizzle { bytes: u64, span: u64 },
+    #[error("invalid tensor map: {0}")]
+    Map(#[from] TensorMapError),
+    #[error("mbarrier address {addr:#x} is not 8-byte aligned")]
+    MbarMisaligned { addr: u32 },
+    #[error("reduction .{op} is not defined for element type {elem}")]
+    ReduceType {
+        op: &'static str,
+        elem: &'static str,
+    },
+    #[error("shared-memory bytes {start:#x}..{end:#x} are outside the {size}-byte shared window")]
+    SmemOutOfBounds { start: u64, end: u64, size: u64 },
+    #[error(transparent)]
+    Global(#[from] GlobalFault),
+    #[error("multicast mask {mask:#06x} selects a CTA outside the {cluster_size}-CTA cluster")]
+    MulticastMask { mask: u16, cluster_size: u32 },
+    #[error("not modelled: {0}")]
+    Unsupported(&'static str),
+}
+
+impl TmaError {
+    /// The catalogued rule this error reports; `None` for what tmemu does not model.
+    pub fn rule_id(&self) -> Option<&'static str> {
+        Some(match self {
+            TmaError::CoordsRank { .. } => rule::COORDS_RANK,
+            TmaError::SmemMisaligned { .. } => rule::SMEM_MISALIGNED,
+            TmaError::BoxExceedsSwizzle { .. } => rule::BOX_EXCEEDS_SWIZZLE,
+            TmaError::Map(_) => rule::MAP_INVALID,
+            TmaError::MbarMisaligned { .. } => rule::MBAR_MISALIGNED,
+            TmaError::ReduceType { .. } => rule::REDUCE_TYPE,
+            TmaError::SmemOutOfBounds { .. } => rule::SMEM_OUT_OF_BOUNDS,
+            TmaError::Global(_) => rule::GLOBAL_FAULT,
+            TmaError::MulticastMask { .. } => rule::MULTICAST_MASK,
+            TmaError::Unsupported(_) => return None,
+        })
+    }
+}

@@ -1,0 +1,39 @@
+//! The tensor memory accelerator (TMA) copy model: `cp.async.bulk.tensor`,
+//! `cp.reduce.async.bulk.tensor` and `tensormap.replace` as pure functions.
+//!
+//! Given a decoded tensor map (`tmemu_spec::tensormap::TensorMapDesc`), coordinates and byte
+//! memories, this crate says which bytes go where: the box's elements in shared-memory order,
+//! each element's global address or out-of-bounds fill, the destination swizzle, the
+//! complete-tx byte count, the multicast destinations. It knows no PTX text and no scheduler:
+//! the engine parses the instruction, decides when the copy happens, and calls in here.
+//!
+//! Entry points: [`TileBox::new`] (decode a copy once; iterate runs, pieces or elements),
+//! [`copy_box`] / [`store_box`] / [`reduce_box`] (do it on a [`GlobalMemory`] and a shared
+//! window), [`multicast_targets`], [`tensormap_replace`]. Facts: `shared/spec/bulk-copies.md`.
+
+mod copy;
+mod error;
+mod memory;
+mod multicast;
+mod reduce;
+mod replace;
+mod swizzle;
+mod tile;
+
+pub use copy::{copy_box, load, reduce_box, store, store_box, CopyStats};
+pub use error::{rule, GlobalFault, TmaError};
+pub use memory::{FlatGlobal, GlobalMemory};
+pub use multicast::{check_mbarrier, mbar_target, multicast_targets, CopyTarget, CtaGroup};
+pub use reduce::ReduceOp;
+pub use replace::{
+    decode_for_replace, replace_field, tensormap_replace, ReplaceError, ReplaceField,
+};
+pub use swizzle::TmaSwizzle;
+pub use tile::{Element, Piece, Run, TileBox, SMEM_ALIGN};
+
+/// The error for tensor-copy modes this crate does not model (`.im2col`, `.im2col::w`,
+/// `.im2col::w::128`, `.tile::gather4`, `.tile::scatter4`, `.im2col_no_offs`): the engine
+/// reports it, and the run as incomplete. `mode` names the qualifier, e.g. `"im2col"`.
+pub fn unsupported_mode(mode: &'static str) -> TmaError {
+    TmaError::Unsupported(mode)
+}

@@ -1,0 +1,404 @@
+//! Tile mode: which bytes of a tensor a box covers and where each lands in shared memory
+//! (PTX ISA 9.1 §5.5.1–§5.5.3, §5.5.7; bulk-copies.md §1.5).
+//!
+//! A [`TileBox`] is decoded once per copy; the copy itself walks the box as contiguous *runs*
+//! (one inner-dimension row, split where it crosses the tensor's edge) and each run as
+//! *pieces* (the parts of a run that stay contiguous after the swizzle), so a copy is a handful
+//! of `memcpy`s per row and allocates nothing.
+//!
+//! Decisions on facts the ISA leaves open (each also in docs/arch/tma.md):
+//! - Shared memory holds the box densely, dimension 0 fastest, `n_i = ceil(box_i / stride_i)`
+//!   elements per dimension. A row shorter than the swizzle span is *not* padded to it
+//!   (bulk-copies.md §1.5, UNCONFIRMED; the ISA says shared memory is treated as linear data).
+//! - Element stride 0 is ignored unless the map is interleaved (the driver ignores it,
+//!   bulk-copies.md §1.5), so an inner row is always contiguous in global memory then.
+//! - complete_tx counts the whole box, out-of-bounds elements included (bulk-copies.md §1.3,
+//!   DERIVED from CUTLASS/Triton expect-tx values).
+//! - An out-of-bounds element is zero, or with OOB-NaN fill the canonical quiet NaN of its
+//!   type (all exponent and mantissa bits set, sign clear). Which NaN the hardware writes is
+//!   UNCONFIRMED; OOB-NaN is only legal for floating-point types, so integers are always zero.
+
+use tmemu_spec::tensormap::{Interleave, OobFill, TensorMapDesc, TmElemType, MAX_RANK};
+
+use crate::{TmaError, TmaSwizzle};
+
+/// Alignment of a tensor copy's shared-memory address. PTX §5.5.7 computes the swizzle phase
+/// from `dstMem / 128`, and the CUDA programming guide's TMA section asks for 128-byte aligned
+/// shared memory in every swizzle mode; a 1024-byte alignment is *not* required (the phase
+/// follows the address bits, `swizzle.rs`).
+pub const SMEM_ALIGN: u32 = 128;
+
+/// A maximal stretch of the dense box that is contiguous in global memory (or entirely out of
+/// the tensor's bounds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Byte offset in the dense (unswizzled) box.
+    pub box_offset: u32,
+    pub len: u32,
+    /// First global byte, or `None` when every element of the run is out of bounds.
+    pub global: Option<u64>,
+}
+
+/// A stretch that is contiguous both in global memory and in (swizzled) shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// Absolute shared-memory address of the first byte (after the swizzle).
+    pub smem: u32,
+    pub box_offset: u32,
+    pub len: u32,
+    pub global: Option<u64>,
+}
+
+/// One element of the box, for checkers that want per-element detail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Element {
+    /// Box index per dimension (`k_i`, innermost first).
+    pub index: [u32; MAX_RANK],
+    /// Tensor coordinate per dimension (`c_i + k_i · stride_i`).
+    pub coord: [i64; MAX_RANK],
+    /// Absolute shared-memory address after the swizzle.
+    pub smem: u32,
+    /// Global address, `None` when out of bounds.
+    pub global: Option<u64>,
+}
+
+/// A decoded tile-mode copy: the tensor map, the coordinates and the shared-memory address.
+#[derive(Clone, Debug)]
+pub struct TileBox {
+    rank: usize,
+    esize: u32,
+    global_address: u64,
+    dims: [u64; MAX_RANK],
+    /// Byte stride of each dimension (`[0]` = element size).
+    strides: [u64; MAX_RANK],
+    coords: [i64; MAX_RANK],
+    /// Traversal (element) stride per dimension, effective values.
+    steps: [u32; MAX_RANK],
+    /// Elements per dimension in the box.
+    counts: [u32; MAX_RANK],
+    row_bytes: u32,
+    swizzle: TmaSwizzle,
+    smem: u32,
+    fill: [u8; 8],
+}
+
+impl TileBox {
+    /// Decodes a tile-mode copy of `desc` at `coords` (innermost first) to or from shared
+    /// memory at `smem`. Checks, in order: coordinate count (TM0120), the box against the
+    /// swizzle span (TM0122), the rest of the map (TM0123), the shared-memory alignment (TM0121).
+    pub fn new(desc: &TensorMapDesc, coords: &[i32], smem: u32) -> Result<TileBox, TmaError> {
+        let rank = desc.rank as usize;
+        if coords.len() != rank {
+            return Err(TmaError::CoordsRank {
+                given: coords.len(),
+                rank: desc.rank,
+            });
+        }
+        let ty = desc.elem_type;
+        if ty.is_sub_byte() {
+            return Err(TmaError::Unsupported(
+                "tensor copies of sub-byte element types (b4x16, b4x16_p64, b6x16_p32)",
+            ));
+        }
+        let swizzle = TmaSwizzle::of(desc)?;
+        let esize = (ty.bits() / 8) as u32;
+        let interleaved = desc.interleave != Interleave::None;
+        let inner_bytes = u64::from(desc.box_dims[0]) * u64::from(esize);
+        if let (false, Some(span)) = (interleaved, swizzle.span()) {
+            if inner_bytes > span {
+                return Err(TmaError::BoxExceedsSwizzle {
+                    bytes: inner_bytes,
+                    span,
+                });
+            }
+        }
+        desc.validate()?;
+        if smem % SMEM_ALIGN != 0 {
+            return Err(TmaError::SmemMisaligned {
+                what: "tensor copy",
+                addr: smem,
+                align: SMEM_ALIGN,
+            });
+        }
+        let mut b = TileBox {
+            rank,
+            esize,
+            global_address: desc.global_address,
+            dims: [1; MAX_RANK],
+            strides: [0; MAX_RANK],
+            coords: [0; MAX_RANK],
+            steps: [1; MAX_RANK],
+            counts: [1; MAX_RANK],
+            row_bytes: 0,
+            swizzle,
+            smem,
+            fill: fill_pattern(ty, desc.oob_fill),
+        };
+        for i in 0..rank {
+            b.dims[i] = desc.global_dims[i];
+            b.strides[i] = if i == 0 {
+                u64::from(esize)
+            } else {
+                desc.global_strides[i - 1]
+            };
+            b.coords[i] = i64::from(coords[i]);
+            b.steps[i] = if i == 0 && !interleaved {
+                1
+            } else {
+                desc.elem_strides[i]
+            };
+            b.counts[i] = desc.box_dims[i].div_ceil(b.steps[i]);
+        }
+        b.row_bytes = b.counts[0] * esize;
+        if b.row_bytes % 16 != 0 {
+            // Only reachable with interleave (validate makes non-interleaved rows whole 16-byte
+            // chunks); how such a row is padded in shared memory is not written down.
+            return Err(TmaError::Unsupported(
+                "an interleaved box whose inner row is not a multiple of 16 bytes",
+            ));
+        }
+        Ok(b)
+    }
+
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    pub fn elem_bytes(&self) -> u32 {
+        self.esize
+    }
+
+    pub fn swizzle(&self) -> TmaSwizzle {
+        self.swizzle
+    }
+
+    /// Elements per dimension (`ceil(box_i / elementStride_i)`), innermost first.
+    pub fn counts(&self) -> &[u32] {
+        &self.counts[..self.rank]
+    }
+
+    /// Bytes of one inner-dimension row in shared memory.
+    pub fn row_bytes(&self) -> u32 {
+        self.row_bytes
+    }
+
+    /// Number of inner-dimension rows.
+    pub fn rows(&self) -> u64 {
+        self.counts[1..self.rank]
+            .iter()
+            .map(|&n| u64::from(n))
+            .product()
+    }
+
+    /// Bytes of the box in shared memory, which is also the complete-tx count of a load
+    /// (out-of-bounds elements included).
+    pub fn box_bytes(&self) -> u64 {
+        u64::from(self.row_bytes) * self.rows()
+    }
+
+    /// The bytes an out-of-bounds element is filled with (the first `elem_bytes()`).
+    pub fn fill_pattern(&self) -> &[u8] {
+        &self.fill[..self.esize as usize]
+    }
+
+    /// Exact range `[start, end)` of absolute shared-memory addresses the copy touches.
+    /// Every swizzle keeps bytes inside their 128-byte line, and the box starts on a line, so
+    /// only a partial last line can reach past the dense end.
+    pub fn smem_extent(&self) -> (u64, u64) {
+        let start = u64::from(self.smem);
+        let bytes = self.box_bytes();
+        let full = bytes / 128 * 128;
+        let rem = (bytes - full) as u32;
+        let mut end = start + bytes;
+        if rem != 0 && self.swizzle != TmaSwizzle::None {
+            let line = start + full;
+            let g = self.swizzle.granule();
+            end = (0..rem / g)
+                .map(|j| u64::from(self.swizzle.apply((line as u32) + j * g)) + u64::from(g))
+                .max()
+                .unwrap_or(end);
+        }
+        (start, end)
+    }
+
+    /// Checks the box fits a shared window of `size` bytes (TM0126).
+    pub fn check_smem(&self, size: usize) -> Result<(), TmaError> {
+        let (start, end) = self.smem_extent();
+        if end > size as u64 {
+            return Err(TmaError::SmemOutOfBounds {
+                start,
+                end,
+                size: size as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Calls `f` for each run, in dense shared-memory order.
+    pub fn for_each_run(&self, mut f: impl FnMut(Run)) {
+        let mut k = [0u32; MAX_RANK];
+        let mut box_offset: u32 = 0;
+        let n0 = i64::from(self.counts[0]);
+        let es = i64::from(self.esize);
+        for _ in 0..self.rows() {
+            let mut row_base = Some(self.global_address);
+            for i in 1..self.rank {
+                let x = self.coords[i] + i64::from(k[i]) * i64::from(self.steps[i]);
+                row_base = match row_base {
+                    Some(a) if x >= 0 && (x as u64) < self.dims[i] => {
+                        Some(a.wrapping_add((x as u64).wrapping_mul(self.strides[i])))
+                    }
+                    _ => None,
+                };
+            }
+            let c0 = self.coords[0];
+            match row_base {
+                None => f(Run {
+                    box_offset,
+                    len: self.row_bytes,
+                    global: None,
+                }),
+                Some(base) if self.steps[0] == 1 => {
+                    // In-bounds elements of the row: k0 in [lo, hi).
+                    let lo = (-c0).clamp(0, n0);
+                    let hi = (self.dims[0] as i64 - c0).clamp(lo, n0);
+                    let at = |k0: i64| box_offset + (k0 * es) as u32;
+                    if lo > 0 {
+                        f(Run {
+                            box_offset,
+                            len: (lo * es) as u32,
+                            global: None,
+                        });
+                    }
+                    if hi > lo {
+                        let x0 = (c0 + lo) as u64;
+                        f(Run {
+                            box_offset: at(lo),
+                            len: ((hi - lo) * es) as u32,
+                            global: Some(base.wrapping_add(x0 * self.esize as u64)),
+                        });
+                    }
+                    if hi < n0 {
+                        f(Run {
+                            box_offset: at(hi),
+                            len: ((n0 - hi) * es) as u32,
+                            global: None,
+                        });
+                    }
+                }
+                Some(base) => {
+                    // Strided inner dimension (interleaved maps only): one run per element.
+                    for k0 in 0..n0 {
+                        let x0 = c0 + k0 * i64::from(self.steps[0]);
+                        let inb = x0 >= 0 && (x0 as u64) < self.dims[0];
+                        f(Run {
+                            box_offset: box_offset + (k0 * es) as u32,
+                            len: self.esize,
+                            global: inb.then(|| base.wrapping_add(x0 as u64 * self.esize as u64)),
+                        });
+                    }
+                }
+            }
+            box_offset += self.row_bytes;
+            for i in 1..self.rank {
+                k[i] += 1;
+                if k[i] < self.counts[i] {
+                    break;
+                }
+                k[i] = 0;
+            }
+        }
+    }
+
+    /// Calls `f` for each piece: runs cut at swizzle granules, then re-joined where the
+    /// swizzled addresses happen to continue (always, without a swizzle).
+    pub fn for_each_piece(&self, mut f: impl FnMut(Piece)) {
+        let g = self.swizzle.granule();
+        let mut pending: Option<Piece> = None;
+        let mut emit = |p: Piece| {
+            if let Some(q) = pending.as_mut() {
+                let smem_continues = q.smem + q.len == p.smem;
+                let global_continues = match (q.global, p.global) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => a + u64::from(q.len) == b,
+                    _ => false,
+                };
+                if smem_continues && global_continues && q.box_offset + q.len == p.box_offset {
+                    q.len += p.len;
+                    return;
+                }
+                f(*q);
+            }
+            pending = Some(p);
+        };
+        self.for_each_run(|r| {
+            let mut off = 0;
+            while off < r.len {
+                let a = self.smem + r.box_offset + off;
+                let len = (g - a % g).min(r.len - off);
+                emit(Piece {
+                    smem: self.swizzle.apply(a),
+                    box_offset: r.box_offset + off,
+                    len,
+                    global: r.global.map(|x| x + u64::from(off)),
+                });
+                off += len;
+            }
+        });
+        if let Some(q) = pending {
+            f(q);
+        }
+    }
+
+    /// Calls `f` for every element in dense shared-memory order (slow path for checkers and
+    /// tests; copies use runs).
+    pub fn for_each_element(&self, mut f: impl FnMut(Element)) {
+        let mut k = [0u32; MAX_RANK];
+        let total = self.rows() * u64::from(self.counts[0]);
+        for lin in 0..total {
+            let mut coord = [0i64; MAX_RANK];
+            let mut global = Some(self.global_address);
+            for i in 0..self.rank {
+                let x = self.coords[i] + i64::from(k[i]) * i64::from(self.steps[i]);
+                coord[i] = x;
+                global = match global {
+                    Some(a) if x >= 0 && (x as u64) < self.dims[i] => {
+                        Some(a.wrapping_add((x as u64).wrapping_mul(self.strides[i])))
+                    }
+                    _ => None,
+                };
+            }
+            let dense = self.smem + (lin as u32) * self.esize;
+            f(Element {
+                index: k,
+                coord,
+                smem: self.swizzle.apply(dense),
+                global,
+            });
+            for i in 0..self.rank {
+                k[i] += 1;
+                if k[i] < self.counts[i] {
+                    break;
+                }
+                k[i] = 0;
+            }
+        }
+    }
+}
+
+/// What an out-of-bounds element reads as (little-endian bytes; first `esize` used).
+fn fill_pattern(ty: TmElemType, fill: OobFill) -> [u8; 8] {
+    if fill == OobFill::Zero {
+        return [0; 8];
+    }
+    let nan: u64 = match ty {
+        TmElemType::F16 | TmElemType::BF16 => 0x7FFF,
+        TmElemType::F32 | TmElemType::F32Ftz | TmElemType::TF32 | TmElemType::TF32Ftz => {
+            0x7FFF_FFFF
+        }
+        TmElemType::F64 => 0x7FFF_FFFF_FFFF_FFFF,
+        // validate() rejects OOB-NaN for non-float types.
+        _ => 0,
+    };
+    nan.to_le_bytes()
+}
