@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -68,6 +69,46 @@ __global__ void diff_arith(int cid, const uint64_t* __restrict__ in, void* out, 
   if (wide) ((uint64_t*)out)[i] = o;
   else ((uint32_t*)out)[i] = (uint32_t)o;
 }
+
+// The same cases as one kernel each, for emulators that load a kernel only when they model
+// every instruction in it: `nvcc -DDIFF_CASE_KERNELS -arch=sm_90a -ptx` gives entries
+// diff_case<K>(in, out, n) (mangled _Z9diff_caseILi<K>EEvPKmPvi), one per manifest case K, that
+// compute exactly what diff_arith(K, in, out, n) computes.
+#ifdef DIFF_CASE_KERNELS
+template <int K>
+__global__ void diff_case(const uint64_t* __restrict__ in, void* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint64_t A = in[i], B = in[n + i], C = in[2 * n + i], D = in[3 * n + i];
+  const uint32_t a32 = (uint32_t)A, b32 = (uint32_t)B, c32 = (uint32_t)C, d32 = (uint32_t)D;
+  const unsigned short ha = (unsigned short)a32, hb = (unsigned short)b32, hc = (unsigned short)c32;
+  const float fa = __uint_as_float(a32), fb = __uint_as_float(b32), fc = __uint_as_float(c32);
+  const double da = __longlong_as_double((long long)A), db = __longlong_as_double((long long)B),
+               dc = __longlong_as_double((long long)C);
+  (void)hc; (void)fc; (void)dc; (void)D; (void)hb; (void)fb; (void)db; (void)ha; (void)fa;
+  (void)da; (void)a32; (void)b32; (void)c32; (void)d32;
+  uint64_t o = 0;
+  bool wide = false;
+  int k = 0;
+#define X(name, cls, kind, s, ...) \
+  if (K == k) { DO_##kind(s, __VA_ARGS__) wide = (WIDTH_##kind == 8); } \
+  k++;
+  ALL_CASES(X)
+#undef X
+  if (wide) ((uint64_t*)out)[i] = o;
+  else ((uint32_t*)out)[i] = (uint32_t)o;
+}
+template <int... Ks>
+void* const* case_kernel_table(std::integer_sequence<int, Ks...>) {
+  static void* const table[] = {(void*)&diff_case<Ks>...};
+  return table;
+}
+#define X(name, cls, kind, s, ...) +1
+constexpr int kNumArithCases = 0 ALL_CASES(X);
+#undef X
+// Taking every instantiation's address makes nvcc emit all of them.
+void* const* const kCaseKernels = case_kernel_table(std::make_integer_sequence<int, kNumArithCases>{});
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Engine-level kernels. Each writes one u32 (or u64) per thread; all take the class's columns.

@@ -116,9 +116,6 @@ pub fn cvt(dst: ScalarType, src: ScalarType, a: u64, m: CvtMods) -> Result<u64, 
                     },
                 );
             }
-            if src == T::F64 && dst == T::F64 || src == T::F32 && dst == T::F32 {
-                return float_to_float(dst, x, 0.0, m);
-            }
             float_to_float(dst, x, 0.0, m)
         }
     }

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates the committed PTX of the differential harness with the pinned nvcc of the kvenv
+# (or NVCC=...): harness.sm_90a.ptx (the recording kernels) and cases.sm_90a.ptx (one kernel
+# per arithmetic case, for the engine). Paths in .file directives are made repo-relative.
+set -euo pipefail
+cd "$(dirname "$0")"
+nvcc=${NVCC:-/work/kvenv/lib/python3.11/site-packages/nvidia/cu13/bin/nvcc}
+out=../../tests/corpus/diff
+"$nvcc" -arch=sm_90a -ptx -lineinfo -diag-suppress 550 -o "$out/harness.sm_90a.ptx" harness.cu
+"$nvcc" -DDIFF_CASE_KERNELS -arch=sm_90a -ptx -lineinfo -diag-suppress 550 -o "$out/cases.sm_90a.ptx" harness.cu
+for f in "$out/harness.sm_90a.ptx" "$out/cases.sm_90a.ptx"; do
+  sed -i -E 's#"[^"]*/kernels/diff/harness.cu"#"kernels/diff/harness.cu"#; s#"[^"]*/include/#"cuda/include/#' "$f"
+done
