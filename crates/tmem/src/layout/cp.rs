@@ -127,10 +127,14 @@ impl CpForm {
 
     /// Destination lanes (relative to L0) of source row `i`.
     ///
-    /// `.4x256b`: **UNCONFIRMED** — the shape's name says 4 lanes; we take the literal
-    /// reading, rows 0..3 → lanes L0..L0+3 (CUTLASS models it as lanes 0, 32, 64, 96).
+    /// `.4x256b`: **UNCONFIRMED** in the ISA text (no figure). We take rows 0..3 → lanes
+    /// L0, L0+32, L0+64, L0+96 — one row per warp quarter. Two independent readings agree on
+    /// this: CUTLASS' UTCCP traits (a "refresh of the last 4 lanes of each subpartition") and
+    /// Apache TVM TIRx's tcgen05.cp table ("0, 32, 64, 96 relative to the origin"); the literal
+    /// "4 consecutive lanes" reading has no user. A hardware test settles it.
     pub fn dest_lanes(&self, i: u32) -> ([u32; 4], u8) {
         match self.multicast {
+            CpMulticast::None if self.shape == CpShape::S4x256b => ([32 * i, 0, 0, 0], 1),
             CpMulticast::None => ([i, 0, 0, 0], 1),
             CpMulticast::Warpx2_02_13 => ([i, 64 + i, 0, 0], 2),
             CpMulticast::Warpx2_01_23 => {
@@ -207,10 +211,14 @@ impl CpForm {
         desc.check_sm100().map_err(LayoutError::Desc)?;
         let layout = OperandLayout::new(desc, Major::K);
         let (l0, c0) = (taddr >> 16, taddr & 0xFFFF);
-        let max_lane = match self.multicast {
-            CpMulticast::None => self.rows() - 1,
-            _ => 127,
-        };
+        // Highest destination lane relative to L0, over every source row.
+        let max_lane = (0..self.rows())
+            .flat_map(|i| {
+                let (lanes, n) = self.dest_lanes(i);
+                lanes.into_iter().take(n as usize)
+            })
+            .max()
+            .unwrap_or(0);
         if l0 + max_lane >= 128 || c0 + self.columns() > 512 {
             return Err(LayoutError::OutOfRange {
                 lane: l0 + max_lane,
