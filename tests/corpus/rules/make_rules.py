@@ -193,6 +193,21 @@ def mbar_wait(parity: int = 0, label: str = "L_WAIT", mark: str = "") -> list[st
     ]
 
 
+def bounded_wait(label: str = "L_WAIT", n: int = 64) -> list[str]:
+    """Waits for phase 0 at most n times: after a rejected commit nothing may ever arrive, and
+    the program must then end instead of adding a hang to the expected findings."""
+    return [
+        "    mov.u32 %r21, 0;",
+        f"{label}:",
+        "    mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 0;",
+        "    add.u32 %r21, %r21, 1;",
+        f"    setp.lt.u32 %p6, %r21, {n};",
+        "    not.pred %p8, %p5;",
+        "    and.pred %p6, %p6, %p8;",
+        f"    @%p6 bra {label};",
+    ]
+
+
 def delay(label: str = "L_DELAY", n: int = 64) -> list[str]:
     """A bounded delay loop: lets the other CTA get ahead under any fair schedule."""
     return [
@@ -399,8 +414,9 @@ add("TM0005-alloc-warp-not-converged", "keep", "clean",
     standard())
 
 add("TM0006-alloc-warp-lane-exited", "break", "violation",
-    ["Lanes 16-31 of warp 0 exit before warp 0 allocates; the remaining lanes execute alloc."],
-    ["    setp.ge.u32 %p3, %r3, 16;", "    and.pred %p3, %p3, %p1;", "    @%p3 bra L_EXIT;",
+    ["Lanes 16-31 of warp 0 execute `exit` before warp 0 allocates; the remaining lanes",
+     "execute alloc (all lanes that have not exited are there, so TM0005 does not apply)."],
+    ["    setp.ge.u32 %p3, %r3, 16;", "    and.pred %p3, %p3, %p1;", "    @%p3 exit;",
      "    @!%p1 bra L_ALLOCATED;",
      "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;" + E("TM0006"),
      "L_ALLOCATED:"])
@@ -695,11 +711,12 @@ COMMIT_PRE = (["    @!%p2 bra L_MBAR_INIT;", "    mbarrier.init.shared::cta.b64 
                "    fence.mbarrier_init.release.cluster;", "L_MBAR_INIT:"] + CLUSTER_SYNC)
 add_pair("TM0202-pair-peer-inactive", "break", "violation",
          ["Rank 1 exits right after the first cluster barrier; rank 0 (after a bounded delay)",
-          "issues a .cta_group::2 commit, which needs the peer active."],
+          "issues a .cta_group::2 commit, which needs the peer active. The commit may be",
+          "rejected, so rank 0 waits for its arrive a bounded number of times."],
          COMMIT_PRE + ["    @!%p7 bra L_EXIT;"] + delay()
          + ["    @!%p2 bra L_ISSUED;",
             "    tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [%r7];"
-            + E("TM0202"), "L_ISSUED:"] + mbar_wait())
+            + E("TM0202"), "L_ISSUED:"] + bounded_wait())
 add_pair("TM0202-pair-peer-inactive", "keep", "clean",
          ["Rank 1 waits at a second cluster barrier until rank 0 has committed and waited."],
          COMMIT_PRE
@@ -733,16 +750,19 @@ def flag_wait(label: str, order: str = "relaxed") -> list[str]:
 # Warps w and w+4 share lane quarter w % 4. A relaxed flag forces the order (writer first) without
 # creating happens-before, so the race is reported at the same access in every schedule.
 add("TM0204-tmem-access-race", "break", "violation",
-    ["Warp 0 stores to lane quarter 0 and raises a relaxed flag; warp 4 spins on the flag and",
-     "loads the same cells. The relaxed flag orders execution but synchronises nothing (no",
-     "release/acquire, no tcgen05 fences): the load races the store."],
+    ["Warp 0 stores to lane quarter 0, waits for the store (wait::st) and raises a relaxed",
+     "flag; warp 4 spins on the flag and loads the same cells. The relaxed flag orders",
+     "execution but synchronises nothing (no release/acquire, no tcgen05 fences): the load",
+     "races the store. (With wait::st the store is complete, so TM0206 does not apply; with a",
+     "thread synchronisation but no tcgen05 fences it would be TM0207.)"],
     FLAG_INIT + alloc() + PUBLISH
     + ["    setp.eq.u32 %p3, %r2, 4;", "    @%p3 bra L_READER;", "    @!%p1 bra L_JOIN;",
        "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};  // ~RELATED TM0204",
+       "    tcgen05.wait::st.sync.aligned;",
        "    st.relaxed.cta.shared.u32 [%r15], 1;", "    bra.uni L_JOIN;", "L_READER:"]
     + flag_wait("L_SPIN")
     + ["    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];" + E("TM0204"),
-       "    tcgen05.wait::ld.sync.aligned;", "L_JOIN:", "    @%p1 tcgen05.wait::st.sync.aligned;"]
+       "    tcgen05.wait::ld.sync.aligned;", "L_JOIN:"]
     + free(), block=256, extra_shared=FLAG_SHARED)
 add("TM0204-tmem-access-race", "keep", "clean",
     ["wait::st, fence::before_thread_sync, bar.sync, fence::after_thread_sync order the store",
@@ -830,14 +850,18 @@ add("TM0209-async-read-overwritten", "keep", "clean",
 
 add("TM0210-alloc-address-unsynchronised", "break", "violation",
     ["Warps 1-3 read the TMEM address from shared memory with no synchronisation after",
-     "warp 0's alloc wrote it (the weak alloc store, NVIDIA/cutlass PR #2835)."],
-    ["    @!%p1 bra L_ALLOCATED;",
-     "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;"
-     "  // ~RELATED TM0210",
-     "    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;", "L_ALLOCATED:",
-     "    ld.shared.u32 %r10, [%r4];" + E("TM0210"),
-     "    and.b32 %r5, %r2, 3;", "    shl.b32 %r11, %r5, 21;", "    add.u32 %r12, %r10, %r11;"]
-    + USE + free())
+     "warp 0's alloc wrote it (the weak alloc store, NVIDIA/cutlass PR #2835). A relaxed flag",
+     "makes them read after the alloc in every schedule without ordering anything. Warp 0",
+     "reads its own alloc's write (program order)."],
+    FLAG_INIT + ["    bar.sync 0;", "    @!%p1 bra L_WAIT_ADDR;",
+                 "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;"
+                 "  // ~RELATED TM0210",
+                 "    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+                 "    st.relaxed.cta.shared.u32 [%r15], 1;", "    bra.uni L_READ;",
+                 "L_WAIT_ADDR:"] + flag_wait("L_SPIN")
+    + ["L_READ:", "    ld.shared.u32 %r10, [%r4];" + E("TM0210"),
+       "    and.b32 %r5, %r2, 3;", "    shl.b32 %r11, %r5, 21;", "    add.u32 %r12, %r10, %r11;"]
+    + USE + free(), extra_shared=FLAG_SHARED)
 add("TM0210-alloc-address-unsynchronised", "keep", "clean",
     ["fence::before_thread_sync, bar.sync, fence::after_thread_sync, then the read."],
     standard())
@@ -880,16 +904,15 @@ BULK_PRE = mbar_init() + ["    bar.sync 0;", "    mov.u32 %r22, bulk_dst;", "   
                           "    cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes "
                           "[%r22], [%rd1], 512, [%r7];", "L_ISSUED:"]
 add("TM0213-async-write-in-flight", "break", "violation",
-    ["Thread 0 bulk-copies 512 bytes (the zeroed output buffer) into shared memory; every",
-     "thread reads its word before waiting on the mbarrier. (One line, one finding.)"],
+    ["Thread 0 bulk-copies 512 bytes (the zeroed output buffer) into shared memory and reads",
+     "the first word before waiting on the mbarrier (the same thread, so the read follows the",
+     "copy's issue in every schedule)."],
     [l + ("  // ~RELATED TM0213" if l.startswith("    cp.async.bulk") else "") for l in BULK_PRE]
-    + ["    shl.b32 %r5, %r1, 2;", "    add.u32 %r23, %r22, %r5;",
-       "    ld.shared.u32 %r20, [%r23];" + E("TM0213")] + mbar_wait(),
+    + ["    @%p2 ld.shared.u32 %r20, [%r22];" + E("TM0213")] + mbar_wait(),
     extra_shared=BULK_SHARED)
 add("TM0213-async-write-in-flight", "keep", "clean",
     ["The read comes after the mbarrier wait that observes complete_tx."],
-    BULK_PRE + mbar_wait() + ["    shl.b32 %r5, %r1, 2;", "    add.u32 %r23, %r22, %r5;",
-                              "    ld.shared.u32 %r20, [%r23];"],
+    BULK_PRE + mbar_wait() + ["    @%p2 ld.shared.u32 %r20, [%r22];"],
     extra_shared=BULK_SHARED)
 
 # ---- TM03xx mma and descriptors
