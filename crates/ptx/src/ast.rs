@@ -49,6 +49,19 @@ impl<'src> Module<'src> {
         })
     }
 
+    /// The first function (declaration or definition) named `name`; a definition wins over
+    /// an earlier declaration.
+    pub fn function(&self, name: &str) -> Option<&Function<'src>> {
+        let mut found = None;
+        for f in self.functions().filter(|f| f.name.name == name) {
+            if f.body.is_some() {
+                return Some(f);
+            }
+            found = found.or(Some(f));
+        }
+        found
+    }
+
     /// Kernels (`.entry`) only.
     pub fn entries(&self) -> impl Iterator<Item = &Function<'src>> {
         self.functions().filter(|f| f.kind == FunctionKind::Entry)
@@ -508,6 +521,18 @@ impl<'src> Instruction<'src> {
     /// `ld.global.nc.v4.b32` as written.
     pub fn opcode(&self, src: &'src str) -> &'src str {
         self.opcode_span.text(src)
+    }
+
+    /// The opcode with its modifiers for messages (`unsupported: ld.global.nc.v4.b32`),
+    /// without needing the source text.
+    pub fn opcode_display(&self) -> impl std::fmt::Display + '_ {
+        struct Opcode<'a, 'src>(&'a Instruction<'src>);
+        impl std::fmt::Display for Opcode<'_, '_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}{}", self.0.name, self.0.modifiers.as_str())
+            }
+        }
+        Opcode(self)
     }
 }
 

@@ -8,7 +8,7 @@
 //! - Family decoders that also validate: [`decode_memory`] (`ld`/`st`/`ldu`/`red`/`atom`
 //!   memory qualifiers) and [`decode_tcgen05`] (every `tcgen05.*` instruction). A qualifier they
 //!   do not know is an [`UnsupportedModifier`] carrying the instruction's span, so the loader can
-//!   say "unsupported: <form> at file:line:col". They check spelling, not the PTX rules about
+//!   say "unsupported: `<form>` at file:line:col". They check spelling, not the PTX rules about
 //!   which combinations are legal (`.pack::16b` on `tcgen05.st` decodes, with `pack_16b`
 //!   set); those are checker rules (TM04xx) with their own IDs.
 

@@ -84,6 +84,9 @@ fn functions_and_parameters() {
     let ps = ext.params.as_ref().unwrap();
     assert_eq!((ps[0].ty, ps[1].ty), (ScalarType::B32, ScalarType::B64));
     assert_eq!(func(&m, "weak_fn").linkage, Some(Linkage::Weak));
+    assert!(m.function("add_one").unwrap().body.is_some());
+    assert!(m.function("ext_fn").unwrap().body.is_none());
+    assert!(m.function("nope").is_none());
     assert!(func(&m, "stop").noreturn);
     let rp = func(&m, "reg_params");
     assert_eq!(rp.returns[0].space, StateSpace::Reg);
@@ -265,6 +268,8 @@ fn operands_guards_and_calls() {
     assert!(guard.negated);
     assert_eq!(guard.pred.name, "%p1");
     assert_eq!((g.name, g.modifiers.as_str()), ("bra", ".uni"));
+    assert_eq!(g.opcode_display().to_string(), "bra.uni");
+    assert_eq!(g.opcode(&src), "bra.uni");
     assert!(
         !find(&src, &all, "@%p1 bra $L__BB0_2;")
             .guard
