@@ -95,6 +95,44 @@ def main():
             i = diff[0]
             failed.append(f"{c['name']} [{c['class']}]: {len(diff)} of {n} differ, "
                           f"first thread {i}: tmemu {int(ours[i]):#x}, H100 {int(gpu[i]):#x}")
+    # The engine-level recordings: shuffles (mode m), shared atomics (mode m), bulk copy.
+    engine = [(c, k) for k, c in enumerate(man["cases"]) if c["kernel"] != "diff_arith"]
+    modes = {"diff_shfl": 0, "diff_atom": 0}
+    for c, k in engine:
+        if args.only and args.only not in c["name"]:
+            continue
+        kern = c["kernel"]
+        mangled = {"diff_shfl": "_Z9diff_shfliPKmPmi", "diff_atom": "_Z9diff_atomiPKmPji",
+                   "diff_bulk": "_Z9diff_bulkPKmPmi"}[kern]
+        mode_arg = ""
+        if kern in modes:
+            mode_arg = f"[[arg]]\nvalue = {modes[kern]}\n\n"
+            modes[kern] += 1
+        spec = os.path.join(work, "case.toml")
+        out = os.path.join(work, "out.npy")
+        with open(spec, "w") as f:
+            f.write(
+                f'ptx = "{os.path.join(CORPUS, "harness.sm_90a.ptx")}"\n'
+                f'kernel = "{mangled}"\ngrid = [{n // BLOCK}]\nblock = [{BLOCK}]\n\n'
+                + mode_arg
+                + f'[[arg]]\ndtype = "u64"\nshape = [{4 * n}]\nfrom = "{c["class"]}.npy"\n\n'
+                f'[[arg]]\ndtype = "u64"\nshape = [{n}]\nfill = "zeros"\nsave = "out.npy"\n\n'
+                f"[[arg]]\nvalue = {n}\n"
+            )
+        r = subprocess.run([args.tmemu, "run", spec], capture_output=True, text=True)
+        if r.returncode != 0:
+            incomplete.append((c["name"], r.returncode, (r.stderr or r.stdout).strip()[:200]))
+            continue
+        w = c["width"]
+        ours = np.frombuffer(np.load(out).tobytes()[: w * n], dtype="<u4" if w == 4 else "<u8")
+        gpu = np.frombuffer(outputs[c["offset"] : c["offset"] + w * n], dtype=ours.dtype)
+        diff = np.nonzero(ours != gpu)[0]
+        if len(diff) == 0:
+            passed += 1
+        else:
+            i = diff[0]
+            failed.append(f"{c['name']}: {len(diff)} of {n} differ, first thread {i}: "
+                          f"tmemu {int(ours[i]):#x}, H100 {int(gpu[i]):#x}")
     for f in failed:
         print("DIFF", f)
     for name, rc, msg in incomplete:
