@@ -120,7 +120,9 @@ def check_ptx_marks(path, text, rules, probs, own_rule=None, which=None):
     verdict = header.get("verdict")
     if verdict not in VERDICTS:
         probs.add(path, 1, f"`//@ verdict` missing or not one of {sorted(VERDICTS)}: {verdict!r}")
-    unknown = set(header) - {"verdict", "arch"}
+    unknown = set(header) - {"verdict", "arch", "pair_collective"}
+    if header.get("pair_collective", "blocking") not in ("blocking", "eager"):
+        probs.add(path, 1, "pair_collective must be blocking or eager")
     if unknown:
         probs.add(path, 1, f"unknown header keys {sorted(unknown)}")
     primaries = {(k, r) for k, r, _ in marks if k in ("ERROR", "WARNING", "NOTE")}
@@ -234,10 +236,10 @@ def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) ->
                 probs.add(d, 1, f"directory names {dname}, catalogue says "
                                 f"{rid}-{rules.get(rid, ('?',))[0]}")
                 continue
-        elif not dname.startswith("legal-"):
-            probs.add(d, 1, "directory is neither <ID>-<name> nor legal-<pattern>")
+        elif not dname.startswith(("legal-", "hang-")):
+            probs.add(d, 1, "directory is neither <ID>-<name>, legal-<pattern> nor hang-<pattern>")
             continue
-        stems = ("break", "keep") if m else ("keep",)
+        stems = ("keep",) if dname.startswith("legal-") else ("break", "keep")
         for stem in stems:
             ptx, spec = d / f"{stem}.ptx", d / f"{stem}.toml"
             if not ptx.is_file() or not spec.is_file():
@@ -247,6 +249,8 @@ def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) ->
             text = ptx.read_text()
             _, header = check_ptx_marks(ptx, text, rules, probs,
                                         own_rule=m.group(1) if m else None, which=stem)
+            if dname.startswith("hang-") and stem == "break" and header.get("verdict") != "hang":
+                probs.add(ptx, 1, "a hang-* break must have verdict hang")
             check_spec(spec, probs)
             first = next((l for l in text.splitlines() if l.startswith(".version")), "")
             ver = tuple(int(x) for x in first.split()[1].split(".")) if first else (0, 0)

@@ -46,6 +46,7 @@ class Case:
     ptxas: str | None = None  # TM04xx breaks: the ptxas 13.5 error this program provokes
     arch: str = "sm_100a"  # what check_corpus.py passes to ptxas -arch
     extra_shared: list[str] = field(default_factory=list)
+    pair_collective: str | None = None  # `//@ pair_collective` (engine option), when it matters
 
     def ptx(self) -> str:
         head = [f"// {self.rule} — {self.which}"]
@@ -56,6 +57,8 @@ class Case:
         head.append(f"//@ verdict = {self.verdict}")
         if self.arch != "sm_100a":
             head.append(f"//@ arch = {self.arch}")
+        if self.pair_collective:
+            head.append(f"//@ pair_collective = {self.pair_collective}")
         head += [
             f".version {self.version}",
             f".target {self.target}",
@@ -1053,6 +1056,52 @@ add("TM0409-target-unsupported", "break", "violation",
      "tcgen05 instruction (ptxas reports every one; tmemu reports the first)."],
     _t409, target="sm_90a", arch="sm_90a", version="8.8", ptxas="PTXAS_MSG")
 add("TM0409-target-unsupported", "keep", "clean", [".target sm_100a, .version 8.8."], standard())
+
+# ---- hangs that no rule names (the hang report is the finding)
+
+add("hang-alloc-never-satisfied", "break", "hang",
+    ["A single warp holds all 512 columns and allocates 32 more: nothing can ever free the",
+     "columns it waits for (nCols does not grow, so no rule is broken; the hang report names",
+     "the warp and who holds the columns)."],
+    ["    add.u32 %r13, %r4, 4;", "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;",
+     "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r13], 32;  // ~HANG",
+     "    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+     "    ld.shared.u32 %r10, [%r4];", "    ld.shared.u32 %r14, [%r13];",
+     "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r14, 32;",
+     "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 512;"], block=32)
+add("hang-alloc-never-satisfied", "keep", "clean",
+    ["The 512 columns are freed before the second allocation."],
+    ["    add.u32 %r13, %r4, 4;", "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;",
+     "    ld.shared.u32 %r10, [%r4];",
+     "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r10], {%r1};", "    tcgen05.wait::st.sync.aligned;",
+     "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 512;",
+     "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r13], 32;",
+     "    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+     "    ld.shared.u32 %r14, [%r13];",
+     "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r14, 32;"], block=32)
+
+TABLE48_PRE = pair_alloc() + ["    tcgen05.fence::before_thread_sync;"] + CLUSTER_SYNC + [
+    "    tcgen05.fence::after_thread_sync;"]
+add_pair("hang-table48-dealloc-across-cluster-barrier", "break", "hang",
+         ["PTX ISA §9.7.16.5 Table 48: rank 1 deallocates (.cta_group::2) before a cluster",
+          "barrier, rank 0 after it. When the collective dealloc blocks until the peer joins",
+          "(pair_collective = blocking), rank 1 waits in the dealloc for rank 0, which waits at",
+          "the barrier for rank 1: a hang. With a non-blocking dealloc the run completes, so",
+          "the header fixes the engine's choice. (Both CTAs synchronise after the alloc, so the",
+          "pair's TMEM state is ordered before either dealloc: no TM0201.)"],
+         TABLE48_PRE
+         + ["    @%p7 bra L_RANK0;",
+            "    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;  // ~HANG",
+            *CLUSTER_SYNC, "    bra.uni L_EXIT;", "L_RANK0:",
+            "    barrier.cluster.arrive.release.aligned;",
+            "    barrier.cluster.wait.acquire.aligned;  // ~HANG",
+            "    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;"],
+         pair_collective="blocking")
+add_pair("hang-table48-dealloc-across-cluster-barrier", "keep", "clean",
+         ["PTX ISA §9.7.16.5 Table 47: both CTAs pass the cluster barrier, then deallocate."],
+         TABLE48_PRE + CLUSTER_SYNC
+         + ["    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;"],
+         pair_collective="blocking")
 
 # ---- legal-but-tricky patterns a naive checker would flag (keep only)
 
