@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
+import textwrap
 from dataclasses import dataclass, field
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -50,7 +51,8 @@ class Case:
 
     def ptx(self) -> str:
         head = [f"// {self.rule} — {self.which}"]
-        head += [f"// {line}" if line else "//" for line in self.about]
+        for line in self.about:  # long lines wrapped at 96 columns
+            head += [f"// {w}" for w in textwrap.wrap(line, 93)] or ["//"]
         if self.ptxas:
             head.append(f"// ptxas -arch={self.arch} rejects this program (ptxas 13.5):")
             head += [f"//   {m}" for m in self.ptxas.splitlines()]
@@ -388,8 +390,10 @@ ncols_reg_case("TM0001-ncols-not-power-of-two", 96, E("TM0001"),
                "a multiple of 32 in [32, 512] that is not a power of two.")
 ncols_reg_case("TM0002-ncols-not-multiple-of-32", 48, E("TM0001") + " ~ERROR TM0002",
                "not a multiple of 32. Every value in [32, 512] that is not a multiple of 32 is "
-               "also not a power of two, so TM0001 is reported too (tmem.md rule 2: implied by "
-               "rules 1 and 3 for legal values).")
+               "also not a power of two, so TM0001 is expected too (tmem.md rule 2: implied by "
+               "rules 1 and 3 for legal values). ptxas 13.5 does the same for an immediate 48: "
+               "\"unexpected value '48', expected to be multiple of 32\" and \"value must be "
+               "power of 2\", two errors on one line.")
 ncols_reg_case("TM0003-ncols-out-of-range", 1024, E("TM0003"),
                "a power of two above 512.")
 
