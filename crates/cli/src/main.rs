@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod explain_cmd;
 mod parse_cmd;
 mod run_cmd;
 
@@ -28,6 +29,8 @@ enum Command {
     Parse(parse_cmd::Args),
     /// Run a kernel from a launch spec (TOML): outputs, expects, summary.
     Run(run_cmd::Args),
+    /// Print a rule's documentation (`tmemu explain TM0009`); `--list` lists every rule.
+    Explain(explain_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Parse(args) => parse_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Explain(args) => explain_cmd::run(&args),
     };
     ExitCode::from(code)
 }

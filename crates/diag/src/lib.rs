@@ -27,3 +27,6 @@ pub use report::{Counts, Incomplete, Report};
 pub use sarif::{render_sarif, SarifOptions};
 pub use sources::{resolve_kernel_source, Sources};
 pub use verdict::{Verdict, EXIT_BAD_INPUT};
+
+/// The rule catalogue the renderers read (re-exported for the CLI and its tests).
+pub use tmemu_tmem::rules;
