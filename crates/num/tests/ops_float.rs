@@ -225,7 +225,7 @@ fn f64_to_f32_and_int_to_float_match_ieee() {
     for _ in 0..100_000 {
         let r = rng.next();
         // f64 values around the f32 range, with full 52-bit mantissas.
-        let e = if r % 2 == 0 {
+        let e = if r.is_multiple_of(2) {
             1023 - 30 + (r >> 52) % 50
         } else {
             1023 - 160 + (r >> 52) % 300

@@ -37,16 +37,19 @@ fn out(x: f64, ftz: bool) -> u32 {
 }
 
 /// rcp.approx.f32: 1/x; ±0 -> ±inf, ±inf -> ±0.
+#[inline]
 pub fn f32_rcp_approx(a: u32, ftz: bool) -> u32 {
     out(1.0 / input(a, ftz), ftz)
 }
 
 /// sqrt.approx.f32: negative -> NaN, -0 -> -0.
+#[inline]
 pub fn f32_sqrt_approx(a: u32, ftz: bool) -> u32 {
     out(input(a, ftz).sqrt(), ftz)
 }
 
 /// rsqrt.approx.f32: ±0 -> ±inf, negative -> NaN, +inf -> +0.
+#[inline]
 pub fn f32_rsqrt_approx(a: u32, ftz: bool) -> u32 {
     let x = input(a, ftz);
     if x == 0.0 {
@@ -56,11 +59,13 @@ pub fn f32_rsqrt_approx(a: u32, ftz: bool) -> u32 {
 }
 
 /// ex2.approx.f32: -inf -> +0, +inf -> +inf.
+#[inline]
 pub fn f32_ex2_approx(a: u32, ftz: bool) -> u32 {
     out(input(a, ftz).exp2(), ftz)
 }
 
 /// lg2.approx.f32: ±0 -> -inf, negative -> NaN, +inf -> +inf.
+#[inline]
 pub fn f32_lg2_approx(a: u32, ftz: bool) -> u32 {
     let x = input(a, ftz);
     if x == 0.0 {
@@ -70,16 +75,19 @@ pub fn f32_lg2_approx(a: u32, ftz: bool) -> u32 {
 }
 
 /// sin.approx.f32: ±inf -> NaN; -0 -> -0.
+#[inline]
 pub fn f32_sin_approx(a: u32, ftz: bool) -> u32 {
     out(input(a, ftz).sin(), ftz)
 }
 
 /// cos.approx.f32: ±inf -> NaN.
+#[inline]
 pub fn f32_cos_approx(a: u32, ftz: bool) -> u32 {
     out(input(a, ftz).cos(), ftz)
 }
 
 /// tanh.approx.f32: ±inf -> ±1. Subnormal inputs are returned unchanged (tanh x = x there).
+#[inline]
 pub fn f32_tanh_approx(a: u32) -> u32 {
     if is_nan32(a) {
         return NAN32;
@@ -89,6 +97,7 @@ pub fn f32_tanh_approx(a: u32) -> u32 {
 
 /// div.approx.f32: a * (1/b) where the reciprocal of |b| in (2^126, 2^128] is a subnormal
 /// that the hardware flushes: the ISA documents d = 0 for such b (a finite).
+#[inline]
 pub fn f32_div_approx(a: u32, b: u32, ftz: bool) -> u32 {
     let (x, y) = (input(a, ftz), input(b, ftz));
     let ay = y.abs();
@@ -101,12 +110,14 @@ pub fn f32_div_approx(a: u32, b: u32, ftz: bool) -> u32 {
 
 /// div.full.f32: full-range approximate division (max 2 ulp error in the ISA); returned
 /// correctly rounded.
+#[inline]
 pub fn f32_div_full(a: u32, b: u32, ftz: bool) -> u32 {
     out(input(a, ftz) / input(b, ftz), ftz)
 }
 
 /// rcp.approx.ftz.f64: a fast reciprocal (the H100's differs from the correctly rounded value
 /// by up to 9.2e-7 relative); returned correctly rounded, subnormal inputs and results flushed.
+#[inline]
 pub fn f64_rcp_approx_ftz(a: u64) -> u64 {
     let x = f64::from_bits(a);
     let x = if x.is_subnormal() {
@@ -128,6 +139,7 @@ pub fn f64_rcp_approx_ftz(a: u64) -> u64 {
 }
 
 /// rsqrt.approx.f64: 1/sqrt(x), returned correctly rounded.
+#[inline]
 pub fn f64_rsqrt_approx(a: u64) -> u64 {
     let x = f64::from_bits(a);
     let r = if x == 0.0 {

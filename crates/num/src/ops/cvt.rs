@@ -64,6 +64,7 @@ fn float_value(src: ScalarType, a: u64, ftz: bool) -> Result<f64, OpError> {
 }
 
 /// cvt with one source: `dst` and `src` are the instruction's types, `a` the source bits.
+#[inline]
 pub fn cvt(dst: ScalarType, src: ScalarType, a: u64, m: CvtMods) -> Result<u64, OpError> {
     use ScalarType as T;
     let src_int = src.is_integer();
@@ -195,6 +196,7 @@ pub fn float_to_int(dst: IntTy, x: f64, rnd: Rounding) -> u64 {
 }
 
 /// Integer -> float with rounding (exact value v).
+#[inline]
 pub fn int_to_float(dst: ScalarType, v: i128, m: CvtMods) -> Result<u64, OpError> {
     let hi = v as f64; // round to nearest
     let lo = (v - hi as i128) as f64; // its sign is all the rounding needs
@@ -213,6 +215,7 @@ fn fmt_of(dst: ScalarType) -> Option<Format> {
 }
 
 /// Rounds the exact value `hi + lo` to a float destination with cvt's modifiers.
+#[inline]
 pub fn float_to_float(dst: ScalarType, hi: f64, lo: f64, m: CvtMods) -> Result<u64, OpError> {
     let fmt = fmt_of(dst).ok_or(OpError::Unsupported("cvt to this float type"))?;
     if m.rnd == Rounding::Rs {
@@ -279,6 +282,7 @@ pub fn f64_to_f32(a: u64, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
 /// part: f16x2 / bf16x2 (16 bits each), e4m3x2 / e5m2x2 (bytes), e2m3x2 / e3m2x2 (6 bits in
 /// the low bits of each byte), e2m1x2 (nibbles), ue8m0x2 (bytes; `.rz` or `.rp`). The f8/f6/f4
 /// forms require `.rn.satfinite`; ue8m0x2 takes `.satfinite` as an option.
+#[inline]
 pub fn cvt_pack_f32(dst: ScalarType, a: u32, b: u32, m: CvtMods) -> Result<u32, OpError> {
     use crate::narrow::{encode_ue8m0, pack_e2m1x2, pack_f6x2, Ue8m0Rounding};
     let narrow = |nf: NarrowFormat| -> Result<(u8, u8), OpError> {
@@ -332,6 +336,7 @@ pub fn cvt_pack_f32(dst: ScalarType, a: u32, b: u32, m: CvtMods) -> Result<u32, 
 }
 
 /// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each f16 half to f8, upper to upper.
+#[inline]
 pub fn cvt_f8x2_from_f16x2(dst: ScalarType, a: u32, relu: bool) -> Result<u16, OpError> {
     let nf = match dst {
         ScalarType::E4m3x2 => NarrowFormat::E4m3,
@@ -345,6 +350,7 @@ pub fn cvt_f8x2_from_f16x2(dst: ScalarType, a: u32, relu: bool) -> Result<u16, O
 /// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2} d, a: each element widened to f16
 /// (exact), the upper element to the upper half. `a` holds the packed source (16 bits, or 8
 /// for e2m1x2).
+#[inline]
 pub fn cvt_f16x2_from_f8x2(src: ScalarType, a: u16, relu: bool) -> Result<u32, OpError> {
     let (nf, hi, lo) = match src {
         ScalarType::E4m3x2 => (NarrowFormat::E4m3, (a >> 8) as u8, a as u8),
@@ -375,6 +381,7 @@ pub fn cvt_f16x2_from_f8x2(src: ScalarType, a: u16, relu: bool) -> Result<u32, O
 
 /// cvt.rn.bf16x2.ue8m0x2 d, a: each scale byte to bf16 (exact: 2^(code-127) is a bf16; 0xff is
 /// NaN), the upper byte to the upper half.
+#[inline]
 pub fn cvt_bf16x2_from_ue8m0x2(a: u16) -> u32 {
     let one = |code: u8| -> u32 {
         if code == 0xff {
@@ -388,6 +395,7 @@ pub fn cvt_bf16x2_from_ue8m0x2(a: u16) -> u32 {
 
 /// cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a: each bf16 half of `a` to a ue8m0 scale (`.rz`
 /// or `.rp`), the upper half to the upper byte.
+#[inline]
 pub fn cvt_ue8m0x2_from_bf16x2(a: u32, m: CvtMods) -> Result<u16, OpError> {
     use crate::narrow::{encode_ue8m0, Ue8m0Rounding};
     let r = match m.rnd {
@@ -401,6 +409,7 @@ pub fn cvt_ue8m0x2_from_bf16x2(a: u32, m: CvtMods) -> Result<u16, OpError> {
 
 /// cvt.pack.sat.{u16,s16}.s32 d, a, b: d = {sat(a), sat(b)} with a in the upper half;
 /// cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0], sat(a), sat(b)} (a in byte 1).
+#[inline]
 pub fn cvt_pack_sat(dst: IntTy, a: u32, b: u32, c: Option<u32>) -> u32 {
     let s = |x: u32| dst.sat(x as i32 as i128) as u32;
     match (dst.bits, c) {

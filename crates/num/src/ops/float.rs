@@ -227,6 +227,7 @@ fn inputs32(a: u32, b: u32, ftz: bool) -> (f64, f64) {
     }
 }
 
+#[inline]
 pub fn f32_add(a: u32, b: u32, m: FloatMods) -> u32 {
     let (x, y) = inputs32(a, b, m.ftz);
     if m.rnd == Rounding::Rn {
@@ -242,17 +243,20 @@ pub fn f32_add(a: u32, b: u32, m: FloatMods) -> u32 {
     finish32(s, e, m)
 }
 
+#[inline]
 pub fn f32_sub(a: u32, b: u32, m: FloatMods) -> u32 {
     // Negating b of a NaN keeps it a NaN; the result is canonical either way.
     f32_add(a, b ^ 0x8000_0000, m)
 }
 
+#[inline]
 pub fn f32_mul(a: u32, b: u32, m: FloatMods) -> u32 {
     let (x, y) = inputs32(a, b, m.ftz);
     // Exact in f64: 24 + 24 bits, exponents within range.
     finish32(x * y, 0.0, m)
 }
 
+#[inline]
 pub fn f32_fma(a: u32, b: u32, c: u32, m: FloatMods) -> u32 {
     if m.rnd == Rounding::Rn && !m.ftz {
         // The hot path: one fused multiply-add, on the CPU's FMA unit where it has one.
@@ -281,6 +285,7 @@ pub fn f32_fma(a: u32, b: u32, c: u32, m: FloatMods) -> u32 {
     finish32(s, e, m)
 }
 
+#[inline]
 pub fn f32_div(a: u32, b: u32, m: FloatMods) -> u32 {
     let (x, y) = inputs32(a, b, m.ftz);
     let q = x / y;
@@ -292,10 +297,12 @@ pub fn f32_div(a: u32, b: u32, m: FloatMods) -> u32 {
     finish32(q, r / y, m)
 }
 
+#[inline]
 pub fn f32_rcp(a: u32, m: FloatMods) -> u32 {
     f32_div(0x3f80_0000, a, FloatMods { ftz: m.ftz, ..m })
 }
 
+#[inline]
 pub fn f32_sqrt(a: u32, m: FloatMods) -> u32 {
     let x = if m.ftz { f(ftz32(a)) } else { f(a) };
     if x < 0.0 {
@@ -310,10 +317,12 @@ pub fn f32_sqrt(a: u32, m: FloatMods) -> u32 {
 }
 
 /// min: a NaN operand yields the other operand (both NaN: canonical NaN); -0 < +0.
+#[inline]
 pub fn f32_min(a: u32, b: u32, mm: MinMaxMods) -> u32 {
     minmax32(a, b, mm, true)
 }
 
+#[inline]
 pub fn f32_max(a: u32, b: u32, mm: MinMaxMods) -> u32 {
     minmax32(a, b, mm, false)
 }
@@ -361,6 +370,7 @@ fn total_lt32(a: u32, b: u32) -> bool {
 }
 
 /// abs: clears the sign (NaN stays NaN, canonical); `.ftz` flushes a subnormal input.
+#[inline]
 pub fn f32_abs(a: u32, ftz: bool) -> u32 {
     let a = if ftz { ftz32(a) } else { a };
     if is_nan32(a) {
@@ -369,6 +379,7 @@ pub fn f32_abs(a: u32, ftz: bool) -> u32 {
     a & 0x7fff_ffff
 }
 
+#[inline]
 pub fn f32_neg(a: u32, ftz: bool) -> u32 {
     let a = if ftz { ftz32(a) } else { a };
     if is_nan32(a) {
@@ -378,6 +389,7 @@ pub fn f32_neg(a: u32, ftz: bool) -> u32 {
 }
 
 /// copysign.f32 d, a, b: the magnitude of b with the sign of a.
+#[inline]
 pub fn f32_copysign(a: u32, b: u32) -> u32 {
     (b & 0x7fff_ffff) | (a & 0x8000_0000)
 }
@@ -408,10 +420,12 @@ impl TestP {
     }
 }
 
+#[inline]
 pub fn f32_testp(op: TestP, a: u32) -> bool {
     testp(op, f(a), is_subnormal32(a))
 }
 
+#[inline]
 pub fn f64_testp(op: TestP, a: u64) -> bool {
     let x = f64::from_bits(a);
     testp(op, x, x.is_subnormal())
@@ -452,11 +466,13 @@ pub fn cmp_float(op: CmpOp, x: f64, y: f64) -> bool {
     }
 }
 
+#[inline]
 pub fn f32_cmp(op: CmpOp, a: u32, b: u32, ftz: bool) -> bool {
     let (x, y) = inputs32(a, b, ftz);
     cmp_float(op, x, y)
 }
 
+#[inline]
 pub fn f64_cmp(op: CmpOp, a: u64, b: u64) -> bool {
     cmp_float(op, f64::from_bits(a), f64::from_bits(b))
 }
@@ -514,6 +530,7 @@ fn fin64(x: f64) -> u64 {
     }
 }
 
+#[inline]
 pub fn f64_add(a: u64, b: u64, rnd: Rounding) -> u64 {
     if let Some(n) = nan64(&[b, a]) {
         return n;
@@ -525,6 +542,7 @@ pub fn f64_add(a: u64, b: u64, rnd: Rounding) -> u64 {
     fin64(d(r.value.to_bits() as u64))
 }
 
+#[inline]
 pub fn f64_sub(a: u64, b: u64, rnd: Rounding) -> u64 {
     if let Some(n) = nan64(&[b, a]) {
         return n;
@@ -532,6 +550,7 @@ pub fn f64_sub(a: u64, b: u64, rnd: Rounding) -> u64 {
     f64_add(a, b ^ (1 << 63), rnd)
 }
 
+#[inline]
 pub fn f64_mul(a: u64, b: u64, rnd: Rounding) -> u64 {
     if let Some(n) = nan64(&[b, a]) {
         return n;
@@ -543,6 +562,7 @@ pub fn f64_mul(a: u64, b: u64, rnd: Rounding) -> u64 {
     fin64(d(r.value.to_bits() as u64))
 }
 
+#[inline]
 pub fn f64_fma(a: u64, b: u64, c: u64, rnd: Rounding) -> u64 {
     if let Some(n) = nan64(&[b, c, a]) {
         return n;
@@ -558,6 +578,7 @@ pub fn f64_fma(a: u64, b: u64, c: u64, rnd: Rounding) -> u64 {
     fin64(d(r.value.to_bits() as u64))
 }
 
+#[inline]
 pub fn f64_div(a: u64, b: u64, rnd: Rounding) -> u64 {
     if let Some(n) = nan64(&[a, b]) {
         return n;
@@ -569,6 +590,7 @@ pub fn f64_div(a: u64, b: u64, rnd: Rounding) -> u64 {
     fin64(d(r.value.to_bits() as u64))
 }
 
+#[inline]
 pub fn f64_sqrt(a: u64, rnd: Rounding) -> u64 {
     if let Some(n) = nan64(&[a]) {
         return n;
@@ -593,10 +615,12 @@ pub fn f64_sqrt(a: u64, rnd: Rounding) -> u64 {
     (rounded * round::pow2(k)).to_bits()
 }
 
+#[inline]
 pub fn f64_min(a: u64, b: u64, mm: MinMaxMods) -> u64 {
     minmax64(a, b, mm, true)
 }
 
+#[inline]
 pub fn f64_max(a: u64, b: u64, mm: MinMaxMods) -> u64 {
     minmax64(a, b, mm, false)
 }
@@ -631,6 +655,7 @@ fn minmax64(a: u64, b: u64, mm: MinMaxMods, min: bool) -> u64 {
 }
 
 /// abs.f64: clears the sign; a NaN is returned quietened with its sign unchanged (H100).
+#[inline]
 pub fn f64_abs(a: u64) -> u64 {
     if is_nan64(a) {
         a | QUIET64
@@ -640,6 +665,7 @@ pub fn f64_abs(a: u64) -> u64 {
 }
 
 /// neg.f64: flips the sign; a NaN is returned quietened with its sign unchanged (H100).
+#[inline]
 pub fn f64_neg(a: u64) -> u64 {
     if is_nan64(a) {
         a | QUIET64
@@ -649,11 +675,13 @@ pub fn f64_neg(a: u64) -> u64 {
 }
 
 /// copysign.f64 d, a, b: the magnitude of b with the sign of a.
+#[inline]
 pub fn f64_copysign(a: u64, b: u64) -> u64 {
     (b & !(1 << 63)) | (a & (1 << 63))
 }
 
 /// Rounds an f64 to f32 as `cvt.frnd.f32.f64` does (NaN gives the canonical NaN).
+#[inline]
 pub fn f64_to_f32(a: u64, m: FloatMods) -> u32 {
     let x = d(a);
     if x.is_nan() && !m.sat {

@@ -69,28 +69,44 @@ impl HalfKind {
         if hi.is_nan() {
             return NAN16;
         }
-        if rnd == Rounding::Rn && lo == 0.0 {
-            // Round-to-nearest of an exactly known f64 (checked against APFloat exhaustively in
-            // `a` by tests/ops_float.rs).
-            // `half`'s conversions from f64 round twice (through f32); from an f32 they are
-            // correctly rounded, so take the fast path only for values exact in f32.
-            return match self {
-                HalfKind::F16 if (hi as f32) as f64 == hi => {
-                    half::f16::from_f32(hi as f32).to_bits()
-                }
-                HalfKind::F16 => {
-                    round::encode(round::F16, round_to(round::F16, hi, lo, rnd)) as u16
-                }
-                HalfKind::Bf16 if (hi as f32) as f64 == hi => {
-                    half::bf16::from_f32(hi as f32).to_bits()
-                }
-                HalfKind::Bf16 => {
-                    round::encode(round::BF16, round_to(round::BF16, hi, lo, rnd)) as u16
-                }
-            };
+        if rnd == Rounding::Rn {
+            // Round to f32 with round-to-odd (a sticky last bit), then to nearest in 16 bits:
+            // correct because f32 carries more than 2 extra bits (Boldo & Melquiond). `half`'s
+            // f32 conversions are correctly rounded (its f64 ones round twice, through f32).
+            if let Some(r) = f32_round_to_odd(hi, lo) {
+                return match self {
+                    HalfKind::F16 => half::f16::from_f32(r).to_bits(),
+                    HalfKind::Bf16 => half::bf16::from_f32(r).to_bits(),
+                };
+            }
         }
         round::encode(self.format(), round_to(self.format(), hi, lo, rnd)) as u16
     }
+}
+
+/// `hi + lo` (exact, `|lo|` <= half an f64 ulp of `hi`) rounded to f32 with round-to-odd, or
+/// `None` where f32's range does not hold it with full precision (overflow, zero, or below the
+/// normal range, where the caller's exact path takes over).
+#[inline]
+fn f32_round_to_odd(hi: f64, lo: f64) -> Option<f32> {
+    let r = hi as f32;
+    let rf = r as f64;
+    if !r.is_finite() || rf.abs() < f32::MIN_POSITIVE as f64 {
+        return None;
+    }
+    // hi - r is exact (Sterbenz); its sign, or else lo's, is the side of the true value.
+    let d = hi - rf;
+    let t = if d != 0.0 { d } else { lo };
+    if t == 0.0 || r.to_bits() & 1 == 1 {
+        return Some(r);
+    }
+    let away = (t > 0.0) == (r > 0.0);
+    let bits = if away {
+        r.to_bits() + 1
+    } else {
+        r.to_bits() - 1
+    };
+    Some(f32::from_bits(bits))
 }
 
 /// Modifiers of the half-precision arithmetic instructions.
