@@ -576,6 +576,11 @@ pub enum Inst {
         b: S64,
         c: S64,
     },
+    /// f16 / bf16 (and x2 packed) arithmetic, evaluated by tmemu-num.
+    Half(Box<HalfInst>),
+    /// Mixed precision `add/sub{.rnd}.f32.{f16,bf16} d, a, c` and `fma.rn.f32.{f16,bf16} d, a, b, c`:
+    /// the 16-bit sources widen exactly to f32, then the f32 operation rounds once.
+    Mixed(Box<MixedInst>),
     // ---- conversion
     Cvt(Box<CvtInst>),
     // ---- memory
@@ -693,6 +698,31 @@ pub enum Inst {
     /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
     /// copies complete immediately (`immediate` policy), so these only mark the point.
     AsyncGroupMark,
+}
+
+#[derive(Clone, Debug)]
+pub struct HalfInst {
+    pub kind: tmemu_num::ops::HalfKind,
+    pub x2: bool,
+    pub op: tmemu_num::ops::HalfOp,
+    pub m: tmemu_num::ops::HalfMods,
+    pub d: u16,
+    pub a: S32,
+    pub b: S32,
+    pub c: S32,
+}
+
+#[derive(Clone, Debug)]
+pub struct MixedInst {
+    /// Add, Sub or (with `c`) fused multiply-add.
+    pub op: FOp,
+    pub fma: bool,
+    pub bf16: bool,
+    pub m: FMods,
+    pub d: u16,
+    pub a: S32,
+    pub b: S32,
+    pub c: S32,
 }
 
 #[derive(Clone, Debug)]

@@ -131,6 +131,44 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::Half(ref h) => {
+            let (a, b, c) = (w.get(h.a), w.get(h.b), w.get(h.c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = if h.x2 {
+                    tmemu_num::ops::half::eval_half_x2(h.kind, h.op, a[l], b[l], c[l], h.m)
+                } else {
+                    tmemu_num::ops::half::eval_half(
+                        h.kind,
+                        h.op,
+                        a[l] as u16,
+                        b[l] as u16,
+                        c[l] as u16,
+                        h.m,
+                    ) as u32
+                };
+            }
+            w.set(h.d, mask, &r);
+        }
+        Inst::Mixed(ref x) => {
+            let (a, b, c) = (w.get(x.a), w.get(x.b), w.get(x.c));
+            let widen = |v: u32| -> u32 {
+                if x.bf16 {
+                    (v & 0xffff) << 16
+                } else {
+                    half::f16::from_bits(v as u16).to_f32().to_bits()
+                }
+            };
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = if x.fma {
+                    fp::fma32(widen(a[l]), widen(b[l]), c[l], x.m)
+                } else {
+                    bin_f32(x.op, x.m, widen(a[l]), c[l])
+                };
+            }
+            w.set(x.d, mask, &r);
+        }
         _ => unreachable!("float::exec() called with {inst:?}"),
     }
     Flow::Next

@@ -720,9 +720,7 @@ fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             };
         }
         Ty::F(32) | Ty::F(64) | Ty::F32x2 => return float(d, ty),
-        Ty::F(_) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2 => {
-            return d.unsup_why("half-precision arithmetic needs tmemu-num")
-        }
+        Ty::F(_) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2 => return half(d),
         _ => {}
     }
     let bits = ty.bits();
@@ -1058,6 +1056,98 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
         }),
         _ => d.unsup(),
     }
+}
+
+/// f16/bf16 arithmetic (scalar and x2) and the f32-destination mixed forms.
+fn half(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    use tmemu_num::ops::{HalfKind, HalfMods, HalfOp, MinMaxMods, Rounding};
+    let name = d.i.name;
+    let tys = d.tys();
+    // mixed precision: add/sub/fma .f32.f16 (destination f32, 16-bit sources)
+    if tys.len() == 2 && tys[0] == Ty::F(32) && matches!(tys[1], Ty::F(16) | Ty::Bf16) {
+        let m = d.fmods();
+        if !matches!(m.rnd, Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp) || m.ftz {
+            return d.unsup();
+        }
+        let bf16 = tys[1] == Ty::Bf16;
+        let (op, fma) = match name {
+            "add" => (FOp::Add, false),
+            "sub" => (FOp::Sub, false),
+            "fma" => (FOp::Add, true),
+            _ => return d.unsup(),
+        };
+        let (a, b, c) = if fma {
+            (d.s32(1)?, d.s32(2)?, d.s32(3)?)
+        } else {
+            (d.s32(1)?, S::I(0), d.s32(2)?)
+        };
+        return Ok(Inst::Mixed(Box::new(MixedInst {
+            op,
+            fma,
+            bf16,
+            m,
+            d: d.d32(0)?,
+            a,
+            b,
+            c,
+        })));
+    }
+    if tys.len() != 1 {
+        return d.unsup();
+    }
+    let (kind, x2) = match tys[0] {
+        Ty::F(16) => (HalfKind::F16, false),
+        Ty::F16x2 => (HalfKind::F16, true),
+        Ty::Bf16 => (HalfKind::Bf16, false),
+        Ty::Bf16x2 => (HalfKind::Bf16, true),
+        _ => return d.unsup(),
+    };
+    let approx = d.has("approx");
+    let rnd = d
+        .mods
+        .iter()
+        .find_map(|m| Rounding::from_ptx(m))
+        .unwrap_or_default();
+    let m = HalfMods {
+        rnd,
+        ftz: d.has("ftz"),
+        sat: d.has("sat"),
+        relu: d.has("relu"),
+    };
+    let mm = MinMaxMods {
+        ftz: d.has("ftz"),
+        nan: d.has("NaN"),
+        xorsign_abs: d.has("xorsign"),
+    };
+    let (op, nsrc) = match (name, approx) {
+        ("add", false) => (HalfOp::Add, 2),
+        ("sub", false) => (HalfOp::Sub, 2),
+        ("mul", false) => (HalfOp::Mul, 2),
+        ("fma", false) => (HalfOp::Fma, 3),
+        ("min", false) => (HalfOp::Min(mm), 2),
+        ("max", false) => (HalfOp::Max(mm), 2),
+        ("neg", false) => (HalfOp::Neg, 1),
+        ("abs", false) => (HalfOp::Abs, 1),
+        ("ex2", true) => (HalfOp::Ex2Approx, 1),
+        ("tanh", true) => (HalfOp::TanhApprox, 1),
+        _ => return d.unsup(),
+    };
+    if d.nops() != nsrc + 1 {
+        return d.unsup_why("operand count");
+    }
+    let a = d.s32(1)?;
+    let b = if nsrc > 1 { d.s32(2)? } else { S::I(0) };
+    let c = if nsrc > 2 { d.s32(3)? } else { S::I(0) };
+    Ok(Inst::Half(Box::new(HalfInst {
+        kind,
+        x2,
+        op,
+        m,
+        d: d.d32(0)?,
+        a,
+        b,
+        c,
+    })))
 }
 
 fn cmp_op(d: &D<'_, '_, '_, '_>, ty: Ty) -> R<CmpOp> {
