@@ -1,5 +1,6 @@
 //! `tmemu parse FILE...`: one line per file, `path: N entries, M instructions, PTX X.Y,
 //! target T` or `path:line:col: error: ...` with the source line and a caret (on stderr).
+//! `--print` prints each module back as normalised PTX instead of the summary.
 //! Exit 0 when every file parses, 2 otherwise.
 
 use std::io::Write;
@@ -11,6 +12,10 @@ pub struct Args {
     /// PTX files to parse.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Print each parsed module back as PTX (comments dropped, constants folded) instead of
+    /// the summary line.
+    #[arg(long)]
+    pub print: bool,
 }
 
 /// Runs the subcommand; returns the process exit code.
@@ -20,7 +25,7 @@ pub fn run(args: &Args) -> u8 {
     let mut out = stdout.lock();
     for path in &args.files {
         let shown = path.display().to_string();
-        match summarize(path, &shown) {
+        match summarize(path, &shown, args.print) {
             Ok(line) => {
                 let _ = writeln!(out, "{line}");
             }
@@ -38,7 +43,7 @@ pub fn run(args: &Args) -> u8 {
     }
 }
 
-fn summarize(path: &std::path::Path, shown: &str) -> Result<String, String> {
+fn summarize(path: &std::path::Path, shown: &str, print: bool) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{shown}: error: cannot read: {e}"))?;
     let src = match std::str::from_utf8(&bytes) {
         Ok(s) => s,
@@ -51,6 +56,9 @@ fn summarize(path: &std::path::Path, shown: &str) -> Result<String, String> {
         }
     };
     let module = tmemu_ptx::parse(src).map_err(|e| e.render_with_source(shown, src))?;
+    if print {
+        return Ok(module.to_string());
+    }
     let version = module
         .version()
         .map_or("?".to_string(), |v| format!("{}.{}", v.major, v.minor));

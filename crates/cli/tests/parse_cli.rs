@@ -94,3 +94,22 @@ fn no_files_is_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn print_flag_prints_ptx_that_parses_to_the_same_tree() {
+    let a = corpus("parse/ok/grammar_features.ptx");
+    let out = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+        .args(["parse", "--print"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let src = std::fs::read_to_string(&a).unwrap();
+    use tmemu_ptx::spanless::ClearSpans;
+    let mut x = tmemu_ptx::parse(&src).unwrap();
+    let mut y = tmemu_ptx::parse(&printed).unwrap();
+    x.clear_spans();
+    y.clear_spans();
+    assert!(x == y);
+}
