@@ -454,3 +454,43 @@ fn every_f16_and_bf16_converts_exactly() {
         assert_eq!(b, (h as u32) << 16, "bf16 {h:#x}");
     }
 }
+
+#[test]
+fn blackwell_three_input_minmax_and_f32x2() {
+    use tmemu_num::ops::float::{f32_max3, f32_min3, f32x2, FloatOp, MinMaxMods};
+    use tmemu_num::ops::half::half_cmp;
+    use tmemu_num::ops::CmpOp;
+    let mm = MinMaxMods::default();
+    let (m2, p1, p3) = ((-2.0f32).to_bits(), 1.0f32.to_bits(), 3.0f32.to_bits());
+    assert_eq!(f32_min3(p1, m2, p3, mm, false), m2);
+    assert_eq!(f32_min3(p3, m2, p1, mm, true), p1);
+    assert_eq!(f32_max3(p1, m2, 0x7fc0_0000, mm, true), 2.0f32.to_bits());
+    let nan = MinMaxMods { nan: true, ..mm };
+    assert_eq!(f32_max3(p1, m2, 0x7fc0_0000, nan, false), fl::NAN32);
+    // f32x2: each half on its own, with the instruction's rounding.
+    let a = (p3 as u64) << 32 | p1 as u64;
+    let b = (m2 as u64) << 32 | p3 as u64;
+    let r = f32x2(FloatOp::Add, a, b, 0, FloatMods::RN);
+    assert_eq!(r, (1.0f32.to_bits() as u64) << 32 | 4.0f32.to_bits() as u64);
+    let third = 1.0f32 / 3.0;
+    let rz = FloatMods {
+        rnd: Rounding::Rz,
+        ..FloatMods::RN
+    };
+    let r = f32x2(
+        FloatOp::Div,
+        (p1 as u64) << 32 | p1 as u64,
+        (p3 as u64) << 32 | p3 as u64,
+        0,
+        rz,
+    );
+    // 1/3 rounds up to nearest (0x3eaaaaab); toward zero it is one ulp below, in both halves.
+    assert_eq!(third.to_bits(), 0x3eaa_aaab);
+    assert_eq!(r, 0x3eaa_aaaa_3eaa_aaaa);
+    // f16 comparisons: ordered vs unordered.
+    assert!(half_cmp(HalfKind::F16, CmpOp::Lt, 0x3c00, 0x4000, false));
+    assert!(!half_cmp(HalfKind::F16, CmpOp::Lt, 0x7e00, 0x4000, false));
+    assert!(half_cmp(HalfKind::F16, CmpOp::Ltu, 0x7e00, 0x4000, false));
+    assert!(!half_cmp(HalfKind::Bf16, CmpOp::Eq, 0x0001, 0x8000, false));
+    assert!(half_cmp(HalfKind::F16, CmpOp::Eq, 0x0001, 0x8000, true));
+}

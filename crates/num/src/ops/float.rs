@@ -698,3 +698,39 @@ pub fn nan64_to_f32(a: u64) -> u32 {
 
 /// Format helper for other modules: f32 format descriptor.
 pub const F32_FORMAT: Format = round::F32;
+
+/// Three-input min/max (sm_100+: `min{.ftz}{.NaN}{.abs}.f32 d, a, b, c`): the two-input rule
+/// applied twice; `.abs` compares and returns magnitudes.
+#[inline]
+pub fn f32_min3(a: u32, b: u32, c: u32, mm: MinMaxMods, abs: bool) -> u32 {
+    let m = |x: u32| {
+        if abs && !is_nan32(x) {
+            x & 0x7fff_ffff
+        } else {
+            x
+        }
+    };
+    f32_min(f32_min(m(a), m(b), mm), m(c), mm)
+}
+
+/// See [`f32_min3`].
+#[inline]
+pub fn f32_max3(a: u32, b: u32, c: u32, mm: MinMaxMods, abs: bool) -> u32 {
+    let m = |x: u32| {
+        if abs && !is_nan32(x) {
+            x & 0x7fff_ffff
+        } else {
+            x
+        }
+    };
+    f32_max(f32_max(m(a), m(b), mm), m(c), mm)
+}
+
+/// Packed f32x2 arithmetic (sm_100+: `add/sub/mul/fma{.rnd}{.ftz}{.sat}.f32x2` on .b64
+/// registers): the f32 operation on each 32-bit half independently.
+#[inline]
+pub fn f32x2(op: FloatOp, a: u64, b: u64, c: u64, m: FloatMods) -> u64 {
+    let lo = eval_f32(op, a as u32, b as u32, c as u32, m);
+    let hi = eval_f32(op, (a >> 32) as u32, (b >> 32) as u32, (c >> 32) as u32, m);
+    (lo as u64) | ((hi as u64) << 32)
+}

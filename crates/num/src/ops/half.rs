@@ -251,3 +251,10 @@ fn minmax(k: HalfKind, a: u16, b: u16, mm: MinMaxMods, min: bool) -> u16 {
         b
     }
 }
+
+/// `setp`/`set` comparison of one 16-bit lane (`setp.f16x2` compares each half and writes two
+/// predicates); `.ftz` flushes f16 subnormal inputs.
+#[inline]
+pub fn half_cmp(k: HalfKind, op: super::types::CmpOp, a: u16, b: u16, ftz: bool) -> bool {
+    super::float::cmp_float(op, inp(k, a, ftz), inp(k, b, ftz))
+}
