@@ -155,7 +155,7 @@ fn reduce(
             let n = (p.len - off).min(buf.len() as u32);
             let src = &smem[(p.smem + off) as usize..(p.smem + off + n) as usize];
             let tmp = &mut buf[..n as usize];
-            let addr = g + u64::from(off);
+            let addr = g.wrapping_add(u64::from(off));
             result = global.read(addr, tmp).and_then(|()| {
                 op.apply(desc.elem_type, tmp, src);
                 global.write(addr, tmp)

@@ -150,6 +150,16 @@ impl TileBox {
             b.counts[i] = desc.box_dims[i].div_ceil(b.steps[i]);
         }
         b.row_bytes = b.counts[0] * esize;
+        // Offsets inside the box are 32-bit shared addresses: a box that cannot fit the
+        // shared address space is out of bounds of every shared window.
+        let end = u64::from(smem) + b.box_bytes();
+        if end > 1 << 32 {
+            return Err(TmaError::SmemOutOfBounds {
+                start: u64::from(smem),
+                end,
+                size: 1 << 32,
+            });
+        }
         if b.row_bytes % 16 != 0 {
             // Only reachable with interleave (validate makes non-interleaved rows whole 16-byte
             // chunks); how such a row is padded in shared memory is not written down.
@@ -320,7 +330,7 @@ impl TileBox {
                 let smem_continues = q.smem + q.len == p.smem;
                 let global_continues = match (q.global, p.global) {
                     (None, None) => true,
-                    (Some(a), Some(b)) => a + u64::from(q.len) == b,
+                    (Some(a), Some(b)) => a.wrapping_add(u64::from(q.len)) == b,
                     _ => false,
                 };
                 if smem_continues && global_continues && q.box_offset + q.len == p.box_offset {
@@ -340,7 +350,7 @@ impl TileBox {
                     smem: self.swizzle.apply(a),
                     box_offset: r.box_offset + off,
                     len,
-                    global: r.global.map(|x| x + u64::from(off)),
+                    global: r.global.map(|x| x.wrapping_add(u64::from(off))),
                 });
                 off += len;
             }

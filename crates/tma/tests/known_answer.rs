@@ -139,6 +139,7 @@ fn element_strides_and_nan_fill() {
 /// Element (x = 4, y = 1) is dense byte 144 = row 1, chunk 1 → chunk 1 ^ 1 = 0, so it lands
 /// at 0x400 + 128. Element (x = 9, y = 3) is dense (3·32 + 9)·4 = 420 = row 3, chunk 2,
 /// byte 4 → chunk 2 ^ 3 = 1: 0x400 + 3·128 + 16 + 4.
+/// Element (x = 2, y = 5) is dense 648 = row 5, chunk 0, byte 8 → chunk 5.
 #[test]
 fn hand_computed_128b_placement() {
     let d = make_desc(
@@ -161,6 +162,8 @@ fn hand_computed_128b_placement() {
     assert_eq!(at(0x400 + 128), 36.0); // 1·32 + 4
     assert_eq!(at(0x400 + 3 * 128 + 16 + 4), 105.0); // 3·32 + 9
     assert_eq!(at(0x400), 0.0);
+    // (x = 2, y = 5): dense 648 = row 5, chunk 0, byte 8 → chunk 5 (a 64B swizzle would give 1).
+    assert_eq!(at(0x400 + 5 * 128 + 5 * 16 + 8), 162.0);
 }
 
 #[test]
