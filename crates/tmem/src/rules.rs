@@ -516,7 +516,106 @@ pub const TMEM_ACCESS_RACE: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Two TMEM accesses, at least one a write, not ordered by the tcgen05 memory consistency model (sync.md TC-RACE).",
     hardware: "The read sees old, new or mixed data depending on timing.",
-    checked_by: None,
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const TMEM_OVERWRITE_BEFORE_WAIT_LD: Rule = Rule {
+    id: "TM0205",
+    name: "tmem-overwrite-before-wait-ld",
+    section: "§9.7.16.6.4.4, §9.7.16.8.5",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A write to TMEM cells (mma, cp, shift, st) must be ordered after the completion of an earlier tcgen05.ld of those cells: tcgen05.wait::ld, then across threads fence::before_thread_sync + sync + fence::after_thread_sync.",
+    hardware: "The load may read the new data instead of the old (anti-dependency hazard); a register dependency on the load orders nothing in TMEM.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const TMEM_UNFINISHED_WRITE: Rule = Rule {
+    id: "TM0206",
+    name: "tmem-unfinished-write",
+    section: "§9.7.16.6.2, §9.7.16.6.4.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An access of TMEM cells that an asynchronous tcgen05 op (mma, cp, shift, st) writes must follow its completion (commit + mbarrier wait, or wait::st) unless the pair is pipelined.",
+    hardware: "The access sees old, new or partially written data depending on timing.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const TMEM_TCGEN05_FENCE_MISSING: Rule = Rule {
+    id: "TM0207",
+    name: "tmem-tcgen05-fence-missing",
+    section: "§9.7.16.6.3, §9.7.16.11.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "TMEM accesses ordered only by a thread synchronisation need tcgen05.fence::before_thread_sync before it and tcgen05.fence::after_thread_sync after it (also after a same-thread mbarrier wait).",
+    hardware: "Without the fences the hardware may move the tcgen05 op across the synchronisation; it races the other access.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const PROXY_FENCE_MISSING: Rule = Rule {
+    id: "TM0208",
+    name: "proxy-fence-missing",
+    section: "§9.7.9.25.2, §9.7.16.6.5",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Memory written through one proxy (generic st.shared, or async TMA/mma/cp) and then read or written through the other needs fence.proxy.async between the write and the synchronisation that orders them.",
+    hardware: "The async-proxy access (e.g. an mma reading its smem operand) may see stale data.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const ASYNC_READ_OVERWRITTEN: Rule = Rule {
+    id: "TM0209",
+    name: "async-read-overwritten",
+    section: "§9.7.16.6.4.4, §9.7.9.25.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Memory an asynchronous op (mma/cp smem operand, bulk-copy source) reads must not be overwritten before the op's completion is observed (commit + mbarrier wait, bulk async-group wait).",
+    hardware: "The op reads the new data (a pipeline stage reused before its release).",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const ALLOC_ADDRESS_UNSYNCHRONISED: Rule = Rule {
+    id: "TM0210",
+    name: "alloc-address-unsynchronised",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The TMEM address tcgen05.alloc stores to shared memory is a weak write: other warps may read it only after a synchronisation that orders it (e.g. bar.sync).",
+    hardware: "A reader may see the old contents and use a wrong TMEM address.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const SHARED_DATA_RACE: Rule = Rule {
+    id: "TM0211",
+    name: "shared-data-race",
+    section: "§8 (memory consistency model)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Two shared-memory accesses of different threads, at least one a write and not both morally strong, must be ordered by happens-before.",
+    hardware: "Data race: the read sees an unspecified value.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const GLOBAL_DATA_RACE: Rule = Rule {
+    id: "TM0212",
+    name: "global-data-race",
+    section: "§8 (memory consistency model)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Two global-memory accesses of different threads, at least one a write and not both morally strong, must be ordered by happens-before.",
+    hardware: "Data race: the read sees an unspecified value.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+};
+
+pub const ASYNC_WRITE_IN_FLIGHT: Rule = Rule {
+    id: "TM0213",
+    name: "async-write-in-flight",
+    section: "§9.7.9.25.2, §9.7.13.15.16",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Memory an asynchronous op writes (a TMA/bulk copy into shared or global memory) may be accessed only after its completion is observed (mbarrier wait, bulk async-group wait).",
+    hardware: "The access sees old, new or partially copied data.",
+    checked_by: Some("tmemu_race (library; engine wiring pending)"),
 };
 
 // ----------------------------------------------------------------------------------------
@@ -828,6 +927,15 @@ pub static RULES: &[Rule] = &[
     PAIR_PEER_INACTIVE,
     COMMIT_MBAR_NOT_SHARED_CLUSTER,
     TMEM_ACCESS_RACE,
+    TMEM_OVERWRITE_BEFORE_WAIT_LD,
+    TMEM_UNFINISHED_WRITE,
+    TMEM_TCGEN05_FENCE_MISSING,
+    PROXY_FENCE_MISSING,
+    ASYNC_READ_OVERWRITTEN,
+    ALLOC_ADDRESS_UNSYNCHRONISED,
+    SHARED_DATA_RACE,
+    GLOBAL_DATA_RACE,
+    ASYNC_WRITE_IN_FLIGHT,
     SMEM_DESC_VERSION,
     SMEM_DESC_RESERVED_BITS,
     SMEM_DESC_LAYOUT,

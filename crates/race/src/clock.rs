@@ -1,0 +1,194 @@
+//! Vector clocks and epochs.
+//!
+//! An actor is either a warp or one asynchronous operation (mma, cp, shift, tcgen05.ld/st,
+//! bulk copy). Each owns one component of every clock. A [`Stamp`] names one moment of one
+//! actor; a clock *covers* a stamp when everything that actor did up to that moment
+//! happens-before the clock's owner.
+
+use smallvec::SmallVec;
+
+/// A logical time on one actor's component. 0 means "nothing yet".
+pub type Time = u32;
+
+/// Index of an actor's component in every [`VClock`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ActorIdx(pub u32);
+
+impl ActorIdx {
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One moment of one actor (an epoch, in FastTrack's words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    pub actor: ActorIdx,
+    pub time: Time,
+}
+
+/// A vector clock: component `i` is the latest time of actor `i` known to happen-before.
+///
+/// Stored densely (actors are recycled, so the index space stays small); the first 8
+/// components live inline, which covers one CTA's warps without a heap allocation.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct VClock(SmallVec<[Time; 8]>);
+
+impl VClock {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub fn get(&self, a: ActorIdx) -> Time {
+        self.0.get(a.index()).copied().unwrap_or(0)
+    }
+
+    /// Raises component `a` to at least `t`.
+    #[inline]
+    pub fn raise(&mut self, a: ActorIdx, t: Time) {
+        let i = a.index();
+        if i >= self.0.len() {
+            self.0.resize(i + 1, 0);
+        }
+        if self.0[i] < t {
+            self.0[i] = t;
+        }
+    }
+
+    /// Increments component `a` and returns the new time.
+    #[inline]
+    pub fn tick(&mut self, a: ActorIdx) -> Time {
+        let t = self.get(a) + 1;
+        self.raise(a, t);
+        t
+    }
+
+    /// Pointwise maximum.
+    pub fn join(&mut self, other: &VClock) {
+        if other.0.len() > self.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(other.0.iter()) {
+            if *theirs > *mine {
+                *mine = *theirs;
+            }
+        }
+    }
+
+    /// Whether everything `s` names happens-before this clock.
+    #[inline]
+    pub fn covers(&self, s: Stamp) -> bool {
+        self.get(s.actor) >= s.time
+    }
+
+    /// Partial order: every component of `self` is at most the one of `other`.
+    pub fn le(&self, other: &VClock) -> bool {
+        self.0
+            .iter()
+            .enumerate()
+            .all(|(i, &t)| t <= other.get(ActorIdx(i as u32)))
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vc(v: &[Time]) -> VClock {
+        let mut c = VClock::new();
+        for (i, &t) in v.iter().enumerate() {
+            c.raise(ActorIdx(i as u32), t);
+        }
+        c
+    }
+
+    #[test]
+    fn missing_components_read_as_zero() {
+        let c = vc(&[3]);
+        assert_eq!(c.get(ActorIdx(0)), 3);
+        assert_eq!(c.get(ActorIdx(40)), 0);
+    }
+
+    #[test]
+    fn raise_never_lowers() {
+        let mut c = vc(&[5, 2]);
+        c.raise(ActorIdx(0), 4);
+        c.raise(ActorIdx(1), 7);
+        assert_eq!(c, vc(&[5, 7]));
+    }
+
+    #[test]
+    fn tick_increments_only_own_component() {
+        let mut c = vc(&[1, 1]);
+        assert_eq!(c.tick(ActorIdx(1)), 2);
+        assert_eq!(c.tick(ActorIdx(3)), 1);
+        assert_eq!(c, vc(&[1, 2, 0, 1]));
+    }
+
+    #[test]
+    fn join_is_pointwise_max_of_different_lengths() {
+        let mut a = vc(&[1, 5]);
+        a.join(&vc(&[4, 0, 9]));
+        assert_eq!(a, vc(&[4, 5, 9]));
+        let mut b = vc(&[4, 0, 9, 2]);
+        b.join(&vc(&[1, 5]));
+        assert_eq!(b, vc(&[4, 5, 9, 2]));
+    }
+
+    #[test]
+    fn join_is_commutative_associative_idempotent() {
+        let xs = [vc(&[1, 0, 3]), vc(&[0, 2]), vc(&[5, 1, 1, 1])];
+        for x in &xs {
+            let mut xx = x.clone();
+            xx.join(x);
+            assert_eq!(&xx, x);
+            for y in &xs {
+                let mut xy = x.clone();
+                xy.join(y);
+                let mut yx = y.clone();
+                yx.join(x);
+                assert_eq!(xy, yx);
+                for z in &xs {
+                    let mut l = xy.clone();
+                    l.join(z);
+                    let mut yz = y.clone();
+                    yz.join(z);
+                    let mut r = x.clone();
+                    r.join(&yz);
+                    assert_eq!(l, r);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn covers_and_partial_order() {
+        let c = vc(&[2, 0, 4]);
+        assert!(c.covers(Stamp {
+            actor: ActorIdx(0),
+            time: 2
+        }));
+        assert!(!c.covers(Stamp {
+            actor: ActorIdx(0),
+            time: 3
+        }));
+        assert!(!c.covers(Stamp {
+            actor: ActorIdx(1),
+            time: 1
+        }));
+        assert!(c.covers(Stamp {
+            actor: ActorIdx(9),
+            time: 0
+        }));
+        assert!(vc(&[1, 0, 4]).le(&c));
+        assert!(!vc(&[1, 1]).le(&c));
+        // Concurrent clocks: neither is below the other.
+        assert!(!vc(&[3]).le(&c) && !c.le(&vc(&[3])));
+    }
+}

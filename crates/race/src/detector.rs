@@ -1,0 +1,1091 @@
+//! The detector: per-warp and per-op clocks, synchronisation objects, shadow memories, and the
+//! event methods the engine calls.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use smallvec::SmallVec;
+
+use crate::clock::{ActorIdx, Stamp, Time, VClock};
+use crate::event::{
+    AccessKind, Agent, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SpanToken, SyncKey, TmemRect,
+    WarpId,
+};
+use crate::finding::{self, Access, Cause, Race, Region};
+use crate::shadow::{Rec, ShadowMap};
+
+/// Above this many op actors, a completed op's slot is reused even if some live warp never
+/// observed its completion (which can only hide races, never invent them).
+const MAX_OP_SLOTS: usize = 256;
+/// TMEM lanes.
+const TMEM_LANES: u64 = 128;
+
+/// The three views a synchronisation carries (see the crate docs).
+#[derive(Clone, Debug, Default)]
+struct Channels {
+    /// Generic happens-before (release/acquire).
+    gen: VClock,
+    /// Proxy-fenced: accesses known to be bridged by `fence.proxy.async`.
+    pf: VClock,
+    /// tcgen05 ordering: what `fence::before_thread_sync` published.
+    tc: VClock,
+}
+
+impl Channels {
+    fn join(&mut self, o: &Channels) {
+        self.gen.join(&o.gen);
+        self.pf.join(&o.pf);
+        self.tc.join(&o.tc);
+    }
+}
+
+/// Handle of an asynchronous op (actor slot plus issue time, so stale handles are detected).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OpId {
+    actor: ActorIdx,
+    issue: Time,
+}
+
+/// Handle of a `tcgen05.commit` waiting for its ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CommitId(u32);
+
+#[derive(Default, Debug)]
+struct GroupOps {
+    /// Committable ops (mma/cp/shift) of this cta_group issued and not yet complete.
+    inflight: SmallVec<[OpId; 8]>,
+    /// Completion clocks of those that completed: every later commit carries them.
+    done: VClock,
+}
+
+#[derive(Debug)]
+struct WarpState {
+    actor: ActorIdx,
+    live: bool,
+    gen: VClock,
+    pf: VClock,
+    /// The tcgen05 view: what the warp's next async tcgen05 op is ordered after.
+    tc: VClock,
+    /// Published by `fence::before_thread_sync`, released by every later synchronisation.
+    tc_pub: VClock,
+    /// Acquired by synchronisations, joined into `tc` by `fence::after_thread_sync`.
+    tc_acq: VClock,
+    /// Snapshot of the last release fence: later relaxed strong stores release it.
+    fence_rel: Option<Channels>,
+    /// Clocks seen by relaxed strong loads, acquired by the next acquire fence.
+    fence_acq: Channels,
+    groups: [GroupOps; 2],
+    /// Whether the warp ever issued an async tcgen05 op (its tcgen05 view then matters for
+    /// slot reuse).
+    issued_tcgen05: bool,
+    ld_pending: SmallVec<[OpId; 4]>,
+    st_pending: SmallVec<[OpId; 4]>,
+}
+
+impl WarpState {
+    fn new(actor: ActorIdx) -> Self {
+        let mut gen = VClock::new();
+        gen.raise(actor, 1);
+        WarpState {
+            actor,
+            live: true,
+            pf: VClock::new(),
+            tc: VClock::new(),
+            tc_pub: VClock::new(),
+            tc_acq: VClock::new(),
+            gen,
+            fence_rel: None,
+            fence_acq: Channels::default(),
+            groups: Default::default(),
+            issued_tcgen05: false,
+            ld_pending: SmallVec::new(),
+            st_pending: SmallVec::new(),
+        }
+    }
+
+    fn now(&self) -> Stamp {
+        Stamp {
+            actor: self.actor,
+            time: self.gen.get(self.actor),
+        }
+    }
+
+    fn release_channels(&self) -> Channels {
+        Channels {
+            gen: self.gen.clone(),
+            pf: self.pf.clone(),
+            tc: self.tc_pub.clone(),
+        }
+    }
+
+    fn acquire(&mut self, ch: &Channels, ordering: bool) {
+        if ordering {
+            self.gen.join(&ch.gen);
+            self.pf.join(&ch.pf);
+        }
+        self.tc_acq.join(&ch.tc);
+    }
+}
+
+#[derive(Debug)]
+struct OpState {
+    kind: OpKind,
+    issuer: WarpId,
+    span: SpanToken,
+    issue: Time,
+    /// View for shared/global accesses: issuer's generic ∪ tcgen05 view at issue.
+    gen: VClock,
+    pf: VClock,
+    /// View for TMEM accesses: issuer's tcgen05 view at issue.
+    tc: VClock,
+    /// Completion clock once complete.
+    done: Option<VClock>,
+    /// Commits and pending waits that still need `done`; the slot is not reused before 0.
+    refs: u32,
+}
+
+#[derive(Debug)]
+enum Actor {
+    Warp,
+    Op {
+        next_time: Time,
+        op: Option<Box<OpState>>,
+    },
+}
+
+#[derive(Debug)]
+struct CommitState {
+    clocks: Channels,
+    ops: SmallVec<[OpId; 8]>,
+}
+
+#[derive(Debug, Default)]
+struct SyncObj {
+    pending: Channels,
+    /// Joined over all completed generations/phases (over-approximates: can hide, never invent).
+    completed: Channels,
+}
+
+/// Counters for benchmarks and for judging how much the detector saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub thread_accesses: u64,
+    pub op_accesses: u64,
+    pub ops_issued: u64,
+    /// Distinct op actor slots ever created (bounded by recycling).
+    pub op_slots: u64,
+    pub slots_reused: u64,
+    /// Reuses of a slot some live warp had not observed (may hide races).
+    pub forced_reuses: u64,
+    /// Findings dropped because the same pair of instructions was already reported.
+    pub duplicate_findings: u64,
+    /// Events naming an op that no longer exists (an engine bug; ignored).
+    pub stale_handles: u64,
+}
+
+#[derive(Default)]
+struct Memories {
+    shared: Vec<ShadowMap>,
+    global: ShadowMap,
+    tmem: Vec<ShadowMap>,
+}
+
+impl Memories {
+    fn mem(&mut self, space: MemSpace) -> &mut ShadowMap {
+        match space {
+            MemSpace::Global => &mut self.global,
+            MemSpace::Shared { cta } => grow(&mut self.shared, cta),
+        }
+    }
+}
+
+fn grow(v: &mut Vec<ShadowMap>, i: u32) -> &mut ShadowMap {
+    let i = i as usize;
+    if v.len() <= i {
+        v.resize_with(i + 1, ShadowMap::default);
+    }
+    &mut v[i]
+}
+
+/// The views an access is checked under.
+struct View<'a> {
+    hb: &'a VClock,
+    pf: &'a VClock,
+    generic: &'a VClock,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Conflict {
+    first: Rec,
+    first_kind: AccessKind,
+    cause: Cause,
+    start: u64,
+    end: u64,
+}
+
+/// PTX ISA §9.7.16.6.2: pairs that execute in issue order without waiting.
+fn pipelined(prev: &Rec, next: &Rec) -> bool {
+    if prev.cta_group != next.cta_group {
+        return false;
+    }
+    match (prev.agent, next.agent) {
+        (Agent::Mma, Agent::Mma) => prev.pipe == next.pipe,
+        (Agent::Cp, Agent::Mma) | (Agent::Shift, Agent::Mma) | (Agent::Mma, Agent::Shift) => true,
+        (Agent::Shift, Agent::Cp) => next.pipe == 1,
+        _ => false,
+    }
+}
+
+fn ordered_in(hb: &VClock, prev: &Rec, next: &Rec, tmem: bool) -> bool {
+    hb.covers(prev.stamp)
+        || (tmem
+            && pipelined(prev, next)
+            // The op's issue is one tick before its completion stamp.
+            && hb.get(prev.stamp.actor) + 1 >= prev.stamp.time)
+}
+
+/// Checks an access of `[start, end)` against the shadow state and records it.
+#[allow(clippy::too_many_arguments)]
+fn check_range(
+    map: &mut ShadowMap,
+    start: u64,
+    end: u64,
+    new: Rec,
+    kind: AccessKind,
+    view: &View<'_>,
+    tmem: bool,
+    out: &mut Vec<Conflict>,
+) {
+    map.update(start, end, |s, e, cell| {
+        // Returns whether `prev` conflicts with the new access (and records it).
+        let mut check = |prev: &Rec, prev_kind: AccessKind| -> bool {
+            // The same op (its own read and write of D) or the same warp epoch. An op's
+            // views do not include its own component, so a recycled slot's earlier records
+            // are judged by what the issuer had observed, not by slot identity.
+            if prev.stamp == new.stamp {
+                return false;
+            }
+            let cause = if ordered_in(view.hb, prev, &new, tmem) {
+                if !tmem
+                    && prev_kind == AccessKind::Write
+                    && prev.agent.is_async_proxy() != new.agent.is_async_proxy()
+                    && !view.pf.covers(prev.stamp)
+                {
+                    Cause::ProxyFence
+                } else {
+                    return false;
+                }
+            } else {
+                if !tmem && prev.strong && new.strong {
+                    return false;
+                }
+                Cause::Unordered {
+                    ordered_without_tc_fence: tmem && ordered_in(view.generic, prev, &new, tmem),
+                }
+            };
+            match out.last_mut() {
+                Some(c)
+                    if c.first == *prev
+                        && c.first_kind == prev_kind
+                        && c.cause == cause
+                        && c.end == s =>
+                {
+                    c.end = e
+                }
+                _ => out.push(Conflict {
+                    first: *prev,
+                    first_kind: prev_kind,
+                    cause,
+                    start: s,
+                    end: e,
+                }),
+            }
+            true
+        };
+        if kind == AccessKind::Write {
+            // Report the most recent conflicting access of the cell: a conflicting read
+            // since the write already names the bug (the write is ordered before that read).
+            let mut read_conflict = false;
+            for r in &cell.reads {
+                read_conflict |= check(r, AccessKind::Read);
+            }
+            if !read_conflict {
+                if let Some(w) = cell.write {
+                    check(&w, AccessKind::Write);
+                }
+            }
+            cell.write = Some(new);
+            cell.reads.clear();
+        } else {
+            if let Some(w) = cell.write {
+                check(&w, AccessKind::Write);
+            }
+            cell.reads
+                .retain(|r| r.stamp.actor != new.stamp.actor && !view.hb.covers(r.stamp));
+            cell.reads.push(new);
+        }
+    });
+}
+
+/// TMEM cells are numbered quarter-major, then column, then lane within the quarter:
+/// `quarter * QUARTER_CELLS + col * 32 + lane % 32`. A warp's `tcgen05.ld/st` (32 lanes of
+/// its quarter × N columns) is then one contiguous run, and an M=128 accumulator four runs.
+const QUARTER_LANES: u64 = 32;
+/// Column stride of a quarter: the whole 16-bit column field, so no address aliases another.
+const QUARTER_CELLS: u64 = (1 << 16) * QUARTER_LANES;
+
+fn tmem_runs(r: TmemRect) -> impl Iterator<Item = (u64, u64)> {
+    let lo = (r.lane as u64).min(TMEM_LANES);
+    let hi = (lo + r.lanes as u64).min(TMEM_LANES);
+    let (col, cols) = (r.col as u64 & 0xffff, r.cols as u64);
+    let cols = cols.min((1 << 16) - col);
+    (lo / QUARTER_LANES..hi.div_ceil(QUARTER_LANES)).flat_map(move |q| {
+        let l0 = lo.max(q * QUARTER_LANES) % QUARTER_LANES;
+        let l1 = hi.min((q + 1) * QUARTER_LANES) - q * QUARTER_LANES;
+        let base = q * QUARTER_CELLS;
+        let whole = l0 == 0 && l1 == QUARTER_LANES;
+        let n = if whole { cols.min(1) } else { cols };
+        (0..n).map(move |i| {
+            if whole {
+                (
+                    base + col * QUARTER_LANES,
+                    base + (col + cols) * QUARTER_LANES,
+                )
+            } else {
+                let c = base + (col + i) * QUARTER_LANES;
+                (c + l0, c + l1)
+            }
+        })
+    })
+}
+
+fn tmem_region(cta: u32, start: u64, end: u64) -> Region {
+    let q = start / QUARTER_CELLS;
+    let (s, e) = (start % QUARTER_CELLS, (end - 1) % QUARTER_CELLS);
+    let (c0, c1) = (s / QUARTER_LANES, e / QUARTER_LANES);
+    let lane0 = (q * QUARTER_LANES) as u32;
+    let lanes = if c0 == c1 {
+        lane0 + (s % QUARTER_LANES) as u32..lane0 + (e % QUARTER_LANES) as u32 + 1
+    } else {
+        lane0..lane0 + QUARTER_LANES as u32
+    };
+    Region::Tmem {
+        cta,
+        lanes,
+        cols: c0 as u32..c1 as u32 + 1,
+    }
+}
+
+/// The happens-before race detector of one synchronisation domain (a cluster: its warps, its
+/// CTAs' shared memory and TMEM, and global memory as seen from it).
+#[derive(Default)]
+pub struct RaceDetector {
+    actors: Vec<Actor>,
+    warps: Vec<Option<WarpState>>,
+    /// Completed ops, candidates for slot reuse, oldest first.
+    retired: VecDeque<ActorIdx>,
+    sync: HashMap<SyncKey, SyncObj>,
+    /// Release/acquire through strong accesses, per (space, address).
+    locs: HashMap<(MemSpace, u64), Channels>,
+    mem: Memories,
+    commits: Vec<Option<CommitState>>,
+    free_commits: Vec<u32>,
+    findings: Vec<Race>,
+    reported: HashSet<(SpanToken, SpanToken)>,
+    scratch: Vec<Conflict>,
+    stats: Stats,
+}
+
+impl RaceDetector {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn findings(&self) -> &[Race] {
+        &self.findings
+    }
+
+    pub fn take_findings(&mut self) -> Vec<Race> {
+        std::mem::take(&mut self.findings)
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Runs held by all shadow maps (memory use; a run is one range of equal shadow state).
+    pub fn shadow_runs(&self) -> usize {
+        let m = &self.mem;
+        m.global.runs()
+            + m.shared.iter().map(ShadowMap::runs).sum::<usize>()
+            + m.tmem.iter().map(ShadowMap::runs).sum::<usize>()
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Warps
+
+    /// Registers a warp. Register every warp of the domain before it runs: slot reuse waits
+    /// for the live warps to observe an op, and a warp registered late starts knowing nothing.
+    pub fn add_warp(&mut self, w: WarpId) {
+        let i = w.0 as usize;
+        if self.warps.len() <= i {
+            self.warps.resize_with(i + 1, || None);
+        }
+        if self.warps[i].is_none() {
+            let actor = ActorIdx(self.actors.len() as u32);
+            self.actors.push(Actor::Warp);
+            self.warps[i] = Some(WarpState::new(actor));
+        }
+    }
+
+    /// The warp has exited: it no longer holds op slots from being reused.
+    pub fn warp_exit(&mut self, w: WarpId) {
+        self.warp(w).live = false;
+    }
+
+    fn warp(&mut self, w: WarpId) -> &mut WarpState {
+        if !matches!(self.warps.get(w.0 as usize), Some(Some(_))) {
+            self.add_warp(w);
+        }
+        self.warps[w.0 as usize].as_mut().expect("registered")
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Thread accesses
+
+    /// An ordinary access by (some lanes of) warp `w`: `ld`/`st`/`atom`/`red` on shared or
+    /// global memory, `len` bytes at `addr`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn access(
+        &mut self,
+        w: WarpId,
+        space: MemSpace,
+        addr: u64,
+        len: u64,
+        kind: AccessKind,
+        order: MemOrder,
+        span: SpanToken,
+    ) {
+        self.thread_access(w, space, addr, len, kind, order, span, Agent::Thread);
+    }
+
+    /// The shared-memory store of the TMEM address by `tcgen05.alloc` (a weak 4-byte write).
+    pub fn alloc_address_store(&mut self, w: WarpId, space: MemSpace, addr: u64, span: SpanToken) {
+        self.thread_access(
+            w,
+            space,
+            addr,
+            4,
+            AccessKind::Write,
+            MemOrder::Weak,
+            span,
+            Agent::AllocAddr,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn thread_access(
+        &mut self,
+        w: WarpId,
+        space: MemSpace,
+        addr: u64,
+        len: u64,
+        kind: AccessKind,
+        order: MemOrder,
+        span: SpanToken,
+        agent: Agent,
+    ) {
+        self.stats.thread_accesses += 1;
+        self.warp(w);
+        let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+        let (releases, acquires) = order.flags();
+        if acquires {
+            if let Some(l) = self.locs.get(&(space, addr)) {
+                ws.acquire(l, true);
+            }
+        } else if order == MemOrder::Relaxed {
+            if let Some(l) = self.locs.get(&(space, addr)) {
+                ws.fence_acq.join(l);
+            }
+        }
+        let rec = Rec {
+            stamp: ws.now(),
+            span,
+            warp: w,
+            agent,
+            strong: order.is_strong(),
+            cta_group: 0,
+            pipe: 0,
+        };
+        let view = View {
+            hb: &ws.gen,
+            pf: &ws.pf,
+            generic: &ws.gen,
+        };
+        let mut out = std::mem::take(&mut self.scratch);
+        check_range(
+            self.mem.mem(space),
+            addr,
+            addr.saturating_add(len),
+            rec,
+            kind,
+            &view,
+            false,
+            &mut out,
+        );
+        if kind == AccessKind::Write && order.is_strong() {
+            if releases {
+                let ch = ws.release_channels();
+                self.locs.entry((space, addr)).or_default().join(&ch);
+                ws.gen.tick(ws.actor);
+            } else if let Some(fr) = &ws.fence_rel {
+                self.locs.entry((space, addr)).or_default().join(fr);
+            }
+        }
+        self.report(
+            &mut out,
+            rec,
+            kind,
+            |s, e| Region::Mem { space, bytes: s..e },
+            Some(space),
+        );
+        self.scratch = out;
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Fences and synchronisation objects
+
+    pub fn fence(&mut self, w: WarpId, f: Fence) {
+        let ws = self.warp(w);
+        match f {
+            Fence::ProxyAsync => {
+                let g = ws.gen.clone();
+                ws.pf.join(&g);
+            }
+            Fence::AcqRel => {
+                let fa = std::mem::take(&mut ws.fence_acq);
+                ws.acquire(&fa, true);
+                ws.fence_rel = Some(ws.release_channels());
+                ws.gen.tick(ws.actor);
+            }
+            Fence::TcBeforeThreadSync => ws.tc_pub = ws.tc.clone(),
+            Fence::TcAfterThreadSync => {
+                let WarpState {
+                    tc, tc_acq, gen, ..
+                } = ws;
+                tc.join(tc_acq);
+                tc.join(gen);
+            }
+        }
+    }
+
+    /// An arrival on a barrier or mbarrier (`bar.sync`/`bar.arrive`, `barrier.cluster.arrive`,
+    /// `mbarrier.arrive*`). `Sem::Ordering` = `.release` (the default).
+    pub fn arrive(&mut self, w: WarpId, key: SyncKey, sem: Sem) {
+        self.warp(w);
+        let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+        let obj = self.sync.entry(key).or_default();
+        match sem {
+            Sem::Ordering => {
+                obj.pending.gen.join(&ws.gen);
+                obj.pending.pf.join(&ws.pf);
+                obj.pending.tc.join(&ws.tc_pub);
+                ws.gen.tick(ws.actor);
+            }
+            Sem::Relaxed => obj.pending.tc.join(&ws.tc_pub),
+        }
+    }
+
+    /// The barrier generation or mbarrier phase `key` completed.
+    pub fn sync_complete(&mut self, key: SyncKey) {
+        let obj = self.sync.entry(key).or_default();
+        let p = std::mem::take(&mut obj.pending);
+        obj.completed.join(&p);
+    }
+
+    /// A wait that observed the completion (`bar.sync` after the barrier completed,
+    /// `barrier.cluster.wait`, a successful `mbarrier.try_wait`/`test_wait`).
+    /// `Sem::Ordering` = `.acquire` (the default).
+    pub fn wait(&mut self, w: WarpId, key: SyncKey, sem: Sem) {
+        self.warp(w);
+        let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+        if let Some(obj) = self.sync.get(&key) {
+            ws.acquire(&obj.completed, sem == Sem::Ordering);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Asynchronous operations
+
+    /// Warp `w` issues an asynchronous op. Report its accesses with [`Self::op_access`] right
+    /// away (an op may touch its ranges at any moment until it completes).
+    pub fn issue(&mut self, w: WarpId, kind: OpKind, span: SpanToken) -> OpId {
+        self.stats.ops_issued += 1;
+        self.warp(w);
+        let actor = self.alloc_op_slot();
+        let Actor::Op { next_time, op } = &mut self.actors[actor.index()] else {
+            unreachable!("op slot")
+        };
+        let issue = *next_time;
+        *next_time += 2;
+        let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+        let tc = ws.tc.clone();
+        let mut gen = ws.gen.clone();
+        gen.join(&ws.tc);
+        let id = OpId { actor, issue };
+        let mut refs = 0;
+        if kind.agent().is_tcgen05() {
+            // Program order: later tcgen05 ops of this warp are issued after this one.
+            ws.tc.raise(actor, issue);
+            ws.issued_tcgen05 = true;
+        }
+        match kind {
+            OpKind::Ld => {
+                ws.ld_pending.push(id);
+                refs = 1;
+            }
+            OpKind::St => {
+                ws.st_pending.push(id);
+                refs = 1;
+            }
+            k if k.committable() => ws.groups[group(k.cta_group())].inflight.push(id),
+            _ => {}
+        }
+        *op = Some(Box::new(OpState {
+            kind,
+            issuer: w,
+            span,
+            issue,
+            gen,
+            pf: ws.pf.clone(),
+            tc,
+            done: None,
+            refs,
+        }));
+        id
+    }
+
+    /// One range the op reads or writes (mma: A, B, scale factors, D; TMA: the box; ...).
+    pub fn op_access(&mut self, id: OpId, place: Place, kind: AccessKind) {
+        self.stats.op_accesses += 1;
+        let Some(op) = op_ref(&self.actors, id) else {
+            self.stats.stale_handles += 1;
+            return;
+        };
+        let rec = Rec {
+            stamp: Stamp {
+                actor: id.actor,
+                time: id.issue + 1,
+            },
+            span: op.span,
+            warp: op.issuer,
+            agent: op.kind.agent(),
+            strong: false,
+            cta_group: op.kind.cta_group(),
+            pipe: op.kind.pipe_key(),
+        };
+        let mut out = std::mem::take(&mut self.scratch);
+        match place {
+            Place::Mem { space, addr, len } => {
+                let view = View {
+                    hb: &op.gen,
+                    pf: &op.pf,
+                    generic: &op.gen,
+                };
+                check_range(
+                    self.mem.mem(space),
+                    addr,
+                    addr.saturating_add(len),
+                    rec,
+                    kind,
+                    &view,
+                    false,
+                    &mut out,
+                );
+                self.report(
+                    &mut out,
+                    rec,
+                    kind,
+                    |s, e| Region::Mem { space, bytes: s..e },
+                    Some(space),
+                );
+            }
+            Place::Tmem(rect) => {
+                let view = View {
+                    hb: &op.tc,
+                    pf: &op.pf,
+                    generic: &op.gen,
+                };
+                let map = grow(&mut self.mem.tmem, rect.cta);
+                for (s, e) in tmem_runs(rect) {
+                    check_range(map, s, e, rec, kind, &view, true, &mut out);
+                }
+                let cta = rect.cta;
+                self.report(&mut out, rec, kind, |s, e| tmem_region(cta, s, e), None);
+            }
+        }
+        self.scratch = out;
+    }
+
+    /// The op finished all its accesses.
+    pub fn complete(&mut self, id: OpId) {
+        if self.done_clock(id).is_none() {
+            self.stats.stale_handles += 1;
+        }
+    }
+
+    /// Completes the op if needed and returns its completion clock.
+    fn done_clock(&mut self, id: OpId) -> Option<&VClock> {
+        let op = op_mut(&mut self.actors, id)?;
+        if op.done.is_none() {
+            let mut done = op.gen.clone();
+            done.join(&op.tc);
+            done.raise(id.actor, id.issue + 1);
+            op.done = Some(done);
+            self.retired.push_back(id.actor);
+            if op.kind.committable() {
+                let (issuer, g) = (op.issuer, group(op.kind.cta_group()));
+                let done = op.done.clone().expect("set");
+                let ws = self.warps[issuer.0 as usize].as_mut().expect("issuer");
+                ws.groups[g].inflight.retain(|o| *o != id);
+                ws.groups[g].done.join(&done);
+            }
+        }
+        op_ref(&self.actors, id)?.done.as_ref()
+    }
+
+    fn release_ref(&mut self, id: OpId) {
+        if let Some(op) = op_mut(&mut self.actors, id) {
+            op.refs = op.refs.saturating_sub(1);
+        }
+    }
+
+    /// A bulk copy's `complete_tx` on mbarrier `key` (release at cluster scope, with the
+    /// implicit generic↔async proxy fence of the completion: bulk-copies.md §1.3).
+    pub fn op_arrive(&mut self, id: OpId, key: SyncKey) {
+        let Some(done) = self.done_clock(id).cloned() else {
+            self.stats.stale_handles += 1;
+            return;
+        };
+        let obj = self.sync.entry(key).or_default();
+        obj.pending.gen.join(&done);
+        obj.pending.pf.join(&done);
+        obj.pending.tc.join(&done);
+    }
+
+    /// Warp `w` observed the op's completion directly (`cp.async.bulk.wait_group`).
+    pub fn observe(&mut self, w: WarpId, id: OpId) {
+        self.warp(w);
+        let Some(done) = self.done_clock(id).cloned() else {
+            self.stats.stale_handles += 1;
+            return;
+        };
+        let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+        ws.gen.join(&done);
+        ws.pf.join(&done);
+    }
+
+    /// `tcgen05.wait::ld`: every earlier `tcgen05.ld` of the warp has completed.
+    pub fn wait_ld(&mut self, w: WarpId) {
+        let pending = std::mem::take(&mut self.warp(w).ld_pending);
+        self.observe_tc(w, &pending);
+    }
+
+    /// `tcgen05.wait::st`.
+    pub fn wait_st(&mut self, w: WarpId) {
+        let pending = std::mem::take(&mut self.warp(w).st_pending);
+        self.observe_tc(w, &pending);
+    }
+
+    fn observe_tc(&mut self, w: WarpId, ops: &[OpId]) {
+        for &id in ops {
+            if let Some(done) = self.done_clock(id).cloned() {
+                let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+                ws.gen.join(&done);
+                ws.tc.join(&done);
+            }
+            self.release_ref(id);
+        }
+    }
+
+    /// `tcgen05.commit.cta_group::N`: tracks all earlier mma/cp/shift of warp `w` with the same
+    /// cta_group. Call [`Self::commit_fire`] when they have completed and the arrive happens.
+    pub fn commit(&mut self, w: WarpId, cta_group: u8) -> CommitId {
+        let ws = self.warp(w);
+        let g = &ws.groups[group(cta_group)];
+        // The commit arrive is a release at cluster scope and implies before_thread_sync
+        // (sync.md §4.2): it carries the warp's generic and full tcgen05 views.
+        let mut clocks = ws.release_channels();
+        clocks.tc.join(&ws.tc);
+        clocks.gen.join(&g.done);
+        clocks.tc.join(&g.done);
+        let ops = g.inflight.clone();
+        ws.gen.tick(ws.actor);
+        for &id in &ops {
+            if let Some(op) = op_mut(&mut self.actors, id) {
+                op.refs += 1;
+            }
+        }
+        let state = CommitState { clocks, ops };
+        match self.free_commits.pop() {
+            Some(i) => {
+                self.commits[i as usize] = Some(state);
+                CommitId(i)
+            }
+            None => {
+                self.commits.push(Some(state));
+                CommitId(self.commits.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// The commit's tracked ops completed: arrive on each mbarrier in `keys` (one for
+    /// `.multicast::cluster` per destination CTA). Ops not yet reported complete are completed.
+    pub fn commit_fire(&mut self, c: CommitId, keys: &[SyncKey]) {
+        let Some(Some(mut state)) = self.commits.get_mut(c.0 as usize).map(Option::take) else {
+            self.stats.stale_handles += 1;
+            return;
+        };
+        self.free_commits.push(c.0);
+        for &id in &state.ops {
+            if let Some(done) = self.done_clock(id) {
+                state.clocks.gen.join(done);
+                state.clocks.tc.join(done);
+            }
+            self.release_ref(id);
+        }
+        for &key in keys {
+            self.sync
+                .entry(key)
+                .or_default()
+                .pending
+                .join(&state.clocks);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Slot recycling
+
+    fn alloc_op_slot(&mut self) -> ActorIdx {
+        for _ in 0..self.retired.len().min(4) {
+            let a = self.retired.pop_front().expect("nonempty");
+            match self.reusable(a) {
+                Some(true) => return self.reuse(a, false),
+                Some(false) => self.retired.push_back(a),
+                None => {} // already reused or not an op: drop the entry
+            }
+        }
+        if self.stats.op_slots as usize >= MAX_OP_SLOTS {
+            let pos = self.retired.iter().position(|&a| {
+                matches!(&self.actors[a.index()], Actor::Op { op: Some(op), .. } if op.refs == 0)
+            });
+            if let Some(pos) = pos {
+                let a = self.retired.remove(pos).expect("in range");
+                return self.reuse(a, true);
+            }
+        }
+        self.stats.op_slots += 1;
+        self.actors.push(Actor::Op {
+            next_time: 1,
+            op: None,
+        });
+        ActorIdx(self.actors.len() as u32 - 1)
+    }
+
+    /// `Some(true)` when the op is complete, unreferenced and every live warp has observed its
+    /// completion, in the generic view and, for warps that issue tcgen05 ops, in the tcgen05
+    /// view too. Reuse adds an edge (observing the new occupant implies observing the old one)
+    /// that then nobody lacks.
+    fn reusable(&self, a: ActorIdx) -> Option<bool> {
+        let Actor::Op { op: Some(op), .. } = &self.actors[a.index()] else {
+            return None;
+        };
+        let stamp = Stamp {
+            actor: a,
+            time: op.issue + 1,
+        };
+        op.done.as_ref()?;
+        // Memory records (smem/global: mma and cp operands, bulk copies) are judged by the
+        // generic view of threads and ops; TMEM records by the tcgen05 view alone, which only
+        // matters for warps that issue tcgen05 ops.
+        let agent = op.kind.agent();
+        let touches_mem = agent.is_async_proxy();
+        let touches_tmem = agent.is_tcgen05();
+        Some(
+            op.refs == 0
+                && self.warps.iter().flatten().filter(|w| w.live).all(|w| {
+                    (!touches_mem || w.gen.covers(stamp))
+                        && (!touches_tmem || !w.issued_tcgen05 || w.tc.covers(stamp))
+                }),
+        )
+    }
+
+    fn reuse(&mut self, a: ActorIdx, forced: bool) -> ActorIdx {
+        self.stats.slots_reused += 1;
+        if forced {
+            self.stats.forced_reuses += 1;
+        }
+        if let Actor::Op { op, .. } = &mut self.actors[a.index()] {
+            *op = None;
+        }
+        a
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Findings
+
+    fn report(
+        &mut self,
+        out: &mut Vec<Conflict>,
+        second: Rec,
+        second_kind: AccessKind,
+        region: impl Fn(u64, u64) -> Region,
+        space: Option<MemSpace>,
+    ) {
+        for c in out.drain(..) {
+            if !self.reported.insert((c.first.span, second.span)) {
+                self.stats.duplicate_findings += 1;
+                continue;
+            }
+            let (rule, why) = finding::classify(
+                space.is_none(),
+                space,
+                (&c.first, c.first_kind),
+                (&second, second_kind),
+                c.cause,
+            );
+            let first = Access::from_rec(&c.first, c.first_kind, region(c.start, c.end));
+            let second = Access::from_rec(&second, second_kind, region(c.start, c.end));
+            let message = finding::message(&first, &second, why);
+            self.findings.push(Race {
+                rule,
+                first,
+                second,
+                message,
+            });
+        }
+    }
+}
+
+fn group(cta_group: u8) -> usize {
+    usize::from(cta_group == 2)
+}
+
+fn op_ref(actors: &[Actor], id: OpId) -> Option<&OpState> {
+    match actors.get(id.actor.index()) {
+        Some(Actor::Op { op: Some(op), .. }) if op.issue == id.issue => Some(op),
+        _ => None,
+    }
+}
+
+fn op_mut(actors: &mut [Actor], id: OpId) -> Option<&mut OpState> {
+    match actors.get_mut(id.actor.index()) {
+        Some(Actor::Op { op: Some(op), .. }) if op.issue == id.issue => Some(op),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(lane: u32, lanes: u32, col: u32, cols: u32) -> TmemRect {
+        TmemRect {
+            cta: 0,
+            lane,
+            lanes,
+            col,
+            cols,
+        }
+    }
+
+    #[test]
+    fn tmem_full_height_rect_is_one_run_per_quarter() {
+        let runs: Vec<_> = tmem_runs(rect(0, 128, 8, 256)).collect();
+        assert_eq!(runs.len(), 4);
+        for (q, &(s, e)) in runs.iter().enumerate() {
+            let base = q as u64 * QUARTER_CELLS;
+            assert_eq!((s, e), (base + 8 * 32, base + 264 * 32));
+        }
+    }
+
+    #[test]
+    fn tmem_warp_quarter_rect_is_one_run() {
+        assert_eq!(
+            tmem_runs(rect(32, 32, 4, 64)).collect::<Vec<_>>(),
+            vec![(QUARTER_CELLS + 4 * 32, QUARTER_CELLS + 68 * 32)]
+        );
+        assert_eq!(
+            tmem_region(0, QUARTER_CELLS + 4 * 32, QUARTER_CELLS + 68 * 32),
+            Region::Tmem {
+                cta: 0,
+                lanes: 32..64,
+                cols: 4..68
+            }
+        );
+    }
+
+    #[test]
+    fn tmem_runs_cover_exactly_the_rect_cells() {
+        // Reference: enumerate (lane, col) cells and map them one by one.
+        for &(lane, lanes, col, cols) in &[
+            (0, 128, 0, 3),
+            (16, 48, 5, 2),
+            (40, 8, 1, 4),
+            (96, 64, 7, 1),
+        ] {
+            let mut want: Vec<u64> = Vec::new();
+            for l in lane..(lane + lanes).min(128) {
+                for c in col..col + cols {
+                    let l = l as u64;
+                    want.push((l / 32) * QUARTER_CELLS + c as u64 * 32 + l % 32);
+                }
+            }
+            want.sort();
+            let mut got: Vec<u64> = tmem_runs(rect(lane, lanes, col, cols))
+                .flat_map(|(s, e)| s..e)
+                .collect();
+            got.sort();
+            assert_eq!(got, want, "rect {:?}", (lane, lanes, col, cols));
+        }
+    }
+
+    #[test]
+    fn slots_are_recycled_once_everyone_observed_completion() {
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        let mb = SyncKey::Mbarrier { cta: 0, offset: 0 };
+        for _ in 0..100 {
+            let op = d.issue(w0, OpKind::Bulk, SpanToken(1));
+            d.complete(op);
+            d.op_arrive(op, mb);
+            d.sync_complete(mb);
+            d.wait(w0, mb, Sem::Ordering);
+            d.wait(w1, mb, Sem::Ordering);
+        }
+        assert!(d.stats().op_slots <= 2, "{:?}", d.stats());
+        assert_eq!(d.stats().forced_reuses, 0);
+    }
+
+    #[test]
+    fn slots_are_not_recycled_while_a_live_warp_has_not_observed() {
+        let mut d = RaceDetector::new();
+        d.add_warp(WarpId(0));
+        d.add_warp(WarpId(1));
+        for _ in 0..10 {
+            let op = d.issue(WarpId(0), OpKind::Bulk, SpanToken(1));
+            d.complete(op);
+            d.observe(WarpId(0), op);
+        }
+        assert_eq!(d.stats().op_slots, 10);
+        d.warp_exit(WarpId(1));
+        let op = d.issue(WarpId(0), OpKind::Bulk, SpanToken(1));
+        d.complete(op);
+        assert_eq!(
+            d.stats().op_slots,
+            10,
+            "an exited warp no longer pins slots"
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! The event vocabulary the engine speaks to the detector: who, where, what kind, how ordered.
+//! Plain data, no PTX text: the engine translates instructions into these.
+
+/// A warp of the detector's domain, numbered densely by the engine (e.g. `cta * warps_per_cta
+/// + warp`). One clock per warp: see the crate docs for why per-lane clocks are not needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WarpId(pub u32);
+
+/// Opaque instruction identity supplied by the engine (e.g. the instruction index), echoed in
+/// findings so the engine can map it back to file:line:col.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SpanToken(pub u32);
+
+/// Byte-addressed memories checked by the detector. Shared memory is keyed by the CTA that owns
+/// it (a distributed-shared access names the peer CTA), so `Shared { cta }` covers both
+/// `.shared::cta` and `.shared::cluster`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemSpace {
+    Shared { cta: u32 },
+    Global,
+}
+
+/// A rectangle of TMEM cells (32-bit each) of one CTA: `lanes` × `cols`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TmemRect {
+    pub cta: u32,
+    pub lane: u32,
+    pub lanes: u32,
+    pub col: u32,
+    pub cols: u32,
+}
+
+/// Where an access lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    Mem {
+        space: MemSpace,
+        addr: u64,
+        len: u64,
+    },
+    Tmem(TmemRect),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// Memory-model strength of a thread's ordinary access (PTX memory consistency model, §8).
+/// `Weak` is a plain `ld`/`st`; the others are morally strong (`.relaxed`, `.volatile`,
+/// `.acquire`, `.release`, `atom`, `red`): two strong accesses never form a data race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemOrder {
+    Weak,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+}
+
+impl MemOrder {
+    pub fn is_strong(self) -> bool {
+        self != MemOrder::Weak
+    }
+    fn releases(self) -> bool {
+        matches!(self, MemOrder::Release | MemOrder::AcqRel)
+    }
+    fn acquires(self) -> bool {
+        matches!(self, MemOrder::Acquire | MemOrder::AcqRel)
+    }
+    pub(crate) fn flags(self) -> (bool, bool) {
+        (self.releases(), self.acquires())
+    }
+}
+
+/// Who performs an access. Thread accesses are `Thread` (or `AllocAddr`, the shared-memory
+/// store of `tcgen05.alloc`); the others are asynchronous operations with an actor of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Agent {
+    Thread,
+    /// The address `tcgen05.alloc` writes into shared memory (a weak store).
+    AllocAddr,
+    Mma,
+    Cp,
+    Shift,
+    TcLd,
+    TcSt,
+    /// `cp.async.bulk{.tensor}` in either direction (TMA).
+    Bulk,
+}
+
+impl Agent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Thread => "a thread access",
+            Agent::AllocAddr => "the tcgen05.alloc address store",
+            Agent::Mma => "tcgen05.mma",
+            Agent::Cp => "tcgen05.cp",
+            Agent::Shift => "tcgen05.shift",
+            Agent::TcLd => "tcgen05.ld",
+            Agent::TcSt => "tcgen05.st",
+            Agent::Bulk => "cp.async.bulk",
+        }
+    }
+
+    /// Shared/global accesses of these agents go through the async proxy.
+    pub fn is_async_proxy(self) -> bool {
+        matches!(self, Agent::Mma | Agent::Cp | Agent::Bulk)
+    }
+
+    /// Asynchronous tcgen05 operations ordered by `tcgen05.fence` (PTX ISA §9.7.16.6.1).
+    pub fn is_tcgen05(self) -> bool {
+        matches!(
+            self,
+            Agent::Mma | Agent::Cp | Agent::Shift | Agent::TcLd | Agent::TcSt
+        )
+    }
+}
+
+/// What an asynchronous operation is, as far as ordering is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// `tcgen05.mma*`. `accum` identifies accumulator address and shape (any injective
+    /// encoding the engine likes): mma→mma is pipelined only for the same value.
+    Mma {
+        cta_group: u8,
+        accum: u64,
+    },
+    /// `tcgen05.cp`; `shape_4x256b` marks `.4x256b`, the only cp shape pipelined after shift.
+    Cp {
+        cta_group: u8,
+        shape_4x256b: bool,
+    },
+    Shift {
+        cta_group: u8,
+    },
+    Ld,
+    St,
+    /// A bulk copy (TMA load or store, `cp.async.bulk{.tensor}`); completes through an
+    /// mbarrier complete_tx or a bulk async-group wait.
+    Bulk,
+}
+
+impl OpKind {
+    pub fn agent(self) -> Agent {
+        match self {
+            OpKind::Mma { .. } => Agent::Mma,
+            OpKind::Cp { .. } => Agent::Cp,
+            OpKind::Shift { .. } => Agent::Shift,
+            OpKind::Ld => Agent::TcLd,
+            OpKind::St => Agent::TcSt,
+            OpKind::Bulk => Agent::Bulk,
+        }
+    }
+
+    pub(crate) fn cta_group(self) -> u8 {
+        match self {
+            OpKind::Mma { cta_group, .. }
+            | OpKind::Cp { cta_group, .. }
+            | OpKind::Shift { cta_group } => cta_group,
+            _ => 0,
+        }
+    }
+
+    /// Tracked by `tcgen05.commit` (PTX ISA §9.7.16.12.1).
+    pub(crate) fn committable(self) -> bool {
+        matches!(
+            self,
+            OpKind::Mma { .. } | OpKind::Cp { .. } | OpKind::Shift { .. }
+        )
+    }
+
+    /// The per-record pipeline key: mma's accumulator, cp's 4x256b flag, else 0.
+    pub(crate) fn pipe_key(self) -> u64 {
+        match self {
+            OpKind::Mma { accum, .. } => accum,
+            OpKind::Cp { shape_4x256b, .. } => shape_4x256b as u64,
+            _ => 0,
+        }
+    }
+}
+
+/// Release side of a synchronisation (`mbarrier.arrive`, `barrier.cluster.arrive`, `bar`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sem {
+    /// `.release` arrive or `.acquire` wait (the defaults; `bar.sync` is both).
+    Ordering,
+    /// `.relaxed`: orders no memory, but still a thread synchronisation with which
+    /// tcgen05 fences compose (PTX ISA §9.7.16.6.3, canonical patterns §9.7.16.6.4.3–4).
+    Relaxed,
+}
+
+/// A synchronisation object: everything arrivals release into and waits acquire from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncKey {
+    /// `bar.sync`/`bar.arrive`/`barrier.cta` named barrier `id` of CTA `cta`.
+    CtaBarrier { cta: u32, id: u32 },
+    /// `barrier.cluster` of the domain.
+    ClusterBarrier,
+    /// The mbarrier at shared offset `offset` of CTA `cta`.
+    Mbarrier { cta: u32, offset: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fence {
+    /// `fence.proxy.async{.space}`: bridges generic and async proxy (bulk-copies.md §9).
+    ProxyAsync,
+    /// `fence.acq_rel`/`fence.sc`/`membar`: release and acquire fence for strong accesses.
+    AcqRel,
+    /// `tcgen05.fence::before_thread_sync` (PTX ISA §9.7.16.11.1).
+    TcBeforeThreadSync,
+    /// `tcgen05.fence::after_thread_sync`.
+    TcAfterThreadSync,
+}

@@ -1,0 +1,173 @@
+//! Findings: a race names both accesses (the earlier one first), the rule, and why.
+
+use std::fmt;
+use std::ops::Range;
+
+use tmemu_tmem::rules::{self, Rule};
+
+use crate::event::{AccessKind, Agent, MemSpace, SpanToken, WarpId};
+use crate::shadow::Rec;
+
+/// Where the two accesses overlap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Region {
+    Mem {
+        space: MemSpace,
+        bytes: Range<u64>,
+    },
+    /// Bounding box of the conflicting TMEM cells.
+    Tmem {
+        cta: u32,
+        lanes: Range<u32>,
+        cols: Range<u32>,
+    },
+}
+
+/// One side of a race.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// The warp that accessed, or that issued the asynchronous op.
+    pub warp: WarpId,
+    pub agent: Agent,
+    pub kind: AccessKind,
+    pub span: SpanToken,
+    pub region: Region,
+}
+
+impl Access {
+    pub(crate) fn from_rec(r: &Rec, kind: AccessKind, region: Region) -> Self {
+        Access {
+            warp: r.warp,
+            agent: r.agent,
+            kind,
+            span: r.span,
+            region,
+        }
+    }
+}
+
+/// A pair of accesses the happens-before model does not order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    pub rule: &'static Rule,
+    /// The access recorded earlier (in the emulated execution).
+    pub first: Access,
+    /// The access being checked when the race was found.
+    pub second: Access,
+    pub message: String,
+}
+
+impl fmt::Display for Race {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.rule.id, self.rule.name, self.message)
+    }
+}
+
+/// Why two accesses conflict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// Not ordered by happens-before (in the view that governs the second access).
+    Unordered {
+        /// TMEM only: the generic view (thread synchronisation) would order them, so the
+        /// missing piece is a tcgen05 fence.
+        ordered_without_tc_fence: bool,
+    },
+    /// Ordered, but across proxies without `fence.proxy.async`.
+    ProxyFence,
+}
+
+fn kind_word(k: AccessKind) -> &'static str {
+    match k {
+        AccessKind::Read => "read",
+        AccessKind::Write => "write",
+    }
+}
+
+/// Picks the rule for a conflict (first = earlier access).
+pub(crate) fn classify(
+    tmem: bool,
+    space: Option<MemSpace>,
+    first: (&Rec, AccessKind),
+    second: (&Rec, AccessKind),
+    cause: Cause,
+) -> (&'static Rule, &'static str) {
+    let (a, ak) = first;
+    let (b, bk) = second;
+    if tmem {
+        if a.agent == Agent::TcLd && bk == AccessKind::Write {
+            return (
+                &rules::TMEM_OVERWRITE_BEFORE_WAIT_LD,
+                "the load was not waited for (tcgen05.wait::ld, and across threads fence::before_thread_sync + sync + fence::after_thread_sync) before the cells were overwritten",
+            );
+        }
+        if let Cause::Unordered {
+            ordered_without_tc_fence: true,
+        } = cause
+        {
+            return (
+                &rules::TMEM_TCGEN05_FENCE_MISSING,
+                "the accesses are ordered by a thread synchronisation, but tcgen05.fence::before_thread_sync / ::after_thread_sync is missing around it",
+            );
+        }
+        if ak == AccessKind::Write {
+            return (
+                &rules::TMEM_UNFINISHED_WRITE,
+                "the writer's completion was not observed (tcgen05.commit + mbarrier wait + fence::after_thread_sync, or tcgen05.wait::st) and the pair is not pipelined",
+            );
+        }
+        return (
+            &rules::TMEM_ACCESS_RACE,
+            "the accesses are not ordered by the tcgen05 memory consistency model",
+        );
+    }
+    if cause == Cause::ProxyFence {
+        return (
+            &rules::PROXY_FENCE_MISSING,
+            "the data was written through the other proxy; fence.proxy.async is needed between the write and the synchronisation",
+        );
+    }
+    if a.agent == Agent::AllocAddr || b.agent == Agent::AllocAddr {
+        return (
+            &rules::ALLOC_ADDRESS_UNSYNCHRONISED,
+            "the tcgen05.alloc address store is weak: synchronise (e.g. bar.sync) before other warps read it",
+        );
+    }
+    if a.agent == Agent::Bulk && ak == AccessKind::Write {
+        return (
+            &rules::ASYNC_WRITE_IN_FLIGHT,
+            "the copy's completion was not observed (mbarrier wait or cp.async.bulk.wait_group)",
+        );
+    }
+    if a.agent.is_async_proxy() && ak == AccessKind::Read && bk == AccessKind::Write {
+        return (
+            &rules::ASYNC_READ_OVERWRITTEN,
+            "the asynchronous reader had not completed (stage released before commit + mbarrier wait)",
+        );
+    }
+    match space {
+        Some(MemSpace::Global) => (
+            &rules::GLOBAL_DATA_RACE,
+            "no happens-before between the accesses",
+        ),
+        _ => (
+            &rules::SHARED_DATA_RACE,
+            "no happens-before between the accesses",
+        ),
+    }
+}
+
+pub(crate) fn message(first: &Access, second: &Access, why: &str) -> String {
+    format!(
+        "{} {} by warp {} (span {}) races earlier {} {} by warp {} (span {}) on {:?}: {}",
+        second.agent.name(),
+        kind_word(second.kind),
+        second.warp.0,
+        second.span.0,
+        first.agent.name(),
+        kind_word(first.kind),
+        first.warp.0,
+        first.span.0,
+        second.region,
+        why
+    )
+}

@@ -1,0 +1,283 @@
+//! Shadow memory: for every byte (shared/global) or TMEM cell, the last write and the reads
+//! since, stored as runs of identical state in an ordered map.
+//!
+//! Run-length keeps bulk accesses cheap: a TMA box, an mma operand or a warp's 32 contiguous
+//! 4-byte stores from one clock epoch become one run, so the cost of an access is
+//! O(log runs + runs it overlaps), not O(bytes).
+
+use std::collections::BTreeMap;
+
+use smallvec::SmallVec;
+
+use crate::clock::Stamp;
+use crate::event::{Agent, SpanToken, WarpId};
+
+/// One recorded access: who (stamp, warp, agent), where in the program (span), and what the
+/// ordering rules need (strength, cta_group and pipeline key of tcgen05 ops).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rec {
+    /// For an asynchronous op, the stamp of its completion.
+    pub stamp: Stamp,
+    pub span: SpanToken,
+    /// The warp that accessed, or that issued the op.
+    pub warp: WarpId,
+    pub agent: Agent,
+    pub strong: bool,
+    pub cta_group: u8,
+    pub pipe: u64,
+}
+
+/// Shadow state of a run of bytes or cells.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Cell {
+    pub write: Option<Rec>,
+    /// Reads since `write` that are not known to happen-before a later read.
+    pub reads: SmallVec<[Rec; 2]>,
+}
+
+#[derive(Clone, Debug)]
+struct Seg {
+    end: u64,
+    cell: Cell,
+}
+
+/// An interval map from `[start, end)` runs to their [`Cell`]. Gaps were never accessed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ShadowMap {
+    segs: BTreeMap<u64, Seg>,
+}
+
+impl ShadowMap {
+    /// Number of runs (for benchmarks and tests).
+    pub fn runs(&self) -> usize {
+        self.segs.len()
+    }
+
+    /// Cuts the run that straddles `x` so a run starts at `x`.
+    fn split_at(&mut self, x: u64) {
+        let Some((&start, seg)) = self.segs.range_mut(..x).next_back() else {
+            return;
+        };
+        if seg.end > x {
+            let tail = Seg {
+                end: seg.end,
+                cell: seg.cell.clone(),
+            };
+            seg.end = x;
+            debug_assert!(start < x);
+            self.segs.insert(x, tail);
+        }
+    }
+
+    /// Calls `f(start, end, cell)` for every run of `[start, end)`, creating runs for gaps,
+    /// then merges equal neighbours again.
+    pub fn update(&mut self, start: u64, end: u64, mut f: impl FnMut(u64, u64, &mut Cell)) {
+        if start >= end {
+            return;
+        }
+        let exact = matches!(self.segs.get(&start), Some(s) if s.end == end);
+        if !exact {
+            self.split_at(start);
+            self.split_at(end);
+            let mut pos = start;
+            while pos < end {
+                let next = self.segs.range(pos..end).next().map(|(&k, s)| (k, s.end));
+                match next {
+                    Some((k, seg_end)) => {
+                        if k > pos {
+                            self.segs.insert(
+                                pos,
+                                Seg {
+                                    end: k,
+                                    cell: Cell::default(),
+                                },
+                            );
+                        }
+                        pos = seg_end;
+                    }
+                    None => {
+                        self.segs.insert(
+                            pos,
+                            Seg {
+                                end,
+                                cell: Cell::default(),
+                            },
+                        );
+                        pos = end;
+                    }
+                }
+            }
+        }
+        for (&k, seg) in self.segs.range_mut(start..end) {
+            f(k, seg.end, &mut seg.cell);
+        }
+        self.merge_around(start, end);
+    }
+
+    /// Merges equal adjacent runs from the one before `start` to the one starting at `end`.
+    fn merge_around(&mut self, start: u64, end: u64) {
+        let mut cur = match self.segs.range(..start).next_back() {
+            Some((&k, s)) if s.end == start => k,
+            _ => start,
+        };
+        loop {
+            let Some(seg) = self.segs.get(&cur) else {
+                return;
+            };
+            let next_key = seg.end;
+            let mergeable = match self.segs.get(&next_key) {
+                Some(next) => next.cell == seg.cell,
+                None => {
+                    if next_key >= end {
+                        return;
+                    }
+                    // A gap inside the range cannot exist after update; skip defensively.
+                    match self.segs.range(next_key..).next() {
+                        Some((&k, _)) if k <= end => {
+                            cur = k;
+                            continue;
+                        }
+                        _ => return,
+                    }
+                }
+            };
+            if mergeable {
+                let next = self.segs.remove(&next_key).expect("present");
+                self.segs.get_mut(&cur).expect("present").end = next.end;
+            } else if next_key >= end {
+                return;
+            } else {
+                cur = next_key;
+            }
+        }
+    }
+
+    /// The runs overlapping `[start, end)`, clipped (tests and diagnostics).
+    #[cfg(test)]
+    pub fn runs_in(&self, start: u64, end: u64) -> Vec<(u64, u64, Cell)> {
+        let first = match self.segs.range(..=start).next_back() {
+            Some((&k, s)) if s.end > start => k,
+            _ => start,
+        };
+        self.segs
+            .range(first..end)
+            .map(|(&k, s)| (k.max(start), s.end.min(end), s.cell.clone()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ActorIdx;
+
+    fn rec(actor: u32, time: u32) -> Rec {
+        Rec {
+            stamp: Stamp {
+                actor: ActorIdx(actor),
+                time,
+            },
+            span: SpanToken(0),
+            warp: WarpId(actor),
+            agent: Agent::Thread,
+            strong: false,
+            cta_group: 0,
+            pipe: 0,
+        }
+    }
+
+    fn write(m: &mut ShadowMap, s: u64, e: u64, r: Rec) {
+        m.update(s, e, |_, _, c| {
+            c.write = Some(r);
+            c.reads.clear();
+        });
+    }
+
+    #[test]
+    fn contiguous_equal_writes_merge_into_one_run() {
+        let mut m = ShadowMap::default();
+        for lane in 0..32u64 {
+            write(&mut m, lane * 4, lane * 4 + 4, rec(0, 1));
+        }
+        assert_eq!(m.runs(), 1);
+        assert_eq!(m.runs_in(0, 128).len(), 1);
+    }
+
+    #[test]
+    fn partial_overwrite_splits_and_rejoins() {
+        let mut m = ShadowMap::default();
+        write(&mut m, 0, 100, rec(0, 1));
+        write(&mut m, 40, 60, rec(1, 1));
+        let runs = m.runs_in(0, 100);
+        assert_eq!(
+            runs.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(),
+            vec![(0, 40), (40, 60), (60, 100)]
+        );
+        assert_eq!(runs[1].2.write, Some(rec(1, 1)));
+        assert_eq!(runs[2].2.write, Some(rec(0, 1)));
+        write(&mut m, 40, 60, rec(0, 1));
+        assert_eq!(m.runs(), 1);
+    }
+
+    #[test]
+    fn update_visits_gaps_and_existing_runs_exactly_once() {
+        let mut m = ShadowMap::default();
+        write(&mut m, 10, 20, rec(0, 1));
+        write(&mut m, 30, 40, rec(1, 1));
+        let mut seen = Vec::new();
+        m.update(5, 35, |s, e, c| {
+            seen.push((s, e, c.write.map(|r| r.stamp.actor.0)))
+        });
+        assert_eq!(
+            seen,
+            vec![
+                (5, 10, None),
+                (10, 20, Some(0)),
+                (20, 30, None),
+                (30, 35, Some(1))
+            ]
+        );
+        // Bytes are covered exactly once and nothing outside was touched.
+        let total: u64 = seen.iter().map(|(s, e, _)| e - s).sum();
+        assert_eq!(total, 30);
+        assert_eq!(m.runs_in(35, 40)[0].2.write, Some(rec(1, 1)));
+    }
+
+    #[test]
+    fn matches_a_byte_array_model() {
+        // Reference: one Option<actor> per byte, updated naively.
+        let mut m = ShadowMap::default();
+        let mut bytes = vec![None; 256];
+        let mut x: u64 = 12345;
+        for step in 0..2000u32 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let s = (x >> 33) % 256;
+            let len = 1 + (x >> 20) % 40;
+            let e = (s + len).min(256);
+            let actor = (x >> 50) as u32 % 3;
+            write(&mut m, s, e, rec(actor, 1 + step % 2));
+            for b in &mut bytes[s as usize..e as usize] {
+                *b = Some((actor, 1 + step % 2));
+            }
+        }
+        for (i, want) in bytes.iter().enumerate() {
+            let got = m.runs_in(i as u64, i as u64 + 1);
+            let got = got
+                .first()
+                .and_then(|r| r.2.write)
+                .map(|r| (r.stamp.actor.0, r.stamp.time));
+            assert_eq!(got, *want, "byte {i}");
+        }
+        // Runs are maximal: no two adjacent runs hold equal state.
+        let runs = m.runs_in(0, 256);
+        for w in runs.windows(2) {
+            assert!(
+                w[0].1 < w[1].0 || w[0].2 != w[1].2,
+                "unmerged runs {:?}",
+                (w[0].0, w[1].0)
+            );
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Shared/global memory: generic data races, release/acquire, strong accesses, the alloc
+//! address store, bulk copies in flight and across proxies; plus the TMEM fallback rule.
+
+mod dsl;
+use dsl::*;
+use tmemu_race::{AccessKind, Fence, MemOrder, MemSpace, Place, Sem, SpanToken};
+
+const G: MemSpace = MemSpace::Global;
+
+#[test]
+fn shared_write_read_across_warps_needs_a_barrier() {
+    let mut s = Script::new(2);
+    let st = s.st_shared_warp(0, 0x100);
+    let ld = s.ld_shared(1, 0x104, 4);
+    s.assert_one("TM0211", st, ld);
+
+    let mut s = Script::new(2);
+    s.st_shared_warp(0, 0x100);
+    s.bar_sync(&[0, 1]);
+    s.ld_shared(1, 0x104, 4);
+    s.assert_silent();
+}
+
+#[test]
+fn read_then_unordered_write_is_a_race_and_disjoint_bytes_are_not() {
+    let mut s = Script::new(2);
+    let ld = s.ld_shared(0, 0x200, 4);
+    s.st_shared(1, 0x204, 4); // neighbouring bytes: no conflict
+    s.st_shared(1, 0x1ff, 1);
+    let st = s.st_shared(1, 0x202, 1);
+    s.assert_one("TM0211", ld, st);
+}
+
+#[test]
+fn same_warp_accesses_are_program_ordered() {
+    let mut s = Script::new(1);
+    s.st_shared_warp(0, 0x100);
+    s.ld_shared(0, 0x100, 128);
+    s.st_shared(0, 0x100, 4);
+    s.assert_silent();
+}
+
+#[test]
+fn race_is_reported_once_per_instruction_pair() {
+    let mut s = Script::new(2);
+    let st = s.st_shared_warp(0, 0x100);
+    let mut ld = SpanToken(0);
+    for _ in 0..3 {
+        // The same instruction in a loop: one finding.
+        ld = SpanToken(999);
+        for lane in 0..32 {
+            s.d.access(
+                tmemu_race::WarpId(1),
+                SMEM,
+                0x100 + 4 * lane,
+                4,
+                AccessKind::Read,
+                MemOrder::Weak,
+                ld,
+            );
+        }
+    }
+    s.assert_one("TM0211", st, ld);
+    assert!(s.d.stats().duplicate_findings > 0);
+}
+
+#[test]
+fn message_passing_with_release_acquire_is_silent_and_relaxed_flag_is_not() {
+    for (store, load, racy) in [
+        (MemOrder::Release, MemOrder::Acquire, false),
+        (MemOrder::Relaxed, MemOrder::Relaxed, true),
+        (MemOrder::Release, MemOrder::Relaxed, true),
+    ] {
+        let mut s = Script::new(2);
+        let data = s.mem(0, G, 0x1000, 16, AccessKind::Write, MemOrder::Weak);
+        s.mem(0, G, 0x2000, 4, AccessKind::Write, store);
+        s.mem(1, G, 0x2000, 4, AccessKind::Read, load);
+        let read = s.mem(1, G, 0x1000, 16, AccessKind::Read, MemOrder::Weak);
+        if racy {
+            s.assert_one("TM0212", data, read);
+        } else {
+            s.assert_silent();
+        }
+    }
+}
+
+#[test]
+fn fences_make_relaxed_flags_synchronise() {
+    let mut s = Script::new(2);
+    s.mem(0, G, 0x1000, 16, AccessKind::Write, MemOrder::Weak);
+    s.fence(0, Fence::AcqRel);
+    s.mem(0, G, 0x2000, 4, AccessKind::Write, MemOrder::Relaxed);
+    s.mem(1, G, 0x2000, 4, AccessKind::Read, MemOrder::Relaxed);
+    s.fence(1, Fence::AcqRel);
+    s.mem(1, G, 0x1000, 16, AccessKind::Read, MemOrder::Weak);
+    s.assert_silent();
+}
+
+#[test]
+fn atomics_do_not_race_each_other_but_race_plain_accesses() {
+    let mut s = Script::new(3);
+    s.mem(0, G, 0x40, 4, AccessKind::Write, MemOrder::Relaxed);
+    s.mem(1, G, 0x40, 4, AccessKind::Write, MemOrder::Relaxed);
+    s.assert_silent();
+    let atom = s.mem(2, G, 0x40, 4, AccessKind::Write, MemOrder::AcqRel);
+    let plain = s.mem(0, G, 0x40, 4, AccessKind::Read, MemOrder::Weak);
+    s.assert_one("TM0212", atom, plain);
+}
+
+#[test]
+fn alloc_address_read_by_other_warp_needs_sync() {
+    let mut s = Script::new(2);
+    let alloc = s.alloc(0, 0x10);
+    let ld = s.ld_shared(1, 0x10, 4);
+    s.assert_one("TM0210", alloc, ld);
+
+    let mut s = Script::new(2);
+    s.alloc(0, 0x10);
+    s.bar_sync(&[0, 1]);
+    s.ld_shared(1, 0x10, 4);
+    s.assert_silent();
+}
+
+#[test]
+fn tma_data_read_after_mbarrier_wait_is_silent_and_before_is_not() {
+    let mut s = Script::new(2);
+    let mb = mbar(0);
+    let (t, _) = s.tma_load(0, 0x4000, 0x1000);
+    s.tma_land(t, mb);
+    s.try_wait(1, mb, Sem::Ordering);
+    // Generic reads after the completion need no proxy fence (implicit at completion).
+    s.ld_shared(1, 0x4000, 16);
+    s.assert_silent();
+
+    let mut s = Script::new(2);
+    let (t, tma) = s.tma_load(0, 0x4000, 0x1000);
+    let ld = s.ld_shared(1, 0x4800, 16);
+    s.tma_land(t, mbar(0));
+    s.assert_one("TM0213", tma, ld);
+}
+
+#[test]
+fn relaxed_wait_does_not_order_tma_data() {
+    let mut s = Script::new(2);
+    let mb = mbar(0);
+    let (t, tma) = s.tma_load(0, 0x4000, 0x1000);
+    s.tma_land(t, mb);
+    s.try_wait(1, mb, Sem::Relaxed);
+    let ld = s.ld_shared(1, 0x4000, 16);
+    s.assert_one("TM0213", tma, ld);
+}
+
+fn epilogue_store(fence: bool) -> (Script, SpanToken, SpanToken) {
+    // Epilogue warps write the C tile to smem, then one thread issues the TMA store.
+    let mut s = Script::new(2);
+    let st0 = s.st_shared_warp(0, 0x6000);
+    s.st_shared_warp(1, 0x6080);
+    if fence {
+        s.fence_proxy_async(0);
+        s.fence_proxy_async(1);
+    }
+    s.bar_sync(&[0, 1]);
+    let (t, tma) = s.tma_store(0, 0x6000, 0x100);
+    s.complete(t);
+    s.d.observe(tmemu_race::WarpId(0), t);
+    (s, st0, tma)
+}
+
+#[test]
+fn tma_store_of_generic_writes_needs_fence_proxy_async() {
+    epilogue_store(true).0.assert_silent();
+    let (s, _, tma) = epilogue_store(false);
+    // Two writers, two instructions: one finding each, both naming the TMA store.
+    let f = s.d.findings();
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert!(f
+        .iter()
+        .all(|r| r.rule.id == "TM0208" && r.second.span == tma));
+}
+
+#[test]
+fn smem_rewritten_after_tma_store_wait_is_silent() {
+    let (mut s, _, _) = epilogue_store(true);
+    s.st_shared_warp(0, 0x6000);
+    s.assert_silent();
+}
+
+#[test]
+fn cp_overwriting_cells_an_unfinished_mma_reads_is_tmem_access_race() {
+    // mma reads its A operand from TMEM (columns 256..); a second cp rewrites them before
+    // the mma's completion is observed: mma → cp is not a pipelined pair.
+    let mut s = Script::new(1);
+    let a_tmem = acc(256, 64);
+    let (c1, _) = s.cp(0, (0x8000, 0x2000), a_tmem);
+    let sp = SpanToken(500);
+    let m = s.d.issue(
+        tmemu_race::WarpId(0),
+        tmemu_race::OpKind::Mma {
+            cta_group: 1,
+            accum: 0,
+        },
+        sp,
+    );
+    s.d.op_access(m, Place::Tmem(a_tmem), AccessKind::Read);
+    s.d.op_access(m, Place::Tmem(acc(0, 128)), AccessKind::Write);
+    s.complete(c1);
+    let (_, cp2) = s.cp(0, (0xa000, 0x2000), a_tmem);
+    s.assert_one("TM0204", sp, cp2);
+}
+
+#[test]
+fn distributed_shared_memory_is_keyed_by_owner_cta() {
+    let mut s = Script::new(2);
+    let peer = MemSpace::Shared { cta: 1 };
+    let st = s.mem(0, peer, 0x100, 4, AccessKind::Write, MemOrder::Weak);
+    s.mem(1, SMEM, 0x100, 4, AccessKind::Read, MemOrder::Weak); // own CTA: other memory
+    s.assert_silent();
+    let ld = s.mem(1, peer, 0x100, 4, AccessKind::Read, MemOrder::Weak);
+    s.assert_one("TM0211", st, ld);
+    // A cluster barrier orders it.
+    let mut s = Script::new(2);
+    s.mem(0, peer, 0x100, 4, AccessKind::Write, MemOrder::Weak);
+    s.d.arrive(
+        tmemu_race::WarpId(0),
+        tmemu_race::SyncKey::ClusterBarrier,
+        Sem::Ordering,
+    );
+    s.d.arrive(
+        tmemu_race::WarpId(1),
+        tmemu_race::SyncKey::ClusterBarrier,
+        Sem::Ordering,
+    );
+    s.d.sync_complete(tmemu_race::SyncKey::ClusterBarrier);
+    s.d.wait(
+        tmemu_race::WarpId(1),
+        tmemu_race::SyncKey::ClusterBarrier,
+        Sem::Ordering,
+    );
+    s.mem(1, peer, 0x100, 4, AccessKind::Read, MemOrder::Weak);
+    s.assert_silent();
+}
+
+#[test]
+fn relaxed_cluster_arrive_does_not_order_memory() {
+    let mut s = Script::new(2);
+    let peer = MemSpace::Shared { cta: 1 };
+    let st = s.mem(0, peer, 0x100, 4, AccessKind::Write, MemOrder::Weak);
+    s.d.arrive(
+        tmemu_race::WarpId(0),
+        tmemu_race::SyncKey::ClusterBarrier,
+        Sem::Relaxed,
+    );
+    s.d.sync_complete(tmemu_race::SyncKey::ClusterBarrier);
+    s.d.wait(
+        tmemu_race::WarpId(1),
+        tmemu_race::SyncKey::ClusterBarrier,
+        Sem::Ordering,
+    );
+    let ld = s.mem(1, peer, 0x100, 4, AccessKind::Read, MemOrder::Weak);
+    s.assert_one("TM0211", st, ld);
+}
+
+#[test]
+fn bad_handles_never_panic() {
+    let mut s = Script::new(1);
+    let (t, _) = s.tma_load(0, 0x4000, 16);
+    s.tma_land(t, mbar(0));
+    s.try_wait(0, mbar(0), Sem::Ordering);
+    // The slot is recycled by the next op; the old handle is stale.
+    let (t2, _) = s.tma_load(0, 0x5000, 16);
+    s.d.op_access(t, Place::Tmem(acc(0, 32)), AccessKind::Write);
+    s.d.complete(t);
+    s.d.observe(tmemu_race::WarpId(7), t); // unknown warp: registered on the fly
+    s.complete(t2);
+    assert!(s.d.stats().stale_handles >= 2);
+    // Empty ranges and huge addresses are fine.
+    s.mem(0, G, u64::MAX - 2, 16, AccessKind::Write, MemOrder::Weak);
+    s.mem(0, G, 5, 0, AccessKind::Write, MemOrder::Weak);
+    s.assert_silent();
+}
