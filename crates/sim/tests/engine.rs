@@ -231,3 +231,122 @@ fn thread_count_does_not_change_bytes() {
     assert_eq!(one.0.warp_instructions, two.0.warp_instructions);
     assert_eq!(two.0.threads_used, 2);
 }
+
+fn run_bufs(
+    file: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    bufs: &[Vec<u8>],
+) -> (RunResult, Vec<Vec<u8>>) {
+    let (path, src) = corpus(file);
+    let m = tmemu_ptx::parse(&src).expect("parse");
+    let k = load(&m, &src, &path.display().to_string(), None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let addrs: Vec<u64> = bufs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| g.alloc(&format!("b{i}"), b))
+        .collect();
+    let mut params = vec![0u8; k.param_bytes as usize];
+    for (p, a) in k.params.iter().zip(&addrs) {
+        params[p.offset as usize..p.offset as usize + 8].copy_from_slice(&a.to_le_bytes());
+    }
+    let launch = Launch {
+        grid,
+        block,
+        cluster: None,
+        dyn_shared: 0,
+        params,
+    };
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    (
+        r,
+        addrs.iter().map(|&a| g.read_buffer(a).unwrap()).collect(),
+    )
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn cluster_ctas_read_each_others_shared_memory() {
+    let (r, out) = run_bufs(
+        "cluster_dsmem.ptx",
+        [4, 1, 1],
+        [64, 1, 1],
+        &[vec![0; 4 * 64 * 4]],
+    );
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    let out = words(&out[0]);
+    for cta in 0..4u32 {
+        let rank = cta % 2;
+        for t in 0..64u32 {
+            assert_eq!(
+                out[(cta * 64 + t) as usize],
+                100 * (rank ^ 1) + t + 2000,
+                "cta {cta} t {t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bulk_copies_complete_their_mbarrier_transaction() {
+    let input: Vec<u8> = (0..64u32).flat_map(|i| (i * 3 + 1).to_le_bytes()).collect();
+    let (r, out) = run_bufs(
+        "bulk_copy.ptx",
+        [2, 1, 1],
+        [64, 1, 1],
+        &[input.clone(), vec![0; 256], vec![0; 256]],
+    );
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    let o1 = words(&out[1]);
+    for t in 0..64u32 {
+        assert_eq!(o1[t as usize], (t * 3 + 1) * 2);
+    }
+    assert_eq!(out[2], input);
+}
+
+#[test]
+fn func_calls_pass_params_and_return_values() {
+    let (r, out) = run_bufs("func_call.ptx", [1, 1, 1], [64, 1, 1], &[vec![0; 256]]);
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    let out = words(&out[0]);
+    for t in 0..64u32 {
+        let want = if t % 2 == 1 {
+            t * t + 3 * t + 7
+        } else {
+            t * t + 5 * t + 7 + 1
+        };
+        assert_eq!(out[t as usize], want, "t {t}");
+    }
+}
+
+#[test]
+fn warp_collectives_and_cta_reductions() {
+    let (r, out) = run_bufs(
+        "warp_collectives.ptx",
+        [1, 1, 1],
+        [64, 1, 1],
+        &[vec![0; 6 * 64 * 4]],
+    );
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    let out = words(&out[0]);
+    for t in 0..64u32 {
+        let l = t % 32;
+        let ballot = (0..32).filter(|i| i % 3 == 0).fold(0u32, |m, i| m | 1 << i);
+        assert_eq!(out[t as usize], ballot);
+        assert_eq!(out[64 + t as usize], 0xffu32 << (8 * (l / 8)));
+        assert_eq!(out[128 + t as usize], (1..=32).sum::<u32>());
+        assert_eq!(
+            out[192 + t as usize],
+            (0..64).filter(|i| i % 5 == 0).count() as u32
+        );
+        assert_eq!(out[256 + t as usize], if l < 31 { t + 1 } else { t });
+        assert_eq!(out[320 + t as usize], 64);
+    }
+}
