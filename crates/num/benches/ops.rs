@@ -20,6 +20,16 @@ fn inputs(seed: u32) -> [u32; LANES] {
     })
 }
 
+/// f16x2 operands with moderate exponents.
+fn inputs_h2(seed: u32) -> [u32; LANES] {
+    let mut x = seed;
+    std::array::from_fn(|_| {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let h = |v: u32| (v & 0x83ff) | ((10 + (v >> 11) % 10) << 10);
+        h(x) | (h(x >> 16) << 16)
+    })
+}
+
 fn measure(
     name: &str,
     native: Option<f64>,
@@ -96,18 +106,39 @@ fn main() {
             }
         },
     );
-    measure("fma.rn.f16x2", Some(native_fma), |a, b, c, d| {
-        for i in 0..LANES {
-            d[i] = eval_half_x2(
-                HalfKind::F16,
-                HalfOp::Fma,
-                a[i],
-                b[i],
-                c[i],
-                HalfMods::default(),
-            );
-        }
-    });
+    let (ha, hb, hc) = (inputs_h2(4), inputs_h2(5), inputs_h2(6));
+    measure(
+        "fma.rn.f16x2 (2 lanes each)",
+        Some(native_fma),
+        |_, _, _, d| {
+            for i in 0..LANES {
+                d[i] = eval_half_x2(
+                    HalfKind::F16,
+                    HalfOp::Fma,
+                    ha[i],
+                    hb[i],
+                    hc[i],
+                    HalfMods::default(),
+                );
+            }
+        },
+    );
+    measure(
+        "add.rn.bf16x2 (2 lanes each)",
+        Some(native_add),
+        |_, _, _, d| {
+            for i in 0..LANES {
+                d[i] = eval_half_x2(
+                    HalfKind::Bf16,
+                    HalfOp::Add,
+                    ha[i],
+                    hb[i],
+                    0,
+                    HalfMods::default(),
+                );
+            }
+        },
+    );
     measure("cvt.rn.f16.f32", Some(native_add), |a, _, _, d| {
         for i in 0..LANES {
             d[i] = cvt(T::F16, T::F32, a[i] as u64, CvtMods::rnd(Rounding::Rn)).unwrap_or(0) as u32;
