@@ -21,17 +21,34 @@ pub const SARIF_SCHEMA: &str =
 pub struct SarifOptions {
     /// The tool version to report (the CLI passes its own).
     pub tool_version: String,
-    /// Where docs/rules.md is; `helpUri` is this plus `#tm0009`. The default is the path
-    /// relative to the repository root; a service that wants an absolute URI can be given one.
-    pub rules_doc: String,
+    /// Absolute URI of docs/rules.md (e.g. the repository's web address); rules get
+    /// `helpUri` = this + `#tm0009`. The schema requires `helpUri` to be an absolute URI, so
+    /// without one (the default) — or with a relative one — `helpUri` is left out, and the
+    /// help text names `docs/rules.md#tm0009` instead.
+    pub rules_doc_uri: Option<String>,
 }
 
 impl Default for SarifOptions {
     fn default() -> Self {
         SarifOptions {
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            rules_doc: "docs/rules.md".to_string(),
+            rules_doc_uri: None,
         }
+    }
+}
+
+/// `scheme:...` with an RFC 3986 scheme (letter, then letters, digits, `+`, `-`, `.`).
+fn is_absolute_uri(s: &str) -> bool {
+    match s.split_once(':') {
+        Some((scheme, rest)) => {
+            !rest.is_empty()
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && !s.contains(char::is_whitespace)
+        }
+        None => false,
     }
 }
 
@@ -274,11 +291,19 @@ fn descriptor(id: &str, name: &str, opts: &SarifOptions) -> ReportingDescriptor 
                     r.summary, r.hardware, r.section
                 ),
             }),
-            help_uri: Some(format!("{}#{}", opts.rules_doc, doc_anchor(r.id))),
+            help_uri: opts
+                .rules_doc_uri
+                .as_deref()
+                .filter(|u| is_absolute_uri(u))
+                .map(|u| format!("{u}#{}", doc_anchor(r.id))),
             help: Some(Text {
                 text: format!(
-                    "{}\nWhen broken: {}\nSee PTX ISA {}; run `tmemu explain {}`.",
-                    r.summary, r.hardware, r.section, r.id
+                    "{}\nWhen broken: {}\nSee PTX ISA {}; run `tmemu explain {}`; docs/rules.md#{}.",
+                    r.summary,
+                    r.hardware,
+                    r.section,
+                    r.id,
+                    doc_anchor(r.id)
                 ),
             }),
             default_configuration: Configuration {
@@ -443,4 +468,20 @@ pub fn render_sarif(report: &Report, opts: &SarifOptions) -> String {
     let mut s = serde_json::to_string_pretty(&sarif_log(report, opts)).unwrap_or_default();
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_absolute_uri;
+
+    #[test]
+    fn absolute_uris_have_a_scheme() {
+        assert!(is_absolute_uri("https://example.org/docs/rules.md"));
+        assert!(is_absolute_uri("file:///work/docs/rules.md"));
+        assert!(!is_absolute_uri("docs/rules.md"));
+        assert!(!is_absolute_uri("C:"));
+        assert!(!is_absolute_uri("1http://x"));
+        assert!(!is_absolute_uri("https://a b"));
+        assert!(!is_absolute_uri(""));
+    }
 }

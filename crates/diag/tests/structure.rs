@@ -133,10 +133,8 @@ fn sarif_has_the_required_structure() {
             assert!(
                 full.contains(c.summary) && full.contains(c.hardware) && full.contains(c.section)
             );
-            assert_eq!(
-                r["helpUri"].as_str().unwrap(),
-                format!("docs/rules.md#{}", id.to_ascii_lowercase())
-            );
+            // No absolute base configured: no helpUri (the schema wants an absolute URI).
+            assert!(r.get("helpUri").is_none());
             assert!(r["help"]["text"].as_str().unwrap().contains(c.section));
             assert_eq!(r["defaultConfiguration"]["level"], c.severity.as_str());
         } else {
@@ -191,6 +189,30 @@ fn sarif_has_the_required_structure() {
     // The hang names each blocked place.
     let hang = results.iter().find(|r| r["ruleId"] == "TM0504").unwrap();
     assert_eq!(hang["relatedLocations"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn sarif_help_uri_only_when_absolute() {
+    let report = Report::new(vec![common::leak(), common::engine_rule()]);
+    let with = |base: &str| -> Value {
+        let opts = SarifOptions {
+            rules_doc_uri: Some(base.into()),
+            ..SarifOptions::default()
+        };
+        serde_json::from_str(&render_sarif(&report, &opts)).unwrap()
+    };
+    let log = with("https://example.org/tmemu/docs/rules.md");
+    let rules_v = &log["runs"][0]["tool"]["driver"]["rules"];
+    assert_eq!(
+        rules_v[0]["helpUri"],
+        "https://example.org/tmemu/docs/rules.md#tm0012"
+    );
+    // The uncatalogued rule has no documentation to point at.
+    assert!(rules_v[1].get("helpUri").is_none());
+    let log = with("docs/rules.md");
+    assert!(log["runs"][0]["tool"]["driver"]["rules"][0]
+        .get("helpUri")
+        .is_none());
 }
 
 #[test]
