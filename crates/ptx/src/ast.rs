@@ -325,6 +325,10 @@ pub enum PerfDirective<'src> {
     Maxclusterrank(u32, Span),
     /// `.blocksareclusters`
     BlocksAreClusters(Span),
+    /// `.abi_preserve N` (PTX 9.0: registers a callee preserves across calls).
+    AbiPreserve(u32, Span),
+    /// `.abi_preserve_control N`
+    AbiPreserveControl(u32, Span),
     /// `.pragma "...";` placed in a function header.
     Pragma(Pragma<'src>),
 }

@@ -585,6 +585,12 @@ impl<'src> Parser<'src> {
                 ".maxclusterrank" => {
                     PerfDirective::Maxclusterrank(self.u32_lit()?, self.span_from(t.span))
                 }
+                ".abi_preserve" => {
+                    PerfDirective::AbiPreserve(self.u32_lit()?, self.span_from(t.span))
+                }
+                ".abi_preserve_control" => {
+                    PerfDirective::AbiPreserveControl(self.u32_lit()?, self.span_from(t.span))
+                }
                 ".explicitcluster" => PerfDirective::ExplicitCluster(t.span),
                 ".blocksareclusters" => PerfDirective::BlocksAreClusters(t.span),
                 ".pragma" => {

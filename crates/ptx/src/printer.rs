@@ -352,6 +352,8 @@ impl Display for PerfDirective<'_> {
             PerfDirective::Minnctapersm(n, _) => write!(f, ".minnctapersm {n}"),
             PerfDirective::Maxnctapersm(n, _) => write!(f, ".maxnctapersm {n}"),
             PerfDirective::Maxclusterrank(n, _) => write!(f, ".maxclusterrank {n}"),
+            PerfDirective::AbiPreserve(n, _) => write!(f, ".abi_preserve {n}"),
+            PerfDirective::AbiPreserveControl(n, _) => write!(f, ".abi_preserve_control {n}"),
             PerfDirective::ExplicitCluster(_) => f.write_str(".explicitcluster"),
             PerfDirective::BlocksAreClusters(_) => f.write_str(".blocksareclusters"),
             PerfDirective::Pragma(p) => write!(f, "{p}"),

@@ -88,6 +88,8 @@ impl ClearSpans for PerfDirective<'_> {
             | PerfDirective::Minnctapersm(_, s)
             | PerfDirective::Maxnctapersm(_, s)
             | PerfDirective::Maxclusterrank(_, s)
+            | PerfDirective::AbiPreserve(_, s)
+            | PerfDirective::AbiPreserveControl(_, s)
             | PerfDirective::ExplicitCluster(s)
             | PerfDirective::BlocksAreClusters(s) => s.clear_spans(),
             PerfDirective::Pragma(p) => p.span.clear_spans(),

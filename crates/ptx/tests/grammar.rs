@@ -443,7 +443,7 @@ fn less_common_forms() {
     let src = r#".version 9.0
 .target sm_100a, debug
 .address_size 64
-.func f1 () { ret; }
+.func f1 () .abi_preserve 8 .abi_preserve_control 2 { ret; }
 .func f2 () { ret; }
 .alias f3, f1;
 .global .attribute(.managed) .u32 managed_x;
@@ -465,6 +465,14 @@ fn less_common_forms() {
         |i| matches!(i, ModuleItem::Alias(a) if a.alias.name == "f3" && a.target.name == "f1")
     ));
     assert_eq!(m.variables().next().unwrap().name.name, "managed_x");
+    let f1 = func(&m, "f1");
+    assert!(matches!(
+        f1.perf[..],
+        [
+            PerfDirective::AbiPreserve(8, _),
+            PerfDirective::AbiPreserveControl(2, _)
+        ]
+    ));
     let k = func(&m, "k");
     let ps = k.params.as_ref().unwrap();
     assert_eq!(

@@ -326,6 +326,8 @@ fn perf() -> impl Strategy<Value = PerfDirective<'static>> {
         any::<u32>().prop_map(|n| PerfDirective::Minnctapersm(n, D)),
         any::<u32>().prop_map(|n| PerfDirective::Maxnctapersm(n, D)),
         any::<u32>().prop_map(|n| PerfDirective::Maxclusterrank(n, D)),
+        any::<u32>().prop_map(|n| PerfDirective::AbiPreserve(n, D)),
+        any::<u32>().prop_map(|n| PerfDirective::AbiPreserveControl(n, D)),
         Just(PerfDirective::ExplicitCluster(D)),
         Just(PerfDirective::BlocksAreClusters(D)),
         pragma().prop_map(PerfDirective::Pragma),
