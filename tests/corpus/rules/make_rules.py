@@ -28,6 +28,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 ENTRY = "rule_kernel"
 PARAM = "rule_kernel_out"
+TMAP = "rule_kernel_tmap"
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Case:
     arch: str = "sm_100a"  # what check_corpus.py passes to ptxas -arch
     extra_shared: list[str] = field(default_factory=list)
     pair_collective: str | None = None  # `//@ pair_collective` (engine option), when it matters
+    tmap: str | None = None  # TOML body of a second [[arg]]: the 128-byte tensor-map parameter
 
     def ptx(self) -> str:
         head = [f"// {self.rule} — {self.which}"]
@@ -67,7 +69,8 @@ class Case:
             ".address_size 64",
             "",
             f".visible .entry {ENTRY}(",
-            f"    .param .u64 {PARAM}",
+            f"    .param .u64 {PARAM}" + ("," if self.tmap else ""),
+            *([f"    .param .align 64 .b8 {TMAP}[128]"] if self.tmap else []),
             ")",
             "{",
             "    .reg .pred %p<16>;",
@@ -93,7 +96,12 @@ class Case:
         ]
         if self.cluster:
             lines.append(f"cluster = [{self.cluster}, 1, 1]")
-        lines += ["", "[[arg]]", 'dtype = "u32"', f"shape = [{n}]", 'fill = "zeros"', ""]
+        if self.tmap:
+            lines += ["", "[buffers.a]", 'dtype = "f32"', "shape = [64, 64]", 'fill = "iota"']
+        lines += ["", "[[arg]]", 'dtype = "u32"', f"shape = [{n}]", 'fill = "zeros"']
+        if self.tmap:
+            lines += ["", "[[arg]]", self.tmap]
+        lines.append("")
         return "\n".join(lines)
 
 
@@ -1060,6 +1068,109 @@ add("TM0409-target-unsupported", "break", "violation",
      "tcgen05 instruction (ptxas reports every one; tmemu reports the first)."],
     _t409, target="sm_90a", arch="sm_90a", version="8.8", ptxas="PTXAS_MSG")
 add("TM0409-target-unsupported", "keep", "clean", [".target sm_100a, .version 8.8."], standard())
+
+# ---- TMA tensor copies (TM0120-TM0128). Buffer a: f32 [64, 64] (iota); the map's box is
+# 32 x 8 elements = 1024 bytes, loaded at coordinates (0, 0) into a 1024-byte shared buffer.
+
+TMA_MAP = 'tensormap = { buffer = "a", box = [32, 8] }'
+TMA_SHARED = [".shared .align 1024 .b8 tma_dst[1024];"]
+COPY = ("    cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes "
+        "[%r41], [%rd8, {%r42, %r43}], [%r44];")
+TMA_PRE = mbar_init() + [
+    f"    mov.u32 %r40, {TMAP};", "    cvt.u64.u32 %rd8, %r40;", "    cvta.param.u64 %rd8, %rd8;",
+    "    mov.u32 %r41, tma_dst;", "    mov.u32 %r44, %r7;", "    mov.u32 %r42, 0;", "    mov.u32 %r43, 0;",
+    "    bar.sync 0;",
+]
+
+
+def tma_load(copy: str = COPY, pre: list[str] | None = None, wait: list[str] | None = None,
+             mark: str = "") -> list[str]:
+    """Thread 0 loads the box; every thread waits and reads one word of it."""
+    return (TMA_PRE + (pre or []) + [
+        "    @!%p2 bra L_ISSUED;",
+        "    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 1024;",
+        copy + mark, "L_ISSUED:"] + (wait if wait is not None else mbar_wait())
+        + ["    shl.b32 %r5, %r1, 2;", "    mov.u32 %r45, tma_dst;", "    add.u32 %r45, %r45, %r5;",
+           "    ld.shared.u32 %r20, [%r45];"])
+
+
+def add_tma(rule, which, verdict, about, body, tmap=TMA_MAP, **kw) -> None:
+    add(rule, which, verdict, about, body, tmap=tmap, extra_shared=TMA_SHARED + kw.pop("extra", []),
+        **kw)
+
+
+TMA_KEEP_ABOUT = ["The same tile load, well-formed: a 2-D map, 128-byte aligned destination in the",
+                  "CTA's shared memory, 8-byte aligned mbarrier; completion observed on it."]
+add_tma("TM0120-tma-coords-rank", "break", "violation",
+        ["A .1d tensor copy (one coordinate) with the 2-D map of the launch. Rejected, so no",
+         "bytes arrive: the wait is bounded."],
+        tma_load(COPY.replace(".2d.", ".1d.").replace("{%r42, %r43}", "{%r42}"), wait=bounded_wait(),
+                 mark=E("TM0120")))
+add_tma("TM0120-tma-coords-rank", "keep", "clean", TMA_KEEP_ABOUT, tma_load())
+add_tma("TM0121-tma-smem-misaligned", "break", "violation",
+        ["The destination is tma_dst + 16: 16-byte but not 128-byte aligned. Rejected; bounded",
+         "wait."],
+        tma_load(pre=["    add.u32 %r41, %r41, 16;"], wait=bounded_wait(), mark=E("TM0121")))
+add_tma("TM0121-tma-smem-misaligned", "keep", "clean", TMA_KEEP_ABOUT, tma_load())
+add_tma("TM0123-tma-map-invalid", "break", "violation",
+        ["The tensor-map parameter holds 128 zero bytes (a packed argument), not a bound tmemu",
+         "map. Rejected; bounded wait."],
+        tma_load(wait=bounded_wait(), mark=E("TM0123")), tmap="packed = [ { u64 = 0 } ]")
+add_tma("TM0123-tma-map-invalid", "keep", "clean", TMA_KEEP_ABOUT, tma_load())
+add_tma("TM0124-tma-mbarrier-misaligned", "break", "violation",
+        ["The copy's mbarrier operand is mbar + 4 (not 8-byte aligned). Rejected; the real",
+         "barrier never completes, so the wait is bounded."],
+        tma_load(pre=["    add.u32 %r44, %r7, 4;"], wait=bounded_wait(), mark=E("TM0124")))
+add_tma("TM0124-tma-mbarrier-misaligned", "keep", "clean", TMA_KEEP_ABOUT, tma_load())
+add_tma("TM0126-tma-smem-out-of-bounds", "break", "violation",
+        ["The destination is tma_dst + 64 KiB, past the end of the CTA's shared memory (about",
+         "1 KiB of static shared memory, no dynamic). Rejected; bounded wait."],
+        tma_load(pre=["    add.u32 %r41, %r41, 65536;"], wait=bounded_wait(), mark=E("TM0126")))
+add_tma("TM0126-tma-smem-out-of-bounds", "keep", "clean", TMA_KEEP_ABOUT, tma_load())
+
+REDUCE = ("    cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group "
+          "[%rd8, {%r42, %r43}], [%r41];")
+REDUCE_BODY = TMA_PRE + [
+    # every thread writes 8 bytes of the 1024-byte source tile, then the generic writes are
+    # made visible to the async proxy before thread 0 issues the reduction
+    "    shl.b32 %r5, %r1, 3;", "    add.u32 %r45, %r41, %r5;", "    mov.b64 %rd9, 0;",
+    "    st.shared.u64 [%r45], %rd9;", "    fence.proxy.async.shared::cta;", "    bar.sync 0;",
+    "    @!%p2 bra L_ISSUED;", "REDUCE_LINE", "    cp.async.bulk.commit_group;",
+    "    cp.async.bulk.wait_group 0;", "L_ISSUED:",
+]
+add_tma("TM0125-tma-reduce-type", "break", "violation",
+        [".and reduction into a map of f32 elements (and/or/xor need integer types)."],
+        [l if l != "REDUCE_LINE" else REDUCE.replace(".add.", ".and.") + E("TM0125")
+         for l in REDUCE_BODY])
+add_tma("TM0125-tma-reduce-type", "keep", "clean",
+        [".add reduction of zeros into the f32 map: add is defined for f32."],
+        [l if l != "REDUCE_LINE" else REDUCE for l in REDUCE_BODY])
+
+MC_COPY = ("    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+           ".multicast::cluster [%r41], [%rd8, {%r42, %r43}], [%r44], %rs1;")
+MC_PRE = ["    @!%p2 bra L_MBAR_INIT;", "    mbarrier.init.shared::cta.b64 [%r7], 1;",
+          "    fence.mbarrier_init.release.cluster;", "L_MBAR_INIT:",
+          f"    mov.u32 %r40, {TMAP};", "    cvt.u64.u32 %rd8, %r40;", "    cvta.param.u64 %rd8, %rd8;",
+          "    mov.u32 %r41, tma_dst;", "    mov.u32 %r44, %r7;", "    mov.u32 %r42, 0;",
+          "    mov.u32 %r43, 0;", *CLUSTER_SYNC,
+          # each CTA expects the 1024 bytes multicast into its own shared memory
+          "    @%p2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 1024;", *CLUSTER_SYNC]
+
+
+def multicast(mask: int, mark: str, wait: list[str]) -> list[str]:
+    return (MC_PRE + [f"    mov.u16 %rs1, {mask:#x};", "    and.pred %p3, %p2, %p7;",
+                      "    @!%p3 bra L_ISSUED;", MC_COPY + mark, "L_ISSUED:"] + wait
+            + ["    shl.b32 %r5, %r1, 2;", "    add.u32 %r45, %r41, %r5;",
+               "    ld.shared.u32 %r20, [%r45];"] + CLUSTER_SYNC)
+
+
+add_tma("TM0128-tma-multicast-mask", "break", "violation",
+        ["Rank 0 multicasts with ctaMask 0x5 in a cluster of 2: bit 2 names no CTA of the",
+         "cluster. Rejected, so the waits are bounded."],
+        multicast(0x5, E("TM0128"), bounded_wait()), grid=2, block=32, cluster=2)
+add_tma("TM0128-tma-multicast-mask", "keep", "clean",
+        ["ctaMask 0x3: both CTAs of the cluster receive the box and wait for it."],
+        multicast(0x3, "", mbar_wait()), grid=2, block=32, cluster=2)
 
 # ---- hangs that no rule names (the hang report is the finding)
 
