@@ -10,9 +10,10 @@ of our own. It is compiled twice with the pinned nvcc (`-arch=sm_100a -ptx -line
 
   buggy.ptx, fixed.ptx      the PTX, `.file` paths rewritten repo-relative
   buggy.toml, fixed.toml    launch specs (shared/launch-spec.md)
-  expected.toml             what tmemu must report: `[[finding]]` entries (rule, severity, file,
-                            line, the instruction on that line, optional related line) for the
-                            buggy variant; the fixed variant must be silent
+  expected.toml             `[buggy]`/`[fixed]` (ptx, spec, verdict) and what tmemu must report:
+                            `[[finding]]` entries (rule, severity, file, line, the instruction
+                            on that line, optional related line), all on buggy.ptx; the fixed
+                            variant must be silent
 
 The expected lines are never counted by hand: each kernel marks the instruction a finding
 belongs to with a PTX comment `// @site:NAME` inside its inline asm (kernels/bugs/bugs.cuh,
@@ -215,27 +216,25 @@ def expected_text(bug: Bug, buggy_ptx: str, fixed_ptx: str) -> str:
            "comments, never counted by hand.",
            f"bug = {toml_str(bug.name)}", f"source = {toml_str(bug.source)}",
            f"mechanism = {toml_str(bug.mechanism)}", ""]
-    for variant, verdict, text in (("buggy", bug.buggy_verdict, buggy_ptx),
-                                   ("fixed", "clean", fixed_ptx)):
-        out += ["[[variant]]", f'name = "{variant}"', f'ptx = "{variant}.ptx"',
-                f'spec = "{variant}.toml"', f'verdict = "{verdict}"']
-        if variant == "fixed":
-            out.append("# the fix must be silent: no finding of any severity")
-        for f in (bug.findings if variant == "buggy" else []):
-            line = site_line(text, f.site, bug.name)
-            if f.instruction not in text.splitlines()[line - 1]:
-                sys.exit(f"gen_bugs: {bug.name}: line {line} lacks {f.instruction!r}")
-            out += ["[[variant.finding]]"]
-            if f.rule:
-                out.append(f'rule = "{f.rule}"')
-            out += [f'severity = "{f.severity}"', f'file = "{variant}.ptx"', f"line = {line}",
-                    f"instruction = {toml_str(f.instruction)}"]
-            if f.related:
-                if f.related.startswith("@"):
-                    rel = first_instruction_line(text, "tcgen05." + f.related[1:], bug.name)
-                else:
-                    rel = site_line(text, f.related, bug.name)
-                out.append(f"related_line = {rel}")
+    for variant, verdict in (("buggy", bug.buggy_verdict), ("fixed", "clean")):
+        out += [f"[{variant}]", f'ptx = "{variant}.ptx"', f'spec = "{variant}.toml"',
+                f'verdict = "{verdict}"', ""]
+    out.append("# Every finding expected on buggy.ptx; fixed.ptx must be silent (no finding at all).")
+    for f in bug.findings:
+        line = site_line(buggy_ptx, f.site, bug.name)
+        if f.instruction not in buggy_ptx.splitlines()[line - 1]:
+            sys.exit(f"gen_bugs: {bug.name}: line {line} lacks {f.instruction!r}")
+        out += ["[[finding]]"]
+        if f.rule:
+            out.append(f'rule = "{f.rule}"')
+        out += [f'severity = "{f.severity}"', 'file = "buggy.ptx"', f"line = {line}",
+                f"instruction = {toml_str(f.instruction)}"]
+        if f.related:
+            if f.related.startswith("@"):
+                rel = first_instruction_line(buggy_ptx, "tcgen05." + f.related[1:], bug.name)
+            else:
+                rel = site_line(buggy_ptx, f.related, bug.name)
+            out.append(f"related_line = {rel}")
         out.append("")
     return "\n".join(out)
 

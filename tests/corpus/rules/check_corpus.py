@@ -307,31 +307,41 @@ def check_bugs(rules, probs: Problems, use_ptxas: bool) -> int:
         except tomllib.TOMLDecodeError as e:
             probs.add(exp_path, 1, f"TOML: {e}")
             continue
-        for k in set(exp) - {"bug", "source", "mechanism", "variant"}:
+        for k in set(exp) - {"bug", "source", "mechanism", "buggy", "fixed", "finding"}:
             probs.add(exp_path, 1, f"unknown key `{k}`")
-        variants = exp.get("variant", [])
-        names = {v.get("name") for v in variants}
-        if names != {"buggy", "fixed"}:
-            probs.add(exp_path, 1, f"variants must be buggy and fixed, found {sorted(map(str, names))}")
-        for v in variants:
+        for key in ("bug", "source", "mechanism"):
+            if not isinstance(exp.get(key), str) or not exp.get(key):
+                probs.add(exp_path, 1, f"`{key}` missing")
+        findings = exp.get("finding", [])
+        known = {exp.get(v, {}).get("ptx") for v in ("buggy", "fixed") if isinstance(exp.get(v), dict)}
+        for f in findings:
+            if f.get("file") not in known:
+                probs.add(exp_path, 1, f"finding file {f.get('file')!r} is neither variant's ptx")
+        for vname in ("buggy", "fixed"):
+            v = exp.get(vname)
+            if not isinstance(v, dict):
+                probs.add(exp_path, 1, f"[{vname}] missing")
+                continue
             ptx = d / str(v.get("ptx", ""))
             spec = d / str(v.get("spec", ""))
             if not ptx.is_file() or not spec.is_file():
-                probs.add(exp_path, 1, f"variant {v.get('name')}: ptx/spec missing")
+                probs.add(exp_path, 1, f"[{vname}]: ptx/spec missing")
                 continue
             n += 1
             check_spec(spec, probs)
             if v.get("verdict") not in VERDICTS:
-                probs.add(exp_path, 1, f"variant {v.get('name')}: bad verdict {v.get('verdict')!r}")
-            lines = ptx.read_text().splitlines()
-            findings = v.get("finding", [])
-            if v.get("name") == "fixed" and (findings or v.get("verdict") != "clean"):
+                probs.add(exp_path, 1, f"[{vname}]: bad verdict {v.get('verdict')!r}")
+            mine = [f for f in findings if f.get("file") == v.get("ptx")]
+            if vname == "fixed" and (mine or v.get("verdict") != "clean"):
                 probs.add(exp_path, 1, "the fixed variant must be silent (no findings, clean)")
-            for f in findings:
+            if vname == "buggy" and not findings:
+                probs.add(exp_path, 1, "the buggy variant expects no finding")
+            lines = ptx.read_text().splitlines()
+            for f in mine:
                 for k in set(f) - {"rule", "severity", "file", "line", "instruction",
                                    "related_line"}:
                     probs.add(exp_path, 1, f"unknown finding key `{k}`")
-                rule, line, file = f.get("rule"), f.get("line"), f.get("file")
+                rule, line = f.get("rule"), f.get("line")
                 sev = f.get("severity")
                 if rule is None:
                     if sev != "hang":
@@ -342,8 +352,6 @@ def check_bugs(rules, probs: Problems, use_ptxas: bool) -> int:
                     probs.add(exp_path, 1, f"{rule} severity {sev}, catalogue says {rules[rule][1]}")
                 if sev == "hang" and v.get("verdict") != "hang":
                     probs.add(exp_path, 1, "a hang finding in a variant whose verdict is not hang")
-                if file != v.get("ptx"):
-                    probs.add(exp_path, 1, f"finding file {file!r} is not the variant's ptx")
                 for key in ("line", "related_line"):
                     at = f.get(key)
                     if key == "related_line" and at is None:
