@@ -240,7 +240,7 @@ pub fn float_to_float(dst: ScalarType, hi: f64, lo: f64, m: CvtMods) -> Result<u
         {
             // Round-to-nearest of an f32: the `half` crate's f32 conversion is correctly rounded
             // (checked against APFloat in tests/ops_float.rs); its f64 one rounds twice.
-            half::f16::from_f32(hi as f32).to_f64()
+            super::half::f16_to_f32(super::half::f32_to_f16_rne(hi as f32)) as f64
         } else {
             round_to(fmt, hi, lo, m.rnd)
         };

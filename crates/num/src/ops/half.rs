@@ -32,7 +32,7 @@ impl HalfKind {
     #[inline]
     pub fn to_f64(self, a: u16) -> f64 {
         match self {
-            HalfKind::F16 => half::f16::from_bits(a).to_f64(),
+            HalfKind::F16 => f16_to_f32(a) as f64,
             HalfKind::Bf16 => f32::from_bits((a as u32) << 16) as f64,
         }
     }
@@ -71,17 +71,71 @@ impl HalfKind {
         }
         if rnd == Rounding::Rn {
             // Round to f32 with round-to-odd (a sticky last bit), then to nearest in 16 bits:
-            // correct because f32 carries more than 2 extra bits (Boldo & Melquiond). `half`'s
-            // f32 conversions are correctly rounded (its f64 ones round twice, through f32).
+            // correct because f32 carries more than 2 extra bits (Boldo & Melquiond).
             if let Some(r) = f32_round_to_odd(hi, lo) {
                 return match self {
-                    HalfKind::F16 => half::f16::from_f32(r).to_bits(),
-                    HalfKind::Bf16 => half::bf16::from_f32(r).to_bits(),
+                    HalfKind::F16 => f32_to_f16_rne(r),
+                    HalfKind::Bf16 => f32_to_bf16_rne(r),
                 };
             }
         }
         round::encode(self.format(), round_to(self.format(), hi, lo, rnd)) as u16
     }
+}
+
+/// The exact f32 value of an f16 bit pattern (NaN payloads kept).
+#[inline]
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h & 0x8000) as u32) << 16;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let man = (h & 0x3ff) as u32;
+    if exp == 0x1f {
+        f32::from_bits(sign | 0x7f80_0000 | (man << 13))
+    } else if exp == 0 {
+        // Zero or subnormal: man * 2^-24, exact in f32.
+        let v = man as f32 * (1.0 / 16_777_216.0);
+        if sign != 0 {
+            -v
+        } else {
+            v
+        }
+    } else {
+        f32::from_bits(sign | ((exp + 112) << 23) | (man << 13))
+    }
+}
+
+/// f32 to f16, round to nearest even (NaN gives the canonical NaN).
+#[inline]
+pub fn f32_to_f16_rne(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let a = b & 0x7fff_ffff;
+    if a > 0x7f80_0000 {
+        return NAN16;
+    }
+    if a >= 0x477f_f000 {
+        // >= 65520 (halfway between 65504 and 2^16): infinity.
+        return sign | 0x7c00;
+    }
+    if a >= 0x3880_0000 {
+        // Normal in f16: rebias the exponent, round the 13 dropped bits to nearest even; a
+        // carry moves into the exponent field as it should.
+        let r = a - 0x3800_0000;
+        let r = r + 0xfff + ((r >> 13) & 1);
+        return sign | (r >> 13) as u16;
+    }
+    // Subnormal or zero in f16: round x * 2^24 (exact scaling) to an integer, ties to even.
+    sign | (f32::from_bits(a) * 16_777_216.0).round_ties_even() as u16
+}
+
+/// f32 to bf16, round to nearest even (NaN gives the canonical NaN).
+#[inline]
+pub fn f32_to_bf16_rne(x: f32) -> u16 {
+    let b = x.to_bits();
+    if b & 0x7fff_ffff > 0x7f80_0000 {
+        return NAN16;
+    }
+    ((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16
 }
 
 /// `hi + lo` (exact, `|lo|` <= half an f64 ulp of `hi`) rounded to f32 with round-to-odd, or
