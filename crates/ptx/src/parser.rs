@@ -891,15 +891,21 @@ impl<'src> Parser<'src> {
     fn expr(&mut self, min_prec: u8) -> PResult<Expr<'src>> {
         self.enter()?;
         let mut lhs = self.unary_expr()?;
+        // Each operator of a left-associative chain (`1+1+1+...`) deepens the tree by one,
+        // and evaluating, printing and dropping the tree recurse over it: count it as nesting.
+        let mut chain = 0;
         while let Some((op, prec)) = binop(self.tok.kind) {
             if prec < min_prec {
                 break;
             }
+            self.enter()?;
+            chain += 1;
             self.bump()?;
             let rhs = self.expr(prec + 1)?;
             let span = expr_span(&lhs).to(self.span_from(expr_span(&rhs)));
             lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs), span);
         }
+        self.depth -= chain;
         self.leave();
         Ok(lhs)
     }
@@ -1198,6 +1204,13 @@ impl<'src> Parser<'src> {
     }
 
     fn address(&mut self) -> PResult<Address<'src>> {
+        self.enter()?;
+        let a = self.address_inner();
+        self.leave();
+        a
+    }
+
+    fn address_inner(&mut self) -> PResult<Address<'src>> {
         self.expect(TokKind::LBracket, "`[`")?;
         let mut base = None;
         let mut offset = 0i64;

@@ -127,7 +127,29 @@ fn unknown_opcode_parses_but_unknown_directive_does_not() {
 
 #[test]
 fn deep_nesting_is_a_bounded_error() {
-    for open in ["{", "{{", "(", "-", "~"] {
+    // Left-deep operator chains too: `1+1+1+...` (evaluation and drop recurse over them).
+    for chain in ["+1", "*1", "|1"] {
+        let src = format!("{}.global .u32 x = 1{};", header(), chain.repeat(100_000));
+        assert_eq!(
+            parse(&src).unwrap_err().kind,
+            ParseErrorKind::TooDeep,
+            "{chain}"
+        );
+        let src = format!(
+            "{}.entry k() {{ mov.b32 %r1, 1{}; }}",
+            header(),
+            chain.repeat(100_000)
+        );
+        assert_eq!(
+            parse(&src).unwrap_err().kind,
+            ParseErrorKind::TooDeep,
+            "{chain}"
+        );
+    }
+    // ... while 200 terms are fine.
+    let src = format!("{}.global .u32 x = 1{};", header(), "+1".repeat(200));
+    assert!(parse(&src).is_ok());
+    for open in ["{", "{{", "(", "-", "~", "[", "[{"] {
         let depth = 100_000;
         let src = match open {
             "{" => format!("{}.entry k() {}", header(), "{".repeat(depth)),
@@ -135,6 +157,16 @@ fn deep_nesting_is_a_bounded_error() {
                 "{}.entry k() {{ mov.b32 %r1, {}",
                 header(),
                 "{".repeat(depth)
+            ),
+            "[" => format!(
+                "{}.entry k() {{ ld.b32 %r1, {}",
+                header(),
+                "[%r1, ".repeat(depth)
+            ),
+            "[{" => format!(
+                "{}.entry k() {{ ld.b32 %r1, {}",
+                header(),
+                "[%r1, {".repeat(depth)
             ),
             other => format!("{}.global .u32 x = {}1;", header(), other.repeat(depth)),
         };
