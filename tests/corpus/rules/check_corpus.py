@@ -22,6 +22,8 @@ Checks (format: tests/corpus/rules/README.md):
     kernels/gen_bugs.py output is up to date;
   * make_rules.py output is up to date.
 Exit status 0 when everything holds; every problem is printed as path:line: message.
+`--selftest` plants one defect per check in small in-memory programs/specs and requires each
+to be caught (and clean controls to pass).
 """
 from __future__ import annotations
 
@@ -75,7 +77,8 @@ class Problems:
         self.items: list[str] = []
 
     def add(self, path: pathlib.Path, line: int, msg: str) -> None:
-        self.items.append(f"{path.relative_to(REPO)}:{line}: {msg}")
+        shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+        self.items.append(f"{shown}:{line}: {msg}")
 
 
 def catalogue() -> dict[str, tuple[str, str]]:
@@ -371,11 +374,84 @@ def check_bugs(rules, probs: Problems, use_ptxas: bool) -> int:
     return n
 
 
+def selftest() -> int:
+    """Plants one defect per check in small in-memory programs and specs and requires each to
+    be reported (and the clean control to pass). Returns the number of failures."""
+    rules = catalogue()
+    fails = []
+    head = ".version 8.8\n.target sm_100a\n.address_size 64\n"
+
+    def marks(text, which="break", own="TM0009"):
+        probs = Problems()
+        check_ptx_marks(HERE / "selftest.ptx", text, rules, probs, own_rule=own, which=which)
+        return probs.items
+
+    def expect(name, got, needle):
+        if needle is None and got:
+            fails.append(f"{name}: expected no problem, got {got}")
+        if needle is not None and not any(needle in g for g in got):
+            fails.append(f"{name}: expected a problem containing {needle!r}, got {got}")
+
+    ok_break = head + "//@ verdict = violation\n  alloc;  // ~ERROR TM0009 ~RELATED TM0009\n"
+    expect("control break", marks(ok_break), None)
+    expect("control keep", marks(head + "//@ verdict = clean\n  ret;  // ~NOTE TM0019\n",
+                                 "keep", None), None)
+    expect("caret form", marks(head + "//@ verdict = violation\n  alloc;\n//~^ ERROR TM0009\n"),
+           None)
+    expect("unknown id", marks(ok_break.replace("~RELATED TM0009", "~ERROR TM9999")),
+           "not in the catalogue")
+    expect("wrong severity", marks(ok_break.replace("~ERROR TM0009", "~WARNING TM0009")),
+           "catalogue's severity")
+    expect("related alone", marks(head + "//@ verdict = violation\n  a;  // ~ERROR TM0009\n"
+                                  "  b;  // ~RELATED TM0012\n"), "without a primary")
+    expect("no verdict", marks(head + "  a;  // ~ERROR TM0009\n"), "verdict")
+    expect("clean with error", marks(ok_break.replace("violation", "clean")), "verdict clean")
+    expect("violation unmarked", marks(head + "//@ verdict = violation\n  a;\n"), "no ~ERROR")
+    expect("hang unmarked", marks(head + "//@ verdict = hang\n  a;  // ~ERROR TM0009\n"),
+           "no ~HANG")
+    expect("hang mark, no hang", marks(ok_break.replace("~RELATED TM0009", "~HANG")),
+           "not hang")
+    expect("keep not clean", marks(ok_break, "keep", None), "keep program")
+    expect("break of other rule", marks(ok_break, "break", "TM0010"), "its own rule")
+    expect("garbage mark", marks(ok_break.replace("~RELATED TM0009", "~BOGUS TM0009")),
+           "unparsable")
+    expect("unknown header", marks(ok_break + "//@ colour = red\n"), "unknown header")
+    if ptxas_messages("ptxas x.ptx, line 3; error   : boom\nptxas fatal   : aborted\n"
+                      "ptxas error   : Function 'k' uses ...") != ["boom", "Function 'k' uses ..."]:
+        fails.append("ptxas_messages does not strip the location prefix")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t = pathlib.Path(tmp)
+        (t / "k.ptx").write_text(head + ".visible .entry k(\n .param .u64 a\n)\n{\n ret;\n}\n")
+        good = 'ptx = "k.ptx"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n\n[[arg]]\nvalue = 0\n'
+        for name, text, needle in [
+            ("spec control", good, None),
+            ("spec unknown key", good.replace("grid", "gird"), "unknown launch-spec key"),
+            ("spec arity", good + "\n[[arg]]\nvalue = 1\n", "2 [[arg]] for 1 .param"),
+            ("spec missing ptx", good.replace("k.ptx", "nope.ptx"), "does not exist"),
+            ("spec cluster", good.replace("grid = [1, 1, 1]", "grid = [3, 1, 1]\ncluster = [2]"),
+             "multiple of cluster"),
+            ("spec toml", good + "x = [", "TOML"),
+        ]:
+            (t / "s.toml").write_text(text)
+            probs = Problems()
+            check_spec(t / "s.toml", probs)
+            expect(name, [i.split(": ", 1)[-1] for i in
+                          (p.replace(str(t), "") for p in probs.items)], needle)
+    for f in fails:
+        print("selftest FAIL:", f)
+    print(f"selftest: {len(fails)} failure(s)")
+    return len(fails)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--selftest", action="store_true", help="check the checker, then exit")
     ap.add_argument("--record", action="store_true", help="rewrite ptxas_messages.py")
     ap.add_argument("--no-ptxas", action="store_true")
     args = ap.parse_args()
+    if args.selftest:
+        return 1 if selftest() else 0
     sys.path.insert(0, str(HERE))
     rules = catalogue()
     probs = Problems()
