@@ -136,7 +136,9 @@ def check_ptx_marks(path, text, rules, probs, own_rule=None, which=None):
     verdict = header.get("verdict")
     if verdict not in VERDICTS:
         probs.add(path, 1, f"`//@ verdict` missing or not one of {sorted(VERDICTS)}: {verdict!r}")
-    unknown = set(header) - {"verdict", "arch", "pair_collective"}
+    unknown = set(header) - {"verdict", "arch", "pair_collective", "ptxas"}
+    if header.get("ptxas", "reject") != "reject":
+        probs.add(path, 1, "the only `//@ ptxas` value is reject")
     if header.get("pair_collective", "blocking") not in ("blocking", "eager"):
         probs.add(path, 1, "pair_collective must be blocking or eager")
     if unknown:
@@ -255,8 +257,14 @@ def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) ->
         elif not dname.startswith(("legal-", "hang-")):
             probs.add(d, 1, "directory is neither <ID>-<name>, legal-<pattern> nor hang-<pattern>")
             continue
-        stems = ("keep",) if dname.startswith("legal-") else ("break", "keep")
+        stems = sorted(p.stem for p in d.glob("*.ptx"))
+        required = ["keep"] if dname.startswith("legal-") else ["break", "keep"]
+        for stem in set(required) - set(stems):
+            probs.add(d, 1, f"missing {stem}.ptx")
         for stem in stems:
+            if stem not in required and not (stem.startswith("break-") and "break" in required):
+                probs.add(d / f"{stem}.ptx", 1, "file stem must be break, keep or break-<variant>")
+                continue
             ptx, spec = d / f"{stem}.ptx", d / f"{stem}.toml"
             if not ptx.is_file() or not spec.is_file():
                 probs.add(d, 1, f"missing {stem}.ptx or {stem}.toml")
@@ -264,7 +272,8 @@ def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) ->
             n_ptx += 1
             text = ptx.read_text()
             _, header = check_ptx_marks(ptx, text, rules, probs,
-                                        own_rule=m.group(1) if m else None, which=stem)
+                                        own_rule=m.group(1) if m else None,
+                                        which="break" if stem.startswith("break") else stem)
             if dname.startswith("hang-") and stem == "break" and header.get("verdict") != "hang":
                 probs.add(ptx, 1, "a hang-* break must have verdict hang")
             check_spec(spec, probs)
@@ -272,7 +281,12 @@ def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) ->
             ver = tuple(int(x) for x in first.split()[1].split(".")) if first else (0, 0)
             if ver < (8, 8) and not (m and m.group(1) == "TM0409"):
                 probs.add(ptx, 1, f".version {first} is older than 8.8")
-            static_break = bool(m) and m.group(1).startswith("TM04") and stem == "break"
+            static_break = header.get("ptxas") == "reject"
+            if static_break and not stem.startswith("break"):
+                probs.add(ptx, 1, "only a break program may expect ptxas to reject it")
+            if m and m.group(1).startswith("TM04") and stem == "break" and not static_break:
+                probs.add(ptx, 1, "a TM04xx break must say `//@ ptxas = reject`")
+            key = f"{dname}/{stem}"
             if not use_ptxas:
                 continue
             rc, out = run_ptxas(ptx, header.get("arch", "sm_100a"))
@@ -281,10 +295,10 @@ def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) ->
                 if rc == 0:
                     probs.add(ptx, 1, "ptxas accepts this static-rule break")
                 elif record is not None:
-                    record[dname] = "\n".join(msgs)
+                    record[key] = "\n".join(msgs)
                 else:
                     from ptxas_messages import PTXAS_MESSAGES
-                    want_msgs = PTXAS_MESSAGES.get(dname)
+                    want_msgs = PTXAS_MESSAGES.get(key)
                     if want_msgs is None or want_msgs.splitlines() != msgs:
                         probs.add(ptx, 1, f"ptxas says {msgs}, recorded {want_msgs!r}")
                     for msg in msgs:

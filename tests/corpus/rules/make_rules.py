@@ -36,7 +36,7 @@ class Case:
     """One PTX program and its launch."""
 
     rule: str  # directory name, e.g. "TM0001-ncols-not-power-of-two"
-    which: str  # "break" | "keep" (file stem)
+    which: str  # "break" | "keep" | "break-<variant>" (file stem)
     verdict: str  # clean | violation | hang | incomplete
     about: list[str]  # comment lines: what the program does and why the verdict
     body: list[str]  # instruction lines (already indented / labels at column 0)
@@ -59,6 +59,8 @@ class Case:
             head.append(f"// ptxas -arch={self.arch} rejects this program (ptxas 13.5):")
             head += [f"//   {m}" for m in self.ptxas.splitlines()]
         head.append(f"//@ verdict = {self.verdict}")
+        if self.ptxas:
+            head.append("//@ ptxas = reject")
         if self.arch != "sm_100a":
             head.append(f"//@ arch = {self.arch}")
         if self.pair_collective:
@@ -393,6 +395,20 @@ def ncols_reg_case(rule: str, bad: int, marks: str, why: str) -> None:
     add(rule, "keep", "clean", ["The same program with nCols = 64 in the register."],
         ["    mov.u32 %r6, 64;"] + alloc("%r6") + PUBLISH + USE + free("%r6"))
 
+
+def ncols_static_case(rule: str, bad: int, marks: str) -> None:
+    add(rule, "break-static", "violation",
+        [f"The same rule with an immediate nCols = {bad}: static, and ptxas rejects it (tmemu's",
+         "static check must report what ptxas reports)."],
+        ["    @!%p1 bra L_ALLOCATED;",
+         f"    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], {bad};{marks}",
+         "    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;", "L_ALLOCATED:"],
+        ptxas="PTXAS_MSG")
+
+
+ncols_static_case("TM0001-ncols-not-power-of-two", 96, E("TM0001"))
+ncols_static_case("TM0002-ncols-not-multiple-of-32", 48, E("TM0001") + " ~ERROR TM0002")
+ncols_static_case("TM0003-ncols-out-of-range", 1024, E("TM0003"))
 
 ncols_reg_case("TM0001-ncols-not-power-of-two", 96, E("TM0001"),
                "a multiple of 32 in [32, 512] that is not a power of two.")
@@ -1286,7 +1302,7 @@ except ImportError:
 
 def finalize(case: Case) -> Case:
     if case.ptxas == "PTXAS_MSG":
-        case.ptxas = PTXAS_MESSAGES.get(case.rule, "(message not recorded yet)")
+        case.ptxas = PTXAS_MESSAGES.get(f"{case.rule}/{case.which}", "(message not recorded yet)")
     return case
 
 
