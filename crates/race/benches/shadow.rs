@@ -72,6 +72,52 @@ fn lane_access_4b(b: Bencher) {
     assert!(d.findings().is_empty());
 }
 
+/// The same tile traffic as `lane_access_4b`, reported per warp instruction through
+/// `access_lanes` (32 lane addresses, merged into contiguous ranges): counted per lane access.
+#[divan::bench(sample_count = 30)]
+fn lane_access_merged(b: Bencher) {
+    let mut d = detector(4);
+    b.counter(ItemsCount::new(2 * 1024u64)).bench_local(|| {
+        let mut addrs = [0u64; 32];
+        for w in 0..4u32 {
+            for i in 0..8u64 {
+                for (l, a) in addrs.iter_mut().enumerate() {
+                    *a = (w as u64 * 256 + i * 32 + l as u64) * 4;
+                }
+                d.access_lanes(
+                    WarpId(w),
+                    SMEM,
+                    &addrs,
+                    4,
+                    AccessKind::Write,
+                    MemOrder::Weak,
+                    SpanToken(1),
+                );
+            }
+        }
+        bar_sync(&mut d, 4);
+        for w in 0..4u32 {
+            for i in 0..8u64 {
+                for (l, a) in addrs.iter_mut().enumerate() {
+                    let k = i * 32 + l as u64;
+                    *a = ((k * 4 + w as u64) % 1024) * 4;
+                }
+                d.access_lanes(
+                    WarpId(w),
+                    SMEM,
+                    &addrs,
+                    4,
+                    AccessKind::Read,
+                    MemOrder::Weak,
+                    SpanToken(2),
+                );
+            }
+        }
+        bar_sync(&mut d, 4);
+    });
+    assert!(d.findings().is_empty());
+}
+
 /// One warp-coalesced 128-byte access (the engine merging a warp's lanes first).
 #[divan::bench(sample_count = 30)]
 fn warp_access_128b(b: Bencher) {

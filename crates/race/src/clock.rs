@@ -60,7 +60,7 @@ impl VClock {
     /// Increments component `a` and returns the new time.
     #[inline]
     pub fn tick(&mut self, a: ActorIdx) -> Time {
-        let t = self.get(a) + 1;
+        let t = self.get(a).saturating_add(1);
         self.raise(a, t);
         t
     }

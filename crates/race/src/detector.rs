@@ -240,7 +240,7 @@ fn ordered_in(hb: &VClock, prev: &Rec, next: &Rec, tmem: bool) -> bool {
         || (tmem
             && pipelined(prev, next)
             // The op's issue is one tick before its completion stamp.
-            && hb.get(prev.stamp.actor) + 1 >= prev.stamp.time)
+            && hb.get(prev.stamp.actor).saturating_add(1) >= prev.stamp.time)
 }
 
 /// Checks an access of `[start, end)` against the shadow state and records it.
@@ -309,18 +309,39 @@ fn check_range(
                 read_conflict |= check(r, AccessKind::Read);
             }
             if !read_conflict {
+                let mut write_conflict = false;
                 if let Some(w) = cell.write {
+                    write_conflict = check(&w, AccessKind::Write);
+                }
+                if let (false, Some(w)) = (write_conflict, cell.weak_write) {
                     check(&w, AccessKind::Write);
                 }
             }
+            if new.strong {
+                // Strong writes do not race strong accesses, so they cannot summarise the
+                // weak history: keep the reads and the last weak write.
+                if let Some(w) = cell.write.filter(|w| !w.strong) {
+                    cell.weak_write = Some(w);
+                }
+            } else {
+                cell.weak_write = None;
+                cell.reads.clear();
+            }
             cell.write = Some(new);
-            cell.reads.clear();
         } else {
+            let mut write_conflict = false;
             if let Some(w) = cell.write {
+                write_conflict = check(&w, AccessKind::Write);
+            }
+            if let (false, Some(w)) = (write_conflict, cell.weak_write) {
                 check(&w, AccessKind::Write);
             }
-            cell.reads
-                .retain(|r| r.stamp.actor != new.stamp.actor && !view.hb.covers(r.stamp));
+            // A read ordered after an earlier one stands in for it, unless a strong read would
+            // replace a weak one (strong accesses do not race each other).
+            cell.reads.retain(|r| {
+                let subsumed = r.stamp.actor == new.stamp.actor || view.hb.covers(r.stamp);
+                !(subsumed && (r.strong || !new.strong))
+            });
             cell.reads.push(new);
         }
     });
@@ -466,6 +487,44 @@ impl RaceDetector {
         span: SpanToken,
     ) {
         self.thread_access(w, space, addr, len, kind, order, span, Agent::Thread);
+    }
+
+    /// One warp instruction's per-lane accesses of `size` bytes each (`addrs` = the active
+    /// lanes' addresses): contiguous lanes are merged into one range first, which makes a
+    /// coalesced warp access cost about one range check instead of 32.
+    #[allow(clippy::too_many_arguments)]
+    pub fn access_lanes(
+        &mut self,
+        w: WarpId,
+        space: MemSpace,
+        addrs: &[u64],
+        size: u64,
+        kind: AccessKind,
+        order: MemOrder,
+        span: SpanToken,
+    ) {
+        let mut buf: SmallVec<[u64; 32]> = SmallVec::from_slice(addrs);
+        buf.sort_unstable();
+        let mut i = 0;
+        while i < buf.len() {
+            let start = buf[i];
+            let mut end = start.saturating_add(size);
+            i += 1;
+            while i < buf.len() && buf[i] <= end {
+                end = end.max(buf[i].saturating_add(size));
+                i += 1;
+            }
+            self.thread_access(
+                w,
+                space,
+                start,
+                end - start,
+                kind,
+                order,
+                span,
+                Agent::Thread,
+            );
+        }
     }
 
     /// The shared-memory store of the TMEM address by `tcgen05.alloc` (a weak 4-byte write).
@@ -626,7 +685,7 @@ impl RaceDetector {
             unreachable!("op slot")
         };
         let issue = *next_time;
-        *next_time += 2;
+        *next_time = next_time.saturating_add(2);
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
         let tc = ws.tc.clone();
         let mut gen = ws.gen.clone();

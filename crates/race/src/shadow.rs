@@ -31,6 +31,9 @@ pub(crate) struct Rec {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Cell {
     pub write: Option<Rec>,
+    /// The last weak write, kept while later writes are strong: strong writes never race each
+    /// other, so they cannot stand in for it.
+    pub weak_write: Option<Rec>,
     /// Reads since `write` that are not known to happen-before a later read.
     pub reads: SmallVec<[Rec; 2]>,
 }
@@ -75,38 +78,50 @@ impl ShadowMap {
         if start >= end {
             return;
         }
-        let exact = matches!(self.segs.get(&start), Some(s) if s.end == end);
-        if !exact {
-            self.split_at(start);
-            self.split_at(end);
-            let mut pos = start;
-            while pos < end {
-                let next = self.segs.range(pos..end).next().map(|(&k, s)| (k, s.end));
-                match next {
-                    Some((k, seg_end)) => {
-                        if k > pos {
-                            self.segs.insert(
-                                pos,
-                                Seg {
-                                    end: k,
-                                    cell: Cell::default(),
-                                },
-                            );
-                        }
-                        pos = seg_end;
-                    }
-                    None => {
-                        self.segs.insert(
-                            pos,
-                            Seg {
-                                end,
-                                cell: Cell::default(),
-                            },
-                        );
-                        pos = end;
-                    }
+        // Fast path: the range lies inside one run and the access leaves its state unchanged
+        // (a repeated access from the same epoch): no split, no merge.
+        if let Some((&k, seg)) = self.segs.range_mut(..=start).next_back() {
+            if seg.end >= end {
+                let mut cell = seg.cell.clone();
+                f(start, end, &mut cell);
+                if cell == seg.cell {
+                    return;
                 }
+                if k == start && seg.end == end {
+                    seg.cell = cell;
+                    self.merge_around(start, end);
+                    return;
+                }
+                // Split and store the new state for the sub-range; `f` already ran.
+                self.split_at(start);
+                self.split_at(end);
+                self.segs.get_mut(&start).expect("split").cell = cell;
+                self.merge_around(start, end);
+                return;
             }
+        }
+        self.split_at(start);
+        self.split_at(end);
+        // Runs now start and end on the range bounds; fill the gaps between them.
+        let mut gaps: SmallVec<[(u64, u64); 4]> = SmallVec::new();
+        let mut pos = start;
+        for (&k, seg) in self.segs.range(start..end) {
+            if k > pos {
+                gaps.push((pos, k));
+            }
+            pos = seg.end;
+        }
+        if pos < end {
+            gaps.push((pos, end));
+        }
+        for (s, e) in gaps {
+            self.segs.insert(
+                s,
+                Seg {
+                    end: e,
+                    cell: Cell::default(),
+                },
+            );
         }
         for (&k, seg) in self.segs.range_mut(start..end) {
             f(k, seg.end, &mut seg.cell);
@@ -114,41 +129,47 @@ impl ShadowMap {
         self.merge_around(start, end);
     }
 
-    /// Merges equal adjacent runs from the one before `start` to the one starting at `end`.
+    /// Merges equal adjacent runs from the one before `start` to the one starting at `end`,
+    /// in one pass over the map followed by the removals.
     fn merge_around(&mut self, start: u64, end: u64) {
-        let mut cur = match self.segs.range(..start).next_back() {
+        let first = match self.segs.range(..start).next_back() {
             Some((&k, s)) if s.end == start => k,
             _ => start,
         };
-        loop {
-            let Some(seg) = self.segs.get(&cur) else {
-                return;
-            };
-            let next_key = seg.end;
-            let mergeable = match self.segs.get(&next_key) {
-                Some(next) => next.cell == seg.cell,
-                None => {
-                    if next_key >= end {
-                        return;
+        let mut removals: SmallVec<[u64; 16]> = SmallVec::new();
+        let mut extends: SmallVec<[(u64, u64); 4]> = SmallVec::new();
+        let mut it = self.segs.range(first..);
+        let Some((&k0, s0)) = it.next() else {
+            return;
+        };
+        let (mut keep, mut keep_end, mut keep_cell) = (k0, s0.end, &s0.cell);
+        let mut grown = false;
+        if k0 < end {
+            for (&k, seg) in it {
+                if k == keep_end && seg.cell == *keep_cell {
+                    removals.push(k);
+                    keep_end = seg.end;
+                    grown = true;
+                } else {
+                    if grown {
+                        extends.push((keep, keep_end));
+                        grown = false;
                     }
-                    // A gap inside the range cannot exist after update; skip defensively.
-                    match self.segs.range(next_key..).next() {
-                        Some((&k, _)) if k <= end => {
-                            cur = k;
-                            continue;
-                        }
-                        _ => return,
-                    }
+                    (keep, keep_end, keep_cell) = (k, seg.end, &seg.cell);
                 }
-            };
-            if mergeable {
-                let next = self.segs.remove(&next_key).expect("present");
-                self.segs.get_mut(&cur).expect("present").end = next.end;
-            } else if next_key >= end {
-                return;
-            } else {
-                cur = next_key;
+                if k >= end {
+                    break;
+                }
             }
+        }
+        if grown {
+            extends.push((keep, keep_end));
+        }
+        for k in removals {
+            self.segs.remove(&k);
+        }
+        for (k, e) in extends {
+            self.segs.get_mut(&k).expect("kept run").end = e;
         }
     }
 

@@ -278,3 +278,38 @@ fn bad_handles_never_panic() {
     s.mem(0, G, 5, 0, AccessKind::Write, MemOrder::Weak);
     s.assert_silent();
 }
+
+#[test]
+fn access_lanes_merges_contiguous_lanes_and_keeps_gaps() {
+    let mut s = Script::new(2);
+    let w0 = tmemu_race::WarpId(0);
+    // 32 lanes, 4 bytes each, permuted: one range.
+    let addrs: Vec<u64> = (0..32u64).map(|l| 0x100 + 4 * ((l * 7) % 32)).collect();
+    s.d.access_lanes(
+        w0,
+        SMEM,
+        &addrs,
+        4,
+        AccessKind::Write,
+        MemOrder::Weak,
+        SpanToken(1),
+    );
+    assert_eq!(s.d.stats().thread_accesses, 1);
+    // Stride 8: 32 separate ranges, and the gaps stay unaccessed.
+    let strided: Vec<u64> = (0..32u64).map(|l| 0x1000 + 8 * l).collect();
+    s.d.access_lanes(
+        w0,
+        SMEM,
+        &strided,
+        4,
+        AccessKind::Write,
+        MemOrder::Weak,
+        SpanToken(2),
+    );
+    assert_eq!(s.d.stats().thread_accesses, 33);
+    let gap = s.mem(1, SMEM, 0x1004, 4, AccessKind::Read, MemOrder::Weak);
+    s.assert_silent();
+    let hit = s.mem(1, SMEM, 0x17c, 4, AccessKind::Read, MemOrder::Weak);
+    s.assert_one("TM0211", SpanToken(1), hit);
+    let _ = gap;
+}
