@@ -1,0 +1,267 @@
+//! The native entry points: `launch`, `kernel_params`, `entries`.
+
+use std::time::Instant;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use tmemu_sim::{install_globals, GlobalMemory, Kernel, Launch, LoadError, RunOptions};
+use tmemu_spec::{resolve, ParamInfo, ParamKind};
+
+use crate::convert::{build_spec, ArgIn, ArrayIn, Geometry, TensorMapIn};
+use crate::findings;
+
+/// An instance of `tmemu._errors.<class>` with `message`, as a `PyErr`.
+fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
+    match py
+        .import("tmemu._errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1((message,)))
+    {
+        Ok(e) => PyErr::from_value(e),
+        Err(e) => e,
+    }
+}
+
+/// The same `file:line:col: error: ...` texts as `tmemu run`.
+fn load_kernel(py: Python<'_>, src: &str, shown: &str, entry: Option<&str>) -> PyResult<Kernel> {
+    let module = tmemu_ptx::parse(src)
+        .map_err(|e| raise(py, "PtxError", format!("{shown}:{}: error: {e}", e.span)))?;
+    tmemu_sim::load(&module, src, shown, entry).map_err(|e| match e {
+        LoadError::Unsupported { form, span } => raise(
+            py,
+            "UnsupportedError",
+            format!("{shown}:{span}: unsupported: {form}"),
+        ),
+        LoadError::Invalid { message, span } => {
+            raise(py, "PtxError", format!("{shown}:{span}: error: {message}"))
+        }
+    })
+}
+
+/// What the spec crate needs to know about the entry's parameters (as `tmemu run` derives it).
+fn param_infos(k: &Kernel) -> Vec<ParamInfo> {
+    k.params
+        .iter()
+        .map(|p| ParamInfo {
+            name: p.name.clone(),
+            kind: if p.is_pointer {
+                ParamKind::Pointer
+            } else if p.is_array {
+                ParamKind::ByteArray {
+                    len: p.size as usize,
+                    align: p.align as usize,
+                }
+            } else {
+                ParamKind::Scalar {
+                    bits: p.elem_bits,
+                    is_float: p.is_float,
+                }
+            },
+        })
+        .collect()
+}
+
+fn arg_in(py: Python<'_>, index: usize, t: &Bound<'_, PyTuple>) -> PyResult<ArgIn> {
+    let tag: String = t.get_item(0)?.extract()?;
+    Ok(match tag.as_str() {
+        "int" => ArgIn::Int(t.get_item(1)?.extract()?),
+        "float" => ArgIn::Float(t.get_item(1)?.extract()?),
+        "null" => ArgIn::Null,
+        "buffer" => ArgIn::Buffer(t.get_item(1)?.extract()?),
+        "tensormap" => ArgIn::TensorMap(TensorMapIn {
+            array: t.get_item(1)?.extract()?,
+            box_dims: t.get_item(2)?.extract()?,
+            swizzle: t.get_item(3)?.extract()?,
+            elem_strides: t.get_item(4)?.extract()?,
+            interleave: t.get_item(5)?.extract()?,
+            oob_fill: t.get_item(6)?.extract()?,
+            l2_promotion: t.get_item(7)?.extract()?,
+            elem_type: t.get_item(8)?.extract()?,
+        }),
+        other => {
+            return Err(raise(
+                py,
+                "LaunchError",
+                format!("tmemu.launch: error: key 'arg[{index}]': unknown argument tag '{other}'"),
+            ))
+        }
+    })
+}
+
+/// Runs one launch. `arrays` are `(name, dtype, shape, bytes)`; `args` tagged tuples (see
+/// python/tmemu/_launch.py). Returns a dict: `verdict`, `findings`, `stats`, `outputs` (the
+/// arrays' bytes after the run, in order), `kernel`.
+#[pyfunction]
+#[pyo3(signature = (ptx, ptx_name, kernel, grid, block, cluster, shared_bytes, arrays, args, sms, seed, threads, max_steps))]
+#[allow(clippy::too_many_arguments)]
+pub fn launch<'py>(
+    py: Python<'py>,
+    ptx: &str,
+    ptx_name: &str,
+    kernel: Option<&str>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    cluster: [u32; 3],
+    shared_bytes: u32,
+    arrays: Vec<(String, String, Vec<usize>, Bound<'py, PyBytes>)>,
+    args: Vec<Bound<'py, PyTuple>>,
+    sms: u32,
+    seed: Option<u64>,
+    threads: usize,
+    max_steps: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let k = load_kernel(py, ptx, ptx_name, kernel)?;
+    let params = param_infos(&k);
+    let arrays: Vec<ArrayIn> = arrays
+        .into_iter()
+        .map(|(name, dtype, shape, bytes)| ArrayIn {
+            name,
+            dtype,
+            shape,
+            bytes: bytes.as_bytes().to_vec(),
+        })
+        .collect();
+    let args: Vec<ArgIn> = args
+        .iter()
+        .enumerate()
+        .map(|(i, t)| arg_in(py, i, t))
+        .collect::<PyResult<_>>()?;
+    if args.len() != params.len() {
+        let list: Vec<String> = k
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let ty = if p.is_pointer {
+                    "pointer".to_string()
+                } else if p.is_array {
+                    format!("{} bytes", p.size)
+                } else if p.is_float {
+                    format!("f{}", p.elem_bits)
+                } else {
+                    format!("{}-bit int", p.elem_bits)
+                };
+                format!("{i} '{}' ({ty})", p.name)
+            })
+            .collect();
+        return Err(raise(
+            py,
+            "LaunchError",
+            format!(
+                "tmemu.launch: error: key 'args': expected {} arguments, one per parameter of kernel '{}' ({}), found {}",
+                params.len(),
+                k.name,
+                if list.is_empty() { "it has none".to_string() } else { list.join(", ") },
+                args.len()
+            ),
+        ));
+    }
+    let geometry = Geometry {
+        grid,
+        block,
+        cluster,
+        shared_bytes,
+    };
+    let spec = build_spec(&geometry, Some(&k.name), arrays, &args)
+        .map_err(|m| raise(py, "LaunchError", m))?;
+    let resolved = resolve(&spec, &params).map_err(|e| raise(py, "LaunchError", e.to_string()))?;
+    drop(spec);
+
+    let mut global = GlobalMemory::new();
+    install_globals(&k, &mut global)
+        .map_err(|e| raise(py, "LaunchError", format!("{ptx_name}: error: {e}")))?;
+    let addrs: Vec<u64> = resolved
+        .buffers
+        .iter()
+        .map(|b| global.alloc(&b.name, &b.bytes))
+        .collect();
+    let launch = Launch {
+        grid: resolved.grid,
+        block: resolved.block,
+        cluster: (resolved.cluster != [1, 1, 1]).then_some(resolved.cluster),
+        dyn_shared: resolved.shared_bytes,
+        params: resolved.param_block(&addrs),
+    };
+    let opts = RunOptions {
+        nsms: sms,
+        threads: threads.max(1),
+        seed,
+        max_steps,
+        ..Default::default()
+    };
+    // The engine does not touch Python objects: let other Python threads run meanwhile.
+    let (run, wall) = py.detach(|| {
+        let t0 = Instant::now();
+        let r = tmemu_sim::run(&k, &launch, &global, &opts);
+        (r, t0.elapsed().as_secs_f64())
+    });
+    let r = run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
+
+    let out = PyDict::new(py);
+    out.set_item("kernel", &k.name)?;
+    out.set_item("verdict", findings::verdict(&r))?;
+    out.set_item("findings", findings::to_list(py, ptx_name, &r, seed)?)?;
+    out.set_item("diagnostics_dropped", r.diagnostics_dropped)?;
+    out.set_item("trapped", r.trapped)?;
+    let stats = PyDict::new(py);
+    stats.set_item("warp_instructions", r.warp_instructions)?;
+    stats.set_item("thread_instructions", r.thread_instructions)?;
+    stats.set_item("wall_seconds", wall)?;
+    stats.set_item("ctas", r.ctas)?;
+    stats.set_item("warps", r.warps)?;
+    stats.set_item("threads", r.threads_used)?;
+    stats.set_item("ctas_per_sm", r.ctas_per_sm)?;
+    out.set_item("stats", stats)?;
+    let outputs = PyList::empty(py);
+    for &a in &addrs {
+        let bytes = global.read_buffer(a).unwrap_or_default();
+        outputs.append(PyBytes::new(py, &bytes))?;
+    }
+    out.set_item("outputs", outputs)?;
+    Ok(out)
+}
+
+/// The entry's parameters: dicts with `name`, `kind` (`"pointer"`, `"scalar"`, `"bytes"`),
+/// `bits`, `is_float`, `size`, `align`, `offset`.
+#[pyfunction]
+#[pyo3(signature = (ptx, ptx_name, kernel=None))]
+pub fn kernel_params<'py>(
+    py: Python<'py>,
+    ptx: &str,
+    ptx_name: &str,
+    kernel: Option<&str>,
+) -> PyResult<Bound<'py, PyList>> {
+    let k = load_kernel(py, ptx, ptx_name, kernel)?;
+    let out = PyList::empty(py);
+    for p in &k.params {
+        let d = PyDict::new(py);
+        d.set_item("name", &p.name)?;
+        let kind = if p.is_pointer {
+            "pointer"
+        } else if p.is_array {
+            "bytes"
+        } else {
+            "scalar"
+        };
+        d.set_item("kind", kind)?;
+        d.set_item("bits", p.elem_bits)?;
+        d.set_item("is_float", p.is_float)?;
+        d.set_item("size", p.size)?;
+        d.set_item("align", p.align)?;
+        d.set_item("offset", p.offset)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// Names of the module's `.entry` definitions, in order.
+#[pyfunction]
+pub fn entries(py: Python<'_>, ptx: &str, ptx_name: &str) -> PyResult<Vec<String>> {
+    let module = tmemu_ptx::parse(ptx)
+        .map_err(|e| raise(py, "PtxError", format!("{ptx_name}:{}: error: {e}", e.span)))?;
+    Ok(module
+        .entries()
+        .filter(|f| f.body.is_some())
+        .map(|f| f.name.name.to_string())
+        .collect())
+}

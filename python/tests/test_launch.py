@@ -1,0 +1,151 @@
+"""tmemu.launch on corpus kernels (Triton-compiled PTX checked into tests/corpus), compared
+with numpy; findings; arguments written back."""
+
+import numpy as np
+import pytest
+
+import tmemu
+from conftest import DATA, REPO
+
+TRITON = REPO / "tests" / "corpus" / "kernels" / "triton"
+
+
+def axpy_reference(a, x, y):
+    # One f32 rounding of the exact a*x + y (an fma): a*x is exact in f64 (24 + 2 bits), and
+    # the f64 sum rounds once more, so allow one f32 ulp.
+    return (np.float64(a) * x.astype(np.float64) + y.astype(np.float64)).astype(np.float32)
+
+
+def test_axpy_matches_numpy():
+    rng = np.random.default_rng(7)
+    n = 1000
+    x = rng.uniform(-4, 4, n).astype(np.float32)
+    y = rng.uniform(-4, 4, n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    r = tmemu.launch(
+        TRITON / "axpy.ptx", "axpy_kernel", grid=4, block=128, args=[x, y, out, 1.5, n, None, None]
+    )
+    assert r.verdict == "clean" and r.ok
+    assert r.findings == []
+    ref = axpy_reference(1.5, x, y)
+    ulp = np.spacing(np.abs(ref))
+    assert np.all(np.abs(out - ref) <= ulp), np.abs(out - ref).max()
+    assert r.stats["ctas"] == 4
+    assert r.stats["warp_instructions"] > 0
+    assert r.stats["thread_instructions"] >= r.stats["warp_instructions"]
+    assert r.stats["wall_seconds"] >= 0
+
+
+def test_axpy_masked_tail_left_untouched():
+    # n = 1000 but only the first 700 elements are in range: the rest must keep their values.
+    x = np.arange(1000, dtype=np.float32)
+    y = np.ones(1000, np.float32)
+    out = np.full(1000, -7.0, np.float32)
+    tmemu.launch(TRITON / "axpy.ptx", "axpy_kernel", 4, 128, [x, y, out, 2.0, 700, None, None])
+    np.testing.assert_array_equal(out[:700], 2.0 * x[:700] + 1.0)
+    np.testing.assert_array_equal(out[700:], -7.0)
+
+
+def softmax_reference(x):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_softmax_matches_numpy():
+    # softmax.ptx: Triton's softmax over rows of 200 columns (one 256-wide masked block per row).
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 3, (64, 200)).astype(np.float32)
+    y = np.zeros_like(x)
+    r = tmemu.launch(
+        TRITON / "softmax.ptx",
+        "softmax_kernel",
+        grid=64,
+        block=128,
+        shared_bytes=16,
+        args=[y, x, 200, 200, 200, None, None],
+    )
+    assert r.verdict == "clean", r.report()
+    # tl.exp lowers to ex2.approx.f32 (relative error <= 2^-22) and each row sums 200 terms.
+    np.testing.assert_allclose(y, softmax_reference(x), rtol=1e-5, atol=1e-7)
+
+
+def test_ptx_text_and_single_entry():
+    text = (TRITON / "axpy.ptx").read_text()
+    assert tmemu.entries(text) == ["axpy_kernel"]
+    x = np.ones(256, np.float32)
+    y = np.zeros(256, np.float32)
+    out = np.zeros(256, np.float32)
+    # kernel=None: the module has exactly one entry.
+    r = tmemu.launch(text, None, 1, 128, [x, y, out, 3.0, 256, None, None])
+    assert r.ok
+    np.testing.assert_array_equal(out, 3.0)
+
+
+def test_same_array_twice_is_one_buffer():
+    # out = 2*out + out, in place: x, y and out are the same device buffer.
+    a = np.arange(256, dtype=np.float32)
+    tmemu.launch(TRITON / "axpy.ptx", "axpy_kernel", 1, 128, [a, a, a, 2.0, 256, None, None])
+    np.testing.assert_array_equal(a, 3.0 * np.arange(256, dtype=np.float32))
+
+
+def test_out_of_bounds_store_is_reported_with_rule_and_line():
+    out = np.zeros(32, np.uint32)
+    r = tmemu.launch(DATA / "oob_store.ptx", "oob_store", grid=1, block=32, args=[out, 4])
+    assert r.verdict == "violation"
+    assert r.findings, r.report()
+    f = r.findings[0]
+    assert f.rule == "TM0501" and f["name"] == "out-of-bounds-access"
+    assert f.severity == "error"
+    assert f.file.endswith("oob_store.ptx")
+    assert (f.line, f.column) == (20, 2)
+    assert f.context["cta"] == [0, 0, 0] and f.context["warp"] == 0
+    # lanes 28..31 write out[32..35], and only they
+    assert all(g.rule == "TM0501" for g in r.findings)
+    lanes = 0
+    for g in r.findings:
+        lanes |= g.context["lanes"]
+    assert lanes == 0xF0000000
+    assert "arg[0]" in f.message  # the buffer is named after the argument that passed it
+    for key in ("message", "related", "source", "seed"):
+        assert key in f
+    # The in-bounds stores happened.
+    np.testing.assert_array_equal(out[4:], np.arange(28, dtype=np.uint32))
+
+
+def test_in_bounds_run_of_same_kernel_is_clean():
+    out = np.zeros(32, np.uint32)
+    r = tmemu.launch(DATA / "oob_store.ptx", "oob_store", grid=1, block=32, args=[out, 0])
+    assert r.ok and r.findings == []
+    np.testing.assert_array_equal(out, np.arange(32, dtype=np.uint32))
+
+
+def test_raise_on_findings():
+    out = np.zeros(32, np.uint32)
+    with pytest.raises(tmemu.KernelError) as e:
+        tmemu.launch(DATA / "oob_store.ptx", None, 1, 32, [out, 1], raise_on_findings=True)
+    assert "TM0501" in str(e.value) and "oob_store.ptx:20:2" in str(e.value)
+    assert e.value.result.verdict == "violation"
+    assert e.value.findings[0].rule == "TM0501"
+
+
+def test_hang_is_a_verdict_with_blocked_warps(corpus):
+    r = tmemu.launch(corpus / "engine" / "barrier_deadlock.ptx", None, 1, 64, [])
+    assert r.verdict == "hang"
+    h = [f for f in r.findings if f.type == "hang"]
+    assert h and h[0].blocked
+    assert all(b["line"] > 0 for b in h[0].blocked)
+
+
+def test_seeded_schedule_same_result():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(64, 200)).astype(np.float32)
+    outs = []
+    for seed in (None, 5, 5):
+        y = np.zeros_like(x)
+        r = tmemu.launch(TRITON / "softmax.ptx", None, 64, 128, [y, x, 200, 200, 200, None, None],
+                         shared_bytes=16, seed=seed, threads=2)
+        assert r.ok
+        outs.append(y)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[1], outs[2])
