@@ -168,7 +168,7 @@ pub fn check_launch(
         ));
     }
     for i in 0..3 {
-        if l.grid[i] % cluster[i] != 0 {
+        if !l.grid[i].is_multiple_of(cluster[i]) {
             return e(format!(
                 "grid {:?} is not a multiple of the cluster {cluster:?}",
                 l.grid
@@ -197,8 +197,8 @@ pub fn check_launch(
     let mut per_sm = lim
         .max_ctas_per_sm
         .min(lim.max_threads_per_sm / (warps * 32));
-    if smem > 0 {
-        per_sm = per_sm.min((lim.smem_per_sm as u64 / smem) as u32);
+    if let Some(n) = (lim.smem_per_sm as u64).checked_div(smem) {
+        per_sm = per_sm.min(n as u32);
     }
     if let Some(r) = k.maxnreg {
         let regs = r.next_multiple_of(8) * warps * 32;

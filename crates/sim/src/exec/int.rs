@@ -707,7 +707,7 @@ mod tests {
         assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x3210), 0x4433_2211);
         assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x7654), 0x8877_6655);
         // sign-replicate bit (msb of the nibble): byte 0x88 → 0xff
-        assert_eq!(prmt(0, 0x8800_0000, 0x000f), 0xffff_ff00 & 0 | 0xff);
+        assert_eq!(prmt(0, 0x8800_0000, 0x000f), 0xff);
     }
 
     #[test]

@@ -207,7 +207,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
         let a = lane_addr(w, i.addr, l);
         let total = size as u64 * n;
         let res = resolve(cx, i.space, a).and_then(|loc| {
-            if a % total.min(16).max(size as u64) != 0 && n > 1 {
+            if n > 1 && !a.is_multiple_of(total.min(16).max(size as u64)) {
                 return Err(MemFault::Misaligned {
                     space: space_name(i.space),
                     addr: a,
@@ -297,7 +297,7 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
         let a = lane_addr(w, i.addr, l);
         let total = size as u64 * n;
         let res = resolve(cx, i.space, a).and_then(|loc| {
-            if n > 1 && a % total.min(16).max(size as u64) != 0 {
+            if n > 1 && !a.is_multiple_of(total.min(16).max(size as u64)) {
                 return Err(MemFault::Misaligned {
                     space: space_name(i.space),
                     addr: a,

@@ -298,6 +298,9 @@ fn layout_module(m: &Module<'_>, funcs: &[&Function<'_>]) -> Result<ModuleLayout
     Ok(lay)
 }
 
+/// `.local` slots (offset, size) of a function's parameters and of its return values.
+pub(crate) type FuncSlots = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+
 /// Per-kernel code generation state.
 pub(crate) struct Gen<'m, 'src> {
     pub src: &'src str,
@@ -312,7 +315,7 @@ pub(crate) struct Gen<'m, 'src> {
     /// Entry PC of each function (filled as laid out).
     pub func_pc: Vec<u32>,
     /// Param slots of each function: (params, returns) as (local offset, size).
-    pub func_slots: Vec<(Vec<(u32, u32)>, Vec<(u32, u32)>)>,
+    pub func_slots: Vec<FuncSlots>,
     pub uses_global_atomics: bool,
     /// Calls to patch: (pc, callee index).
     pub call_fixups: Vec<(usize, usize)>,
