@@ -778,33 +778,54 @@ def flag_wait(label: str, order: str = "relaxed") -> list[str]:
             "    setp.eq.u32 %p9, %r16, 0;", f"    @%p9 bra {label};"]
 
 
-# Warps w and w+4 share lane quarter w % 4. A relaxed flag forces the order (writer first) without
-# creating happens-before, so the race is reported at the same access in every schedule.
+# TM0204 is the race no more specific rule names: an asynchronous op's TMEM *read* (here an
+# mma reading A from TMEM) and a later write of those cells, with no synchronisation at all.
+# (A write first is TM0206, a tcgen05.ld first TM0205, a sync without tcgen05 fences TM0207.)
+# Warp 4 shares lane quarter 0 with warp 0; a relaxed flag raised by thread 0 after issuing
+# the mma orders execution (the write comes after the issue in every schedule) without
+# creating happens-before.
+
+
+def tmem_a_race(keep: bool) -> list[str]:
+    mark = "" if keep else E("TM0204")
+    rel = "" if keep else "  // ~RELATED TM0204"
+    return (FLAG_INIT + alloc("64") + mbar_init() + ZERO_SMEM + PUBLISH
+            + ["    setp.lt.u32 %p3, %r2, 4;", "    add.u32 %r32, %r12, 32;",
+               # warps 0-3 write A (column 32 of their quarter), ordered before the mma
+               "    @!%p3 bra L_A_WRITTEN;",
+               "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r32], {%r1};",
+               "    tcgen05.wait::st.sync.aligned;", "L_A_WRITTEN:",
+               "    tcgen05.fence::before_thread_sync;", "    bar.sync 0;",
+               "    tcgen05.fence::after_thread_sync;",
+               "    @!%p2 bra L_ISSUED;"] + smem_desc("%rd7", "%r23")
+            + [f"    mov.u32 %r28, {IDESC_F16:#x};", "    add.u32 %r33, %r10, 32;",
+               "    setp.ne.u32 %p4, %r1, 0;",
+               f"    tcgen05.mma.cta_group::1.kind::f16 [%r10], [%r33], %rd7, %r28, %p4;{rel}",
+               "    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r7];"]
+            + (["L_WAIT0:", "    mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 0;",
+                "    @!%p5 bra L_WAIT0;", "    tcgen05.fence::before_thread_sync;",
+                "    st.release.cta.shared.u32 [%r15], 1;"] if keep else
+               ["    st.relaxed.cta.shared.u32 [%r15], 1;"])
+            + ["L_ISSUED:", "    setp.eq.u32 %p9, %r2, 4;", "    @!%p9 bra L_JOIN;"]
+            + flag_wait("L_SPIN", "acquire" if keep else "relaxed")
+            + (["    tcgen05.fence::after_thread_sync;"] if keep else [])
+            + [f"    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r32], {{%r2}};{mark}",
+               "    tcgen05.wait::st.sync.aligned;", "L_JOIN:"]
+            + mbar_wait() + ["    tcgen05.fence::after_thread_sync;",
+                             "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];",
+                             "    tcgen05.wait::ld.sync.aligned;"] + free("64"))
+
+
 add("TM0204-tmem-access-race", "break", "violation",
-    ["Warp 0 stores to lane quarter 0, waits for the store (wait::st) and raises a relaxed",
-     "flag; warp 4 spins on the flag and loads the same cells. The relaxed flag orders",
-     "execution but synchronises nothing (no release/acquire, no tcgen05 fences): the load",
-     "races the store. (With wait::st the store is complete, so TM0206 does not apply; with a",
-     "thread synchronisation but no tcgen05 fences it would be TM0207.)"],
-    FLAG_INIT + alloc() + PUBLISH
-    + ["    setp.eq.u32 %p3, %r2, 4;", "    @%p3 bra L_READER;", "    @!%p1 bra L_JOIN;",
-       "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};  // ~RELATED TM0204",
-       "    tcgen05.wait::st.sync.aligned;",
-       "    st.relaxed.cta.shared.u32 [%r15], 1;", "    bra.uni L_JOIN;", "L_READER:"]
-    + flag_wait("L_SPIN")
-    + ["    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];" + E("TM0204"),
-       "    tcgen05.wait::ld.sync.aligned;", "L_JOIN:"]
-    + free(), block=256, extra_shared=FLAG_SHARED)
+    ["Thread 0 issues an mma that reads A from TMEM (column 32) and raises a relaxed flag;",
+     "warp 4 (lane quarter 0) spins on the flag and overwrites lanes 0-31 of that column with",
+     "tcgen05.st. Nothing orders the write after the mma's read (no completion observed, no",
+     "release/acquire, no tcgen05 fences)."],
+    tmem_a_race(False), block=256, extra_shared=MMA_SHARED + FLAG_SHARED)
 add("TM0204-tmem-access-race", "keep", "clean",
-    ["wait::st, fence::before_thread_sync, bar.sync, fence::after_thread_sync order the store",
-     "before the other warp's load (sync.md §4 pattern 4)."],
-    alloc() + PUBLISH
-    + ["    setp.lt.u32 %p3, %r2, 4;", "    @!%p3 bra L_SYNC;",
-       "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};",
-       "    tcgen05.wait::st.sync.aligned;", "L_SYNC:", "    tcgen05.fence::before_thread_sync;",
-       "    bar.sync 0;", "    tcgen05.fence::after_thread_sync;", "    @%p3 bra L_JOIN;",
-       "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];",
-       "    tcgen05.wait::ld.sync.aligned;", "L_JOIN:"] + free(), **TWO_WARPGROUPS)
+    ["Thread 0 waits for the mma's commit, fence::before_thread_sync, st.release of the flag;",
+     "warp 4 acquires it and fence::after_thread_sync before the overwrite."],
+    tmem_a_race(True), block=256, extra_shared=MMA_SHARED + FLAG_SHARED)
 
 add("TM0205-tmem-overwrite-before-wait-ld", "break", "violation",
     ["Each warp loads its cells and overwrites them with tcgen05.st before tcgen05.wait::ld",
