@@ -50,8 +50,55 @@
 //!   a `.relaxed` arrive still carries the tcgen05 view it published; the TMEM shadow is
 //!   per CTA (CTAs of another domain on the same SM are not compared).
 //!
-//! Shadow memory is a run-length interval map per memory ([`shadow`]), byte-granular for
-//! shared/global and cell-granular (column-major) for TMEM, so bulk accesses cost per run.
+//! Shadow memory is a run-length interval map per memory (module `shadow`), byte-granular
+//! for shared/global and cell-granular for TMEM (numbered quarter, column, lane, so a warp's
+//! `tcgen05.ld` is one run), so bulk accesses cost per run, not per byte.
+//!
+//! # Event protocol (what the engine calls for each instruction)
+//!
+//! | PTX | calls |
+//! |---|---|
+//! | `ld`/`st`/`atom`/`red` on shared or global | [`RaceDetector::access_lanes`] (or `access`), with the [`MemOrder`] |
+//! | `tcgen05.alloc` (its address store) | [`RaceDetector::alloc_address_store`] |
+//! | `bar.sync` / `barrier.cta.sync` | `arrive(Ordering)` per warp, `sync_complete` when the barrier completes, `wait(Ordering)` per waiting warp (`bar.arrive`: arrive only) |
+//! | `barrier.cluster.arrive{.relaxed}` / `.wait` | `arrive(ClusterBarrier, Ordering or Relaxed)`, `sync_complete`, `wait` |
+//! | `mbarrier.arrive{.release,.relaxed}` | `arrive(Mbarrier, sem)`; `sync_complete` when the phase completes |
+//! | successful `mbarrier.test_wait`/`try_wait{.acquire,.relaxed}` | `wait(Mbarrier, sem)` |
+//! | `cp.async.bulk{.tensor}` | `issue(Bulk)` + `op_access` per range; on completion `complete` and `op_arrive(mbarrier)`, or `observe` at `cp.async.bulk.wait_group` |
+//! | `tcgen05.mma/cp/shift/ld/st` | `issue` + `op_access` per operand (TMEM rectangles, smem ranges); `complete` when done |
+//! | `tcgen05.commit` | `commit(warp, cta_group)`; when its ops are done, `commit_fire(c, barriers)` then `sync_complete` |
+//! | `tcgen05.wait::ld` / `::st` | `wait_ld` / `wait_st` |
+//! | `tcgen05.fence::*`, `fence.proxy.async`, `fence.acq_rel`/`fence.sc`/`membar` | [`RaceDetector::fence`] |
+//! | a warp exits | `warp_exit` |
+//!
+//! ```
+//! use tmemu_race::*;
+//! let mut d = RaceDetector::new();
+//! let (mma_warp, epilogue) = (WarpId(0), WarpId(1));
+//! d.add_warp(mma_warp);
+//! d.add_warp(epilogue);
+//! let accum = TmemRect { cta: 0, lane: 0, lanes: 128, col: 0, cols: 128 };
+//! let full = SyncKey::Mbarrier { cta: 0, offset: 0 };
+//! // tcgen05.mma into the accumulator, then tcgen05.commit [full].
+//! let mma = d.issue(mma_warp, OpKind::Mma { cta_group: 1, accum: 0 }, SpanToken(10));
+//! d.op_access(mma, Place::Tmem(accum), AccessKind::Write);
+//! let commit = d.commit(mma_warp, 1);
+//! // The engine completes the mma; the commit arrives and completes the phase.
+//! d.complete(mma);
+//! d.commit_fire(commit, &[full]);
+//! d.sync_complete(full);
+//! // Epilogue warp 1: try_wait succeeds, fence::after_thread_sync, tcgen05.ld of its quarter.
+//! d.wait(epilogue, full, Sem::Ordering);
+//! d.fence(epilogue, Fence::TcAfterThreadSync);
+//! let ld = d.issue(epilogue, OpKind::Ld, SpanToken(20));
+//! d.op_access(ld, Place::Tmem(TmemRect { lane: 32, lanes: 32, ..accum }), AccessKind::Read);
+//! assert!(d.findings().is_empty());
+//!
+//! // The MMA warp itself never observed the completion: its load races the mma.
+//! let ld2 = d.issue(mma_warp, OpKind::Ld, SpanToken(30));
+//! d.op_access(ld2, Place::Tmem(TmemRect { lanes: 32, ..accum }), AccessKind::Read);
+//! assert_eq!(d.findings()[0].rule.id, "TM0206");
+//! ```
 
 pub mod clock;
 mod detector;
