@@ -31,7 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -62,7 +62,6 @@ class Bug:
     buggy_verdict: str
     findings: list[Finding]
     cluster: int | None = None
-    buffers: list[str] = field(default_factory=list)
 
 
 U32_OUT = lambda n: f'dtype = "u32"\nshape = [{n}]\nfill = "zeros"'  # noqa: E731
