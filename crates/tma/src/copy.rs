@@ -1,6 +1,10 @@
 //! Executing a tile-mode copy on byte memories: loads (`cp.async.bulk.tensor` global →
 //! shared), stores (shared → global) and reductions (`cp.reduce.async.bulk.tensor`).
 //!
+//! Each run (a stretch of one inner row that is contiguous in global memory) is one
+//! [`GlobalMemory`] call through a fixed stack buffer, scattered to or gathered from shared
+//! memory per swizzle granule: no allocation, one global access per row segment.
+//!
 //! `smem` is the whole `.shared::cta` window of the CTA the bytes go to or come from, indexed
 //! by shared-memory address; the box must fit it (TM0126) before anything is written. A
 //! [`crate::GlobalFault`] part-way leaves the bytes copied before it in place: the engine
@@ -21,6 +25,8 @@ pub struct CopyStats {
     /// Bytes of out-of-bounds elements: filled (load) or skipped (store, reduction).
     pub oob_bytes: u64,
 }
+
+type RunBuf = [u8; TileBox::MAX_RUN_BYTES];
 
 /// Loads the box of `desc` at `coords` into shared memory at `dst`.
 pub fn copy_box(
@@ -46,25 +52,38 @@ pub fn load(
         ..CopyStats::default()
     };
     let pat = b.fill_pattern();
+    let zero_fill = pat.iter().all(|&x| x == 0);
+    let mut buf: RunBuf = [0; TileBox::MAX_RUN_BYTES];
     let mut result = Ok(());
-    b.for_each_piece(|p| {
+    b.for_each_run(|r| {
         if result.is_err() {
             return;
         }
-        let out = &mut smem[p.smem as usize..(p.smem + p.len) as usize];
-        match p.global {
+        let data = &mut buf[..r.len as usize];
+        match r.global {
             Some(g) => {
-                stats.global_bytes += u64::from(p.len);
-                result = global.read(g, out);
+                stats.global_bytes += u64::from(r.len);
+                if let Err(e) = global.read(g, data) {
+                    result = Err(e);
+                    return;
+                }
             }
             None => {
-                stats.oob_bytes += u64::from(p.len);
-                // Pieces start on element boundaries, so the pattern starts in phase.
-                for (o, &v) in out.iter_mut().zip(pat.iter().cycle()) {
-                    *o = v;
+                stats.oob_bytes += u64::from(r.len);
+                // Runs are whole elements, so the pattern tiles them exactly.
+                if zero_fill {
+                    data.fill(0);
+                } else {
+                    for e in data.chunks_exact_mut(pat.len()) {
+                        e.copy_from_slice(pat);
+                    }
                 }
             }
         }
+        b.scatter_run(&r, |at, off, len| {
+            let (at, off, len) = (at as usize, off as usize, len as usize);
+            smem[at..at + len].copy_from_slice(&data[off..off + len]);
+        });
     });
     result?;
     Ok(stats)
@@ -83,6 +102,14 @@ pub fn store_box(
     store(&b, smem, global)
 }
 
+/// Copies run `r` of the box out of shared memory into `out`.
+fn gather(b: &TileBox, r: &crate::Run, smem: &[u8], out: &mut [u8]) {
+    b.scatter_run(r, |at, off, len| {
+        let (at, off, len) = (at as usize, off as usize, len as usize);
+        out[off..off + len].copy_from_slice(&smem[at..at + len]);
+    });
+}
+
 /// Stores a decoded box (see [`store_box`]).
 pub fn store(
     b: &TileBox,
@@ -94,18 +121,20 @@ pub fn store(
         tx_bytes: b.box_bytes(),
         ..CopyStats::default()
     };
+    let mut buf: RunBuf = [0; TileBox::MAX_RUN_BYTES];
     let mut result = Ok(());
-    b.for_each_piece(|p| {
+    b.for_each_run(|r| {
         if result.is_err() {
             return;
         }
-        match p.global {
-            Some(g) => {
-                stats.global_bytes += u64::from(p.len);
-                result = global.write(g, &smem[p.smem as usize..(p.smem + p.len) as usize]);
-            }
-            None => stats.oob_bytes += u64::from(p.len),
-        }
+        let Some(g) = r.global else {
+            stats.oob_bytes += u64::from(r.len);
+            return;
+        };
+        stats.global_bytes += u64::from(r.len);
+        let data = &mut buf[..r.len as usize];
+        gather(b, &r, smem, data);
+        result = global.write(g, data);
     });
     result?;
     Ok(stats)
@@ -123,48 +152,29 @@ pub fn reduce_box(
 ) -> Result<CopyStats, TmaError> {
     op.check(desc.elem_type)?;
     let b = TileBox::new(desc, coords, src)?;
-    reduce(&b, desc, op, smem, global)
-}
-
-fn reduce(
-    b: &TileBox,
-    desc: &TensorMapDesc,
-    op: ReduceOp,
-    smem: &[u8],
-    global: &mut impl GlobalMemory,
-) -> Result<CopyStats, TmaError> {
     b.check_smem(smem.len())?;
     let mut stats = CopyStats {
         tx_bytes: b.box_bytes(),
         ..CopyStats::default()
     };
+    let mut cur: RunBuf = [0; TileBox::MAX_RUN_BYTES];
+    let mut add: RunBuf = [0; TileBox::MAX_RUN_BYTES];
     let mut result = Ok(());
-    let mut buf = [0u8; 256];
-    b.for_each_piece(|p| {
+    b.for_each_run(|r| {
         if result.is_err() {
             return;
         }
-        let Some(g) = p.global else {
-            stats.oob_bytes += u64::from(p.len);
+        let Some(g) = r.global else {
+            stats.oob_bytes += u64::from(r.len);
             return;
         };
-        stats.global_bytes += u64::from(p.len);
-        // 256 is a multiple of every element size, so each slice holds whole elements.
-        let mut off = 0;
-        while off < p.len {
-            let n = (p.len - off).min(buf.len() as u32);
-            let src = &smem[(p.smem + off) as usize..(p.smem + off + n) as usize];
-            let tmp = &mut buf[..n as usize];
-            let addr = g.wrapping_add(u64::from(off));
-            result = global.read(addr, tmp).and_then(|()| {
-                op.apply(desc.elem_type, tmp, src);
-                global.write(addr, tmp)
-            });
-            if result.is_err() {
-                return;
-            }
-            off += n;
-        }
+        stats.global_bytes += u64::from(r.len);
+        let n = r.len as usize;
+        gather(&b, &r, smem, &mut add[..n]);
+        result = global.read(g, &mut cur[..n]).and_then(|()| {
+            op.apply(desc.elem_type, &mut cur[..n], &add[..n]);
+            global.write(g, &cur[..n])
+        });
     });
     result?;
     Ok(stats)

@@ -64,7 +64,7 @@ pub fn multicast_targets(
 /// An mbarrier object is 64 bits and must be 8-byte aligned (PTX ISA 9.1 §9.7.13.15.1);
 /// TM0124 otherwise.
 pub fn check_mbarrier(addr: u32) -> Result<(), TmaError> {
-    if addr % 8 != 0 {
+    if !addr.is_multiple_of(8) {
         return Err(TmaError::MbarMisaligned { addr });
     }
     Ok(())

@@ -18,6 +18,9 @@
 //!   type (all exponent and mantissa bits set, sign clear). Which NaN the hardware writes is
 //!   UNCONFIRMED; OOB-NaN is only legal for floating-point types, so integers are always zero.
 
+// Odometer loops index several per-dimension arrays by the same `i`.
+#![allow(clippy::needless_range_loop)]
+
 use tmemu_spec::tensormap::{Interleave, OobFill, TensorMapDesc, TmElemType, MAX_RANK};
 
 use crate::{TmaError, TmaSwizzle};
@@ -113,7 +116,7 @@ impl TileBox {
             }
         }
         desc.validate()?;
-        if smem % SMEM_ALIGN != 0 {
+        if !smem.is_multiple_of(SMEM_ALIGN) {
             return Err(TmaError::SmemMisaligned {
                 what: "tensor copy",
                 addr: smem,
@@ -160,7 +163,7 @@ impl TileBox {
                 size: 1 << 32,
             });
         }
-        if b.row_bytes % 16 != 0 {
+        if !b.row_bytes.is_multiple_of(16) {
             // Only reachable with interleave (validate makes non-interleaved rows whole 16-byte
             // chunks); how such a row is padded in shared memory is not written down.
             return Err(TmaError::Unsupported(
@@ -317,6 +320,34 @@ impl TileBox {
                 }
                 k[i] = 0;
             }
+        }
+    }
+
+    /// Absolute shared-memory address of the box (before the swizzle).
+    pub fn smem_base(&self) -> u32 {
+        self.smem
+    }
+
+    /// Longest run [`Self::for_each_run`] yields: one inner row (at most 256 elements of at
+    /// most 8 bytes), so copies can stage a run in a fixed buffer.
+    pub const MAX_RUN_BYTES: usize = 256 * 8;
+
+    /// Splits `run` where the swizzle breaks shared-memory contiguity: calls
+    /// `f(smem_address, offset_in_run, len)` per stretch (a single call without a swizzle).
+    #[inline]
+    pub fn scatter_run(&self, run: &Run, mut f: impl FnMut(u32, u32, u32)) {
+        let start = self.smem + run.box_offset;
+        if self.swizzle == TmaSwizzle::None {
+            f(start, 0, run.len);
+            return;
+        }
+        let g = self.swizzle.granule();
+        let mut off = 0;
+        while off < run.len {
+            let a = start + off;
+            let len = (g - a % g).min(run.len - off);
+            f(self.swizzle.apply(a), off, len);
+            off += len;
         }
     }
 

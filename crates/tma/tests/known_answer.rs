@@ -135,6 +135,38 @@ fn element_strides_and_nan_fill() {
     }
 }
 
+/// Interleaved maps honour element stride 0 (the non-interleaved path ignores it).
+#[test]
+fn interleaved_maps_stride_the_inner_dimension() {
+    use tmemu_spec::tensormap::Interleave;
+    for (il, sw, atom) in [
+        (Interleave::B16, SwizzleMode::None, SwizzleAtomicity::B16),
+        (Interleave::B16, SwizzleMode::B64, SwizzleAtomicity::B16),
+        (Interleave::B32, SwizzleMode::B32, SwizzleAtomicity::B16),
+    ] {
+        for (inner_es, box0) in [(1, 8), (2, 16), (2, 15)] {
+            let mut d = make_desc(
+                TmElemType::F16,
+                &[16, 5, 4],
+                &[box0, 3, 2],
+                &[inner_es, 1, 2],
+                0,
+                sw,
+                atom,
+                OobFill::Zero,
+            );
+            d.interleave = il;
+            // Global strides must be multiples of 32 for the 32B interleave.
+            d.global_strides = [32, 32 * 5, 0, 0];
+            for coords in [[0, 0, 0], [3, 4, 3], [-3, -1, 1]] {
+                let s = check_load(&case(d.clone(), &coords, 0x100));
+                // 8 elements of 2 bytes × 3 rows × ceil(2 / 2) planes
+                assert_eq!(s.tx_bytes, 8 * 2 * 3);
+            }
+        }
+    }
+}
+
 /// A placement worked out by hand from §2.3: f32, 32 × 8 box, 128B swizzle at 0x400.
 /// Element (x = 4, y = 1) is dense byte 144 = row 1, chunk 1 → chunk 1 ^ 1 = 0, so it lands
 /// at 0x400 + 128. Element (x = 9, y = 3) is dense (3·32 + 9)·4 = 420 = row 3, chunk 2,

@@ -33,7 +33,7 @@ fn map(ty: TmElemType, dims: [u64; 2], boxd: [u32; 2], sw: SwizzleMode) -> Tenso
 /// A row-major matrix whose every element is distinct: value = row·cols + col (mod 2^bits).
 fn matrix(rows: u64, cols: u64, e: u64) -> Vec<u8> {
     (0..rows * cols)
-        .flat_map(|i| (i as u64).to_le_bytes()[..e as usize].to_vec())
+        .flat_map(|i| i.to_le_bytes()[..e as usize].to_vec())
         .collect()
 }
 

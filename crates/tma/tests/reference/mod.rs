@@ -3,7 +3,7 @@
 //! coordinates → global offset → value, dense box offset → swizzled address by the 16-byte
 //! chunk tables of PTX §5.5.7.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
 
 use tmemu_spec::tensormap::{
     Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TmElemType,
