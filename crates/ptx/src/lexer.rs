@@ -2,8 +2,9 @@
 //!
 //! Dotted names are single tokens: `ld.global.nc.v4.b32`, `%tid.x` and `.ptr.global.align`
 //! each lex as one token, so `.cta_group::2`, `.16x32bx2`, `.warpx2::02_13` or
-//! `.b8x16.b6x16_p32` need no special cases: a segment after a dot is any run of
-//! `[A-Za-z0-9_$:]`.
+//! `.b8x16.b6x16_p32` need no special cases: a segment after a dot is a run of
+//! `[A-Za-z0-9_$]` and `::` pairs. A single `:` ends the token, so in `name.x:` the colon is
+//! a label colon (and printing a tree never glues a colon onto a name).
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::span::Span;
@@ -70,7 +71,6 @@ pub struct Lexer<'src> {
 /// Byte classes, one table lookup per byte on the hot paths.
 const IDENT_START: u8 = 1;
 const IDENT_CONT: u8 = 2;
-const SEG: u8 = 4;
 
 const CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -84,10 +84,7 @@ const CLASS: [u8; 256] = {
             c |= IDENT_START;
         }
         if alpha || digit || b == b'_' || b == b'$' {
-            c |= IDENT_CONT | SEG;
-        }
-        if b == b':' {
-            c |= SEG;
+            c |= IDENT_CONT;
         }
         t[i] = c;
         i += 1;
@@ -103,11 +100,6 @@ fn is_ident_start(b: u8) -> bool {
 #[inline]
 fn is_ident_cont(b: u8) -> bool {
     CLASS[b as usize] & IDENT_CONT != 0
-}
-
-#[inline]
-fn is_seg(b: u8) -> bool {
-    CLASS[b as usize] & SEG != 0
 }
 
 impl<'src> Lexer<'src> {
@@ -195,11 +187,28 @@ impl<'src> Lexer<'src> {
         self.pos += rest.iter().position(|&b| !f(b)).unwrap_or(rest.len());
     }
 
+    /// Length of the segment body starting at `pos + i`: `[A-Za-z0-9_$]` and `::` pairs.
+    #[inline]
+    fn seg_len(&self, i: usize) -> usize {
+        let s = self.src.get(self.pos + i..).unwrap_or(&[]);
+        let mut n = 0;
+        loop {
+            match s.get(n) {
+                Some(&b) if is_ident_cont(b) => n += 1,
+                Some(b':') if s.get(n + 1) == Some(&b':') => n += 2,
+                _ => return n,
+            }
+        }
+    }
+
     /// Dot segments after a name: `(.seg)*`.
     fn eat_segments(&mut self) {
-        while self.peek_at(0) == b'.' && is_seg(self.peek_at(1)) {
-            self.pos += 1;
-            self.eat_while(is_seg);
+        while self.peek_at(0) == b'.' {
+            let n = self.seg_len(1);
+            if n == 0 {
+                break;
+            }
+            self.pos += 1 + n;
         }
     }
 
@@ -226,7 +235,7 @@ impl<'src> Lexer<'src> {
                 self.eat_segments();
                 TokKind::Ident
             }
-            b'.' if is_seg(self.peek_at(1)) => {
+            b'.' if self.seg_len(1) > 0 => {
                 self.eat_segments();
                 TokKind::Dot
             }
@@ -324,7 +333,7 @@ impl<'src> Lexer<'src> {
         } else {
             self.eat_while(|c| c.is_ascii_digit());
             let mut float = false;
-            if self.peek_at(0) == b'.' && !is_seg(self.peek_at(1))
+            if self.peek_at(0) == b'.' && self.seg_len(1) == 0
                 || self.peek_at(0) == b'.' && self.peek_at(1).is_ascii_digit()
             {
                 float = true;

@@ -1006,6 +1006,14 @@ impl<'src> Parser<'src> {
             TokKind::LBrace => out.push(Statement::Block(self.block()?)),
             TokKind::Ident if self.next.kind == TokKind::Colon => {
                 let id = self.ident()?;
+                // A label is a plain identifier; `bra.uni :L` is a typo, not a label.
+                if id.name.contains('.') {
+                    let kind = ParseErrorKind::Expected {
+                        expected: "a label name (no `.`) before `:`",
+                        found: format!("`{}`", id.name),
+                    };
+                    return Err(ParseError::new(kind, id.span));
+                }
                 self.bump()?;
                 out.push(Statement::Label(id));
             }

@@ -518,3 +518,44 @@ fn less_common_forms() {
     b.clear_spans();
     assert_eq!(a, b, "{printed}");
 }
+
+/// A single `:` never sticks to a dotted name (found by fuzzing: `bra.uni :L` printed as a
+/// label `bra.uni:` lexed back as one token); `::` pairs do.
+#[test]
+fn colons_in_dotted_names() {
+    use tmemu_ptx::lexer::{Lexer, TokKind};
+    let kinds = |s: &str| {
+        let mut lx = Lexer::new(s);
+        let mut out = Vec::new();
+        loop {
+            let t = lx.next_token().unwrap();
+            if t.kind == TokKind::Eof {
+                return out;
+            }
+            out.push((t.kind, t.span.text(s).to_string()));
+        }
+    };
+    assert_eq!(
+        kinds("a.b::c:"),
+        [
+            (TokKind::Ident, "a.b::c".to_string()),
+            (TokKind::Colon, ":".to_string())
+        ]
+    );
+    assert_eq!(
+        kinds("x.shared::cta: .y:::"),
+        [
+            (TokKind::Ident, "x.shared::cta".to_string()),
+            (TokKind::Colon, ":".to_string()),
+            (TokKind::Dot, ".y::".to_string()),
+            (TokKind::Colon, ":".to_string()),
+        ]
+    );
+    assert_eq!(
+        kinds("1.:"),
+        [
+            (TokKind::Float, "1.".to_string()),
+            (TokKind::Colon, ":".to_string())
+        ]
+    );
+}
