@@ -210,6 +210,26 @@ pub fn check_launch(
     Ok((cluster, per_sm))
 }
 
+/// Runs a launch on one thread with `obs` watching every group in order (checkers, tracers).
+pub fn run_observed<O: crate::observer::Observer>(
+    k: &Kernel,
+    l: &Launch,
+    global: &GlobalMemory,
+    opts: &RunOptions,
+    obs: &mut O,
+) -> Result<RunResult, LaunchError> {
+    run_impl(
+        k,
+        l,
+        global,
+        &RunOptions {
+            threads: 1,
+            ..opts.clone()
+        },
+        Some(obs),
+    )
+}
+
 /// Runs a launch with the no-op observer. `global` must hold the kernel's module globals
 /// (see [`install_globals`]) and every buffer the parameters point to.
 pub fn run(
@@ -217,6 +237,16 @@ pub fn run(
     l: &Launch,
     global: &GlobalMemory,
     opts: &RunOptions,
+) -> Result<RunResult, LaunchError> {
+    run_impl::<NoObserver>(k, l, global, opts, None)
+}
+
+fn run_impl<O: crate::observer::Observer>(
+    k: &Kernel,
+    l: &Launch,
+    global: &GlobalMemory,
+    opts: &RunOptions,
+    obs: Option<&mut O>,
 ) -> Result<RunResult, LaunchError> {
     let (cluster, per_sm) = check_launch(k, l, opts)?;
     if l.params.len() < k.param_bytes as usize {
@@ -264,10 +294,16 @@ pub fn run(
                 .collect()
         })
     } else {
-        groups
-            .iter()
-            .map(|&g| run_group(&plan, g, &mut NoObserver))
-            .collect()
+        match obs {
+            Some(o) => groups
+                .iter()
+                .map(|&g| run_group(&plan, g, &mut *o))
+                .collect(),
+            None => groups
+                .iter()
+                .map(|&g| run_group(&plan, g, &mut NoObserver))
+                .collect(),
+        }
     };
     let mut r = RunResult {
         ctas: total_clusters * csize as u64,

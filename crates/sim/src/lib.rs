@@ -20,7 +20,7 @@ pub mod program;
 mod sched;
 
 pub use error::{Diagnostic, HangReport, LaunchError, LoadError};
-pub use launch::{install_globals, run, Launch, Limits, RunOptions, RunResult};
+pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};
 pub use loader::load;
 pub use mem::GlobalMemory;
 pub use program::Kernel;

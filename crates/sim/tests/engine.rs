@@ -350,3 +350,82 @@ fn warp_collectives_and_cta_reductions() {
         assert_eq!(out[320 + t as usize], 64);
     }
 }
+
+#[test]
+fn a_livelock_ends_at_the_step_budget_with_a_report() {
+    let opts = RunOptions {
+        max_steps: 10_000,
+        ..Default::default()
+    };
+    let (r, _) = run_kernel("livelock.ptx", [1, 1, 1], [64, 1, 1], 1, &[], &opts);
+    assert!(r.hangs.is_empty());
+    assert_eq!(r.budget_exhausted.len(), 1, "{r:?}");
+    let rep = &r.budget_exhausted[0];
+    assert_eq!(rep.rule.id, "TM0506");
+    assert_eq!(rep.warps.len(), 2);
+    assert!(
+        rep.warps
+            .iter()
+            .all(|w| w.waiting_for.contains("still running")),
+        "{rep}"
+    );
+}
+
+#[test]
+fn out_of_bounds_stores_are_diagnosed_with_the_buffer() {
+    let (r, out) = run_bufs("oob_store.ptx", [1, 1, 1], [40, 1, 1], &[vec![0; 128]]);
+    assert_eq!(r.diagnostics.len(), 8, "{:?}", r.diagnostics);
+    let d = &r.diagnostics[0];
+    assert_eq!(d.rule.id, "TM0501");
+    assert_eq!(d.ctx.warp, 1);
+    assert_eq!(d.ctx.lanes, 1);
+    assert!(
+        d.message.contains("0 bytes after the end of buffer `b0`"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.span.line, 14);
+    // the in-bounds lanes stored
+    assert_eq!(words(&out[0]), (0..32).collect::<Vec<u32>>());
+}
+
+/// Counts what the engine reports to an observer.
+#[derive(Default)]
+struct Counter {
+    instructions: u64,
+    barrier_completions: u64,
+}
+
+impl tmemu_sim::observer::Observer for Counter {
+    fn instruction(&mut self, _at: tmemu_sim::observer::At) {
+        self.instructions += 1;
+    }
+    fn barrier(&mut self, _at: tmemu_sim::observer::At, ev: tmemu_sim::observer::BarrierEvent) {
+        if let tmemu_sim::observer::BarrierEvent::CtaComplete { .. } = ev {
+            self.barrier_completions += 1;
+        }
+    }
+}
+
+#[test]
+fn observers_see_every_instruction_and_barrier() {
+    let (path, src) = corpus("mbarrier_phases.ptx");
+    let m = tmemu_ptx::parse(&src).unwrap();
+    let k = load(&m, &src, &path.display().to_string(), None).unwrap();
+    let mut g = GlobalMemory::new();
+    let out = g.alloc("out", &[0; 192 * 4]);
+    let mut params = vec![0u8; 8];
+    params.copy_from_slice(&out.to_le_bytes());
+    let launch = Launch {
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        cluster: None,
+        dyn_shared: 0,
+        params,
+    };
+    let mut c = Counter::default();
+    let r = tmemu_sim::run_observed(&k, &launch, &g, &RunOptions::default(), &mut c).unwrap();
+    assert_eq!(c.instructions, r.warp_instructions);
+    // per CTA: the init barrier plus one per round (3 rounds)
+    assert_eq!(c.barrier_completions, 2 * 4);
+}
