@@ -1,0 +1,142 @@
+"""tmemu.triton.run: @triton.jit functions compiled offline for sm_100a and run under tmemu,
+compared with numpy. Needs triton==3.9.0 (e.g. /work/kvenv); skipped without it."""
+
+import numpy as np
+import pytest
+
+triton = pytest.importorskip("triton", reason="triton is not installed (pip install triton==3.9.0)")
+if triton.__version__ != "3.9.0":
+    pytest.skip(f"tmemu.triton is pinned to triton 3.9.0, found {triton.__version__}",
+                allow_module_level=True)
+
+import triton.language as tl  # noqa: E402
+
+import tmemu  # noqa: E402
+import tmemu.triton as tt  # noqa: E402
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x * y + x, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_stride + cols, num / den, mask=mask)
+
+
+def test_elementwise_f32_matches_numpy():
+    rng = np.random.default_rng(0)
+    n = 3000
+    x = rng.uniform(-2, 2, n).astype(np.float32)
+    y = rng.uniform(-2, 2, n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    r = tt.run(add_kernel, (triton.cdiv(n, 512),), x, y, out, n, BLOCK=512)
+    assert r.verdict == "clean", r.report()
+    # x*y + x: contracted to one fma by default (fp fusion), so one rounding of the exact
+    # value; the f64 reference rounds the exact product-sum once more: allow one ulp.
+    ref = (x.astype(np.float64) * y + x).astype(np.float32)
+    assert np.all(np.abs(out - ref) <= np.spacing(np.abs(ref)))
+    assert r.compiled.block == 32 * r.compiled.metadata.num_warps
+    assert r.stats["ctas"] == triton.cdiv(n, 512)
+
+
+def test_elementwise_f16_and_grid_callable():
+    n = 700
+    x = (np.arange(n) % 17).astype(np.float16)
+    y = np.full(n, 2, np.float16)
+    out = np.zeros(n, np.float16)
+    r = tt.run(add_kernel, lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),), x, y, out, n,
+               BLOCK=128, num_warps=2)
+    assert r.ok, r.report()
+    assert r.compiled.block == 64
+    np.testing.assert_array_equal(out, x * 3)  # small integers: exact in f16
+
+
+def test_softmax_matches_numpy():
+    rng = np.random.default_rng(1)
+    rows, cols = 48, 300
+    x = rng.normal(0, 4, (rows, cols)).astype(np.float32)
+    y = np.zeros_like(x)
+    r = tt.run(softmax_kernel, (rows,), y, x, cols, cols, cols, BLOCK=512, num_warps=4)
+    assert r.ok, r.report()
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    # tl.exp lowers to ex2.approx.f32 (relative error <= 2^-22); each row sums 300 terms.
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_scalar_one_is_a_constexpr_like_the_jit():
+    # Triton's JIT specialises an int argument equal to 1 into a constexpr: the PTX has no
+    # parameter for it, and run() must leave it out of the launch too.
+    x = np.arange(4, dtype=np.float32)
+    y = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    r = tt.run(add_kernel, (1,), x, y, out, 1, BLOCK=4, num_warps=1)
+    assert r.ok
+    names = [p["name"] for p in tmemu.kernel_params(r.compiled.ptx)]
+    assert len(names) == 5  # x, y, out + the two scratch pointers
+    np.testing.assert_array_equal(out, [0, 0, 0, 0])
+
+
+def test_findings_from_a_triton_kernel():
+    # An unmasked load past the end of x: tmemu reports the out-of-bounds read.
+    x = np.zeros(100, np.float32)
+    out = np.zeros(128, np.float32)
+    r = tt.run(add_kernel, (1,), x, out, out, 1000, BLOCK=128)
+    assert r.verdict == "violation"
+    assert {f.rule for f in r.findings} == {"TM0501"}
+    assert r.findings[0].file == "add_kernel.ptx" and r.findings[0].line > 0
+
+
+def test_bad_arguments_raise_launch_error():
+    x = np.zeros(16, np.float32)
+    with pytest.raises(tmemu.LaunchError, match="unsupported array dtype"):
+        tt.run(add_kernel, (1,), x.astype(np.complex64), x, x, 16, BLOCK=16)
+    with pytest.raises(tmemu.LaunchError, match="add_kernel"):
+        tt.run(add_kernel, (1,), x, x, 16, BLOCK=16)
+
+
+@triton.jit
+def matmul_kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+        y = tl.load(b + (k + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
+def test_tcgen05_matmul_matches_numpy():
+    # On sm_100a tl.dot of 128x128 tiles lowers to tcgen05.mma with a TMEM accumulator.
+    rng = np.random.default_rng(2)
+    M, N, K = 128, 128, 128
+    a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, (K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    try:
+        r = tt.run(matmul_kernel, (1, 1), a, b, c, M, N, K, BM=128, BN=128, BK=64)
+    except tmemu.UnsupportedError as e:
+        pytest.skip(f"the engine does not model this kernel yet: {e}")
+    assert "tcgen05.mma" in r.compiled.ptx
+    assert r.ok, r.report()
+    # f16 products are exact in f32; K=128 f32 accumulations: a loose bound of 1e-4 relative.
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4)
