@@ -503,6 +503,18 @@ impl<'src> Parser<'src> {
                     }
                     continue;
                 }
+                Some(b'/') if bytes.get(i + 1) == Some(&b'*') => {
+                    match bytes[i + 2..].windows(2).position(|w| w == b"*/") {
+                        Some(k) => i += 2 + k + 2,
+                        None => {
+                            return Err(ParseError::new(
+                                ParseErrorKind::UnterminatedComment,
+                                open.span,
+                            ))
+                        }
+                    }
+                    continue;
+                }
                 _ => {}
             }
             i += 1;

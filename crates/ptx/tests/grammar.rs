@@ -559,3 +559,19 @@ fn colons_in_dotted_names() {
         ]
     );
 }
+
+/// `.section` bodies are skipped by brace matching that respects strings and both comment
+/// forms; the text is kept verbatim.
+#[test]
+fn section_bodies_with_braces_in_comments_and_strings() {
+    let src = ".version 9.0\n.target sm_100a\n.section .debug_info { /* } */ .b8 1 // }\n \"}\" {nested} }\n.global .u32 after;\n";
+    let m = tmemu_ptx::parse(src).unwrap();
+    let ModuleItem::Section(sec) = &m.items[2] else {
+        panic!("{:?}", m.items[2])
+    };
+    assert_eq!(sec.body, " /* } */ .b8 1 // }\n \"}\" {nested} ");
+    assert_eq!(m.variables().next().unwrap().name.name, "after");
+    assert_eq!(m.variables().next().unwrap().span.line, 5);
+    let e = tmemu_ptx::parse(".version 9.0\n.target sm_100a\n.section .x { /* }\n").unwrap_err();
+    assert_eq!(e.kind, tmemu_ptx::ParseErrorKind::UnterminatedComment);
+}
