@@ -12,7 +12,8 @@ Checks (format: tests/corpus/rules/README.md):
   * every mark parses, names a catalogued rule, uses the rule's catalogued severity, and every
     ~RELATED has a primary mark of the same rule in the same file;
   * headers: one `//@ verdict`, consistent with the marks; keep programs are clean and unmarked
-    (notes allowed); a break has a finding of its own rule;
+    (notes allowed); a break has a finding of its own rule; one `ret;` per program (the CTA's
+    exit, where exit-time findings are marked);
   * ptxas -arch=sm_100a (or `//@ arch`) accepts every PTX except the TM04xx breaks, which it
     must reject with the message recorded in ptxas_messages.py (and quoted in the file);
   * every launch spec parses as TOML, uses only launch-spec keys, names an existing PTX and
@@ -277,6 +278,10 @@ def check_rules(rules, probs: Problems, use_ptxas: bool, record: dict | None) ->
             if dname.startswith("hang-") and stem == "break" and header.get("verdict") != "hang":
                 probs.add(ptx, 1, "a hang-* break must have verdict hang")
             check_spec(spec, probs)
+            n_ret = sum(l.split("//")[0].strip() == "ret;" for l in text.splitlines())
+            if n_ret != 1:
+                # exit-time findings (TM0012, TM0016, TM0019) are marked on the single `ret`
+                probs.add(ptx, 1, f"want exactly one `ret;`, found {n_ret}")
             first = next((l for l in text.splitlines() if l.startswith(".version")), "")
             ver = tuple(int(x) for x in first.split()[1].split(".")) if first else (0, 0)
             if ver < (8, 8) and not (m and m.group(1) == "TM0409"):
