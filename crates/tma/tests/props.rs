@@ -86,6 +86,53 @@ fn valid_case() -> impl Strategy<Value = Case> {
         })
 }
 
+/// Interleaved maps (rank >= 3): element stride 0 is honoured, so inner rows are strided.
+fn interleaved_case() -> impl Strategy<Value = Case> {
+    (
+        0..3usize,
+        0..4usize,
+        3..=5usize,
+        1..=4u64,
+        1..=3u32,
+        any::<u64>(),
+        0..=8u32,
+    )
+        .prop_map(|(t, s, rank, chunks, es0, seed, smem_lines)| {
+            let ty = [TmElemType::U8, TmElemType::F16, TmElemType::F32][t];
+            let (sw, atom, _) = SWIZZLES[s];
+            let e = esize(ty) as u64;
+            let mut x = seed | 1;
+            let mut next = |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            // n0 elements make whole 16-byte chunks; box0 is any value with ceil(box0/es0) = n0.
+            let n0 = (chunks * 16 / e).min(256 / u64::from(es0));
+            let n0 = n0 - n0 % (16 / e);
+            let box0 = (n0 * u64::from(es0) - next(u64::from(es0))) as u32;
+            let mut boxd = vec![box0];
+            let mut dims = vec![1 + next(u64::from(box0) + 8)];
+            let mut es = vec![es0];
+            for _ in 1..rank {
+                boxd.push(1 + next(3) as u32);
+                dims.push(1 + next(5));
+                es.push(1 + next(2) as u32);
+            }
+            let mut d = make_desc(ty, &dims, &boxd, &es, next(2), sw, atom, OobFill::Zero);
+            d.interleave = Interleave::B16;
+            let coords = (0..rank)
+                .map(|i| next(dims[i] + boxd[i] as u64 + 4) as i32 - boxd[i] as i32 - 2)
+                .collect();
+            Case {
+                desc: d,
+                coords,
+                smem: smem_lines * 128,
+            }
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -99,6 +146,20 @@ proptest! {
         prop_assert_eq!(&smem, &reference_load(&c, &global, &init));
         let e = esize(c.desc.elem_type) as u64;
         prop_assert_eq!(stats.tx_bytes, elements(&c).len() as u64 * e);
+    }
+
+    #[test]
+    fn interleaved_load_and_store_match_reference(c in interleaved_case()) {
+        let global = global_image(&c.desc);
+        let mem = FlatGlobal::new(GLOBAL_BASE, global.clone());
+        let init = vec![0x5Au8; SMEM_SIZE];
+        let mut smem = init.clone();
+        copy_box(&c.desc, &c.coords, c.smem, &mem, &mut smem).unwrap();
+        prop_assert_eq!(&smem, &reference_load(&c, &global, &init));
+        let src: Vec<u8> = (0..SMEM_SIZE).map(|i| (i * 29 + 11) as u8).collect();
+        let mut out = FlatGlobal::new(GLOBAL_BASE, global.clone());
+        store_box(&c.desc, &c.coords, c.smem, &src, &mut out).unwrap();
+        prop_assert_eq!(&out.bytes, &reference_store(&c, &src, &global));
     }
 
     #[test]
