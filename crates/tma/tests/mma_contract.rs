@@ -130,3 +130,38 @@ fn mn_major_boxes_read_back_through_the_descriptor() {
         }
     }
 }
+
+/// 128B swizzle with 32-byte atomicity (MN-major tf32, CuTe `Swizzle<2,5,2>`): a box of 32 f32
+/// along N (128 bytes) by K rows, read through the MN-major 32B-atom canonical layout
+/// (4 K-rows of 128 bytes per atom; atoms along K `SBO` = 512 bytes apart).
+#[test]
+fn mn_major_128b_atom32_reads_back() {
+    let mut d = map(TmElemType::TF32, [64, 16], [32, 16], SwizzleMode::B128);
+    d.swizzle_atomicity = SwizzleAtomicity::B32;
+    assert_eq!(
+        TmaSwizzle::of(&d).unwrap().as_mma_swizzle(),
+        Some(Swizzle::B128Atom32)
+    );
+    let g = matrix(16, 64, 4);
+    let mem = FlatGlobal::new(BASE, g);
+    let mut smem = vec![0u8; 64 * 1024];
+    copy_box(&d, &[32, 0], 0x1080, &mem, &mut smem).unwrap();
+    let layout = OperandLayout::new(
+        SmemDescriptor {
+            start: 0x1080,
+            lbo: 2048,
+            sbo: 512,
+            base_offset: 0,
+            lbo_absolute: false,
+            swizzle: Swizzle::B128Atom32,
+        },
+        Major::MN,
+    );
+    for nn in 0..32u32 {
+        for kk in 0..16u32 {
+            let a = layout.element_address(nn, kk, 4) as usize;
+            let want = u64::from(kk) * 64 + u64::from(nn + 32);
+            assert_eq!(elem(&smem, a, 4), want, "(n {nn}, k {kk})");
+        }
+    }
+}
