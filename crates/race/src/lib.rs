@@ -46,6 +46,9 @@
 //!   each other; release stores / acquire loads and `fence.acq_rel` synchronise through
 //!   per-location clocks that only grow (release sequences over-approximated). Scopes are not
 //!   modelled (treated as wide enough).
+//! - **TM0207 is a warning**: a TMEM access ordered after another by thread synchronisation
+//!   (completion observed in the generic view) but without the tcgen05 fence pair is reported
+//!   with the rule's warning severity, since Triton, Gluon and CuTe DSL emit no tcgen05 fences.
 //! - **Deviations that hide races**: barrier/mbarrier completions accumulate across phases;
 //!   a `.relaxed` arrive still carries the tcgen05 view it published; the TMEM shadow is
 //!   per CTA (CTAs of another domain on the same SM are not compared).

@@ -545,10 +545,10 @@ pub const TMEM_TCGEN05_FENCE_MISSING: Rule = Rule {
     id: "TM0207",
     name: "tmem-tcgen05-fence-missing",
     section: "§9.7.16.6.3, §9.7.16.11.1",
-    severity: Severity::Error,
+    severity: Severity::Warning,
     detection: Detection::Dynamic,
-    summary: "TMEM accesses ordered only by a thread synchronisation need tcgen05.fence::before_thread_sync before it and tcgen05.fence::after_thread_sync after it (also after a same-thread mbarrier wait).",
-    hardware: "Without the fences the hardware may move the tcgen05 op across the synchronisation; it races the other access.",
+    summary: "TMEM accesses ordered by a thread synchronisation (completion observed) need tcgen05.fence::before_thread_sync before it and tcgen05.fence::after_thread_sync after it (also after a same-thread mbarrier wait). A warning: Triton, Gluon and CuTe DSL sm_100a output omits these fences.",
+    hardware: "By the letter of the ISA the tcgen05 op may move across the synchronisation and race the other access; compiled kernels rely on it not doing so.",
     checked_by: Some("tmemu_race (library; engine wiring pending)"),
 };
 
