@@ -43,9 +43,9 @@ def test_elementwise_f32_matches_numpy():
     x = rng.uniform(-2, 2, n).astype(np.float32)
     y = rng.uniform(-2, 2, n).astype(np.float32)
     out = np.full(n, np.nan, np.float32)
-    r = tt.run(add_kernel, (triton.cdiv(n, 512),), x, y, out, n, BLOCK=512)
+    r = tt.run(add_kernel, (triton.cdiv(n, 512),), x, y, out, n, BLOCK=512, enable_fp_fusion=True)
     assert r.verdict == "clean", r.report()
-    # x*y + x: contracted to one fma by default (fp fusion), so one rounding of the exact
+    # x*y + x: contracted to one fma (enable_fp_fusion), so one rounding of the exact
     # value; the f64 reference rounds the exact product-sum once more: allow one ulp.
     ref = (x.astype(np.float64) * y + x).astype(np.float32)
     assert np.all(np.abs(out - ref) <= np.spacing(np.abs(ref)))
