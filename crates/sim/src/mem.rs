@@ -197,6 +197,51 @@ impl GlobalMemory {
         ))
     }
 
+    /// Like `find`, but tries buffer `*hint` first (a warp's lanes mostly hit one buffer) and
+    /// leaves the buffer it found in `*hint`.
+    #[inline(always)]
+    fn find_hinted(
+        &self,
+        hint: &mut usize,
+        addr: u64,
+        size: u32,
+    ) -> Result<(&Buffer, usize), MemFault> {
+        if let Some(b) = self.buffers.get(*hint) {
+            if addr >= b.addr
+                && addr + size as u64 <= b.addr + b.len
+                && addr & (size as u64 - 1) == 0
+            {
+                return Ok((b, (addr - b.addr) as usize));
+            }
+        }
+        let r = self.find(addr, size)?;
+        *hint = self.buffers.partition_point(|b| b.addr <= addr) - 1;
+        Ok(r)
+    }
+
+    /// [`load`](Self::load) with a buffer hint (see `find_hinted`).
+    #[inline(always)]
+    pub fn load_hinted(&self, hint: &mut usize, addr: u64, size: u32) -> Result<u64, MemFault> {
+        let (b, off) = self.find_hinted(hint, addr, size)?;
+        // SAFETY: bounds and natural alignment checked; the words are atomics.
+        unsafe { Ok(atomic_load(b.ptr().add(off), size)) }
+    }
+
+    /// [`store`](Self::store) with a buffer hint.
+    #[inline(always)]
+    pub fn store_hinted(
+        &self,
+        hint: &mut usize,
+        addr: u64,
+        size: u32,
+        v: u64,
+    ) -> Result<(), MemFault> {
+        let (b, off) = self.find_hinted(hint, addr, size)?;
+        // SAFETY: as in `load_hinted`.
+        unsafe { atomic_store(b.ptr().add(off), size, v) };
+        Ok(())
+    }
+
     /// Loads `size` (1, 2, 4, 8) bytes, zero-extended.
     #[inline]
     pub fn load(&self, addr: u64, size: u32) -> Result<u64, MemFault> {

@@ -183,10 +183,11 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     if i.space == Space::Global && i.regs.len() == 1 && !i.elem.signed && !cx.obs.wants_memory() {
         // hot path: scalar global load
         let r = i.regs[0];
+        let mut hint = usize::MAX;
         for l in 0..32 {
             if mask >> l & 1 != 0 {
                 let a = lane_addr(w, i.addr, l);
-                match cx.env.global.load(a, size) {
+                match cx.env.global.load_hinted(&mut hint, a, size) {
                     Ok(v) => w.write_any(r, l, v),
                     Err(f) => {
                         w.write_any(r, l, 0);
@@ -276,11 +277,12 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
     if i.space == Space::Global && i.regs.len() == 1 && !cx.obs.wants_memory() {
         let r = i.regs[0];
+        let mut hint = usize::MAX;
         for l in 0..32 {
             if mask >> l & 1 != 0 {
                 let a = lane_addr(w, i.addr, l);
                 let v = w.read_any(r, l);
-                if let Err(f) = cx.env.global.store(a, size, v) {
+                if let Err(f) = cx.env.global.store_hinted(&mut hint, a, size, v) {
                     fault(w, cx, 1 << l, l, f, i.space);
                 }
             }
