@@ -861,6 +861,10 @@ impl RaceDetector {
                 let ws = self.warps[w.0 as usize].as_mut().expect("registered");
                 ws.gen.join(&done);
                 ws.tc.join(&done);
+                // A completed load/store is published by any later synchronisation, fenced or
+                // not (`ld; fence::before; wait::ld; arrive.relaxed` must stay silent; the
+                // strict reading would also want the fence after the wait: a deliberate miss).
+                ws.tc_pub.join(&done);
             }
             self.release_ref(id);
         }

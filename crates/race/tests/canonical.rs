@@ -324,3 +324,20 @@ fn fence_acq_rel_is_not_a_tcgen05_fence() {
     let (_, ld) = s.tc_ld(0, quarter(0, 0, 128));
     s.assert_one("TM0207", mma, ld);
 }
+
+#[test]
+fn fence_before_wait_ld_then_relaxed_arrive_is_silent() {
+    // ld; fence::before_thread_sync; wait::ld; arrive.relaxed: the load is complete before the
+    // arrive executes, so the mma that overwrites its cells is ordered after it.
+    let mut s = Script::new(2);
+    let mb = mbar(16);
+    let (l, _) = s.tc_ld(0, quarter(0, 0, 128));
+    s.fence_before(0);
+    s.complete(l);
+    s.wait_ld(0);
+    s.arrive(0, mb, Sem::Relaxed);
+    s.try_wait(1, mb, Sem::Relaxed);
+    s.fence_after(1);
+    s.mma(1, A, B, acc(0, 128));
+    s.assert_silent();
+}
