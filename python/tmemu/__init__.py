@@ -10,7 +10,7 @@ sm_100a and runs it the same way (needs triton==3.9.0; imported only when used).
 """
 
 from ._errors import KernelError, LaunchError, PtxError, TmemuError, UnsupportedError
-from ._launch import Finding, Result, TensorMap, launch
+from ._launch import Finding, Packed, Result, TensorMap, launch
 from . import _tmemu
 
 
@@ -43,6 +43,7 @@ def __getattr__(name):
 __all__ = [
     "launch",
     "TensorMap",
+    "Packed",
     "Result",
     "Finding",
     "kernel_params",

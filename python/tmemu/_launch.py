@@ -75,6 +75,22 @@ class TensorMap:
         )
 
 
+class Packed:
+    """Fields for a ``.param .b8 name[N]`` array parameter, laid out at natural alignment (CuTe
+    DSL passes layouts and tensors this way), as the launch spec's ``packed = [...]``.
+
+    Each field is ``(type, number)`` with type one of ``u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16
+    f32 f64`` (integers range-checked), a numpy array (its 8-byte device address), or
+    ``(array, offset_bytes)``.
+    """
+
+    def __init__(self, fields):
+        self.fields = list(fields)
+
+    def __repr__(self):
+        return f"Packed({len(self.fields)} fields)"
+
+
 class Finding(dict):
     """One finding: a dict with the CLI's JSON fields (``rule``, ``name``, ``severity``,
     ``message``, ``file``, ``line``, ``column``, ``related``, ``context``, ``source``, ``seed``;
@@ -236,6 +252,28 @@ class _Arrays:
         ]
 
 
+def _field(f, key, arrays):
+    if isinstance(f, np.ndarray):
+        return ("buffer", arrays.add(f, key), 0)
+    if isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], np.ndarray):
+        off = int(f[1])
+        if not 0 <= off < 2**64:
+            raise LaunchError(f"tmemu.launch: error: key '{key}': offset {off} out of range")
+        return ("buffer", arrays.add(f[0], key), off)
+    if isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], str):
+        ty, v = f
+        if isinstance(v, (bool, np.bool_, int, np.integer)):
+            if not -(2**127) <= int(v) < 2**127:
+                raise LaunchError(f"tmemu.launch: error: key '{key}': integer {int(v)} is out of range")
+            return ("int", ty, int(v))
+        if isinstance(v, (float, np.floating)):
+            return ("float", ty, float(v))
+    raise LaunchError(
+        f"tmemu.launch: error: key '{key}': expected (type, number), an array or (array, "
+        f"offset_bytes), found {f!r}"
+    )
+
+
 def _arg(value, index, arrays):
     key = f"arg[{index}]"
     if value is None:
@@ -255,6 +293,8 @@ def _arg(value, index, arrays):
             value.l2_promotion,
             value.elem_type,
         )
+    if isinstance(value, Packed):
+        return ("packed", [_field(f, f"{key}.packed[{j}]", arrays) for j, f in enumerate(value.fields)])
     if isinstance(value, (bool, np.bool_)):
         return ("int", int(value))
     if isinstance(value, (int, np.integer)):
@@ -266,7 +306,7 @@ def _arg(value, index, arrays):
         return ("float", float(value))
     raise LaunchError(
         f"tmemu.launch: error: key '{key}': expected a numpy array, an int, a float, None "
-        f"(a null pointer) or a tmemu.TensorMap, found {type(value).__name__}"
+        f"(a null pointer), a tmemu.TensorMap or a tmemu.Packed, found {type(value).__name__}"
     )
 
 

@@ -10,7 +10,8 @@ use tmemu_spec::tensormap::{
     Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TmElemType, SWIZZLE_NAMES,
 };
 use tmemu_spec::{
-    ArgKind, ArgSpec, BufferInit, BufferSpec, DType, Located, Scalar, Site, Spec, TensorMapArg,
+    ArgKind, ArgSpec, BufferInit, BufferSpec, DType, FieldValue, Located, PackedField, Scalar,
+    Site, Spec, TensorMapArg,
 };
 
 /// The "file" that launch errors name: the caller's arguments, not a spec file.
@@ -32,7 +33,21 @@ pub enum ArgIn {
     /// Index into the arrays.
     Buffer(usize),
     TensorMap(TensorMapIn),
+    /// Fields of a `.b8` array parameter (CuTe DSL passes layouts and tensors this way).
+    Packed(Vec<FieldIn>),
 }
+
+/// One packed field: a typed number, or the address of an array (index) plus an offset.
+pub enum FieldIn {
+    Int { dtype: String, value: i128 },
+    Float { dtype: String, value: f64 },
+    Buffer { array: usize, offset_bytes: u64 },
+}
+
+/// The field types a launch spec's `packed` accepts (fp8 has no field form there either).
+const FIELD_TYPES: [&str; 12] = [
+    "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
+];
 
 pub struct TensorMapIn {
     pub array: usize,
@@ -75,6 +90,76 @@ fn named<T: Copy>(
             )
         }),
     }
+}
+
+/// A packed field, range-checked like the launch spec's `typed_number`: integers must fit an
+/// integer type (`u32 = -1` is an error, `i32 = -1` is not); a float for an integer type is an
+/// error; an integer for a float type is converted (rounded to nearest even).
+fn packed_field(key: &str, f: &FieldIn, arrays: &[ArrayIn]) -> Result<PackedField, String> {
+    let dtype_of = |name: &str| {
+        FIELD_TYPES
+            .contains(&name)
+            .then(|| DType::from_name(name))
+            .flatten()
+            .ok_or_else(|| {
+                err(
+                    key,
+                    format!(
+                        "expected a field type ({}), found '{name}'",
+                        FIELD_TYPES.join(", ")
+                    ),
+                )
+            })
+    };
+    let value = match f {
+        FieldIn::Int { dtype, value } => {
+            let d = dtype_of(dtype)?;
+            match d.int_range() {
+                Some((lo, hi)) if !(lo..=hi).contains(value) => {
+                    return Err(err(
+                        key,
+                        format!("expected an integer from {lo} to {hi} ({d}), found {value}"),
+                    ))
+                }
+                Some(_) => FieldValue::Number {
+                    dtype: d,
+                    value: Scalar::Int(*value),
+                },
+                None => FieldValue::Number {
+                    dtype: d,
+                    value: Scalar::Float(*value as f64),
+                },
+            }
+        }
+        FieldIn::Float { dtype, value } => {
+            let d = dtype_of(dtype)?;
+            if !d.is_float() {
+                return Err(err(
+                    key,
+                    format!("expected an integer for a {d} field, found the float {value}"),
+                ));
+            }
+            FieldValue::Number {
+                dtype: d,
+                value: Scalar::Float(*value),
+            }
+        }
+        FieldIn::Buffer {
+            array,
+            offset_bytes,
+        } => FieldValue::Buffer {
+            name: arrays
+                .get(*array)
+                .ok_or_else(|| err(key, format!("no array {array}")))?
+                .name
+                .clone(),
+            offset_bytes: *offset_bytes,
+        },
+    };
+    Ok(PackedField {
+        site: Site::unplaced(key),
+        value,
+    })
 }
 
 fn tensor_map(index: usize, tm: &TensorMapIn, arrays: &[ArrayIn]) -> Result<TensorMapArg, String> {
@@ -192,6 +277,13 @@ pub fn build_spec(
                 }
                 ArgKind::TensorMap(tensor_map(index, tm, &arrays)?)
             }
+            ArgIn::Packed(fields) => ArgKind::Packed(
+                fields
+                    .iter()
+                    .enumerate()
+                    .map(|(j, f)| packed_field(&format!("{key}.packed[{j}]"), f, &arrays))
+                    .collect::<Result<_, _>>()?,
+            ),
         };
         spec_args.push(ArgSpec {
             index,

@@ -7,7 +7,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tmemu_sim::{install_globals, GlobalMemory, Kernel, Launch, LoadError, RunOptions};
 use tmemu_spec::{resolve, ParamInfo, ParamKind};
 
-use crate::convert::{build_spec, ArgIn, ArrayIn, Geometry, TensorMapIn};
+use crate::convert::{build_spec, ArgIn, ArrayIn, FieldIn, Geometry, TensorMapIn};
 use crate::findings;
 
 /// An instance of `tmemu._errors.<class>` with `message`, as a `PyErr`.
@@ -78,6 +78,28 @@ fn arg_in(py: Python<'_>, index: usize, t: &Bound<'_, PyTuple>) -> PyResult<ArgI
             l2_promotion: t.get_item(7)?.extract()?,
             elem_type: t.get_item(8)?.extract()?,
         }),
+        "packed" => {
+            let mut fields = Vec::new();
+            for f in t.get_item(1)?.try_iter()? {
+                let f = f?;
+                let ftag: String = f.get_item(0)?.extract()?;
+                fields.push(match ftag.as_str() {
+                    "int" => FieldIn::Int {
+                        dtype: f.get_item(1)?.extract()?,
+                        value: f.get_item(2)?.extract()?,
+                    },
+                    "float" => FieldIn::Float {
+                        dtype: f.get_item(1)?.extract()?,
+                        value: f.get_item(2)?.extract()?,
+                    },
+                    _ => FieldIn::Buffer {
+                        array: f.get_item(1)?.extract()?,
+                        offset_bytes: f.get_item(2)?.extract()?,
+                    },
+                });
+            }
+            ArgIn::Packed(fields)
+        }
         other => {
             return Err(raise(
                 py,
