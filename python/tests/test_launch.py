@@ -149,3 +149,26 @@ def test_seeded_schedule_same_result():
         outs.append(y)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[1], outs[2])
+
+
+def test_exhausted_step_budget_is_incomplete():
+    x = np.zeros((64, 200), np.float32)
+    y = np.zeros_like(x)
+    r = tmemu.launch(TRITON / "softmax.ptx", None, 64, 128, [y, x, 200, 200, 200, None, None],
+                     shared_bytes=16, max_steps=50)
+    assert r.verdict == "incomplete" and not r.ok
+    assert r.findings and all(f.type == "incomplete" and f.rule == "TM0506" for f in r.findings)
+    with pytest.raises(tmemu.KernelError):
+        tmemu.launch(TRITON / "softmax.ptx", None, 64, 128, [y, x, 200, 200, 200, None, None],
+                     shared_bytes=16, max_steps=50, raise_on_findings=True)
+
+
+def test_read_only_array_is_not_written():
+    x = np.ones(256, np.float32)
+    x.flags.writeable = False
+    y = np.zeros(256, np.float32)
+    with pytest.warns(UserWarning, match="read-only"):
+        # out = x: the kernel writes into the read-only array
+        r = tmemu.launch(TRITON / "axpy.ptx", None, 1, 128, [y, y, x, 1.0, 256, None, None])
+    assert r.ok
+    np.testing.assert_array_equal(x, 1.0)
