@@ -1,15 +1,17 @@
 //! Chrome Trace Event Format writer (loads in Perfetto and chrome://tracing).
 //!
 //! Track layout: one process per SM (`pid = sm + 1`; pid 0 holds only global markers), and in
-//! it one thread per CTA (`tid = 1 + cta * 64`), one per warp of that CTA (`tid + 1 + warp`)
-//! and the SM's "TMEM allocator" (`tid 0`). Emulated steps map 1:1 to microseconds.
+//! it one thread per CTA (`tid = 2^16 + cta * 64`), one per warp of that CTA (`tid + 1 + warp`)
+//! and the SM's "TMEM allocator" (`tid = u32::MAX - sm`); tids are unique across the whole
+//! trace. Emulated steps map 1:1 to microseconds.
 //!
 //! - CTA residency and warp lifetimes: `B`/`E` on their thread.
 //! - Blocking waits: `X` on the warp's thread, nested inside the warp's `B`/`E`.
 //! - Asynchronous operations: `b`/`e` (nestable async) with a per-category id, `cat`
-//!   `tensor_pipe` or `tma`. Perfetto groups legacy async slices into tracks by process and
-//!   *name*, so the name carries the CTA (`tcgen05.mma (CTA 3)`): this gives each CTA its own
-//!   tensor-pipe and TMA track(s) while the slice still says which instruction it is.
+//!   `tensor_pipe` or `tma`. Perfetto's JSON importer gives each (process, cat, id) its own
+//!   async track named after the event and the UI groups same-named tracks of a process, so
+//!   the name carries the CTA (`tcgen05.mma (CTA 3)`): each CTA gets its own tensor-pipe and
+//!   TMA track group while the slice still says which instruction it is.
 //! - mbarrier phase changes: an `i` instant on the CTA's thread plus a `C` counter per barrier.
 //! - TMEM allocations: `b`/`e`, `cat` `tmem`, name `TMEM alloc` (allocations of different CTAs
 //!   overlap in time, which thread slices may not).
@@ -31,15 +33,24 @@ const TIDS_PER_CTA: u64 = 64;
 fn pid(sm: u32) -> u64 {
     sm as u64 + 1
 }
+/// Tids below this are the SM processes' own threads (`tid = pid`, used by process
+/// metadata), so SM ids stay below 2^16 - 1 and CTA tracks start above.
+const CTA_TID_BASE: u64 = 1 << 16;
 fn cta_tid(cta: u32) -> u64 {
-    1 + cta as u64 * TIDS_PER_CTA
+    CTA_TID_BASE + cta as u64 * TIDS_PER_CTA
 }
 fn warp_tid(w: Warp) -> u64 {
     // Warps beyond 62 cannot exist (1024 threads per CTA); clamp rather than collide with the
     // next CTA's track.
     cta_tid(w.cta) + 1 + (w.warp as u64).min(TIDS_PER_CTA - 2)
 }
-const ALLOC_TID: u64 = 0;
+/// The SM's "TMEM allocator" thread. Perfetto identifies threads by tid alone (a tid seen
+/// under a second pid is taken as a new thread), so every tid is unique across the trace:
+/// CTA blocks count up from 2^16, allocator tracks count down from `u32::MAX` (Perfetto reads
+/// pid and tid as u32; CTA tids stay below that for grids of fewer than 2^26 CTAs).
+fn alloc_tid(sm: u32) -> u64 {
+    u32::MAX as u64 - sm as u64
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum TrackName {
@@ -86,7 +97,7 @@ pub fn write_chrome_trace<W: Write>(rec: &Recorder, out: W) -> io::Result<()> {
     let end = rec.end_step();
     let trunc = rec.truncated();
 
-    w.write_all(b"{\"displayTimeUnit\":\"ns\",\"otherData\":")?;
+    w.write_all(b"{\"otherData\":")?;
     write_args(
         &mut w,
         &[
@@ -174,7 +185,7 @@ fn write_metadata<W: Write>(rec: &Recorder, out: &mut EventOut<W>) -> io::Result
         cta(&mut tracks, r.cta);
     }
     for r in &rec.allocs {
-        tracks.insert((pid(r.sm), ALLOC_TID), TrackName::Allocator);
+        tracks.insert((pid(r.sm), alloc_tid(r.sm)), TrackName::Allocator);
     }
 
     let mut last_pid = None;
@@ -182,10 +193,10 @@ fn write_metadata<W: Write>(rec: &Recorder, out: &mut EventOut<W>) -> io::Result
         if last_pid != Some(p) {
             last_pid = Some(p);
             let sm = p - 1;
-            out.meta(p, 0, "process_name", |w| {
+            out.meta(p, p, "process_name", |w| {
                 write_str(w, format_args!("SM {sm}"))
             })?;
-            out.meta(p, 0, "process_sort_index", |w| write!(w, "{p}"))?;
+            out.meta(p, p, "process_sort_index", |w| write!(w, "{p}"))?;
         }
         out.meta(p, tid, "thread_name", |w| match name {
             TrackName::Allocator => write_str(w, "TMEM allocator"),
@@ -320,11 +331,11 @@ fn write_event<W: Write>(
             let r = &rec.allocs[i as usize];
             let p = pid(r.sm);
             if let Ev::AllocEnd(_) = ev {
-                out.head("e", "TMEM alloc", "tmem", p, ALLOC_TID, ts)?;
+                out.head("e", "TMEM alloc", "tmem", p, alloc_tid(r.sm), ts)?;
                 write!(out.w, ",\"id\":\"{i:#x}\"")?;
                 out.args(&[("leaked", Arg::B(r.end.is_none()))])?;
             } else {
-                out.head("b", "TMEM alloc", "tmem", p, ALLOC_TID, ts)?;
+                out.head("b", "TMEM alloc", "tmem", p, alloc_tid(r.sm), ts)?;
                 write!(out.w, ",\"id\":\"{i:#x}\"")?;
                 let cols = format!("{}..{}", r.col, r.col as u64 + r.cols as u64);
                 let mut a = vec![

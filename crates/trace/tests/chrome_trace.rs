@@ -33,12 +33,20 @@ fn validate(v: &Value) -> BTreeMap<String, Vec<Value>> {
     // Async: (cat, id) -> (begin ts, ended).
     let mut open_async: HashMap<(String, String), (u64, bool)> = HashMap::new();
     let mut seen_meta_done = false;
+    // Perfetto reads pid/tid as u32 and keys threads by tid alone: one pid per tid.
+    let mut tid_pid: HashMap<u64, u64> = HashMap::new();
 
     for e in events(v) {
         let ph = e["ph"].as_str().expect("ph is a string");
         assert!(e["name"].is_string(), "name: {e}");
         assert!(e["pid"].is_u64() && e["tid"].is_u64(), "pid/tid: {e}");
         let tr = track(e);
+        assert!(tr.0 <= u32::MAX as u64 && tr.1 <= u32::MAX as u64, "{e}");
+        let global = ph == "i" && e["s"] == "g";
+        if !global {
+            let owner = *tid_pid.entry(tr.1).or_insert(tr.0);
+            assert_eq!(owner, tr.0, "tid {} used under two pids", tr.1);
+        }
         if ph == "M" {
             assert!(!seen_meta_done, "metadata comes first: {e}");
             let name = e["name"].as_str().unwrap();
