@@ -18,7 +18,7 @@ use crate::exec::Outcome;
 use crate::mem::GlobalMemory;
 use crate::observer::NoObserver;
 use crate::program::Kernel;
-use crate::sched::{run_group, GroupPlan};
+use crate::sched::{run_group, GroupPlan, Pool};
 
 /// Hardware limits of the modelled GPU (sm_100, B200).
 #[derive(Clone, Copy, Debug)]
@@ -290,18 +290,21 @@ fn run_impl<O: crate::observer::Observer>(
         pool.install(|| {
             groups
                 .par_iter()
-                .map(|&g| run_group(&plan, g, &mut NoObserver))
+                .map_init(Pool::default, |pool, &g| {
+                    run_group(&plan, g, &mut NoObserver, pool)
+                })
                 .collect()
         })
     } else {
+        let mut pool = Pool::default();
         match obs {
             Some(o) => groups
                 .iter()
-                .map(|&g| run_group(&plan, g, &mut *o))
+                .map(|&g| run_group(&plan, g, &mut *o, &mut pool))
                 .collect(),
             None => groups
                 .iter()
-                .map(|&g| run_group(&plan, g, &mut NoObserver))
+                .map(|&g| run_group(&plan, g, &mut NoObserver, &mut pool))
                 .collect(),
         }
     };

@@ -28,7 +28,21 @@ pub(crate) struct GroupPlan<'a> {
     pub total_clusters: u64,
 }
 
-struct ClusterRun {
+/// Finished clusters kept for reuse by later clusters of the same launch (one pool per
+/// worker thread): their register files and shared memory are reset, not reallocated.
+#[derive(Default)]
+pub(crate) struct Pool(Vec<ClusterRun>);
+
+impl Pool {
+    fn pop(&mut self) -> Option<ClusterRun> {
+        self.0.pop()
+    }
+    fn push(&mut self, c: ClusterRun) {
+        self.0.push(c)
+    }
+}
+
+pub(crate) struct ClusterRun {
     ctas: Vec<CtaState>,
     warps: Vec<Vec<Warp>>,
     shared: ClusterShared,
@@ -86,6 +100,7 @@ fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32, spare: Option<ClusterRu
                 cid[2] * cd[2] + r[2],
             ];
             cta.live_threads = threads;
+            cta.smid = group * csize + rank;
             cta.bars = [CtaBar::default(); 16];
             cta.mbars.clear();
             for (wi, w) in ws.iter_mut().enumerate() {
@@ -143,6 +158,7 @@ pub(crate) fn run_group<O: Observer>(
     p: &GroupPlan<'_>,
     group: u32,
     obs: &mut O,
+    spare: &mut Pool,
 ) -> (Outcome, Vec<HangReport>, Vec<HangReport>) {
     let k = p.kernel;
     let l = p.launch;
@@ -171,7 +187,6 @@ pub(crate) fn run_group<O: Observer>(
     let mut budget = Vec::new();
     let mut next = group as u64;
     let mut resident: Vec<ClusterRun> = Vec::new();
-    let mut spare: Vec<ClusterRun> = Vec::new();
     let mut rng = p
         .opts
         .seed
