@@ -13,14 +13,16 @@ pub struct SpanToken(pub u32);
 
 /// Byte-addressed memories checked by the detector. Shared memory is keyed by the CTA that owns
 /// it (a distributed-shared access names the peer CTA), so `Shared { cta }` covers both
-/// `.shared::cta` and `.shared::cluster`.
+/// `.shared::cta` and `.shared::cluster`. `cta` is the CTA's index within the detector's
+/// domain (its `%cluster_ctarank`): small and dense, since shadow maps are indexed by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MemSpace {
     Shared { cta: u32 },
     Global,
 }
 
-/// A rectangle of TMEM cells (32-bit each) of one CTA: `lanes` × `cols`.
+/// A rectangle of TMEM cells (32-bit each) of one CTA (domain-local index, as in
+/// [`MemSpace::Shared`]): `lanes` × `cols`, clipped to 128 lanes and the 16-bit column field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TmemRect {
     pub cta: u32,
