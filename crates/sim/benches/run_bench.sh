@@ -28,6 +28,14 @@ for spec in "$root/tests/corpus/engine/compute_loop.toml" "$root/tests/corpus/ke
   read -r r2 w2 _ <<< "$(median_rate "$spec" 2)"
   python3 -c "print(f'$(basename "$spec"): {int($n)} warp-instr; --threads 1: {$r1:.2f} M warp-instr/s ({$w1:.3f} s); --threads 2: {$r2:.2f} M/s ({$w2:.3f} s); speed-up {$w1/$w2:.2f}x')"
 done
+# CPU time (user + sys of the whole process, spec loading included): on a shared, loaded
+# machine the wall-clock rates above measure the load as much as the engine
+for spec in "$root/tests/corpus/engine/compute_loop.toml" "$root/tests/corpus/kernels/triton/softmax_bench2048.toml"; do
+  for t in 1 2; do
+    /usr/bin/time -f "%U %S" -o "$tmp/cpu.txt" "$bin" run "$spec" --threads "$t" --stats "$tmp/s.json" > /dev/null
+    python3 -c "import json;d=json.load(open('$tmp/s.json'));u,s=map(float,open('$tmp/cpu.txt').read().split());print(f'$(basename "$spec") --threads $t: {d[\"warp_instructions\"]/(u+s)/1e6:.2f} M warp-instr per CPU-second ({u+s:.3f} CPU s, {d[\"wall_seconds\"]:.3f} s wall)')"
+  done
+done
 /usr/bin/time -v "$bin" run "$root/tests/corpus/engine/compute_loop.toml" 2> "$tmp/time.txt" > /dev/null
 echo "148-CTA launch (compute_loop): $(grep 'Maximum resident set size' "$tmp/time.txt")"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
