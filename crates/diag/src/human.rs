@@ -41,6 +41,22 @@ impl ColorChoice {
     }
 }
 
+impl std::str::FromStr for ColorChoice {
+    type Err = String;
+
+    /// `auto`, `always` or `never` (as `--color` takes them).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(ColorChoice::Auto),
+            "always" => Ok(ColorChoice::Always),
+            "never" => Ok(ColorChoice::Never),
+            _ => Err(format!(
+                "unknown colour choice `{s}`: expected auto, always or never"
+            )),
+        }
+    }
+}
+
 /// Options of the human renderer.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HumanOptions {

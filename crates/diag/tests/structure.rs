@@ -301,6 +301,10 @@ fn colour_only_when_asked() {
     let coloured = render_human(&report, &sources, HumanOptions { color: true });
     assert!(!plain.contains('\x1b'));
     assert!(coloured.contains("\x1b["));
+    assert_eq!("never".parse::<ColorChoice>(), Ok(ColorChoice::Never));
+    assert_eq!("always".parse::<ColorChoice>(), Ok(ColorChoice::Always));
+    assert_eq!("auto".parse::<ColorChoice>(), Ok(ColorChoice::Auto));
+    assert!("sometimes".parse::<ColorChoice>().is_err());
     assert!(ColorChoice::Always.use_color(&std::io::stdout()));
     assert!(!ColorChoice::Never.use_color(&std::io::stdout()));
     // Test output is captured, not a terminal.

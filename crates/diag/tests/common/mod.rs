@@ -223,6 +223,29 @@ pub fn id_conflict() -> Finding {
     .with_context(ctx([0, 0, 0], Some(4), ALL))
 }
 
+/// The `32` operand of the dealloc (not the `32` of `.b32`).
+fn freed_32() -> Location {
+    let l = at_in(RELINQUISH_PTX, RELINQUISH_TEXT, 7, "32;");
+    let r = l.byte_range.clone().unwrap();
+    Location {
+        byte_range: Some(r.start..r.end - 1),
+        ..l
+    }
+    .with_label("frees 32")
+}
+
+/// Two spans on one line, and a related span in another file.
+pub fn spans_across_files() -> Finding {
+    Finding::for_rule(
+        &rules::DEALLOC_NCOLS_MISMATCH,
+        "tcgen05.dealloc frees 32 columns of an allocation of 128",
+        at(24, "128").with_label("allocation of 128 columns"),
+    )
+    .with_related(at(24, "[%r1]").with_label("address written here"))
+    .with_related(freed_32())
+    .with_context(ctx([0, 0, 0], Some(0), ALL))
+}
+
 pub fn hang() -> HangReport {
     let mut warps = Vec::new();
     for cta in 0..2u32 {
@@ -272,6 +295,10 @@ pub fn cases() -> Vec<(&'static str, Report)> {
         ("missing_file", Report::new(vec![missing_file()])),
         ("bad_range", Report::new(vec![bad_range()])),
         ("id_conflict", Report::new(vec![id_conflict()])),
+        (
+            "spans_across_files",
+            Report::new(vec![spans_across_files()]),
+        ),
         ("hang", Report::new(vec![]).with_hang(hang())),
         (
             "incomplete",
