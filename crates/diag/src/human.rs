@@ -65,6 +65,15 @@ pub struct HumanOptions {
 
 /// The whole report: each finding, the hang report, what was not modelled, and a summary line.
 pub fn render_human(report: &Report, sources: &Sources, opts: HumanOptions) -> String {
+    let mut out = render_human_body(report, sources, opts);
+    out.push_str(&summary_line(report));
+    out.push('\n');
+    out
+}
+
+/// [`render_human`] without the closing `verdict:` line, for a command that prints its own
+/// summary.
+pub fn render_human_body(report: &Report, sources: &Sources, opts: HumanOptions) -> String {
     let renderer = if opts.color {
         Renderer::styled()
     } else {
@@ -100,8 +109,6 @@ pub fn render_human(report: &Report, sources: &Sources, opts: HumanOptions) -> S
         );
         out.push_str("\n\n");
     }
-    out.push_str(&summary_line(report));
-    out.push('\n');
     out
 }
 

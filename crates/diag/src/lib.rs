@@ -20,7 +20,10 @@ mod verdict;
 pub use catalogue::{catalogued, help_line};
 pub use group::group;
 pub use hang::{BlockedRow, BlockedWarp, HangReport};
-pub use human::{context_note, hang_table, render_human, summary_line, ColorChoice, HumanOptions};
+pub use human::{
+    context_note, hang_table, render_human, render_human_body, summary_line, ColorChoice,
+    HumanOptions,
+};
 pub use json::{render_json, summary_json};
 pub use model::{ExecContext, Finding, LaneSet, Location, Occurrences, Severity, SourceLine};
 pub use report::{Counts, Incomplete, Report};

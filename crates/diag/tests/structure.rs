@@ -300,6 +300,11 @@ fn colour_only_when_asked() {
     let plain = render_human(&report, &sources, HumanOptions { color: false });
     let coloured = render_human(&report, &sources, HumanOptions { color: true });
     assert!(!plain.contains('\x1b'));
+    let body = tmemu_diag::render_human_body(&report, &sources, HumanOptions { color: false });
+    assert_eq!(
+        format!("{body}{}\n", tmemu_diag::summary_line(&report)),
+        plain
+    );
     assert!(coloured.contains("\x1b["));
     assert_eq!("never".parse::<ColorChoice>(), Ok(ColorChoice::Never));
     assert_eq!("always".parse::<ColorChoice>(), Ok(ColorChoice::Always));
