@@ -107,8 +107,11 @@ def test_out_of_bounds_store_is_reported_with_rule_and_line():
         lanes |= g.context["lanes"]
     assert lanes == 0xF0000000
     assert "arg[0]" in f.message  # the buffer is named after the argument that passed it
-    for key in ("message", "related", "source", "seed"):
+    for key in ("message", "related", "source", "seed", "notes", "occurrences", "help", "label"):
         assert key in f
+    # byte_range underlines the instruction in the PTX file's bytes
+    start, end = f.byte_range
+    assert (DATA / "oob_store.ptx").read_bytes()[start:end].startswith(b"st.global.u32")
     # The in-bounds stores happened.
     np.testing.assert_array_equal(out[4:], np.arange(28, dtype=np.uint32))
 

@@ -2,13 +2,23 @@
 //! JSON Lines output (crates/diag `json.rs`: `type`, `rule`, `name`, `severity`, `message`,
 //! `file`, `line`, `column`, `related`, `context`, `source`, `seed`, ...).
 //!
+//! Severity and `help` come from the rule catalogue (crates/diag `catalogued`, `help_line`);
+//! rules the catalogue does not know under the same name are errors, as `tmemu run` counts
+//! every engine diagnostic. The verdict is `tmemu_diag::Verdict::decide`.
+//!
 //! The engine (tmemu-sim) does not yet attach `.loc` source lines, related locations or an SM
-//! number; those fields are `None` / empty until it does.
+//! number; those fields are `None` / empty until it does. Findings are not grouped: each
+//! has `occurrences` = 1.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use tmemu_diag::{catalogued, help_line, Severity, Verdict};
 use tmemu_ptx::span::Span;
 use tmemu_sim::{Diagnostic, HangReport, RunResult};
+
+fn severity(id: &str, name: &str) -> Severity {
+    catalogued(id, name).map_or(Severity::Error, |r| r.severity.into())
+}
 
 fn context<'py>(
     py: Python<'py>,
@@ -39,16 +49,26 @@ fn common<'py>(
     d.set_item("type", kind)?;
     d.set_item("rule", rule.0)?;
     d.set_item("name", rule.1)?;
-    // Every rule the engine reports today makes the verdict a violation (or a hang), as in
-    // `tmemu run`; the catalogue's severities apply once findings go through crates/diag.
-    d.set_item("severity", "error")?;
+    d.set_item("severity", severity(rule.0, rule.1).as_str())?;
     d.set_item("message", message)?;
     d.set_item("file", file)?;
     d.set_item("line", span.line)?;
     d.set_item("column", span.col)?;
+    d.set_item(
+        "byte_range",
+        (span.end > span.start).then(|| vec![span.start, span.end]),
+    )?;
+    d.set_item("label", py.None())?;
     d.set_item("related", PyList::empty(py))?;
     d.set_item("source", py.None())?;
     d.set_item("seed", seed)?;
+    d.set_item("notes", PyList::empty(py))?;
+    let occ = PyDict::new(py);
+    occ.set_item("count", 1)?;
+    occ.set_item("ctas", 1)?;
+    occ.set_item("warps", 1)?;
+    d.set_item("occurrences", occ)?;
+    d.set_item("help", help_line(rule.0, rule.1))?;
     Ok(d)
 }
 
@@ -110,17 +130,17 @@ fn hang<'py>(
     Ok(d)
 }
 
-/// `clean`, `violation`, `hang` or `incomplete`, decided as `tmemu run` decides its exit code.
+/// `clean`, `violation`, `hang` or `incomplete`: a hang over error-severity findings (or a
+/// trap) over an exhausted budget over clean, as crates/diag decides.
 pub fn verdict(r: &RunResult) -> &'static str {
-    if !r.hangs.is_empty() {
-        "hang"
-    } else if !r.budget_exhausted.is_empty() {
-        "incomplete"
-    } else if !r.diagnostics.is_empty() || r.trapped {
-        "violation"
-    } else {
-        "clean"
-    }
+    let errors = r
+        .diagnostics
+        .iter()
+        .filter(|d| severity(d.rule.id, d.rule.name) == Severity::Error)
+        .count()
+        + r.trapped as usize
+        + r.diagnostics_dropped as usize;
+    Verdict::decide(!r.hangs.is_empty(), errors, !r.budget_exhausted.is_empty()).as_str()
 }
 
 /// Diagnostics first, then hangs (`type: "hang"`), then exhausted budgets
