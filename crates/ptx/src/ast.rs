@@ -220,6 +220,55 @@ pub enum StateSpace {
     Tex,
 }
 
+impl StateSpace {
+    /// Every state space.
+    pub const ALL: [StateSpace; 10] = [
+        StateSpace::Reg,
+        StateSpace::Sreg,
+        StateSpace::Const,
+        StateSpace::Global,
+        StateSpace::Local,
+        StateSpace::Param,
+        StateSpace::Shared,
+        StateSpace::SharedCta,
+        StateSpace::SharedCluster,
+        StateSpace::Tex,
+    ];
+
+    /// The space named `name` (without its dot: `global`, `shared::cta`).
+    pub fn from_name(name: &str) -> Option<StateSpace> {
+        Some(match name {
+            "reg" => StateSpace::Reg,
+            "sreg" => StateSpace::Sreg,
+            "const" => StateSpace::Const,
+            "global" => StateSpace::Global,
+            "local" => StateSpace::Local,
+            "param" => StateSpace::Param,
+            "shared" => StateSpace::Shared,
+            "shared::cta" => StateSpace::SharedCta,
+            "shared::cluster" => StateSpace::SharedCluster,
+            "tex" => StateSpace::Tex,
+            _ => return None,
+        })
+    }
+
+    /// The directive spelling, with its dot.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StateSpace::Reg => ".reg",
+            StateSpace::Sreg => ".sreg",
+            StateSpace::Const => ".const",
+            StateSpace::Global => ".global",
+            StateSpace::Local => ".local",
+            StateSpace::Param => ".param",
+            StateSpace::Shared => ".shared",
+            StateSpace::SharedCta => ".shared::cta",
+            StateSpace::SharedCluster => ".shared::cluster",
+            StateSpace::Tex => ".tex",
+        }
+    }
+}
+
 /// Fundamental and opaque types that may appear in declarations and type modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
@@ -263,6 +312,113 @@ pub enum ScalarType {
     TexRef,
     SamplerRef,
     SurfRef,
+}
+
+impl ScalarType {
+    /// Every type.
+    pub const ALL: [ScalarType; 40] = {
+        use ScalarType::*;
+        [
+            Pred, B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, Bf16,
+            Bf16x2, Tf32, F32, F64, E4m3, E5m2, E4m3x2, E5m2x2, E2m3, E3m2, E2m1, E2m3x2, E3m2x2,
+            E2m1x2, Ue8m0, Ue8m0x2, S4, U4, S2, U2, TexRef, SamplerRef, SurfRef,
+        ]
+    };
+
+    /// The type named `name` (without its dot: `b32`, `e4m3x2`).
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        use ScalarType::*;
+        Some(match name {
+            "pred" => Pred,
+            "b8" => B8,
+            "b16" => B16,
+            "b32" => B32,
+            "b64" => B64,
+            "b128" => B128,
+            "u8" => U8,
+            "u16" => U16,
+            "u32" => U32,
+            "u64" => U64,
+            "s8" => S8,
+            "s16" => S16,
+            "s32" => S32,
+            "s64" => S64,
+            "f16" => F16,
+            "f16x2" => F16x2,
+            "bf16" => Bf16,
+            "bf16x2" => Bf16x2,
+            "tf32" => Tf32,
+            "f32" => F32,
+            "f64" => F64,
+            "e4m3" => E4m3,
+            "e5m2" => E5m2,
+            "e4m3x2" => E4m3x2,
+            "e5m2x2" => E5m2x2,
+            "e2m3" => E2m3,
+            "e3m2" => E3m2,
+            "e2m1" => E2m1,
+            "e2m3x2" => E2m3x2,
+            "e3m2x2" => E3m2x2,
+            "e2m1x2" => E2m1x2,
+            "ue8m0" => Ue8m0,
+            "ue8m0x2" => Ue8m0x2,
+            "s4" => S4,
+            "u4" => U4,
+            "s2" => S2,
+            "u2" => U2,
+            "texref" => TexRef,
+            "samplerref" => SamplerRef,
+            "surfref" => SurfRef,
+            _ => return None,
+        })
+    }
+
+    /// The type spelling, with its dot.
+    pub fn as_str(self) -> &'static str {
+        use ScalarType::*;
+        match self {
+            Pred => ".pred",
+            B8 => ".b8",
+            B16 => ".b16",
+            B32 => ".b32",
+            B64 => ".b64",
+            B128 => ".b128",
+            U8 => ".u8",
+            U16 => ".u16",
+            U32 => ".u32",
+            U64 => ".u64",
+            S8 => ".s8",
+            S16 => ".s16",
+            S32 => ".s32",
+            S64 => ".s64",
+            F16 => ".f16",
+            F16x2 => ".f16x2",
+            Bf16 => ".bf16",
+            Bf16x2 => ".bf16x2",
+            Tf32 => ".tf32",
+            F32 => ".f32",
+            F64 => ".f64",
+            E4m3 => ".e4m3",
+            E5m2 => ".e5m2",
+            E4m3x2 => ".e4m3x2",
+            E5m2x2 => ".e5m2x2",
+            E2m3 => ".e2m3",
+            E3m2 => ".e3m2",
+            E2m1 => ".e2m1",
+            E2m3x2 => ".e2m3x2",
+            E3m2x2 => ".e3m2x2",
+            E2m1x2 => ".e2m1x2",
+            Ue8m0 => ".ue8m0",
+            Ue8m0x2 => ".ue8m0x2",
+            S4 => ".s4",
+            U4 => ".u4",
+            S2 => ".s2",
+            U2 => ".u2",
+            TexRef => ".texref",
+            SamplerRef => ".samplerref",
+            SurfRef => ".surfref",
+        }
+    }
 }
 
 /// `.entry` (kernel) or `.func` (device function).

@@ -163,14 +163,10 @@ pub fn classify(m: &str) -> Modifier<'_> {
     if let Some(t) = type_of(m) {
         return M::Type(t);
     }
+    if let Some(s) = StateSpace::from_name(m) {
+        return M::Space(s);
+    }
     match m {
-        "global" => M::Space(StateSpace::Global),
-        "shared" => M::Space(StateSpace::Shared),
-        "shared::cta" => M::Space(StateSpace::SharedCta),
-        "shared::cluster" => M::Space(StateSpace::SharedCluster),
-        "local" => M::Space(StateSpace::Local),
-        "const" => M::Space(StateSpace::Const),
-        "param" => M::Space(StateSpace::Param),
         "v2" => M::Vector(2),
         "v4" => M::Vector(4),
         "v8" => M::Vector(8),
@@ -267,15 +263,7 @@ pub fn is_half_selector(m: Modifier<'_>) -> bool {
 }
 
 fn type_of(m: &str) -> Option<ScalarType> {
-    // The declaration parser already knows the spellings; reuse them through the dotted form.
-    let mut buf = [0u8; 16];
-    if m.len() + 1 > buf.len() {
-        return None;
-    }
-    buf[0] = b'.';
-    buf[1..=m.len()].copy_from_slice(m.as_bytes());
-    let dotted = std::str::from_utf8(&buf[..=m.len()]).ok()?;
-    crate::parser::parse_type(dotted)
+    ScalarType::from_name(m)
 }
 
 fn num_of(m: &str) -> Option<u8> {

@@ -24,3 +24,21 @@ pub use ast::Module;
 pub use error::{ParseError, ParseErrorKind};
 pub use parser::{parse, MAX_DEPTH};
 pub use span::{SourceMap, Span};
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::{ScalarType, StateSpace};
+
+    /// The spelling tables (`as_str` in ast.rs, `from_name`) are each other's inverse.
+    #[test]
+    fn type_and_space_names_round_trip() {
+        for t in ScalarType::ALL {
+            assert_eq!(ScalarType::from_name(&t.as_str()[1..]), Some(t));
+        }
+        for s in StateSpace::ALL {
+            assert_eq!(StateSpace::from_name(&s.as_str()[1..]), Some(s));
+        }
+        assert_eq!(ScalarType::from_name("b33"), None);
+        assert_eq!(StateSpace::from_name("shared::gpu"), None);
+    }
+}

@@ -36,66 +36,23 @@ struct Parser<'src> {
 
 type PResult<T> = Result<T, ParseError>;
 
-pub(crate) fn parse_type(s: &str) -> Option<ScalarType> {
-    use ScalarType::*;
-    Some(match s {
-        ".pred" => Pred,
-        ".b8" => B8,
-        ".b16" => B16,
-        ".b32" => B32,
-        ".b64" => B64,
-        ".b128" => B128,
-        ".u8" => U8,
-        ".u16" => U16,
-        ".u32" => U32,
-        ".u64" => U64,
-        ".s8" => S8,
-        ".s16" => S16,
-        ".s32" => S32,
-        ".s64" => S64,
-        ".f16" => F16,
-        ".f16x2" => F16x2,
-        ".bf16" => Bf16,
-        ".bf16x2" => Bf16x2,
-        ".tf32" => Tf32,
-        ".f32" => F32,
-        ".f64" => F64,
-        ".e4m3" => E4m3,
-        ".e5m2" => E5m2,
-        ".e4m3x2" => E4m3x2,
-        ".e5m2x2" => E5m2x2,
-        ".e2m3" => E2m3,
-        ".e3m2" => E3m2,
-        ".e2m1" => E2m1,
-        ".e2m3x2" => E2m3x2,
-        ".e3m2x2" => E3m2x2,
-        ".e2m1x2" => E2m1x2,
-        ".ue8m0" => Ue8m0,
-        ".ue8m0x2" => Ue8m0x2,
-        ".s4" => S4,
-        ".u4" => U4,
-        ".s2" => S2,
-        ".u2" => U2,
-        ".texref" => TexRef,
-        ".samplerref" => SamplerRef,
-        ".surfref" => SurfRef,
-        _ => return None,
-    })
+/// A type directive (`.b32`) → its type.
+fn parse_type(s: &str) -> Option<ScalarType> {
+    ScalarType::from_name(s.strip_prefix('.')?)
 }
 
+/// A state-space directive (`.shared::cta`) → its space.
 fn parse_space(s: &str) -> Option<StateSpace> {
-    Some(match s {
-        ".reg" => StateSpace::Reg,
-        ".sreg" => StateSpace::Sreg,
-        ".const" => StateSpace::Const,
-        ".global" => StateSpace::Global,
-        ".local" => StateSpace::Local,
-        ".param" => StateSpace::Param,
-        ".shared" => StateSpace::Shared,
-        ".shared::cta" => StateSpace::SharedCta,
-        ".shared::cluster" => StateSpace::SharedCluster,
-        ".tex" => StateSpace::Tex,
-        _ => return None,
+    StateSpace::from_name(s.strip_prefix('.')?)
+}
+
+/// The state spaces a `.ptr` attribute may name.
+fn ptr_space(word: &str) -> Option<StateSpace> {
+    StateSpace::from_name(word).filter(|s| {
+        matches!(
+            s,
+            StateSpace::Global | StateSpace::Shared | StateSpace::Const | StateSpace::Local
+        )
     })
 }
 
@@ -716,44 +673,24 @@ impl<'src> Parser<'src> {
                     space: None,
                     align: None,
                 };
+                let bad = || ParseError::new(ParseErrorKind::UnknownDirective(d.into()), t.span);
                 if !rest.is_empty() && !rest.starts_with('.') {
-                    return Err(ParseError::new(
-                        ParseErrorKind::UnknownDirective(d.into()),
-                        t.span,
-                    ));
+                    return Err(bad());
                 }
+                // `.ptr.global.align 16` is one token, `.ptr .global .align 16` several (LLVM
+                // emits `.ptr .align 32`): the same words either way.
                 for seg in rest.split('.').skip(1) {
-                    match seg {
-                        "align" => ptr.align = Some(self.u32_lit()?),
-                        "global" => ptr.space = Some(StateSpace::Global),
-                        "shared" => ptr.space = Some(StateSpace::Shared),
-                        "const" => ptr.space = Some(StateSpace::Const),
-                        "local" => ptr.space = Some(StateSpace::Local),
-                        _ => {
-                            return Err(ParseError::new(
-                                ParseErrorKind::UnknownDirective(d.into()),
-                                t.span,
-                            ))
-                        }
+                    if !self.ptr_word(seg, &mut ptr)? {
+                        return Err(bad());
                     }
                 }
-                // The separated spelling `.ptr .global .align 16` (LLVM emits
-                // `.ptr .align 32`): the words after `.ptr` belong to it.
-                loop {
-                    let sp = match self.at(TokKind::Dot).then(|| self.text(self.tok)) {
-                        Some(".global") => Some(StateSpace::Global),
-                        Some(".shared") => Some(StateSpace::Shared),
-                        Some(".const") => Some(StateSpace::Const),
-                        Some(".local") => Some(StateSpace::Local),
-                        Some(".align") => {
-                            self.bump()?;
-                            ptr.align = Some(self.u32_lit()?);
-                            continue;
-                        }
-                        _ => break,
-                    };
+                while self.at(TokKind::Dot) {
+                    let word = &self.text(self.tok)[1..];
+                    if word != "align" && ptr_space(word).is_none() {
+                        break;
+                    }
                     self.bump()?;
-                    ptr.space = sp;
+                    self.ptr_word(word, &mut ptr)?;
                 }
                 a.ptr = Some(ptr);
             } else if d == ".attribute" {
@@ -773,6 +710,15 @@ impl<'src> Parser<'src> {
             }
         }
         Ok(a)
+    }
+
+    /// One word of a `.ptr` attribute (`global`, `align N`); `false` when it is not one.
+    fn ptr_word(&mut self, word: &str, ptr: &mut PtrAttr) -> PResult<bool> {
+        if word == "align" {
+            ptr.align = Some(self.u32_lit()?);
+            return Ok(true);
+        }
+        Ok(ptr_space(word).map(|s| ptr.space = Some(s)).is_some())
     }
 
     fn skip_parens(&mut self) -> PResult<()> {

@@ -86,76 +86,9 @@ impl Display for StateSpace {
     }
 }
 
-impl StateSpace {
-    /// The directive spelling, with its dot.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StateSpace::Reg => ".reg",
-            StateSpace::Sreg => ".sreg",
-            StateSpace::Const => ".const",
-            StateSpace::Global => ".global",
-            StateSpace::Local => ".local",
-            StateSpace::Param => ".param",
-            StateSpace::Shared => ".shared",
-            StateSpace::SharedCta => ".shared::cta",
-            StateSpace::SharedCluster => ".shared::cluster",
-            StateSpace::Tex => ".tex",
-        }
-    }
-}
-
 impl Display for ScalarType {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl ScalarType {
-    /// The type spelling, with its dot.
-    pub fn as_str(self) -> &'static str {
-        use ScalarType::*;
-        match self {
-            Pred => ".pred",
-            B8 => ".b8",
-            B16 => ".b16",
-            B32 => ".b32",
-            B64 => ".b64",
-            B128 => ".b128",
-            U8 => ".u8",
-            U16 => ".u16",
-            U32 => ".u32",
-            U64 => ".u64",
-            S8 => ".s8",
-            S16 => ".s16",
-            S32 => ".s32",
-            S64 => ".s64",
-            F16 => ".f16",
-            F16x2 => ".f16x2",
-            Bf16 => ".bf16",
-            Bf16x2 => ".bf16x2",
-            Tf32 => ".tf32",
-            F32 => ".f32",
-            F64 => ".f64",
-            E4m3 => ".e4m3",
-            E5m2 => ".e5m2",
-            E4m3x2 => ".e4m3x2",
-            E5m2x2 => ".e5m2x2",
-            E2m3 => ".e2m3",
-            E3m2 => ".e3m2",
-            E2m1 => ".e2m1",
-            E2m3x2 => ".e2m3x2",
-            E3m2x2 => ".e3m2x2",
-            E2m1x2 => ".e2m1x2",
-            Ue8m0 => ".ue8m0",
-            Ue8m0x2 => ".ue8m0x2",
-            S4 => ".s4",
-            U4 => ".u4",
-            S2 => ".s2",
-            U2 => ".u2",
-            TexRef => ".texref",
-            SamplerRef => ".samplerref",
-            SurfRef => ".surfref",
-        }
     }
 }
 
