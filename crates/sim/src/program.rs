@@ -74,6 +74,9 @@ pub enum IntUnOp {
     /// bfind.u / bfind.s (position of most significant non-sign bit, or all-ones)
     BfindU,
     BfindS,
+    /// bfind.shiftamt: the left shift that brings the found bit to the top (all-ones if none)
+    BfindShiftU,
+    BfindShiftS,
 }
 
 /// How narrow (8/16-bit) integer operands are widened before a 32-bit operation and how the

@@ -1,4 +1,4 @@
-//! Walks every launch spec under tests/corpus/kernels/ and tests/corpus/engine/triton/ and runs the ones whose PTX uses no
+//! Walks every launch spec under tests/corpus/kernels/ and tests/corpus/engine/{triton,nvcc}/ and runs the ones whose PTX uses no
 //! tcgen05 instruction (tcgen05 execution is the next issue). Each run must load, finish
 //! without diagnostics or hangs, and match every `[[expect]]` reference (numpy outputs,
 //! tolerances as the spec states them). Nothing is skipped silently: the test prints which
@@ -151,6 +151,7 @@ fn non_tcgen05_corpus_kernels_match_numpy() {
     specs(&root.join("kernels"), &mut all);
     let shared = all.len();
     specs(&root.join("engine/triton"), &mut all);
+    specs(&root.join("engine/nvcc"), &mut all);
     assert!(
         shared > 0 && all.len() > shared,
         "no specs under {}",

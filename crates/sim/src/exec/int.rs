@@ -363,6 +363,19 @@ fn un32(op: IntUnOp, n: Narrow, x: u32) -> u32 {
                 31 - x.leading_zeros()
             }
         }
+        IntUnOp::BfindShiftU | IntUnOp::BfindShiftS => {
+            let op = if op == IntUnOp::BfindShiftU {
+                IntUnOp::BfindU
+            } else {
+                IntUnOp::BfindS
+            };
+            let r = un32(op, Narrow::None, x);
+            if r == u32::MAX {
+                r
+            } else {
+                31 - r
+            }
+        }
         IntUnOp::BfindS => {
             let y = if (x as i32) < 0 { !x } else { x };
             if y == 0 {
@@ -388,6 +401,19 @@ fn un64(op: IntUnOp, x: u64) -> u64 {
                 u32::MAX as u64
             } else {
                 63 - x.leading_zeros() as u64
+            }
+        }
+        IntUnOp::BfindShiftU | IntUnOp::BfindShiftS => {
+            let op = if op == IntUnOp::BfindShiftU {
+                IntUnOp::BfindU
+            } else {
+                IntUnOp::BfindS
+            };
+            let r = un64(op, x);
+            if r == u32::MAX as u64 {
+                r
+            } else {
+                63 - r
             }
         }
         IntUnOp::BfindS => {
@@ -460,7 +486,12 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             if matches!(
                 op,
-                IntUnOp::Popc | IntUnOp::Clz | IntUnOp::BfindS | IntUnOp::BfindU
+                IntUnOp::Popc
+                    | IntUnOp::Clz
+                    | IntUnOp::BfindS
+                    | IntUnOp::BfindU
+                    | IntUnOp::BfindShiftS
+                    | IntUnOp::BfindShiftU
             ) {
                 for l in 0..32 {
                     r[l] = un32(op, n, a[l]);

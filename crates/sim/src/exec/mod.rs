@@ -243,6 +243,10 @@ impl Warp {
     /// Leaves `cur_mask == 0` when none is runnable.
     pub fn regroup_from_pcs(&mut self) {
         let runnable = self.live & !self.blocked;
+        if !self.call_stacks.is_empty() && self.stacks_differ(runnable) {
+            self.regroup_by_frames(runnable);
+            return;
+        }
         let mut min = u32::MAX;
         for l in 0..32 {
             if runnable >> l & 1 != 0 && self.pc[l] < min {
@@ -263,6 +267,61 @@ impl Warp {
         self.cur_pc = min;
         self.cur_mask = mask;
         self.parked_min = second;
+    }
+
+    fn stack(&self, l: usize) -> &[u32] {
+        &self.call_stacks[l]
+    }
+
+    /// Whether runnable lanes sit in different call frames.
+    fn stacks_differ(&self, runnable: u32) -> bool {
+        let Some(first) = (0..32).find(|&l| runnable >> l & 1 != 0) else {
+            return false;
+        };
+        (first + 1..32)
+            .any(|l| runnable >> l & 1 != 0 && self.call_stacks[l] != self.call_stacks[first])
+    }
+
+    /// Program order of two lanes when calls are involved: their positions compare as the
+    /// sequence (call sites outermost first, then the PC), so lanes inside a call made from an
+    /// earlier point run before lanes further along in the caller, and reconverge after it
+    /// returns — the lowest-PC rule lifted to call frames.
+    fn lane_cmp(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        let (sa, sb) = (self.stack(a), self.stack(b));
+        let n = sa.len().max(sb.len());
+        for i in 0..=n {
+            let x = sa.get(i).copied().unwrap_or(self.pc[a]);
+            let y = sb.get(i).copied().unwrap_or(self.pc[b]);
+            // a lane at the call instruction itself goes before lanes already inside that call
+            let (xd, yd) = (i >= sa.len(), i >= sb.len());
+            match x.cmp(&y).then(yd.cmp(&xd)) {
+                std::cmp::Ordering::Equal if xd && yd => return std::cmp::Ordering::Equal,
+                std::cmp::Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        std::cmp::Ordering::Equal
+    }
+
+    /// `regroup_from_pcs` for lanes in different call frames. `parked_min` is set to 0 so
+    /// that every step re-evaluates the order until the frames agree again.
+    fn regroup_by_frames(&mut self, runnable: u32) {
+        let mut best: Option<usize> = None;
+        for l in 0..32 {
+            if runnable >> l & 1 != 0 && best.is_none_or(|b| self.lane_cmp(l, b).is_lt()) {
+                best = Some(l);
+            }
+        }
+        let b = best.expect("stacks_differ implies a runnable lane");
+        let mut mask = 0;
+        for l in 0..32 {
+            if runnable >> l & 1 != 0 && self.lane_cmp(l, b).is_eq() {
+                mask |= 1 << l;
+            }
+        }
+        self.cur_pc = self.pc[b];
+        self.cur_mask = mask;
+        self.parked_min = 0;
     }
 
     /// Blocks the current group's `lanes` at `pc` for `kind` and moves to another group.

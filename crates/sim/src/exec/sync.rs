@@ -32,6 +32,11 @@ pub enum WaitKind {
         version: u64,
         parity_or_state: u64,
     },
+    /// A `.sync` warp instruction waits for the other live lanes of its membermask to arrive
+    /// at the same instruction (or exit).
+    WarpSync {
+        member: u32,
+    },
 }
 
 /// mbarrier state (sync.md §7.4).
@@ -447,19 +452,14 @@ pub(super) fn exec<O: Observer>(
             Flow::Moved
         }
         Inst::BarWarpSync { mask: m } => {
-            // lowest-PC scheduling reconverges by itself; check the membermask names only live lanes
-            let mm = w.get(*m)[mask.trailing_zeros().min(31) as usize];
-            if mm & !w.live != 0 && mask != 0 {
-                cx.diag(
-                    w,
-                    pc,
-                    mask,
-                    rules::SYNC_MASK,
-                    format!(
-                        "bar.warp.sync membermask {mm:#010x} names exited lanes (live {:#010x})",
-                        w.live
-                    ),
-                );
+            if mask == 0 {
+                return Flow::Next;
+            }
+            let member = w.get(*m)[mask.trailing_zeros() as usize];
+            if member & w.live & !w.cur_mask != 0 {
+                let group = w.cur_mask;
+                w.block(group, pc, WaitKind::WarpSync { member });
+                return Flow::Moved;
             }
             Flow::Next
         }
@@ -561,8 +561,31 @@ pub(crate) fn poll<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>) -> bool {
                     .unwrap_or(u64::MAX);
                 (v != version, wt.pc)
             }
+            WaitKind::WarpSync { member } => {
+                let here = w
+                    .waits
+                    .iter()
+                    .filter(|x| x.pc == wt.pc && matches!(x.kind, WaitKind::WarpSync { .. }))
+                    .fold(0u32, |m, x| m | x.mask);
+                (member & w.live & !here == 0, wt.pc)
+            }
         };
         if ready {
+            if let WaitKind::WarpSync { .. } = wt.kind {
+                // every lane that waits at this instruction goes on together
+                let mut lanes = 0;
+                w.waits.retain(|x| {
+                    let same = x.pc == wt.pc && matches!(x.kind, WaitKind::WarpSync { .. });
+                    if same {
+                        lanes |= x.mask;
+                    }
+                    !same
+                });
+                w.unblock(lanes & w.live, wt.pc);
+                any = true;
+                i = 0;
+                continue;
+            }
             w.waits.swap_remove(i);
             if let WaitKind::Bar { .. } = wt.kind {
                 write_bar_red(w, cx, wt.pc, wt.mask);
@@ -584,6 +607,9 @@ pub(crate) fn describe<O: Observer>(wt: &WaitKind, cx: &Ctx<'_, '_, O>) -> Strin
             let b = &cta.bars[id as usize];
             let exp = if b.all { cta.live_threads } else { b.expected };
             format!("CTA barrier {id}: {} of {} threads arrived", b.arrived, exp)
+        }
+        WaitKind::WarpSync { member } => {
+            format!("the other live lanes of membermask {member:#010x} to reach this .sync instruction")
         }
         WaitKind::ClusterBar { .. } => format!(
             "cluster barrier: {} of {} threads arrived",

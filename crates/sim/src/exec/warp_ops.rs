@@ -1,10 +1,10 @@
 //! Warp-collective instructions: shfl.sync, vote.sync, redux.sync, match.sync, elect.sync,
 //! activemask.
 //!
-//! `.sync` membermasks are checked against the group that executes: every executing lane must
-//! be named, and every named live lane must be executing (lowest-PC scheduling converges a
-//! warp wherever the hardware would). A mismatch is diagnosed (TM0509) and the operation uses
-//! the lanes that are there.
+//! `.sync` semantics (Volta and later): a group that executes the instruction while other
+//! live lanes of its membermask are elsewhere waits for them to arrive at the same
+//! instruction or to exit, then all execute it together. An executing lane that the mask does
+//! not name is diagnosed (TM0509).
 
 use super::{Ctx, Flow, Warp};
 use crate::error::rules;
@@ -12,13 +12,23 @@ use crate::fp;
 use crate::observer::Observer;
 use crate::program::{FMods, Inst, ReduxOp, Rnd, ShflMode, VoteMode};
 
-fn check_mask<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, exec: u32, member: u32) {
+/// Checks the membermask; returns false when the current group must first wait for the
+/// other live lanes of the mask (they arrive here or exit: `.sync` semantics since Volta).
+fn check_mask<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, exec: u32, member: u32) -> bool {
     let pc = w.cur_pc;
-    if exec & !member != 0 {
-        cx.diag(w, pc, exec & !member, rules::SYNC_MASK, format!("lanes {:#010x} execute a .sync instruction whose membermask {member:#010x} does not name them", exec & !member));
-    } else if member & w.live & !exec != 0 {
-        cx.diag(w, pc, exec, rules::SYNC_MASK, format!("membermask {member:#010x} names lanes {:#010x} that are not executing this instruction", member & w.live & !exec));
+    if member & w.live & !w.cur_mask != 0 {
+        let group = w.cur_mask;
+        w.block(group, pc, super::WaitKind::WarpSync { member });
+        return false;
     }
+    if exec & !member != 0 {
+        let msg = format!(
+            "lanes {:#010x} execute a .sync instruction whose membermask {member:#010x} does not name them",
+            exec & !member
+        );
+        cx.diag(w, pc, exec & !member, rules::SYNC_MASK, msg);
+    }
+    true
 }
 
 pub(super) fn exec<O: Observer>(
@@ -42,7 +52,9 @@ pub(super) fn exec<O: Observer>(
             mask: mm,
         } => {
             let member = w.get(mm)[first];
-            check_mask(w, cx, mask, member);
+            if !check_mask(w, cx, mask, member) {
+                return Flow::Moved;
+            }
             let (av, bv, cv) = (w.get(a), w.get(b), w.get(c));
             let mut r = av;
             let mut pv = 0u32;
@@ -87,7 +99,9 @@ pub(super) fn exec<O: Observer>(
             mask: mm,
         } => {
             let member = w.get(mm)[first];
-            check_mask(w, cx, mask, member);
+            if !check_mask(w, cx, mask, member) {
+                return Flow::Moved;
+            }
             let pv = w.pred(a) & mask;
             match mode {
                 VoteMode::Ballot => {
@@ -112,7 +126,9 @@ pub(super) fn exec<O: Observer>(
         }
         Inst::Redux { op, d, a, mask: mm } => {
             let member = w.get(mm)[first];
-            check_mask(w, cx, mask, member);
+            if !check_mask(w, cx, mask, member) {
+                return Flow::Moved;
+            }
             let av = w.get(a);
             let m = FMods {
                 rnd: Rnd::Rn,
@@ -160,7 +176,9 @@ pub(super) fn exec<O: Observer>(
             mask: mm,
         } => {
             let member = w.get(mm)[first];
-            check_mask(w, cx, mask, member);
+            if !check_mask(w, cx, mask, member) {
+                return Flow::Moved;
+            }
             let mut vals = [0u64; 32];
             for (l, v) in vals.iter_mut().enumerate() {
                 *v = w.read_any(a, l);
@@ -189,7 +207,9 @@ pub(super) fn exec<O: Observer>(
         }
         Inst::Elect { d, p, mask: mm } => {
             let member = w.get(mm)[first];
-            check_mask(w, cx, mask, member);
+            if !check_mask(w, cx, mask, member) {
+                return Flow::Moved;
+            }
             // DERIVED (bulk-copies.md §5): the leader is the lowest executing lane in the mask
             let cand = mask & member;
             let leader = if cand == 0 {

@@ -813,9 +813,6 @@ fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             }
         }
         "not" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "cnot" => {
-            if d.has("shiftamt") {
-                return d.unsup();
-            }
             let op = match name {
                 "not" => IntUnOp::Not,
                 "neg" => IntUnOp::Neg,
@@ -824,13 +821,12 @@ fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 "clz" => IntUnOp::Clz,
                 "brev" => IntUnOp::Brev,
                 "cnot" => IntUnOp::Cnot,
-                _ => {
-                    if ty.signed() {
-                        IntUnOp::BfindS
-                    } else {
-                        IntUnOp::BfindU
-                    }
-                }
+                _ => match (ty.signed(), d.has("shiftamt")) {
+                    (true, false) => IntUnOp::BfindS,
+                    (false, false) => IntUnOp::BfindU,
+                    (true, true) => IntUnOp::BfindShiftS,
+                    (false, true) => IntUnOp::BfindShiftU,
+                },
             };
             if bits == 64 {
                 Ok(Inst::Un64 {
@@ -1020,10 +1016,11 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
             b: d.s64(2)?,
             c: d.s64(3)?,
         }),
-        (Ty::F(64), "neg" | "abs" | "sqrt") => {
+        (Ty::F(64), "neg" | "abs" | "sqrt" | "rcp") => {
             let op = match name {
                 "neg" => FUnOp::Neg,
                 "abs" => FUnOp::Abs,
+                "rcp" => FUnOp::Rcp,
                 _ => FUnOp::Sqrt,
             };
             Ok(Inst::F64Un {
