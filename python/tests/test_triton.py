@@ -203,3 +203,43 @@ def test_bad_descriptors_are_refused():
         tt.TensorDescriptor(a[:, ::2], [64, 32])
     with pytest.raises(tmemu.LaunchError, match="padding"):
         tt.TensorDescriptor(np.zeros((8, 8), np.int32), [8, 8], padding="nan")
+
+
+@triton.jit
+def device_desc_kernel(a_ptr, o_ptr, M, N: tl.constexpr, BM: tl.constexpr):
+    d = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, N])
+    e = tl.make_tensor_descriptor(o_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, N])
+    pid = tl.program_id(0)
+    e.store([pid * BM, 0], d.load([pid * BM, 0]) + 1)
+
+
+def test_global_scratch_is_a_zeroed_buffer_per_cta():
+    # Device-side tensor descriptors are built in Triton's global scratch area.
+    a = np.zeros((256, 64), np.float16)
+    o = np.zeros_like(a)
+    compiled, kw = tt.prepare(device_desc_kernel, (4,), a, o, 256, N=64, BM=64)
+    md = compiled.metadata
+    assert md.global_scratch_size > 0
+    scratch, profile = kw["args"][-2:]
+    assert scratch.dtype == np.uint8 and scratch.shape == (md.global_scratch_size * 4,)
+    assert not scratch.any()
+    assert profile is None if md.profile_scratch_size == 0 else profile.shape == (md.profile_scratch_size * 4,)
+    assert len(ptx_params(compiled.ptx, compiled.name)) == len(kw["args"])
+
+
+def test_num_ctas_makes_clusters_like_the_launcher():
+    x = np.zeros(1024, np.float32)
+    compiled, kw = tt.prepare(add_kernel, (4,), x, x, x, 1024, BLOCK=256, num_ctas=2)
+    assert compiled.num_ctas == 2
+    assert kw["grid"] == [8, 1, 1] and kw["cluster"] == [2, 1, 1]
+
+
+def test_num_ctas_two_runs_in_clusters():
+    # Each program is a cluster of two CTAs that split the block (Triton's CTA layout).
+    x = np.arange(1024, dtype=np.float32)
+    y = np.full(1024, 0.5, np.float32)
+    out = np.zeros(1024, np.float32)
+    r = tt.run(add_kernel, (4,), x, y, out, 1024, BLOCK=256, num_ctas=2)
+    assert r.ok, r.report()
+    assert r.stats["ctas"] == 8
+    np.testing.assert_array_equal(out, x * y + x)  # exact: x*1.5 for integers < 2^22
