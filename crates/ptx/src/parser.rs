@@ -418,6 +418,11 @@ impl<'src> Parser<'src> {
 
     fn pragma(&mut self) -> PResult<Pragma<'src>> {
         let start = self.bump()?.span;
+        self.pragma_rest(start)
+    }
+
+    /// The strings and `;` of a `.pragma` whose keyword (at `start`) was consumed.
+    fn pragma_rest(&mut self, start: Span) -> PResult<Pragma<'src>> {
         let mut strings = vec![self.string()?];
         while self.eat(TokKind::Comma)? {
             strings.push(self.string()?);
@@ -562,17 +567,7 @@ impl<'src> Parser<'src> {
                 }
                 ".explicitcluster" => PerfDirective::ExplicitCluster(t.span),
                 ".blocksareclusters" => PerfDirective::BlocksAreClusters(t.span),
-                ".pragma" => {
-                    let mut strings = vec![self.string()?];
-                    while self.eat(TokKind::Comma)? {
-                        strings.push(self.string()?);
-                    }
-                    self.expect(TokKind::Semi, "`;`")?;
-                    PerfDirective::Pragma(Pragma {
-                        strings,
-                        span: self.span_from(t.span),
-                    })
-                }
+                ".pragma" => PerfDirective::Pragma(self.pragma_rest(t.span)?),
                 _ => {
                     return Err(ParseError::new(
                         ParseErrorKind::UnknownDirective(d.into()),
@@ -613,17 +608,27 @@ impl<'src> Parser<'src> {
 
     fn param_list(&mut self) -> PResult<Vec<Param<'src>>> {
         self.expect(TokKind::LParen, "`(`")?;
-        let mut params = Vec::new();
-        if !self.at(TokKind::RParen) {
+        self.comma_list(TokKind::RParen, "`)` or `,`", Self::param)
+    }
+
+    /// `item, item, ...` (possibly empty) up to and including `close`.
+    fn comma_list<T>(
+        &mut self,
+        close: TokKind,
+        what: &'static str,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut items = Vec::new();
+        if !self.at(close) {
             loop {
-                params.push(self.param()?);
+                items.push(item(self)?);
                 if !self.eat(TokKind::Comma)? {
                     break;
                 }
             }
         }
-        self.expect(TokKind::RParen, "`)` or `,`")?;
-        Ok(params)
+        self.expect(close, what)?;
+        Ok(items)
     }
 
     fn param(&mut self) -> PResult<Param<'src>> {
@@ -826,16 +831,7 @@ impl<'src> Parser<'src> {
         if self.at(TokKind::LBrace) {
             self.enter()?;
             let start = self.bump()?.span;
-            let mut items = Vec::new();
-            if !self.at(TokKind::RBrace) {
-                loop {
-                    items.push(self.initializer()?);
-                    if !self.eat(TokKind::Comma)? {
-                        break;
-                    }
-                }
-            }
-            self.expect(TokKind::RBrace, "`}` or `,`")?;
+            let items = self.comma_list(TokKind::RBrace, "`}` or `,`", Self::initializer)?;
             self.leave();
             Ok(Initializer::List(items, self.span_from(start)))
         } else {
@@ -1113,32 +1109,15 @@ impl<'src> Parser<'src> {
             TokKind::LBrace => {
                 self.enter()?;
                 self.bump()?;
-                let mut items = Vec::new();
-                if !self.at(TokKind::RBrace) {
-                    loop {
-                        items.push(self.operand(false)?);
-                        if !self.eat(TokKind::Comma)? {
-                            break;
-                        }
-                    }
-                }
-                self.expect(TokKind::RBrace, "`}` or `,`")?;
+                let items = self.comma_list(TokKind::RBrace, "`}` or `,`", |p| p.operand(false))?;
                 self.leave();
                 OperandKind::Vector(items)
             }
             TokKind::LParen if is_call => {
                 self.bump()?;
-                let mut items = Vec::new();
-                if !self.at(TokKind::RParen) {
-                    loop {
-                        items.push(self.operand(false)?);
-                        if !self.eat(TokKind::Comma)? {
-                            break;
-                        }
-                    }
-                }
-                self.expect(TokKind::RParen, "`)` or `,`")?;
-                OperandKind::List(items)
+                OperandKind::List(
+                    self.comma_list(TokKind::RParen, "`)` or `,`", |p| p.operand(false))?,
+                )
             }
             TokKind::LBracket => OperandKind::Address(self.address()?),
             _ => match self.const_expr()? {
