@@ -121,10 +121,10 @@ fn float_value(text: &str) -> Option<FloatLit> {
     }
 }
 
-/// A folded constant: integer (with PTX's signed/unsigned flavour) or float.
+/// A folded constant: a 64-bit integer (two's complement) or a float.
 #[derive(Clone, Copy)]
 enum Const {
-    Int(u64, bool),
+    Int(u64),
     Float(FloatLit),
 }
 
@@ -747,7 +747,7 @@ impl<'src> Parser<'src> {
                 dims.push(None);
             } else {
                 let c = self.const_expr()?;
-                let Const::Int(v, _) = c else {
+                let Const::Int(v) = c else {
                     return Err(ParseError::new(
                         ParseErrorKind::BadConstant("array size must be an integer"),
                         self.tok.span,
@@ -1121,7 +1121,7 @@ impl<'src> Parser<'src> {
             }
             TokKind::LBracket => OperandKind::Address(self.address()?),
             _ => match self.const_expr()? {
-                Const::Int(v, _) => OperandKind::Int(v as i64),
+                Const::Int(v) => OperandKind::Int(v as i64),
                 Const::Float(f) => OperandKind::Float(f),
             },
         };
@@ -1134,7 +1134,7 @@ impl<'src> Parser<'src> {
     fn int_const(&mut self) -> PResult<i64> {
         let span = self.tok.span;
         match self.unary_const()? {
-            Const::Int(v, _) => Ok(v as i64),
+            Const::Int(v) => Ok(v as i64),
             Const::Float(_) => Err(ParseError::new(
                 ParseErrorKind::BadConstant("expected an integer offset"),
                 span,
@@ -1163,9 +1163,9 @@ impl<'src> Parser<'src> {
             base = Some(self.ident()?);
             if self.at(TokKind::Plus) || self.at(TokKind::Minus) {
                 let neg = self.bump()?.kind == TokKind::Minus;
-                let e = self.expr(binop_prec_add() + 1)?;
+                let e = self.expr(ADD_PREC + 1)?;
                 let v = match eval(&e)? {
-                    Const::Int(v, _) => v as i64,
+                    Const::Int(v) => v as i64,
                     Const::Float(_) => {
                         return Err(ParseError::new(
                             ParseErrorKind::BadConstant("address offset must be an integer"),
@@ -1187,7 +1187,7 @@ impl<'src> Parser<'src> {
             }
         } else if !self.at(TokKind::RBracket) {
             match self.const_expr()? {
-                Const::Int(v, _) => offset = v as i64,
+                Const::Int(v) => offset = v as i64,
                 Const::Float(_) => {
                     return Err(ParseError::new(
                         ParseErrorKind::BadConstant("address must be an integer"),
@@ -1216,9 +1216,8 @@ struct DeclAttrs {
     ptr: Option<PtrAttr>,
 }
 
-fn binop_prec_add() -> u8 {
-    9
-}
+/// Precedence of binary `+`/`-` (see [`binop`]).
+const ADD_PREC: u8 = 9;
 
 /// C operator precedence (higher binds tighter).
 fn binop(k: TokKind) -> Option<(BinaryOp, u8)> {
@@ -1227,8 +1226,8 @@ fn binop(k: TokKind) -> Option<(BinaryOp, u8)> {
         TokKind::Star => (Mul, 10),
         TokKind::Slash => (Div, 10),
         TokKind::Percent => (Rem, 10),
-        TokKind::Plus => (Add, 9),
-        TokKind::Minus => (Sub, 9),
+        TokKind::Plus => (Add, ADD_PREC),
+        TokKind::Minus => (Sub, ADD_PREC),
         TokKind::Shl => (Shl, 8),
         TokKind::Shr => (Shr, 8),
         TokKind::Lt => (Lt, 7),
@@ -1265,13 +1264,13 @@ fn eval(e: &Expr<'_>) -> PResult<Const> {
         ))
     };
     match e {
-        Expr::Int(v, _) => Ok(Const::Int(*v as u64, false)),
+        Expr::Int(v, _) => Ok(Const::Int(*v as u64)),
         Expr::Float(f, _) => Ok(Const::Float(*f)),
         Expr::Symbol(_) | Expr::Generic(_) => bad("a name is not a constant here"),
         Expr::Unary(op, inner, _) => match (op, eval(inner)?) {
-            (UnaryOp::Neg, Const::Int(v, u)) => Ok(Const::Int(v.wrapping_neg(), u)),
-            (UnaryOp::Not, Const::Int(v, u)) => Ok(Const::Int(!v, u)),
-            (UnaryOp::LogicalNot, Const::Int(v, _)) => Ok(Const::Int((v == 0) as u64, false)),
+            (UnaryOp::Neg, Const::Int(v)) => Ok(Const::Int(v.wrapping_neg())),
+            (UnaryOp::Not, Const::Int(v)) => Ok(Const::Int(!v)),
+            (UnaryOp::LogicalNot, Const::Int(v)) => Ok(Const::Int((v == 0) as u64)),
             (UnaryOp::Neg, Const::Float(f)) => Ok(Const::Float(match f {
                 FloatLit::F32Bits(b) => FloatLit::F32Bits(b ^ 0x8000_0000),
                 FloatLit::F64Bits(b) => FloatLit::F64Bits(b ^ (1 << 63)),
@@ -1280,7 +1279,7 @@ fn eval(e: &Expr<'_>) -> PResult<Const> {
             _ => bad("operator not defined on floats"),
         },
         Expr::Binary(op, l, r, _) => {
-            let (Const::Int(a, _), Const::Int(b, _)) = (eval(l)?, eval(r)?) else {
+            let (Const::Int(a), Const::Int(b)) = (eval(l)?, eval(r)?) else {
                 return bad("float arithmetic in constant expression");
             };
             let (sa, sb) = (a as i64, b as i64);
@@ -1306,7 +1305,7 @@ fn eval(e: &Expr<'_>) -> PResult<Const> {
                 LogicalAnd => (a != 0 && b != 0) as u64,
                 LogicalOr => (a != 0 || b != 0) as u64,
             };
-            Ok(Const::Int(v, false))
+            Ok(Const::Int(v))
         }
     }
 }
