@@ -341,13 +341,33 @@ impl TileBox {
             f(start, 0, run.len);
             return;
         }
+        // Every swizzle is `a ^ x(a / 128)`: one XOR mask per 128-byte line, and granules
+        // whose images continue each other are handed out as one stretch.
         let g = self.swizzle.granule();
-        let mut off = 0;
-        while off < run.len {
-            let a = start + off;
-            let len = (g - a % g).min(run.len - off);
-            f(self.swizzle.apply(a), off, len);
-            off += len;
+        let end = start + run.len;
+        let mut a = start;
+        let mut pending: Option<(u32, u32, u32)> = None; // (phys, offset in run, len)
+        while a < end {
+            let line = a & !127;
+            let x = self.swizzle.apply(line) ^ line;
+            let line_end = (line + 128).min(end);
+            while a < line_end {
+                let len = (g - a % g).min(line_end - a);
+                let phys = a ^ x;
+                match pending.as_mut() {
+                    Some((p, _, l)) if *p + *l == phys => *l += len,
+                    _ => {
+                        if let Some((p, o, l)) = pending {
+                            f(p, o, l);
+                        }
+                        pending = Some((phys, a - start, len));
+                    }
+                }
+                a += len;
+            }
+        }
+        if let Some((p, o, l)) = pending {
+            f(p, o, l);
         }
     }
 
