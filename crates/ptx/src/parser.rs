@@ -928,7 +928,7 @@ impl<'src> Parser<'src> {
     /// Parses and folds a constant expression (no symbols).
     fn const_expr(&mut self) -> PResult<Const> {
         let e = self.expr(0)?;
-        eval(&e)
+        eval(&e, self.src)
     }
 
     // ------------------------------------------------------------ bodies
@@ -1145,7 +1145,7 @@ impl<'src> Parser<'src> {
     /// An offset term: a literal, a negated literal, or a parenthesised expression.
     fn unary_const(&mut self) -> PResult<Const> {
         let e = self.unary_expr()?;
-        eval(&e)
+        eval(&e, self.src)
     }
 
     fn address(&mut self) -> PResult<Address<'src>> {
@@ -1164,7 +1164,7 @@ impl<'src> Parser<'src> {
             if self.at(TokKind::Plus) || self.at(TokKind::Minus) {
                 let neg = self.bump()?.kind == TokKind::Minus;
                 let e = self.expr(ADD_PREC + 1)?;
-                let v = match eval(&e)? {
+                let v = match eval(&e, self.src)? {
                     Const::Int(v) => v as i64,
                     Const::Float(_) => {
                         return Err(ParseError::new(
@@ -1252,11 +1252,28 @@ pub(crate) fn expr_span(e: &Expr<'_>) -> Span {
     }
 }
 
-/// Folds a constant expression. Integers are 64-bit; an operand written with a `U` suffix is
-/// not tracked separately here because every PTX operand use takes the low bits of the result
-/// (division and shifts of negative values are the only difference: we fold them signed, per
-/// PTX's default of signed 64-bit constant arithmetic).
-fn eval(e: &Expr<'_>) -> PResult<Const> {
+/// Folds a constant expression with PTX's typing of integer constants (PTX ISA "Integer
+/// Constants" and "Constant Expressions"; read from memory of the ISA text, not re-checked
+/// against ptxas — UNCONFIRMED in detail): a literal is `.s64` unless it has a `U` suffix or
+/// does not fit `.s64`, then `.u64`; a binary arithmetic/bitwise operator with a `.u64`
+/// operand works in `.u64`; comparisons and `!`, `&&`, `||` give `.s64`; unary `-` and `~`
+/// keep the type. Only `/`, `%`, `>>` and comparisons depend on the type. `src` is needed to
+/// see a literal's `U` suffix, which the tree does not keep.
+fn eval(e: &Expr<'_>, src: &str) -> PResult<Const> {
+    Ok(match eval_typed(e, src)? {
+        Typed::Int(v, _) => Const::Int(v),
+        Typed::Float(f) => Const::Float(f),
+    })
+}
+
+#[derive(Clone, Copy)]
+enum Typed {
+    /// Value and whether it is `.u64`.
+    Int(u64, bool),
+    Float(FloatLit),
+}
+
+fn eval_typed(e: &Expr<'_>, src: &str) -> PResult<Typed> {
     let bad = |why| {
         Err(ParseError::new(
             ParseErrorKind::BadConstant(why),
@@ -1264,14 +1281,17 @@ fn eval(e: &Expr<'_>) -> PResult<Const> {
         ))
     };
     match e {
-        Expr::Int(v, _) => Ok(Const::Int(*v as u64)),
-        Expr::Float(f, _) => Ok(Const::Float(*f)),
+        Expr::Int(v, span) => {
+            let suffix_u = span.text(src).ends_with(['U', 'u']);
+            Ok(Typed::Int(*v as u64, suffix_u || *v < 0))
+        }
+        Expr::Float(f, _) => Ok(Typed::Float(*f)),
         Expr::Symbol(_) | Expr::Generic(_) => bad("a name is not a constant here"),
-        Expr::Unary(op, inner, _) => match (op, eval(inner)?) {
-            (UnaryOp::Neg, Const::Int(v)) => Ok(Const::Int(v.wrapping_neg())),
-            (UnaryOp::Not, Const::Int(v)) => Ok(Const::Int(!v)),
-            (UnaryOp::LogicalNot, Const::Int(v)) => Ok(Const::Int((v == 0) as u64)),
-            (UnaryOp::Neg, Const::Float(f)) => Ok(Const::Float(match f {
+        Expr::Unary(op, inner, _) => match (op, eval_typed(inner, src)?) {
+            (UnaryOp::Neg, Typed::Int(v, u)) => Ok(Typed::Int(v.wrapping_neg(), u)),
+            (UnaryOp::Not, Typed::Int(v, u)) => Ok(Typed::Int(!v, u)),
+            (UnaryOp::LogicalNot, Typed::Int(v, _)) => Ok(Typed::Int((v == 0) as u64, false)),
+            (UnaryOp::Neg, Typed::Float(f)) => Ok(Typed::Float(match f {
                 FloatLit::F32Bits(b) => FloatLit::F32Bits(b ^ 0x8000_0000),
                 FloatLit::F64Bits(b) => FloatLit::F64Bits(b ^ (1 << 63)),
                 FloatLit::Decimal(v) => FloatLit::Decimal(-v),
@@ -1279,33 +1299,38 @@ fn eval(e: &Expr<'_>) -> PResult<Const> {
             _ => bad("operator not defined on floats"),
         },
         Expr::Binary(op, l, r, _) => {
-            let (Const::Int(a), Const::Int(b)) = (eval(l)?, eval(r)?) else {
+            let (Typed::Int(a, ua), Typed::Int(b, ub)) = (eval_typed(l, src)?, eval_typed(r, src)?)
+            else {
                 return bad("float arithmetic in constant expression");
             };
+            let unsigned = ua || ub;
             let (sa, sb) = (a as i64, b as i64);
+            let cmp = |s: bool, u: bool| Typed::Int(if unsigned { u } else { s } as u64, false);
             use BinaryOp::*;
-            let v = match op {
-                Mul => a.wrapping_mul(b),
+            Ok(match op {
                 Div | Rem if b == 0 => return bad("division by zero"),
-                Div => sa.wrapping_div(sb) as u64,
-                Rem => sa.wrapping_rem(sb) as u64,
-                Add => a.wrapping_add(b),
-                Sub => a.wrapping_sub(b),
-                Shl => a.wrapping_shl(b as u32),
-                Shr => sa.wrapping_shr(b as u32) as u64,
-                Lt => (sa < sb) as u64,
-                Gt => (sa > sb) as u64,
-                Le => (sa <= sb) as u64,
-                Ge => (sa >= sb) as u64,
-                Eq => (a == b) as u64,
-                Ne => (a != b) as u64,
-                And => a & b,
-                Xor => a ^ b,
-                Or => a | b,
-                LogicalAnd => (a != 0 && b != 0) as u64,
-                LogicalOr => (a != 0 || b != 0) as u64,
-            };
-            Ok(Const::Int(v))
+                Div if unsigned => Typed::Int(a / b, true),
+                Div => Typed::Int(sa.wrapping_div(sb) as u64, false),
+                Rem if unsigned => Typed::Int(a % b, true),
+                Rem => Typed::Int(sa.wrapping_rem(sb) as u64, false),
+                Shr if unsigned => Typed::Int(a.wrapping_shr(b as u32), true),
+                Shr => Typed::Int(sa.wrapping_shr(b as u32) as u64, false),
+                Mul => Typed::Int(a.wrapping_mul(b), unsigned),
+                Add => Typed::Int(a.wrapping_add(b), unsigned),
+                Sub => Typed::Int(a.wrapping_sub(b), unsigned),
+                Shl => Typed::Int(a.wrapping_shl(b as u32), unsigned),
+                And => Typed::Int(a & b, unsigned),
+                Xor => Typed::Int(a ^ b, unsigned),
+                Or => Typed::Int(a | b, unsigned),
+                Lt => cmp(sa < sb, a < b),
+                Gt => cmp(sa > sb, a > b),
+                Le => cmp(sa <= sb, a <= b),
+                Ge => cmp(sa >= sb, a >= b),
+                Eq => Typed::Int((a == b) as u64, false),
+                Ne => Typed::Int((a != b) as u64, false),
+                LogicalAnd => Typed::Int((a != 0 && b != 0) as u64, false),
+                LogicalOr => Typed::Int((a != 0 || b != 0) as u64, false),
+            })
         }
     }
 }

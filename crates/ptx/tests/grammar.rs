@@ -575,3 +575,37 @@ fn section_bodies_with_braces_in_comments_and_strings() {
     let e = tmemu_ptx::parse(".version 9.0\n.target sm_100a\n.section .x { /* }\n").unwrap_err();
     assert_eq!(e.kind, tmemu_ptx::ParseErrorKind::UnterminatedComment);
 }
+
+/// Folding of operand constants follows PTX's `.s64`/`.u64` typing: `U` suffix or a literal
+/// above `i64::MAX` makes the arithmetic unsigned (visible in `/`, `%`, `>>`, comparisons).
+#[test]
+fn constant_folding_signedness() {
+    let cases: [(&str, i64); 10] = [
+        ("0xFFFFFFFFFFFFFFFFU / 2", i64::MAX),
+        ("0xFFFFFFFFFFFFFFFF >> 60", 15),
+        ("-1 >> 60", -1),
+        ("-7 / 2", -3),
+        ("-7 % 3", -1),
+        ("-1 < 1", 1),
+        ("1U > -1", 0),
+        ("~0U >> 63", 1),
+        ("(1 << 4) | 3", 19),
+        ("!0 + 2 * 3", 7),
+    ];
+    for (text, want) in cases {
+        let src = format!(".version 9.0\n.target sm_100a\n.entry k() {{ mov.b64 %rd1, {text}; }}");
+        let m = tmemu_ptx::parse(&src).unwrap();
+        let mut all = Vec::new();
+        instructions(
+            &m.functions()
+                .next()
+                .unwrap()
+                .body
+                .as_ref()
+                .unwrap()
+                .statements,
+            &mut all,
+        );
+        assert_eq!(all[0].operands[1].kind, OperandKind::Int(want), "{text}");
+    }
+}
