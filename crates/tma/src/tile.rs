@@ -52,7 +52,8 @@ pub struct Piece {
     pub global: Option<u64>,
 }
 
-/// One element of the box, for checkers that want per-element detail.
+/// One element of the box, for checkers that want per-element detail. For `b4x16` maps an
+/// "element" here is one byte (two 4-bit values) and dimension 0 counts bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Element {
     /// Box index per dimension (`k_i`, innermost first).
@@ -98,15 +99,31 @@ impl TileBox {
             });
         }
         let ty = desc.elem_type;
-        if ty.is_sub_byte() {
+        // b4x16 (16U4_ALIGN8B) is packed without gaps in both memories, so a copy that starts
+        // on a whole byte moves bytes: model it as a byte tensor of element pairs (dim 0 is
+        // even, validate checks). The padded types change layout between the memories
+        // (8- and 4-byte gaps in shared memory) and are not modelled.
+        let packed_nibbles = ty == TmElemType::B4x16;
+        if ty.is_sub_byte() && !packed_nibbles {
             return Err(TmaError::Unsupported(
-                "tensor copies of sub-byte element types (b4x16, b4x16_p64, b6x16_p32)",
+                "tensor copies of padded sub-byte element types (b4x16_p64, b6x16_p32)",
+            ));
+        }
+        if packed_nibbles
+            && (desc.interleave != Interleave::None
+                || coords.first().is_some_and(|c| c % 2 != 0)
+                || desc.box_dims[0] % 2 != 0)
+        {
+            return Err(TmaError::Unsupported(
+                "b4x16 copies that start or end inside a byte, or interleaved",
             ));
         }
         let swizzle = TmaSwizzle::of(desc)?;
-        let esize = (ty.bits() / 8) as u32;
+        let esize = (ty.bits() / 8).max(1) as u32;
+        // Dimension 0 in storage units (bytes for b4x16, elements otherwise).
+        let unit = |x: u64| if packed_nibbles { x / 2 } else { x };
         let interleaved = desc.interleave != Interleave::None;
-        let inner_bytes = u64::from(desc.box_dims[0]) * u64::from(esize);
+        let inner_bytes = unit(u64::from(desc.box_dims[0])) * u64::from(esize);
         if let (false, Some(span)) = (interleaved, swizzle.span()) {
             if inner_bytes > span {
                 return Err(TmaError::BoxExceedsSwizzle {
@@ -138,19 +155,32 @@ impl TileBox {
             fill: fill_pattern(ty, desc.oob_fill),
         };
         for i in 0..rank {
-            b.dims[i] = desc.global_dims[i];
+            b.dims[i] = if i == 0 {
+                unit(desc.global_dims[0])
+            } else {
+                desc.global_dims[i]
+            };
             b.strides[i] = if i == 0 {
                 u64::from(esize)
             } else {
                 desc.global_strides[i - 1]
             };
-            b.coords[i] = i64::from(coords[i]);
+            b.coords[i] = if i == 0 {
+                i64::from(coords[0]).div_euclid(if packed_nibbles { 2 } else { 1 })
+            } else {
+                i64::from(coords[i])
+            };
             b.steps[i] = if i == 0 && !interleaved {
                 1
             } else {
                 desc.elem_strides[i]
             };
-            b.counts[i] = desc.box_dims[i].div_ceil(b.steps[i]);
+            let box_units = if i == 0 {
+                unit(u64::from(desc.box_dims[0])) as u32
+            } else {
+                desc.box_dims[i]
+            };
+            b.counts[i] = box_units.div_ceil(b.steps[i]);
         }
         b.row_bytes = b.counts[0] * esize;
         // Offsets inside the box are 32-bit shared addresses: a box that cannot fit the

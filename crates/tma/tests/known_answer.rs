@@ -167,6 +167,46 @@ fn interleaved_maps_stride_the_inner_dimension() {
     }
 }
 
+/// b4x16 (packed 4-bit, no gaps) moves the same bytes as a u8 tensor of element pairs.
+#[test]
+fn packed_b4x16_copies_bytes() {
+    let bytes = make_desc(
+        TmElemType::U8,
+        &[256, 6, 3],
+        &[128, 4, 2],
+        &[1, 1, 1],
+        1,
+        SwizzleMode::B128,
+        SwizzleAtomicity::B16,
+        OobFill::Zero,
+    );
+    let mut nib = bytes.clone();
+    nib.elem_type = TmElemType::B4x16;
+    nib.global_dims[0] = 512;
+    nib.box_dims[0] = 256;
+    let global = global_image(&bytes);
+    let mem = FlatGlobal::new(GLOBAL_BASE, global);
+    for (c_nib, c_byte) in [
+        ([0, 0, 0], [0, 0, 0]),
+        ([384, 4, 2], [192, 4, 2]),
+        ([-128, -1, 0], [-64, -1, 0]),
+    ] {
+        let mut a = vec![0u8; SMEM_SIZE];
+        let mut b = vec![0u8; SMEM_SIZE];
+        let sa = copy_box(&nib, &c_nib, 0x400, &mem, &mut a).unwrap();
+        let sb = copy_box(&bytes, &c_byte, 0x400, &mem, &mut b).unwrap();
+        assert_eq!(sa, sb);
+        assert_eq!(sa.tx_bytes, 128 * 4 * 2);
+        assert!(a == b);
+    }
+    // A copy starting inside a byte is not modelled.
+    let mut s = vec![0u8; SMEM_SIZE];
+    assert!(matches!(
+        copy_box(&nib, &[1, 0, 0], 0x400, &mem, &mut s),
+        Err(TmaError::Unsupported(_))
+    ));
+}
+
 /// A placement worked out by hand from §2.3: f32, 32 × 8 box, 128B swizzle at 0x400.
 /// Element (x = 4, y = 1) is dense byte 144 = row 1, chunk 1 → chunk 1 ^ 1 = 0, so it lands
 /// at 0x400 + 128. Element (x = 9, y = 3) is dense (3·32 + 9)·4 = 420 = row 3, chunk 2,
