@@ -112,7 +112,7 @@ impl TileBox {
         if packed_nibbles
             && (desc.interleave != Interleave::None
                 || coords.first().is_some_and(|c| c % 2 != 0)
-                || desc.box_dims[0] % 2 != 0)
+                || !desc.box_dims[0].is_multiple_of(2))
         {
             return Err(TmaError::Unsupported(
                 "b4x16 copies that start or end inside a byte, or interleaved",
