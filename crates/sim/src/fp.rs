@@ -74,6 +74,25 @@ pub fn max32(x: u32, y: u32, m: FMods, nan: bool) -> u32 {
     )
 }
 
+/// min/max.xorsign.abs (`max` selects which)
+pub fn minmax_xorsign32(x: u32, y: u32, m: FMods, nan: bool, max: bool) -> u32 {
+    let mm = MinMaxMods {
+        ftz: m.ftz,
+        nan,
+        xorsign_abs: true,
+    };
+    if max {
+        nf::f32_max(x, y, mm)
+    } else {
+        nf::f32_min(x, y, mm)
+    }
+}
+
+/// copysign.f32 d, a, b: magnitude of b, sign of a
+pub fn copysign32(a: u32, b: u32) -> u32 {
+    nf::f32_copysign(a, b)
+}
+
 pub fn un32(op: FUnOp, x: u32, m: FMods) -> u32 {
     let approx_ = m.rnd == Rnd::Approx;
     match op {
@@ -141,7 +160,7 @@ pub fn un64(op: FUnOp, x: u64, m: FMods) -> u64 {
 pub fn supported_f32(op: &str, m: FMods) -> bool {
     let exact = matches!(m.rnd, Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp);
     match op {
-        "neg" | "abs" | "min" | "max" => true,
+        "neg" | "abs" | "min" | "max" | "copysign" => true,
         "add" | "sub" | "mul" | "fma" | "mad" => exact,
         "div" => exact || matches!(m.rnd, Rnd::Approx | Rnd::Full),
         "sqrt" | "rcp" => exact || m.rnd == Rnd::Approx,
@@ -151,11 +170,16 @@ pub fn supported_f32(op: &str, m: FMods) -> bool {
     }
 }
 
+/// copysign.f64 d, a, b: magnitude of b, sign of a
+pub fn copysign64(a: u64, b: u64) -> u64 {
+    nf::f64_copysign(a, b)
+}
+
 /// Whether an f64 op is executable (f64 has no `.sat`; `.ftz` exists only on approximations).
 pub fn supported_f64(op: &str, m: FMods) -> bool {
     let exact = matches!(m.rnd, Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp);
     match op {
-        "neg" | "abs" | "min" | "max" => true,
+        "neg" | "abs" | "min" | "max" | "copysign" => true,
         "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp" => exact && !m.sat && !m.ftz,
         _ => false,
     }

@@ -138,7 +138,12 @@ pub enum FOp {
     Max,
     MinNan,
     MaxNan,
+    /// min/max.xorsign.abs: compare magnitudes, sign = xor of the input signs
+    MinXorsign,
+    MaxXorsign,
     Div,
+    /// copysign: magnitude of b, sign of a
+    Copysign,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -435,6 +440,13 @@ pub enum Inst {
         d: u16,
         a: S32,
         b: S32,
+        c: S32,
+        e: S32,
+    },
+    Bfi64 {
+        d: u16,
+        a: S64,
+        b: S64,
         c: S32,
         e: S32,
     },

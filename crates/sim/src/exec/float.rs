@@ -16,6 +16,9 @@ fn bin_f32(op: FOp, m: FMods, x: u32, y: u32) -> u32 {
         FOp::Max => fp::max32(x, y, m, false),
         FOp::MinNan => fp::min32(x, y, m, true),
         FOp::MaxNan => fp::max32(x, y, m, true),
+        FOp::MinXorsign => fp::minmax_xorsign32(x, y, m, false, false),
+        FOp::MaxXorsign => fp::minmax_xorsign32(x, y, m, false, true),
+        FOp::Copysign => fp::copysign32(x, y),
     }
 }
 
@@ -30,6 +33,8 @@ fn bin_f64(op: FOp, m: FMods, x: u64, y: u64) -> u64 {
         FOp::Max => fp::max64(x, y, false),
         FOp::MinNan => fp::min64(x, y, true),
         FOp::MaxNan => fp::max64(x, y, true),
+        FOp::Copysign => fp::copysign64(x, y),
+        FOp::MinXorsign | FOp::MaxXorsign => unreachable!("loader refuses xorsign on f64"),
     }
 }
 

@@ -676,6 +676,21 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::Bfi64 { d, a, b, c, e } => {
+            let (a, b, c, e) = (w.get(a), w.get(b), w.get(c), w.get(e));
+            let mut r = [0u64; 32];
+            for l in 0..32 {
+                let (pos, len) = (c[l] & 0xff, e[l] & 0xff);
+                let mut v = b[l];
+                for i in 0..len {
+                    if pos + i < 64 {
+                        v = (v & !(1 << (pos + i))) | ((a[l] >> i & 1) << (pos + i));
+                    }
+                }
+                r[l] = v;
+            }
+            w.set(d, mask, &r);
+        }
         Inst::PredLogic { op, d, a, b } => {
             let (a, b) = (w.pred(a), w.pred(b));
             let v = match op {

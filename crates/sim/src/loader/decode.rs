@@ -675,7 +675,7 @@ fn int_op(name: &str, ty: Ty, d: &D<'_, '_, '_, '_>) -> R<IntOp> {
 fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let name = d.i.name;
     let ty = d.ty()?;
-    if d.has("cc") || d.has("relu") || d.has("xorsign") || d.has("oob") {
+    if d.has("cc") || d.has("relu") || d.has("oob") {
         return d.unsup();
     }
     match ty {
@@ -862,6 +862,13 @@ fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 })
             }
         }
+        "bfi" if bits == 64 => Ok(Inst::Bfi64 {
+            d: d.d64(0)?,
+            a: d.s64(1)?,
+            b: d.s64(2)?,
+            c: d.s32(3)?,
+            e: d.s32(4)?,
+        }),
         "bfi" if bits == 32 => Ok(Inst::Bfi32 {
             d: d.d32(0)?,
             a: d.s32(1)?,
@@ -929,7 +936,8 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
         n => n,
     };
     let nan = d.has("NaN");
-    if d.has("abs") && matches!(name, "min" | "max") {
+    let xorsign = d.has("xorsign") && d.has("abs");
+    if (d.has("abs") && !xorsign && matches!(name, "min" | "max")) || (xorsign && ty != Ty::F(32)) {
         return d.unsup();
     }
     let ok = match ty {
@@ -943,6 +951,9 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
         m.rnd = Rnd::Rn;
     }
     let fop = |n: &str| match (n, nan) {
+        ("min", _) if xorsign => FOp::MinXorsign,
+        ("max", _) if xorsign => FOp::MaxXorsign,
+        ("copysign", _) => FOp::Copysign,
         ("add", _) => FOp::Add,
         ("sub", _) => FOp::Sub,
         ("mul", _) => FOp::Mul,
@@ -953,7 +964,7 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
         _ => FOp::MaxNan,
     };
     match (ty, name) {
-        (Ty::F(32), "add" | "sub" | "mul" | "div" | "min" | "max") => {
+        (Ty::F(32), "add" | "sub" | "mul" | "div" | "min" | "max" | "copysign") => {
             if d.nops() == 4 && matches!(name, "min" | "max") {
                 return Ok(Inst::F32Max3 {
                     op: fop(name),
@@ -1002,13 +1013,15 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
                 a: d.s32(1)?,
             })
         }
-        (Ty::F(64), "add" | "sub" | "mul" | "div" | "min" | "max") => Ok(Inst::F64Bin {
-            op: fop(name),
-            m,
-            d: d.d64(0)?,
-            a: d.s64(1)?,
-            b: d.s64(2)?,
-        }),
+        (Ty::F(64), "add" | "sub" | "mul" | "div" | "min" | "max" | "copysign") => {
+            Ok(Inst::F64Bin {
+                op: fop(name),
+                m,
+                d: d.d64(0)?,
+                a: d.s64(1)?,
+                b: d.s64(2)?,
+            })
+        }
         (Ty::F(64), "fma" | "mad") => Ok(Inst::F64Fma {
             m,
             d: d.d64(0)?,
@@ -1450,6 +1463,15 @@ fn call(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let OperandKind::Ident(fid) = &fo.kind else {
         return d.unsup_why("indirect call");
     };
+    if d.sc.lookup(fid.name).is_none() {
+        return unsupported(
+            format!(
+                "call of `{}`, which has no body in this module (external function)",
+                fid.name
+            ),
+            fid.span,
+        );
+    }
     let callee = match d.lookup(fid.name, fid.span)? {
         Sym::Func(i) => i,
         _ => return d.unsup_why("indirect call"),
