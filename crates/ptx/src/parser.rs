@@ -1253,12 +1253,13 @@ pub(crate) fn expr_span(e: &Expr<'_>) -> Span {
 }
 
 /// Folds a constant expression with PTX's typing of integer constants (PTX ISA "Integer
-/// Constants" and "Constant Expressions"; read from memory of the ISA text, not re-checked
-/// against ptxas — UNCONFIRMED in detail): a literal is `.s64` unless it has a `U` suffix or
+/// Constants" and "Constant Expressions"): a literal is `.s64` unless it has a `U` suffix or
 /// does not fit `.s64`, then `.u64`; a binary arithmetic/bitwise operator with a `.u64`
 /// operand works in `.u64`; comparisons and `!`, `&&`, `||` give `.s64`; unary `-` and `~`
-/// keep the type. Only `/`, `%`, `>>` and comparisons depend on the type. `src` is needed to
-/// see a literal's `U` suffix, which the tree does not keep.
+/// keep the type. Only `/`, `%`, `>>` and comparisons depend on the type. Checked against a
+/// ptxas 13.5 probe (initializers compiled to a cubin, `.nv.global.init` read back), which
+/// also showed `%` is always unsigned. `src` is needed to see a literal's `U` suffix, which
+/// the tree does not keep.
 fn eval(e: &Expr<'_>, src: &str) -> PResult<Const> {
     Ok(match eval_typed(e, src)? {
         Typed::Int(v, _) => Const::Int(v),
@@ -1311,8 +1312,9 @@ fn eval_typed(e: &Expr<'_>, src: &str) -> PResult<Typed> {
                 Div | Rem if b == 0 => return bad("division by zero"),
                 Div if unsigned => Typed::Int(a / b, true),
                 Div => Typed::Int(sa.wrapping_div(sb) as u64, false),
-                Rem if unsigned => Typed::Int(a % b, true),
-                Rem => Typed::Int(sa.wrapping_rem(sb) as u64, false),
+                // ptxas 13.5 computes `%` on the 64-bit patterns as unsigned even for signed
+                // operands (probe: `-7 % 4` = 1, `7 % -4` = 7), unlike `/` (`-8 / 3` = -2).
+                Rem => Typed::Int(a % b, unsigned),
                 Shr if unsigned => Typed::Int(a.wrapping_shr(b as u32), true),
                 Shr => Typed::Int(sa.wrapping_shr(b as u32) as u64, false),
                 Mul => Typed::Int(a.wrapping_mul(b), unsigned),
