@@ -10,6 +10,84 @@ use tmemu_spec::tensormap::{
 };
 use tmemu_tma::{copy_box, reduce_box, store_box, FlatGlobal, ReduceOp, TileBox};
 
+/// One element of `op` written out per type: integers in i128, floats in f64 rounded once.
+fn reference_reduce(op: ReduceOp, ty: TmElemType, g: &[u8], s: &[u8]) -> Vec<u8> {
+    let e = g.len();
+    let le = |b: &[u8]| {
+        let mut x = [0u8; 16];
+        x[..e].copy_from_slice(b);
+        u128::from_le_bytes(x)
+    };
+    let signed = matches!(ty, TmElemType::S32 | TmElemType::S64);
+    let int = |b: &[u8]| -> i128 {
+        let v = le(b) as i128;
+        if signed && v >> (8 * e - 1) & 1 == 1 {
+            v - (1i128 << (8 * e))
+        } else {
+            v
+        }
+    };
+    let out_int = |v: i128| (v.rem_euclid(1i128 << (8 * e)) as u128).to_le_bytes()[..e].to_vec();
+    match ty {
+        TmElemType::F32 => {
+            let r = f32::from_le_bytes(g.try_into().unwrap()) as f64
+                + f32::from_le_bytes(s.try_into().unwrap()) as f64;
+            (r as f32).to_le_bytes().to_vec()
+        }
+        TmElemType::F64 => (f64::from_le_bytes(g.try_into().unwrap())
+            + f64::from_le_bytes(s.try_into().unwrap()))
+        .to_le_bytes()
+        .to_vec(),
+        TmElemType::F16 | TmElemType::BF16 => {
+            let f = |b: &[u8]| {
+                let bits = u16::from_le_bytes(b.try_into().unwrap());
+                if ty == TmElemType::F16 {
+                    half::f16::from_bits(bits).to_f64()
+                } else {
+                    half::bf16::from_bits(bits).to_f64()
+                }
+            };
+            let (a, b) = (f(g), f(s));
+            let r = match op {
+                ReduceOp::Add => a + b,
+                ReduceOp::Min => a.min(b),
+                _ => a.max(b),
+            };
+            let bits = if ty == TmElemType::F16 {
+                half::f16::from_f64(r).to_bits()
+            } else {
+                half::bf16::from_f64(r).to_bits()
+            };
+            bits.to_le_bytes().to_vec()
+        }
+        _ => {
+            let (a, b) = (int(g), int(s));
+            out_int(match op {
+                ReduceOp::Add => a + b,
+                ReduceOp::Min => a.min(b),
+                ReduceOp::Max => a.max(b),
+                ReduceOp::Inc => {
+                    if a >= b {
+                        0
+                    } else {
+                        a + 1
+                    }
+                }
+                ReduceOp::Dec => {
+                    if a == 0 || a > b {
+                        b
+                    } else {
+                        a - 1
+                    }
+                }
+                ReduceOp::And => a & b,
+                ReduceOp::Or => a | b,
+                ReduceOp::Xor => a ^ b,
+            })
+        }
+    }
+}
+
 const SMEM_SIZE: usize = 160 * 1024;
 
 const SWIZZLES: [(SwizzleMode, SwizzleAtomicity, u32); 7] = [
@@ -188,6 +266,52 @@ proptest! {
             next += r.len;
         });
         prop_assert_eq!(u64::from(next), b.box_bytes());
+    }
+
+    /// Reductions on random boxes: every in-bounds element becomes `global op smem` computed
+    /// here per element; pairs the ISA does not define are TM0125.
+    #[test]
+    fn reduce_matches_per_element_reference(c in valid_case(), op in 0usize..8, seed in any::<u64>()) {
+        let op = ReduceOp::ALL[op];
+        let ty = c.desc.elem_type;
+        let e = esize(ty);
+        let span = tensor_span(&c.desc) as usize;
+        let noise = |k: u64, i: usize| -> u8 {
+            ((i as u64 ^ k).wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+        };
+        // Finite, normal floats of moderate size so the sums stay comparable.
+        let fix_floats = |bytes: &mut [u8]| {
+            for el in bytes.chunks_exact_mut(e) {
+                match ty {
+                    TmElemType::F16 | TmElemType::BF16 => { el[1] = (el[1] & 0x83) | 0x3C; }
+                    TmElemType::F32 => { el[3] = (el[3] & 0x83) | 0x3C; }
+                    TmElemType::F64 => { el[7] = (el[7] & 0x83) | 0x3C; }
+                    _ => {}
+                }
+            }
+        };
+        let mut global: Vec<u8> = (0..span.div_ceil(e) * e).map(|i| noise(seed, i)).collect();
+        fix_floats(&mut global);
+        let mut smem: Vec<u8> = (0..SMEM_SIZE).map(|i| noise(!seed, i)).collect();
+        fix_floats(&mut smem);
+        let mut mem = FlatGlobal::new(GLOBAL_BASE, global.clone());
+        let got = reduce_box(&c.desc, &c.coords, op, c.smem, &smem, &mut mem);
+        if op.check(ty).is_err() {
+            prop_assert_eq!(got.unwrap_err().rule_id(), Some("TM0125"));
+            return Ok(());
+        }
+        got.unwrap();
+        let mut want = global;
+        for (dense, g) in elements(&c) {
+            let Some(g) = g else { continue };
+            let go = (g - GLOBAL_BASE) as usize;
+            let src: Vec<u8> = (0..e)
+                .map(|j| smem[swizzle_table(&c.desc, c.smem + (dense + j) as u32) as usize])
+                .collect();
+            let r = reference_reduce(op, ty, &want[go..go + e], &src);
+            want[go..go + e].copy_from_slice(&r);
+        }
+        prop_assert_eq!(mem.bytes, want);
     }
 
     /// Valid maps at extreme coordinates and addresses: loads fill, stores skip, nothing
