@@ -266,6 +266,23 @@ proptest! {
             next += r.len;
         });
         prop_assert_eq!(u64::from(next), b.box_bytes());
+        // Pieces map every box byte to its swizzled address and its global byte (or none).
+        let mut by_pieces = std::collections::BTreeMap::new();
+        b.for_each_piece(|p| {
+            for j in 0..p.len {
+                let prev = by_pieces.insert(p.smem + j, p.global.map(|g| g + u64::from(j)));
+                assert!(prev.is_none(), "byte {:#x} written twice", p.smem + j);
+            }
+        });
+        let e = esize(c.desc.elem_type);
+        let mut want = std::collections::BTreeMap::new();
+        for (dense, g) in elements(&c) {
+            for j in 0..e {
+                let a = swizzle_table(&c.desc, c.smem + (dense + j) as u32);
+                want.insert(a, g.map(|g| g + j as u64));
+            }
+        }
+        prop_assert_eq!(by_pieces, want);
     }
 
     /// Reductions on random boxes: every in-bounds element becomes `global op smem` computed
