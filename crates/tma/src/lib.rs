@@ -10,6 +10,33 @@
 //! Entry points: [`TileBox::new`] (decode a copy once; iterate runs, pieces or elements),
 //! [`copy_box`] / [`store_box`] / [`reduce_box`] (do it on a [`GlobalMemory`] and a shared
 //! window), [`multicast_targets`], [`tensormap_replace`]. Facts: `shared/spec/bulk-copies.md`.
+//!
+//! ```
+//! use tmemu_spec::tensormap::*;
+//! use tmemu_tma::{copy_box, FlatGlobal};
+//!
+//! // A 256 × 256 f16 matrix; a 64 × 32 box with the 128-byte swizzle, as GEMM kernels load it.
+//! let map = TensorMapDesc {
+//!     elem_type: TmElemType::F16,
+//!     rank: 2,
+//!     global_address: 0x10000,
+//!     global_dims: [256, 256, 0, 0, 0],
+//!     global_strides: [512, 0, 0, 0],
+//!     box_dims: [64, 32, 0, 0, 0],
+//!     elem_strides: [1, 1, 0, 0, 0],
+//!     interleave: Interleave::None,
+//!     swizzle: SwizzleMode::B128,
+//!     swizzle_atomicity: SwizzleAtomicity::B16,
+//!     oob_fill: OobFill::Zero,
+//!     l2_promotion: L2Promotion::None,
+//! };
+//! let global = FlatGlobal::new(0x10000, vec![1; 256 * 512]);
+//! let mut smem = vec![0u8; 48 * 1024];
+//! // The box at column 224, row -8 hangs over two edges: its OOB elements are zero-filled.
+//! let stats = copy_box(&map, &[224, -8], 0x1000, &global, &mut smem).unwrap();
+//! assert_eq!(stats.tx_bytes, 64 * 32 * 2); // complete_tx counts the whole box
+//! assert_eq!(stats.global_bytes, 32 * 24 * 2); // 32 columns × 24 rows are inside
+//! ```
 
 mod copy;
 mod error;
