@@ -428,6 +428,34 @@ impl Recorder {
         self.span_begin(step, warp, Blocked::TmemAlloc { cols })
     }
 
+    /// Appends everything `other` recorded (e.g. one recorder per SM, run on its own thread,
+    /// merged in SM order afterwards — merge in a fixed order to keep the output
+    /// deterministic). Handles issued by `other` do not refer to records of `self`: close
+    /// what you can before merging; a still-live allocation of `other` can be deallocated
+    /// through `self` afterwards. Each side was capped on its own; the sum is kept.
+    pub fn merge(&mut self, other: Recorder) {
+        let base = self.allocs.len() as u32;
+        self.live_allocs
+            .extend(other.live_allocs.iter().map(|&i| i + base));
+        self.len += other.len;
+        self.dropped += other.dropped;
+        self.truncated_at = match (self.truncated_at, other.truncated_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last = self.last.max(other.last);
+        self.finished = match (self.finished, other.finished) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.ctas.extend(other.ctas);
+        self.warps.extend(other.warps);
+        self.spans.extend(other.spans);
+        self.ops.extend(other.ops);
+        self.phases.extend(other.phases);
+        self.allocs.extend(other.allocs);
+    }
+
     /// The run ended at `step`; whatever is still open is drawn up to here.
     pub fn finish(&mut self, step: Step) {
         self.touch(step);
@@ -508,6 +536,23 @@ mod tests {
         assert!(!r.tmem_dealloc(7, 0, 0), "already freed");
         let ends: Vec<_> = r.allocs().iter().map(|a| a.end).collect();
         assert_eq!(ends, [Some(3), None, Some(6)]);
+    }
+
+    #[test]
+    fn merge_keeps_live_allocations_deallocatable() {
+        let mut a = Recorder::new();
+        a.tmem_alloc(1, 0, 0, 0, 32, None);
+        let mut b = Recorder::with_limit(1);
+        b.tmem_alloc(2, 1, 1, 64, 32, None);
+        b.tmem_alloc(3, 1, 1, 96, 32, None); // dropped
+        a.merge(b);
+        assert_eq!(a.len(), 2);
+        assert_eq!(a.truncated(), Some((3, 1)));
+        assert!(a.tmem_dealloc(5, 1, 64));
+        assert!(a.tmem_dealloc(6, 0, 0));
+        let ends: Vec<_> = a.allocs().iter().map(|r| (r.sm, r.end)).collect();
+        assert_eq!(ends, [(0, Some(6)), (1, Some(5))]);
+        assert_eq!(a.end_step(), 6);
     }
 
     #[test]
