@@ -596,6 +596,13 @@ pub enum Inst {
     /// Mixed precision `add/sub{.rnd}.f32.{f16,bf16} d, a, c` and `fma.rn.f32.{f16,bf16} d, a, b, c`:
     /// the 16-bit sources widen exactly to f32, then the f32 operation rounds once.
     Mixed(Box<MixedInst>),
+    /// testp.op.{f32,f64} p, a
+    Testp {
+        op: tmemu_num::ops::TestP,
+        f64: bool,
+        p: u16,
+        a: Any,
+    },
     // ---- conversion
     Cvt(Box<CvtInst>),
     // ---- memory

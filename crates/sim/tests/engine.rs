@@ -429,3 +429,25 @@ fn observers_see_every_instruction_and_barrier() {
     // per CTA: the init barrier plus one per round (3 rounds)
     assert_eq!(c.barrier_completions, 2 * 4);
 }
+
+#[test]
+fn testp_classifies_floats() {
+    let vals: [f32; 6] = [
+        1.5,
+        f32::INFINITY,
+        f32::NAN,
+        f32::from_bits(1),
+        0.0,
+        -f32::MAX,
+    ];
+    let mut input: Vec<u8> = vals
+        .iter()
+        .flat_map(|v| v.to_bits().to_le_bytes())
+        .collect();
+    input.resize(32 * 4, 0);
+    let (r, out) = run_bufs("testp.ptx", [1, 1, 1], [6, 1, 1], &[input, vec![0; 32 * 4]]);
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    // PTX ISA testp: finite/infinite/notanumber/subnormal by IEEE class; `normal` is true for
+    // normal numbers and, by the ISA's special case, for zero
+    assert_eq!(&words(&out[1])[..6], &[1 | 16, 2, 4, 1 | 8, 1 | 16, 1 | 16]);
+}

@@ -136,6 +136,19 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::Testp { op, f64, p, a } => {
+            let mut bits = 0u32;
+            for l in 0..32 {
+                let v = w.read_any(a, l);
+                let t = if f64 {
+                    tmemu_num::ops::float::f64_testp(op, v)
+                } else {
+                    tmemu_num::ops::float::f32_testp(op, v as u32)
+                };
+                bits |= (t as u32) << l;
+            }
+            w.set_pred(p, mask, bits);
+        }
         Inst::Half(ref h) => {
             let (a, b, c) = (w.get(h.a), w.get(h.b), w.get(h.c));
             let mut r = [0u32; 32];

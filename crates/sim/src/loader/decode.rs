@@ -450,8 +450,24 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "add" | "sub" | "mul" | "mad" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
         | "not" | "shl" | "shr" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "cnot"
         | "fma" | "bfe" | "bfi" | "prmt" | "lop3" | "shf" | "sqrt" | "rsqrt" | "rcp" | "ex2"
-        | "lg2" | "sin" | "cos" | "tanh" | "copysign" | "testp" => arith(d),
+        | "lg2" | "sin" | "cos" | "tanh" | "copysign" => arith(d),
         "setp" => setp(d),
+        "testp" => {
+            let op = d
+                .mods
+                .iter()
+                .find_map(|m| tmemu_num::ops::TestP::from_ptx(m));
+            let ty = d.ty()?;
+            match (op, ty) {
+                (Some(op), Ty::F(32) | Ty::F(64)) => Ok(Inst::Testp {
+                    op,
+                    f64: ty == Ty::F(64),
+                    p: d.pdst(0)?,
+                    a: d.any_w(d.op(1)?, ty.bits())?,
+                }),
+                _ => d.unsup(),
+            }
+        }
         "selp" => selp(d),
         "cvt" => cvt(d),
         "cvta" => {
