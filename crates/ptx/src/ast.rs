@@ -528,6 +528,27 @@ pub enum Expr<'src> {
     Binary(BinaryOp, Box<Expr<'src>>, Box<Expr<'src>>, Span),
 }
 
+/// The value of a constant expression (see [`Expr::fold`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Constant {
+    /// 64-bit two's complement.
+    Int(i64),
+    Float(FloatLit),
+}
+
+impl Expr<'_> {
+    /// Folds a constant expression (no symbols) exactly as the parser folds operand
+    /// immediates: PTX `.s64`/`.u64` typing, `%` unsigned as in ptxas 13.5. `src` is the text
+    /// the tree was parsed from (a literal's `U` suffix is read from it). For loaders that
+    /// evaluate initializers; an expression naming a symbol is an error.
+    pub fn fold(&self, src: &str) -> Result<Constant, crate::ParseError> {
+        Ok(match crate::parser::eval(self, src)? {
+            crate::parser::Const::Int(v) => Constant::Int(v as i64),
+            crate::parser::Const::Float(f) => Constant::Float(f),
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
     Neg,

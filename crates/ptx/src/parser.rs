@@ -123,7 +123,7 @@ fn float_value(text: &str) -> Option<FloatLit> {
 
 /// A folded constant: a 64-bit integer (two's complement) or a float.
 #[derive(Clone, Copy)]
-enum Const {
+pub(crate) enum Const {
     Int(u64),
     Float(FloatLit),
 }
@@ -1260,7 +1260,7 @@ pub(crate) fn expr_span(e: &Expr<'_>) -> Span {
 /// ptxas 13.5 probe (initializers compiled to a cubin, `.nv.global.init` read back), which
 /// also showed `%` is always unsigned. `src` is needed to see a literal's `U` suffix, which
 /// the tree does not keep.
-fn eval(e: &Expr<'_>, src: &str) -> PResult<Const> {
+pub(crate) fn eval(e: &Expr<'_>, src: &str) -> PResult<Const> {
     Ok(match eval_typed(e, src)? {
         Typed::Int(v, _) => Const::Int(v),
         Typed::Float(f) => Const::Float(f),

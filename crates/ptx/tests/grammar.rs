@@ -188,6 +188,17 @@ fn variables_and_initializers() {
         neg.init,
         Some(Initializer::Expr(Expr::Binary(BinaryOp::Mul, _, _, _)))
     ));
+    let Some(Initializer::Expr(e)) = &neg.init else {
+        panic!()
+    };
+    assert_eq!(e.fold(&src).unwrap(), Constant::Int(-14));
+    let Some(Initializer::List(ptrs, _)) = &var(&m, "g_ptrs").init else {
+        panic!()
+    };
+    let Initializer::Expr(sym) = &ptrs[1] else {
+        panic!()
+    };
+    assert!(sym.fold(&src).is_err(), "a symbol is not a constant");
     let dynamic = var(&m, "s_dyn");
     assert_eq!(
         (dynamic.linkage, dynamic.space, dynamic.dims.as_slice()),
