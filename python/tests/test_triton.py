@@ -243,3 +243,21 @@ def test_num_ctas_two_runs_in_clusters():
     assert r.ok, r.report()
     assert r.stats["ctas"] == 8
     np.testing.assert_array_equal(out, x * y + x)  # exact: x*1.5 for integers < 2^22
+
+
+def test_gluon_elementwise_matches_numpy():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def scale_kernel(x_ptr, o_ptr, n, s, BLOCK: gl.constexpr):
+        layout: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+        offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout)
+        mask = offs < n
+        gl.store(o_ptr + offs, gl.load(x_ptr + offs, mask=mask) * s, mask=mask)
+
+    x = np.arange(1000, dtype=np.float32)
+    out = np.zeros_like(x)
+    r = tt.run(scale_kernel, (4,), x, out, 1000, 0.25, BLOCK=256, num_warps=4)
+    assert r.ok, r.report()
+    np.testing.assert_array_equal(out, x * np.float32(0.25))  # exact: a power of two

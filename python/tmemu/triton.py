@@ -1,4 +1,4 @@
-"""Run a ``@triton.jit`` function under tmemu: ``tmemu.triton.run(fn, grid, *args, **kw)``.
+"""Run a ``@triton.jit`` (or ``@gluon.jit``) function under tmemu: ``tmemu.triton.run(fn, grid, *args, **kw)``.
 
 The function is compiled offline for sm_100a (``triton.compile(ASTSource(...),
 target=GPUTarget("cuda", 100, 32))``, no GPU needed), with the signature, constexprs and
@@ -195,7 +195,13 @@ def compile(fn, *args, **kwargs):
         options_obj, signature, constexprs, attrs = fn._pack_args(
             backend, wrapped_kw, bound, specialization, options
         )
-        src = ASTSource(fn, signature, constexprs, attrs)
+        if getattr(fn, "is_gluon", lambda: False)():
+            # @gluon.jit functions compile through Gluon's own front end (layouts explicit).
+            from triton.experimental.gluon._runtime import GluonASTSource
+
+            src = GluonASTSource(fn, signature, constexprs, attrs)
+        else:
+            src = ASTSource(fn, signature, constexprs, attrs)
         compiled = Compiled(triton.compile(src, target=TARGET, options=options_obj.__dict__))
         _compiled[key] = compiled
     descs = list(getattr(compiled.metadata, "tensordesc_meta", None) or [])
