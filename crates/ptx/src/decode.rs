@@ -704,12 +704,12 @@ pub fn decode_tcgen05(instr: &Instruction<'_>) -> Result<Tcgen05, UnsupportedMod
         "wait::st" => Tcgen05Op::WaitSt,
         "cp" => Tcgen05Op::Cp,
         "shift" => Tcgen05Op::Shift,
-        "mma" => match (it.peek().copied(), ()) {
-            (Some("sp"), _) => {
+        "mma" => match it.peek().copied() {
+            Some("sp") => {
                 it.next();
                 Tcgen05Op::MmaSp
             }
-            (Some("ws"), _) => {
+            Some("ws") => {
                 it.next();
                 if it.peek() == Some(&"sp") {
                     it.next();

@@ -5,15 +5,16 @@
 //! - An unknown *opcode* is not an error: any `name.mods operands;` in a body is an
 //!   [`Instruction`]. An unknown *directive* (a `.word` where the grammar expects a directive,
 //!   a state space, or a type) is an error, because PTX has a closed set of them.
-//! - Nesting (blocks, vectors, initializer lists, parenthesised expressions) is limited to
-//!   [`MAX_DEPTH`] so hostile input cannot overflow the stack.
+//! - Nesting (blocks, vectors, address operands, initializer lists, parenthesised/unary
+//!   expressions, operator chains) is limited to [`MAX_DEPTH`] so hostile input cannot
+//!   overflow the stack.
 
 use crate::ast::*;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::lexer::{Lexer, TokKind, Token};
 use crate::span::Span;
 
-/// Maximum nesting of blocks, vectors, initializers and parenthesised expressions.
+/// Maximum nesting of blocks, vectors, addresses, initializers and expressions.
 pub const MAX_DEPTH: u32 = 256;
 
 /// Parses a whole PTX module.
