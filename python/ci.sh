@@ -15,7 +15,7 @@ python=${PYTHON:-python3}
 
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q "$root/python" pytest numpy
+"$venv/bin/python" -m pip install -q "$root/python" pytest numpy ml_dtypes
 if [ "${TMEMU_PY_TRITON:-1}" != 0 ]; then
     "$venv/bin/python" -m pip install -q "triton==3.9.0" ||
         echo "python/ci.sh: triton==3.9.0 could not be installed; the Triton tests will be skipped"

@@ -59,3 +59,11 @@ def test_bad_tensor_maps_raise(kw, match):
     a = np.zeros((64, 32), np.float16)
     with pytest.raises(tmemu.LaunchError, match=match):
         dump(tmemu.TensorMap(a, **kw), a)
+
+
+def test_bfloat16_arrays_from_ml_dtypes():
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    a = np.zeros((64, 32), ml_dtypes.bfloat16)
+    b, src = dump(tmemu.TensorMap(a, box=[32, 16]), a)
+    assert b[6] == 10  # tensormap.replace .elemtype code of .bf16 (PTX ISA 9.1 Table 33)
+    assert u64(b, 64) == 32 * 2
