@@ -238,6 +238,16 @@ fn run_bufs(
     block: [u32; 3],
     bufs: &[Vec<u8>],
 ) -> (RunResult, Vec<Vec<u8>>) {
+    run_bufs_with(file, grid, block, bufs, &RunOptions::default())
+}
+
+fn run_bufs_with(
+    file: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    bufs: &[Vec<u8>],
+    opts: &RunOptions,
+) -> (RunResult, Vec<Vec<u8>>) {
     let (path, src) = corpus(file);
     let m = tmemu_ptx::parse(&src).expect("parse");
     let k = load(&m, &src, &path.display().to_string(), None).expect("load");
@@ -259,7 +269,7 @@ fn run_bufs(
         dyn_shared: 0,
         params,
     };
-    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    let r = run(&k, &launch, &g, opts).expect("launch");
     (
         r,
         addrs.iter().map(|&a| g.read_buffer(a).unwrap()).collect(),
@@ -450,4 +460,52 @@ fn testp_classifies_floats() {
     // PTX ISA testp: finite/infinite/notanumber/subnormal by IEEE class; `normal` is true for
     // normal numbers and, by the ISA's special case, for zero
     assert_eq!(&words(&out[1])[..6], &[1 | 16, 2, 4, 1 | 8, 1 | 16, 1 | 16]);
+}
+
+#[test]
+fn seeded_schedules_agree_on_race_free_programs() {
+    let cases: Vec<(&str, [u32; 3], [u32; 3], Vec<Vec<u8>>)> = vec![
+        (
+            "cluster_dsmem.ptx",
+            [4, 1, 1],
+            [64, 1, 1],
+            vec![vec![0; 4 * 64 * 4]],
+        ),
+        (
+            "bulk_copy.ptx",
+            [2, 1, 1],
+            [64, 1, 1],
+            vec![
+                (0..256u32).map(|i| i as u8).collect(),
+                vec![0; 256],
+                vec![0; 256],
+            ],
+        ),
+        ("func_call.ptx", [1, 1, 1], [64, 1, 1], vec![vec![0; 256]]),
+        (
+            "warp_collectives.ptx",
+            [1, 1, 1],
+            [64, 1, 1],
+            vec![vec![0; 6 * 64 * 4]],
+        ),
+    ];
+    for (file, grid, block, bufs) in cases {
+        let (r0, base) = run_bufs(file, grid, block, &bufs);
+        assert!(
+            r0.diagnostics.is_empty() && r0.hangs.is_empty(),
+            "{file}: {r0:?}"
+        );
+        for seed in 1..=6 {
+            let opts = RunOptions {
+                seed: Some(seed),
+                ..Default::default()
+            };
+            let (r, out) = run_bufs_with(file, grid, block, &bufs, &opts);
+            assert!(
+                r.diagnostics.is_empty() && r.hangs.is_empty(),
+                "{file} seed {seed}: {r:?}"
+            );
+            assert_eq!(out, base, "{file} seed {seed}");
+        }
+    }
 }
