@@ -170,9 +170,10 @@ def _expand_descriptor(value, meta):
 
 
 def compile(fn, *args, **kwargs):
-    """Compiles ``fn`` for sm_100a as Triton's JIT would for these arguments; returns
-    ``(Compiled, runtime_args)`` where runtime_args are the values of the PTX parameters before
-    Triton's two scratch pointers."""
+    """Compiles ``fn`` for sm_100a as Triton's JIT would for these arguments (cached per
+    specialisation); returns ``(Compiled, runtime_args, bound_args)``: runtime_args are the
+    values of the PTX parameters before Triton's two scratch pointers (constexprs dropped,
+    descriptors expanded), bound_args Triton's binding of every argument by name."""
     if not isinstance(fn, triton.runtime.jit.JITFunction):
         raise LaunchError(
             f"tmemu.triton: error: expected a @triton.jit function, found {type(fn).__name__}"
