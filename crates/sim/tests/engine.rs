@@ -509,3 +509,36 @@ fn seeded_schedules_agree_on_race_free_programs() {
         }
     }
 }
+
+#[test]
+fn mbarrier_arrive_drop_lowers_the_expected_count() {
+    let (r, out) = run_bufs("mbarrier_drop.ptx", [1, 1, 1], [32, 1, 1], &[vec![0; 12]]);
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    assert_eq!(words(&out[0]), vec![0, 1, 1]);
+}
+
+#[test]
+fn impossible_launches_are_refused_with_a_reason() {
+    let (path, src) = corpus("divergence.ptx");
+    let m = tmemu_ptx::parse(&src).unwrap();
+    let k = load(&m, &src, &path.display().to_string(), None).unwrap();
+    let g = GlobalMemory::new();
+    let params = vec![0u8; k.param_bytes as usize];
+    let try_launch = |grid, block, cluster, dyn_shared| {
+        let l = Launch {
+            grid,
+            block,
+            cluster,
+            dyn_shared,
+            params: params.clone(),
+        };
+        run(&k, &l, &g, &RunOptions::default()).unwrap_err().0
+    };
+    assert!(try_launch([1, 1, 1], [1025, 1, 1], None, 0).contains("exceeds the limit of 1024"));
+    assert!(try_launch([1, 1, 1], [64, 1, 1], None, 300 * 1024).contains("shared memory per CTA"));
+    assert!(try_launch([32, 1, 1], [64, 1, 1], Some([32, 1, 1]), 0)
+        .contains("cluster of 32 CTAs exceeds the limit of 16"));
+    assert!(try_launch([3, 1, 1], [64, 1, 1], Some([2, 1, 1]), 0)
+        .contains("not a multiple of the cluster"));
+    assert!(try_launch([0, 1, 1], [64, 1, 1], None, 0).contains("at least 1"));
+}

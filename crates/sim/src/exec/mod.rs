@@ -535,11 +535,14 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
         threads += w.cur_mask.count_ones() as u64;
         cx.obs.instruction(cx.at(w, mask));
         let flow = match inst {
-            Inst::Nop
-            | Inst::Fence
-            | Inst::AsyncGroupMark
-            | Inst::GriddepLaunch
-            | Inst::GriddepWait => Flow::Next,
+            Inst::Fence => {
+                let at = cx.at(w, mask);
+                cx.obs.barrier(at, crate::observer::BarrierEvent::Fence);
+                Flow::Next
+            }
+            Inst::Nop | Inst::AsyncGroupMark | Inst::GriddepLaunch | Inst::GriddepWait => {
+                Flow::Next
+            }
             Inst::Bin32 { op, n, d, a, b } => int::bin32(w, mask, *op, *n, *d, *a, *b),
             Inst::Bin64 { op, d, a, b } => int::bin64(w, mask, *op, *d, *a, *b),
             Inst::Mov32 { d, a } => {

@@ -175,6 +175,10 @@ fn mbar_key<O: Observer>(
 fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarInst) -> Flow {
     let pc = w.cur_pc;
     let mut park: Vec<(u32, usize, u32, u64)> = Vec::new();
+    // the memo as this instruction found it: a lane must not see the memo its neighbour set
+    // in the same warp-instruction
+    let memo_before = w.spin_memo;
+    let mut memo_after = None;
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;
@@ -305,11 +309,11 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 }
                 if !done {
                     let is_try = matches!(i.op, MbarOp::TryWait { .. });
-                    let spun = w.spin_memo == Some((pc, c as u32, off, version));
+                    let spun = memo_before == Some((pc, c as u32, off, version));
                     if is_try || spun {
                         park.push((1 << l, c, off, version));
                     } else {
-                        w.spin_memo = Some((pc, c as u32, off, version));
+                        memo_after = Some((pc, c as u32, off, version));
                     }
                 }
             }
@@ -337,6 +341,9 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 },
             );
         }
+    }
+    if memo_after.is_some() {
+        w.spin_memo = memo_after;
     }
     if park.is_empty() {
         return Flow::Next;
