@@ -337,6 +337,9 @@ pub enum Inst {
         a: S64,
         b: S64,
     },
+    /// add.cc / addc{.cc} / sub.cc / subc{.cc} (32 or 64 bits): the carry (borrow for sub)
+    /// lives in the warp's per-lane CC.CF bit.
+    AddCarry(Box<CarryInst>),
     /// 64-bit shift by a 32-bit amount
     Shift64 {
         op: IntOp,
@@ -720,6 +723,22 @@ pub enum Inst {
     /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
     /// copies complete immediately (`immediate` policy), so these only mark the point.
     AsyncGroupMark,
+}
+
+#[derive(Clone, Debug)]
+pub struct CarryInst {
+    pub sub: bool,
+    /// addc/subc/madc: consume CC.CF
+    pub use_cf: bool,
+    /// .cc: produce CC.CF
+    pub set_cf: bool,
+    /// mad{c}.{lo,hi}{.cc}: multiply first (None: add/sub); Some(hi)
+    pub mad_hi: Option<bool>,
+    pub wide: bool,
+    pub d: Any,
+    pub a: Any,
+    pub b: Any,
+    pub c: Any,
 }
 
 #[derive(Clone, Debug)]

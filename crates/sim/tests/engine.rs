@@ -542,3 +542,36 @@ fn impossible_launches_are_refused_with_a_reason() {
         .contains("not a multiple of the cluster"));
     assert!(try_launch([0, 1, 1], [64, 1, 1], None, 0).contains("at least 1"));
 }
+
+#[test]
+fn carry_chains_add_and_subtract_wide_numbers() {
+    let pairs: [(u64, u64); 5] = [
+        (0xffff_ffff, 1),
+        (0x1_0000_0000, 1),
+        (u64::MAX, u64::MAX),
+        (5, 0xffff_ffff_0000_0001),
+        (0x1234_5678_9abc_def0, 0x0fed_cba9_8765_4321),
+    ];
+    let mut input = Vec::new();
+    for (a, b) in pairs {
+        input.extend(a.to_le_bytes());
+        input.extend(b.to_le_bytes());
+    }
+    let (r, out) = run_bufs("carry.ptx", [1, 1, 1], [5, 1, 1], &[input, vec![0; 5 * 32]]);
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    let o: Vec<u64> = out[1]
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (t, (a, b)) in pairs.into_iter().enumerate() {
+        assert_eq!(o[4 * t], a.wrapping_add(b), "add {t}");
+        assert_eq!(o[4 * t + 1], a.wrapping_sub(b), "sub {t}");
+        assert_eq!(
+            o[4 * t + 2],
+            (a as u32 as u64 * b as u32 as u64).wrapping_add(b),
+            "mad {t}"
+        );
+        let (lo, carry) = a.overflowing_add(b);
+        assert_eq!(o[4 * t + 3], lo ^ carry as u64, "add.cc.u64 {t}");
+    }
+}

@@ -691,6 +691,46 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::AddCarry(ref c) => {
+            let bits = if c.wide { 64 } else { 32 };
+            let m: u128 = if c.wide {
+                u64::MAX as u128
+            } else {
+                u32::MAX as u128
+            };
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                let cf = if c.use_cf { (w.cc >> l & 1) as u128 } else { 0 };
+                let (a, b) = (
+                    w.read_any(c.a, l) as u128 & m,
+                    w.read_any(c.b, l) as u128 & m,
+                );
+                let x = match c.mad_hi {
+                    None => a,
+                    Some(false) => (a * b) & m,
+                    Some(true) => (a * b) >> bits,
+                };
+                let y = if c.mad_hi.is_some() {
+                    w.read_any(c.c, l) as u128 & m
+                } else {
+                    b
+                };
+                // PTX: add: d = x + y + CF, CF = carry out; sub: d = x - (y + CF), CF = borrow
+                let (r, out) = if c.sub {
+                    let t = y + cf;
+                    (x.wrapping_sub(t) & m, (x < t) as u32)
+                } else {
+                    let t = x + y + cf;
+                    (t & m, (t > m) as u32)
+                };
+                w.write_any(c.d, l, r as u64);
+                if c.set_cf {
+                    w.cc = (w.cc & !(1 << l)) | (out << l);
+                }
+            }
+        }
         Inst::PredLogic { op, d, a, b } => {
             let (a, b) = (w.pred(a), w.pred(b));
             let v = match op {

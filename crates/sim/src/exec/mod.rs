@@ -91,6 +91,8 @@ pub struct Warp {
     /// Lanes that arrived at the cluster barrier in generation `cluster_gen`.
     pub cluster_arrived: u32,
     pub cluster_gen: u64,
+    /// CC.CF of each lane (add.cc / addc and friends).
+    pub cc: u32,
 }
 
 impl Warp {
@@ -118,6 +120,7 @@ impl Warp {
             spin_memo: None,
             cluster_arrived: 0,
             cluster_gen: 0,
+            cc: 0,
         }
     }
 
@@ -143,6 +146,7 @@ impl Warp {
         self.spin_memo = None;
         self.cluster_arrived = 0;
         self.cluster_gen = 0;
+        self.cc = 0;
     }
 
     #[inline(always)]

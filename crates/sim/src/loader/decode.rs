@@ -451,6 +451,13 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         | "not" | "shl" | "shr" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "cnot"
         | "fma" | "bfe" | "bfi" | "prmt" | "lop3" | "shf" | "sqrt" | "rsqrt" | "rcp" | "ex2"
         | "lg2" | "sin" | "cos" | "tanh" | "copysign" => arith(d),
+        "addc" | "subc" | "madc" => {
+            let ty = d.ty()?;
+            if !matches!(ty, Ty::U(32 | 64) | Ty::S(32 | 64) | Ty::B(32 | 64)) {
+                return d.unsup();
+            }
+            carry(d, d.i.name, ty)
+        }
         "setp" => setp(d),
         "testp" => {
             let op = d
@@ -691,6 +698,12 @@ fn int_op(name: &str, ty: Ty, d: &D<'_, '_, '_, '_>) -> R<IntOp> {
 fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let name = d.i.name;
     let ty = d.ty()?;
+    if d.has("cc")
+        && matches!(name, "add" | "sub" | "mad")
+        && matches!(ty, Ty::U(32 | 64) | Ty::S(32 | 64) | Ty::B(32 | 64))
+    {
+        return carry(d, name, ty);
+    }
     if d.has("cc") || d.has("relu") || d.has("oob") {
         return d.unsup();
     }
@@ -1075,6 +1088,38 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
         }),
         _ => d.unsup(),
     }
+}
+
+/// Carry chains: add.cc, addc{.cc}, sub.cc, subc{.cc}, mad{c}.{lo,hi}{.cc}.
+fn carry(d: &mut D<'_, '_, '_, '_>, name: &str, ty: Ty) -> R<Inst> {
+    let use_cf = name.ends_with('c') && name != "mad" || name == "madc";
+    let sub = name.starts_with("sub");
+    let mad_hi = if name.starts_with("mad") {
+        if d.has("wide") {
+            return d.unsup();
+        }
+        Some(d.has("hi"))
+    } else {
+        None
+    };
+    let wide = ty.bits() == 64;
+    let fb = ty.bits();
+    let c = if mad_hi.is_some() {
+        d.any_w(d.op(3)?, fb)?
+    } else {
+        Any::Imm(0)
+    };
+    Ok(Inst::AddCarry(Box::new(CarryInst {
+        sub,
+        use_cf,
+        set_cf: d.has("cc"),
+        mad_hi,
+        wide,
+        d: d.dany(0)?,
+        a: d.any_w(d.op(1)?, fb)?,
+        b: d.any_w(d.op(2)?, fb)?,
+        c,
+    })))
 }
 
 /// f16/bf16 arithmetic (scalar and x2) and the f32-destination mixed forms.
