@@ -464,7 +464,8 @@ fn testp_classifies_floats() {
 
 #[test]
 fn seeded_schedules_agree_on_race_free_programs() {
-    let cases: Vec<(&str, [u32; 3], [u32; 3], Vec<Vec<u8>>)> = vec![
+    type Case = (&'static str, [u32; 3], [u32; 3], Vec<Vec<u8>>);
+    let cases: Vec<Case> = vec![
         (
             "cluster_dsmem.ptx",
             [4, 1, 1],
