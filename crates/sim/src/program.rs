@@ -599,6 +599,8 @@ pub enum Inst {
     /// Mixed precision `add/sub{.rnd}.f32.{f16,bf16} d, a, c` and `fma.rn.f32.{f16,bf16} d, a, b, c`:
     /// the 16-bit sources widen exactly to f32, then the f32 operation rounds once.
     Mixed(Box<MixedInst>),
+    /// setp on f16/bf16 (x2: `p` from the low halves, `q` from the high halves)
+    SetpHalf(Box<SetpHalfInst>),
     /// testp.op.{f32,f64} p, a
     Testp {
         op: tmemu_num::ops::TestP,
@@ -723,6 +725,19 @@ pub enum Inst {
     /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
     /// copies complete immediately (`immediate` policy), so these only mark the point.
     AsyncGroupMark,
+}
+
+#[derive(Clone, Debug)]
+pub struct SetpHalfInst {
+    pub kind: tmemu_num::ops::HalfKind,
+    pub x2: bool,
+    pub op: tmemu_num::ops::CmpOp,
+    pub ftz: bool,
+    pub p: u16,
+    pub q: Option<u16>,
+    pub a: S32,
+    pub b: S32,
+    pub comb: Option<(BoolOp, PSrc)>,
 }
 
 #[derive(Clone, Debug)]

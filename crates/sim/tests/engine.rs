@@ -576,3 +576,27 @@ fn carry_chains_add_and_subtract_wide_numbers() {
         assert_eq!(o[4 * t + 3], lo ^ carry as u64, "add.cc.u64 {t}");
     }
 }
+
+#[test]
+fn setp_on_half_precision() {
+    // (a, b) as packed f16x2 words: lanes compare their low halves (and both halves for x2);
+    // the bf16 compare reads the same low 16 bits as bf16 values
+    let cases: [(u32, u32, u32); 3] = [
+        // a = {1.0, 3.0}, b = {2.0, 2.0}: lt, ltu; gt.x2 → low false, high true.
+        // bf16 0x3c00 ≈ 0.0078 vs 0x4000 = 2.0: ge false
+        (0x4200_3c00, 0x4000_4000, 1 | 2 | 8),
+        // a = {NaN, 1.0}, b = {1.0, 1.0}: lt false, ltu true; gt.x2 false/false; as bf16, 0x7e00 is
+        // the finite 2^125 (bf16 NaNs need exponent 0xff), so ge is true
+        (0x3c00_7e00, 0x3c00_3c00, 2 | 16),
+        // a = {2.0, 0.5}, b = {1.0, 1.0}: lt false; gt.x2 low true, high false; bf16 2.0 >= 0.0078 true
+        (0x3800_4000, 0x3c00_3c00, 4 | 16),
+    ];
+    let input: Vec<u8> = cases
+        .iter()
+        .flat_map(|&(a, b, _)| [a.to_le_bytes(), b.to_le_bytes()].concat())
+        .collect();
+    let (r, out) = run_bufs("setp_half.ptx", [1, 1, 1], [3, 1, 1], &[input, vec![0; 12]]);
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    let want: Vec<u32> = cases.iter().map(|c| c.2).collect();
+    assert_eq!(words(&out[1]), want);
+}

@@ -136,6 +136,39 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::SetpHalf(ref h) => {
+            let (a, b) = (w.get(h.a), w.get(h.b));
+            let cmp = |x: u32, y: u32| {
+                tmemu_num::ops::half::half_cmp(h.kind, h.op, x as u16, y as u16, h.ftz)
+            };
+            let (mut lo, mut hi) = (0u32, 0u32);
+            for l in 0..32 {
+                lo |= (cmp(a[l], b[l]) as u32) << l;
+                if h.x2 {
+                    hi |= (cmp(a[l] >> 16, b[l] >> 16) as u32) << l;
+                }
+            }
+            let comb = |w: &Warp, v: u32| match h.comb {
+                None => v,
+                Some((op, c)) => {
+                    let c = w.pred(c);
+                    match op {
+                        crate::program::BoolOp::And => v & c,
+                        crate::program::BoolOp::Or => v | c,
+                        crate::program::BoolOp::Xor => v ^ c,
+                    }
+                }
+            };
+            let (pv, qv) = if h.x2 {
+                (comb(w, lo), comb(w, hi))
+            } else {
+                (comb(w, lo), comb(w, !lo))
+            };
+            w.set_pred(h.p, mask, pv);
+            if let Some(q) = h.q {
+                w.set_pred(q, mask, qv);
+            }
+        }
         Inst::Testp { op, f64, p, a } => {
             let mut bits = 0u32;
             for l in 0..32 {

@@ -574,7 +574,8 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::F32x2Fma { .. }
             | Inst::Half(_)
             | Inst::Mixed(_)
-            | Inst::Testp { .. } => float::exec(w, mask, inst),
+            | Inst::Testp { .. }
+            | Inst::SetpHalf(_) => float::exec(w, mask, inst),
             Inst::Ld(_) | Inst::St(_) | Inst::Atom(_) | Inst::Cvta { .. } | Inst::Mapa { .. } => {
                 memory::exec(w, cx, mask, inst)
             }

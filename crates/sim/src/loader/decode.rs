@@ -1253,7 +1253,7 @@ fn cmp_op(d: &D<'_, '_, '_, '_>, ty: Ty) -> R<CmpOp> {
 fn setp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let ty = d.ty()?;
     if matches!(ty, Ty::F(16) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2) {
-        return d.unsup_why("half-precision compare needs tmemu-num");
+        return setp_half(d, ty);
     }
     let cmp = cmp_op(d, ty)?;
     let (p, q) = match &d.op(0)?.kind {
@@ -1305,6 +1305,63 @@ fn setp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             comb,
         })
     }
+}
+
+fn setp_half(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
+    use tmemu_num::ops::HalfKind;
+    let Some(op) = d
+        .mods
+        .iter()
+        .find_map(|m| tmemu_num::ops::CmpOp::from_ptx(m))
+    else {
+        return d.unsup_why("comparison");
+    };
+    let (kind, x2) = match ty {
+        Ty::F(16) => (HalfKind::F16, false),
+        Ty::F16x2 => (HalfKind::F16, true),
+        Ty::Bf16 => (HalfKind::Bf16, false),
+        _ => (HalfKind::Bf16, true),
+    };
+    let (p, q) = match &d.op(0)?.kind {
+        OperandKind::PredPair(a, b) => {
+            let pa = match d.lookup(a.name, a.span)? {
+                Sym::Pred(x) => x,
+                _ => return invalid("expected predicates", a.span),
+            };
+            let pb = match d.lookup(b.name, b.span)? {
+                Sym::Pred(x) => x,
+                _ => return invalid("expected predicates", b.span),
+            };
+            (pa, Some(pb))
+        }
+        _ => (d.pdst(0)?, None),
+    };
+    let comb = if d.nops() > 3 {
+        let op = if d.has("and") {
+            BoolOp::And
+        } else if d.has("or") {
+            BoolOp::Or
+        } else if d.has("xor") {
+            BoolOp::Xor
+        } else {
+            return invalid("setp with a fourth operand needs .and/.or/.xor", d.i.span);
+        };
+        Some((op, d.psrc(3)?))
+    } else {
+        None
+    };
+    let ftz = d.has("ftz");
+    Ok(Inst::SetpHalf(Box::new(SetpHalfInst {
+        kind,
+        x2,
+        op,
+        ftz,
+        p,
+        q,
+        a: d.s32(1)?,
+        b: d.s32(2)?,
+        comb,
+    })))
 }
 
 fn selp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
