@@ -600,3 +600,19 @@ fn setp_on_half_precision() {
     let want: Vec<u32> = cases.iter().map(|c| c.2).collect();
     assert_eq!(words(&out[1]), want);
 }
+
+#[test]
+fn cp_async_completes_through_its_mbarrier() {
+    let input: Vec<u8> = (0..32u32).flat_map(|i| (i * 10).to_le_bytes()).collect();
+    let (r, out) = run_bufs(
+        "cp_async_mbar.ptx",
+        [1, 1, 1],
+        [32, 1, 1],
+        &[input, vec![0; 128]],
+    );
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    assert_eq!(
+        words(&out[1]),
+        (0..32u32).map(|t| (31 - t) * 10 + 1).collect::<Vec<_>>()
+    );
+}

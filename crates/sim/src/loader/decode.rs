@@ -1945,9 +1945,30 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if d.has("tensor") || d.has("prefetch") || d.has("reduce") || d.has("cp_mask") {
         return d.unsup();
     }
-    if d.has("mbarrier") {
-        // cp.async.mbarrier.arrive: copies are complete at issue, so the arrive is immediate
-        return d.unsup();
+    if d.has("mbarrier") && d.has("arrive") && !d.has("bulk") {
+        // cp.async.mbarrier.arrive{.noinc}: copies complete at issue, so the arrive-on happens
+        // now. Without .noinc the pending count is first incremented, so the pair has no net
+        // effect on the phase (PTX ISA §9.7.9.25.3.x); with .noinc it is one arrival.
+        if !d.has("noinc") {
+            return Ok(Inst::Nop);
+        }
+        let space = if d.has("shared::cluster") {
+            Space::SharedCluster
+        } else {
+            Space::Shared
+        };
+        return Ok(Inst::Mbar(Box::new(MbarInst {
+            op: MbarOp::Arrive {
+                drop: false,
+                expect_tx: false,
+                no_complete: false,
+            },
+            space,
+            addr: d.addr(0)?,
+            d: None,
+            dp: None,
+            b: None,
+        })));
     }
     if d.has("bulk") {
         let dst = d.addr(0)?;
