@@ -1,0 +1,55 @@
+//! Static checks of tcgen05 PTX, the rules ptxas enforces before anything runs (TM04xx and the
+//! immediate halves of TM0001–TM0003), plus the rule-corpus annotation reader
+//! ([`annotations`]) shared by the ui-test runners.
+//!
+//! Entry point: [`static_check`]. It never panics on any parsed module and allocates only
+//! for the findings and the per-function call graph.
+
+pub mod annotations;
+mod cta_group;
+mod finding;
+mod instr;
+pub mod targets;
+
+pub use finding::StaticFinding;
+
+use tmemu_ptx::ast::{Module, Statement};
+
+/// Every static finding of `module`, in source order of their primary span (`file` is only
+/// used for the rendered messages' `file:line:col`).
+pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
+    let mut out = Vec::new();
+    let target = targets::TargetCheck::new(module);
+    let mut target_state = targets::Reported::default();
+    for f in module.functions() {
+        let Some(body) = &f.body else { continue };
+        visit(&body.statements, &mut |s| {
+            if let Statement::Instruction(i) = s {
+                if i.name == "tcgen05" {
+                    instr::check(i, &mut out);
+                    target.check(i, &mut target_state, &mut out);
+                }
+            }
+        });
+    }
+    cta_group::check(module, &mut out);
+    out.sort_by_key(|f| (f.span.start, f.rule.id));
+    for f in &mut out {
+        f.file = file.to_string();
+    }
+    out
+}
+
+/// Calls `f` on every statement, nested blocks included, in source order.
+pub(crate) fn visit<'a, 'src>(
+    stmts: &'a [Statement<'src>],
+    f: &mut impl FnMut(&'a Statement<'src>),
+) {
+    for s in stmts {
+        if let Statement::Block(b) = s {
+            visit(&b.statements, f);
+        } else {
+            f(s);
+        }
+    }
+}
