@@ -83,9 +83,8 @@ fn check_entry(name: &str, events: &Events<'_>) -> Option<StaticFinding> {
                 }
             }
             Event::Call(callee, span) => {
-                if let Some((g, at)) = walk(callee, events, &mut visited, &mut first) {
+                if let Some((_, at)) = walk(callee, events, &mut visited, &mut first) {
                     let f = first.expect("a conflict implies a first value");
-                    let _ = g;
                     return Some(finding(name, f, span, Some(at)));
                 }
             }

@@ -11,8 +11,23 @@ use tmemu_tmem::rules::{self, Rule};
 use crate::StaticFinding;
 
 pub(crate) fn check(i: &Instruction<'_>, out: &mut Vec<StaticFinding>) {
-    // A misspelt or repeated qualifier is the loader's "unsupported" report, not a rule.
+    // A misspelt or repeated qualifier is the loader's "unsupported" report, not a rule —
+    // except a `.xN` that no ld/st form has (`.x3`, `.x256`), which is TM0402 (ptxas:
+    // "Modifier .xN not allowed").
     let Ok(t) = decode::decode_tcgen05(i) else {
+        let mut mods = i.modifiers.iter();
+        if matches!(mods.next(), Some("ld" | "st")) {
+            if let Some(x) = mods.find(|m| is_num_qualifier(m)) {
+                out.push(StaticFinding::new(
+                    &rules::LDST_VECTOR_LENGTH,
+                    i.span,
+                    format!(
+                        "`{}`: .{x} is not a tcgen05.ld/st repeat count",
+                        i.opcode_display()
+                    ),
+                ));
+            }
+        }
         return;
     };
     let mut report = |rule: &'static Rule, msg: String| {
@@ -80,29 +95,36 @@ pub(crate) fn check(i: &Instruction<'_>, out: &mut Vec<StaticFinding>) {
     }
 }
 
-/// The rules an immediate nCols breaks, as ptxas 13.5 reports them: out of range alone
-/// (1024: only "out of range"); inside the range, "multiple of 32" and "power of 2" each
-/// (48 gives both, as in the rule corpus). `ncols_rule` (the allocator's single verdict)
-/// decides whether anything is wrong at all, so the two never disagree on legality.
+/// `x` followed by digits: a repeat count as written (legal or not).
+fn is_num_qualifier(m: &str) -> bool {
+    m.strip_prefix('x')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The rules an immediate nCols breaks, as ptxas 13.5 reports them: each of the three
+/// conditions on its own (probed: 48 → multiple-of-32 and power-of-2; 16 → multiple-of-32
+/// and range; 24, 600, 513 → all three; 1024 → range only; 0 → "non-zero" and range, which
+/// is TM0003 alone). `ncols_rule` (the allocator's verdict) decides whether anything is
+/// wrong at all, so static and dynamic checks never disagree on legality.
 fn ncols_rules(n: i64) -> impl Iterator<Item = &'static Rule> {
-    let n32 = u32::try_from(n).unwrap_or(u32::MAX);
-    let first = if n == i64::from(n32) {
-        ncols_rule(n32)
-    } else {
-        Some(&rules::NCOLS_OUT_OF_RANGE)
-    };
-    let mut v: [Option<&'static Rule>; 2] = [None, None];
-    match first {
-        None => {}
-        Some(r) if r.id == rules::NCOLS_OUT_OF_RANGE.id => v[0] = Some(r),
-        Some(_) => {
-            if n32 % 32 != 0 {
+    let mut v: [Option<&'static Rule>; 3] = [None, None, None];
+    match u32::try_from(n) {
+        Ok(n) if ncols_rule(n).is_none() => {}
+        Ok(n) if n > 0 => {
+            if n % 32 != 0 {
                 v[0] = Some(&rules::NCOLS_NOT_MULTIPLE_OF_32);
             }
-            if !n32.is_power_of_two() {
+            if !n.is_power_of_two() {
                 v[1] = Some(&rules::NCOLS_NOT_POWER_OF_TWO);
             }
+            if ncols_rule(n).is_some_and(|r| r.id == rules::NCOLS_OUT_OF_RANGE.id)
+                || !(32..=512).contains(&n)
+            {
+                v[2] = Some(&rules::NCOLS_OUT_OF_RANGE);
+            }
         }
+        // 0, negative, or beyond 32 bits.
+        _ => v[2] = Some(&rules::NCOLS_OUT_OF_RANGE),
     }
     v.into_iter().flatten()
 }
