@@ -94,9 +94,9 @@ impl std::fmt::Display for Rule {
 }
 
 const ALLOC: Option<&str> = Some("tmemu_tmem::alloc");
-/// nCols rules: the allocator checks register values; the static check of immediates is not
-/// written yet.
-const ALLOC_DYNAMIC_ONLY: Option<&str> = Some("tmemu_tmem::alloc (dynamic only; static planned)");
+/// nCols rules: the allocator checks register values, the static checker immediates.
+const ALLOC_DYNAMIC_ONLY: Option<&str> =
+    Some("tmemu_tmem::alloc (registers), tmemu_check (immediates)");
 
 // ----------------------------------------------------------------------------------------
 // TM00xx — allocation, permits, CTA pairs (tmem.md §7 rules 1–12, 14, 15)
@@ -775,7 +775,7 @@ pub const MIXED_CTA_GROUP: Rule = Rule {
     detection: Detection::Static,
     summary: "All tcgen05 instructions of a kernel (and the functions it calls) must use the same .cta_group (tmem.md rule 13).",
     hardware: "ptxas rejects the kernel (\"uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)\").",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const LDST_VECTOR_LENGTH: Rule = Rule {
@@ -786,7 +786,7 @@ pub const LDST_VECTOR_LENGTH: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.ld/st register vector length must match shape × num, and the shape/num combination must exist (tmem.md rule 21).",
     hardware: "ptxas rejects it (\"Argument vector size mismatch\", \"Modifier .xN not allowed\").",
-    checked_by: Some("tmemu_tmem::layout"),
+    checked_by: Some("tmemu_check, tmemu_tmem::layout"),
 };
 
 pub const HALF_SPLITOFF_NOT_IMMEDIATE: Rule = Rule {
@@ -797,7 +797,7 @@ pub const HALF_SPLITOFF_NOT_IMMEDIATE: Rule = Rule {
     detection: Detection::Static,
     summary: ".16x32bx2 ld/st must carry an immediate immHalfSplitoff (tmem.md rule 22).",
     hardware: "ptxas rejects it.",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const PACK_UNPACK_MISPLACED: Rule = Rule {
@@ -808,7 +808,7 @@ pub const PACK_UNPACK_MISPLACED: Rule = Rule {
     detection: Detection::Static,
     summary: ".pack::16b only on tcgen05.ld, .unpack::16b only on tcgen05.st (tmem.md rule 23).",
     hardware: "ptxas rejects it.",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const LD_RED_INVALID: Rule = Rule {
@@ -819,7 +819,7 @@ pub const LD_RED_INVALID: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.ld.red needs shape .32x32b or .16x32bx2, num ≥ .x2, no .pack::16b, .abs/.NaN only with .f32, and a supporting target (tmem.md rule 24).",
     hardware: "ptxas rejects each broken form.",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const CP_SHAPE_MULTICAST: Rule = Rule {
@@ -830,7 +830,7 @@ pub const CP_SHAPE_MULTICAST: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.cp .64x128b needs .warpx2::02_13/01_23, .32x128b needs .warpx4, other shapes take no multicast (tmem.md rule 25).",
     hardware: "ptxas rejects it.",
-    checked_by: Some("tmemu_tmem::layout"),
+    checked_by: Some("tmemu_check, tmemu_tmem::layout"),
 };
 
 pub const CP_FORMAT_PAIR: Rule = Rule {
@@ -841,7 +841,7 @@ pub const CP_FORMAT_PAIR: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.cp decompression qualifiers come as the pair .b8x16.<src> in that order (tmem.md rule 26).",
     hardware: "ptxas rejects it.",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const COMMIT_MULTICAST_MASK: Rule = Rule {
@@ -852,7 +852,7 @@ pub const COMMIT_MULTICAST_MASK: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.commit has .multicast::cluster exactly when it has a 16-bit ctaMask operand (tmem.md rule 29).",
     hardware: "ptxas rejects it.",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const TARGET_UNSUPPORTED: Rule = Rule {
@@ -863,7 +863,7 @@ pub const TARGET_UNSUPPORTED: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05 instructions need a supporting .target and .version (targets.md) (tmem.md rule 30).",
     hardware: "ptxas rejects it (\"not supported on .target\", \"requires PTX ISA .version 8.6 or later\").",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const MISSING_QUALIFIER: Rule = Rule {
@@ -874,7 +874,7 @@ pub const MISSING_QUALIFIER: Rule = Rule {
     detection: Detection::Static,
     summary: "Mandatory qualifiers (.sync.aligned, .cta_group::N, .b32) must be present (tmem.md rule 31).",
     hardware: "ptxas rejects it.",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 pub const ALLOC_STATE_SPACE: Rule = Rule {
@@ -885,7 +885,7 @@ pub const ALLOC_STATE_SPACE: Rule = Rule {
     detection: Detection::Static,
     summary: "tcgen05.alloc with an explicit state space must use .shared::cta (tmem.md rule 32).",
     hardware: "ptxas rejects it (\"State space incorrect ..., expected '.shared::cta'\").",
-    checked_by: None,
+    checked_by: Some("tmemu_check"),
 };
 
 /// Every rule, sorted by ID.
