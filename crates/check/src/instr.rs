@@ -165,6 +165,17 @@ fn missing_qualifiers(t: &Tcgen05, report: &mut impl FnMut(&str)) {
     if matches!(t.op, Alloc | Dealloc | Ld | St) && t.ty.is_none() {
         report(".b32 type");
     }
+    // ptxas 13.5 probes: "Unexpected instruction types" without a type, "Reduction operation
+    // is required", ".down modifier required".
+    if t.op == LdRed && t.ty.is_none() {
+        report("type (.f32, .u32 or .s32)");
+    }
+    if t.op == LdRed && t.red.is_none() {
+        report("reduction operation (.min or .max)");
+    }
+    if t.op == Shift && !t.down {
+        report(".down qualifier");
+    }
     if matches!(t.op, Ld | LdRed | St) && t.shape.is_none() {
         report("shape qualifier");
     }
@@ -201,9 +212,6 @@ fn ldst(i: &Instruction<'_>, t: &Tcgen05, report: &mut impl FnMut(&'static Rule,
         if (t.abs || t.nan) && t.ty != Some(tmemu_ptx::ast::ScalarType::F32) {
             bad.push(".abs/.NaN need .f32");
         }
-        if t.red.is_none() {
-            bad.push("a .min/.max reduction is required");
-        }
         for b in bad {
             report(&rules::LD_RED_INVALID, format!("`{op}`: {b}"));
         }
@@ -216,24 +224,25 @@ fn ldst(i: &Instruction<'_>, t: &Tcgen05, report: &mut impl FnMut(&'static Rule,
             return;
         }
     };
-    // The register vector: first operand of ld / ld.red, last operand of st. A bare
-    // register (not `{..}`) is left alone: ptxas' treatment of it is not probed.
+    // The register vector: first operand of ld / ld.red, last operand of st. It must be a
+    // `{..}` vector even for one register (ptxas 13.5: "Vector expected for argument 0").
     let vec = if t.op == Tcgen05Op::St {
         i.operands.last()
     } else {
         i.operands.first()
     };
-    if let Some(OperandKind::Vector(v)) = vec.map(|o| &o.kind) {
-        if v.len() as u32 != form.regs() {
-            report(
-                &rules::LDST_VECTOR_LENGTH,
-                format!(
-                    "`{op}` moves {} registers per thread, the vector has {}",
-                    form.regs(),
-                    v.len()
-                ),
-            );
-        }
+    let len = match vec.map(|o| &o.kind) {
+        Some(OperandKind::Vector(v)) => v.len(),
+        _ => 0,
+    };
+    if len as u32 != form.regs() {
+        report(
+            &rules::LDST_VECTOR_LENGTH,
+            format!(
+                "`{op}` moves {} registers per thread, the vector has {len}",
+                form.regs()
+            ),
+        );
     }
     if shape == LdStShape::S16x32bx2 {
         let addr = i

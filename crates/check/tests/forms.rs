@@ -112,6 +112,11 @@ fn ldst_vector_length_and_shape_num() {
         ids("tcgen05.ld.sync.aligned.32x32b.x3.b32 {%r1, %r2, %r3}, [%r9];"),
         ["TM0402"]
     );
+    // ptxas 13.5: "Vector expected for argument 0" — a bare register is not a vector.
+    assert_eq!(
+        ids("tcgen05.ld.sync.aligned.32x32b.x1.b32 %r1, [%r3];"),
+        ["TM0402"]
+    );
 }
 
 #[test]
@@ -248,6 +253,38 @@ fn mandatory_qualifiers_and_alloc_space() {
     assert_eq!(
         ids("tcgen05.alloc.cta_group::1.sync.aligned.shared::cluster.b32 [%r1], 32;"),
         ["TM0411"]
+    );
+    // ptxas 13.5 probes: these are rejected too.
+    assert_eq!(
+        ids("tcgen05.alloc.cta_group::1.sync.aligned.shared.b32 [%r1], 32;"),
+        ["TM0411"]
+    );
+    assert_eq!(
+        ids("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta [%r1], 32;"),
+        ["TM0410"]
+    );
+    assert_eq!(
+        ids("tcgen05.ld.sync.aligned.32x32b.x1 {%r1}, [%r3];"),
+        ["TM0410"]
+    );
+    assert_eq!(ids("tcgen05.shift.cta_group::1 [%r1];"), ["TM0410"]);
+    assert_eq!(
+        ids("tcgen05.mma.cta_group::1 [%r1], %rd1, %rd2, %r2, %p1;"),
+        ["TM0410"]
+    );
+    assert_eq!(ids("tcgen05.cp.cta_group::1 [%r1], %rd1;"), ["TM0410"]);
+    assert_eq!(
+        ids("tcgen05.commit.cta_group::1.shared::cluster.b64 [%rd1];"),
+        ["TM0410"]
+    );
+    let on103 = |l: &str| ids_on("sm_103a", "8.8", l);
+    assert_eq!(
+        on103("tcgen05.ld.red.sync.aligned.32x32b.x2.min {%r1, %r2}, %r3, [%r4];"),
+        ["TM0410"]
+    );
+    assert_eq!(
+        on103("tcgen05.ld.red.sync.aligned.32x32b.x2.u32 {%r1, %r2}, %r3, [%r4];"),
+        ["TM0410"]
     );
 }
 
