@@ -37,7 +37,7 @@ fn mbarrier_spin_exits_3_with_a_hang_report() {
     let (code, out, took) = tmemu(&["run", "tests/corpus/engine/mbarrier_spin.toml"]);
     assert_eq!(code, 3, "{out}");
     assert!(took < Duration::from_secs(1), "{took:?}");
-    assert!(out.contains("TM0206 mbarrier-hang"), "{out}");
+    assert!(out.contains("TM0225 mbarrier-hang"), "{out}");
     assert!(
         out.contains("mbarrier_spin.ptx:21:5: cta (0,0,0) warp 1 lanes 0xffffffff: blocked in `mbarrier.try_wait.parity.shared::cta.b64`: mbarrier at shared offset 0x400 (CTA rank 0) to leave phase parity 0: phase 0, pending arrivals 1 of 2, tx-count 0"),
         "{out}"

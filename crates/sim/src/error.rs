@@ -15,89 +15,40 @@ pub struct Rule {
     pub name: &'static str,
 }
 
-/// Engine-level rules (TM05xx) and the synchronisation rules the engine itself detects (TM02xx).
+/// The rules the engine itself reports: engine-level (TM05xx) and mbarrier / cluster-barrier
+/// rules (TM022x). IDs, names, sections and help live once, in the catalogue
+/// (`tmemu_tmem::rules`, source of docs/rules.md); these are handles into it.
 pub mod rules {
     use super::Rule;
-    pub const OUT_OF_BOUNDS: Rule = Rule {
-        id: "TM0501",
-        name: "out-of-bounds-access",
-    };
-    pub const MISALIGNED: Rule = Rule {
-        id: "TM0502",
-        name: "misaligned-access",
-    };
-    pub const BAD_ADDRESS_SPACE: Rule = Rule {
-        id: "TM0503",
-        name: "address-outside-space",
-    };
-    pub const BARRIER_DEADLOCK: Rule = Rule {
-        id: "TM0504",
-        name: "barrier-deadlock",
-    };
-    pub const TRAP: Rule = Rule {
-        id: "TM0505",
-        name: "trap",
-    };
-    pub const STEP_BUDGET: Rule = Rule {
-        id: "TM0506",
-        name: "step-budget-exhausted",
-    };
-    pub const DIVERGENT_ALIGNED: Rule = Rule {
-        id: "TM0507",
-        name: "divergent-aligned-instruction",
-    };
-    pub const BAD_BARRIER: Rule = Rule {
-        id: "TM0508",
-        name: "invalid-barrier-operand",
-    };
-    pub const SYNC_MASK: Rule = Rule {
-        id: "TM0509",
-        name: "sync-membermask-mismatch",
-    };
-    pub const CALL_DEPTH: Rule = Rule {
-        id: "TM0510",
-        name: "call-depth-exceeded",
-    };
-    pub const MBAR_UNINIT: Rule = Rule {
-        id: "TM0201",
-        name: "mbarrier-uninitialized",
-    };
-    pub const MBAR_REINIT: Rule = Rule {
-        id: "TM0202",
-        name: "mbarrier-reinit",
-    };
-    pub const MBAR_COUNT_RANGE: Rule = Rule {
-        id: "TM0203",
-        name: "mbarrier-count-range",
-    };
-    pub const MBAR_OVERARRIVE: Rule = Rule {
-        id: "TM0204",
-        name: "mbarrier-overarrive",
-    };
-    pub const MBAR_TX_RANGE: Rule = Rule {
-        id: "TM0205",
-        name: "mbarrier-tx-range",
-    };
-    pub const MBAR_HANG: Rule = Rule {
-        id: "TM0206",
-        name: "mbarrier-hang",
-    };
-    pub const MBAR_ALIGN: Rule = Rule {
-        id: "TM0207",
-        name: "mbarrier-misaligned",
-    };
-    pub const MBAR_REMOTE_WAIT: Rule = Rule {
-        id: "TM0208",
-        name: "mbarrier-remote-wait",
-    };
-    pub const MBAR_NOCOMPLETE: Rule = Rule {
-        id: "TM0209",
-        name: "mbarrier-nocomplete-completes",
-    };
-    pub const CLUSTER_REARRIVE: Rule = Rule {
-        id: "TM0210",
-        name: "cluster-barrier-double-arrive",
-    };
+    use tmemu_tmem::rules as catalogue;
+
+    const fn of(r: &catalogue::Rule) -> Rule {
+        Rule {
+            id: r.id,
+            name: r.name,
+        }
+    }
+
+    pub const OUT_OF_BOUNDS: Rule = of(&catalogue::OUT_OF_BOUNDS_ACCESS);
+    pub const MISALIGNED: Rule = of(&catalogue::MISALIGNED_ACCESS);
+    pub const BAD_ADDRESS_SPACE: Rule = of(&catalogue::ADDRESS_OUTSIDE_SPACE);
+    pub const BARRIER_DEADLOCK: Rule = of(&catalogue::BARRIER_DEADLOCK);
+    pub const TRAP: Rule = of(&catalogue::TRAP);
+    pub const STEP_BUDGET: Rule = of(&catalogue::STEP_BUDGET_EXHAUSTED);
+    pub const DIVERGENT_ALIGNED: Rule = of(&catalogue::DIVERGENT_ALIGNED_INSTRUCTION);
+    pub const BAD_BARRIER: Rule = of(&catalogue::INVALID_BARRIER_OPERAND);
+    pub const SYNC_MASK: Rule = of(&catalogue::SYNC_MEMBERMASK_MISMATCH);
+    pub const CALL_DEPTH: Rule = of(&catalogue::CALL_DEPTH_EXCEEDED);
+    pub const MBAR_UNINIT: Rule = of(&catalogue::MBARRIER_UNINITIALIZED);
+    pub const MBAR_REINIT: Rule = of(&catalogue::MBARRIER_REINIT);
+    pub const MBAR_COUNT_RANGE: Rule = of(&catalogue::MBARRIER_COUNT_RANGE);
+    pub const MBAR_OVERARRIVE: Rule = of(&catalogue::MBARRIER_OVERARRIVE);
+    pub const MBAR_TX_RANGE: Rule = of(&catalogue::MBARRIER_TX_RANGE);
+    pub const MBAR_HANG: Rule = of(&catalogue::MBARRIER_HANG);
+    pub const MBAR_ALIGN: Rule = of(&catalogue::MBARRIER_MISALIGNED);
+    pub const MBAR_REMOTE_WAIT: Rule = of(&catalogue::MBARRIER_REMOTE_WAIT);
+    pub const MBAR_NOCOMPLETE: Rule = of(&catalogue::MBARRIER_NOCOMPLETE_COMPLETES);
+    pub const CLUSTER_REARRIVE: Rule = of(&catalogue::CLUSTER_BARRIER_DOUBLE_ARRIVE);
 }
 
 /// Why a kernel could not be loaded.

@@ -167,7 +167,7 @@ fn mbarrier_spin_is_a_hang_report() {
     assert!(t.elapsed() < Duration::from_secs(1));
     assert_eq!(r.hangs.len(), 1, "{r:?}");
     let h = &r.hangs[0];
-    assert_eq!(h.rule.id, "TM0206");
+    assert_eq!(h.rule.id, "TM0225");
     let text = h.to_string();
     assert_eq!(h.warps.len(), 2, "{text}");
     assert!(text.contains("blocked in `mbarrier.try_wait.parity.shared::cta.b64` at 21:5: mbarrier at shared offset 0x400 (CTA rank 0) to leave phase parity 0: phase 0, pending arrivals 1 of 2, tx-count 0"), "{text}");

@@ -618,6 +618,118 @@ pub const ASYNC_WRITE_IN_FLIGHT: Rule = Rule {
     checked_by: Some("tmemu_race (library; engine wiring pending)"),
 };
 
+// mbarrier and cluster-barrier rules reported by the engine (tmemu_sim), sync.md §7–§8.
+
+pub const MBARRIER_UNINITIALIZED: Rule = Rule {
+    id: "TM0220",
+    name: "mbarrier-uninitialized",
+    section: "§9.7.13.15",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An mbarrier operation other than init (arrive, expect_tx, complete_tx, test/try_wait) on shared memory that holds no initialised mbarrier.",
+    hardware: "Undefined behaviour: the operation acts on whatever bytes are there.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_REINIT: Rule = Rule {
+    id: "TM0221",
+    name: "mbarrier-reinit",
+    section: "§9.7.13.15.9",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "mbarrier.init on an mbarrier that is still valid (initialised and not invalidated with mbarrier.inval).",
+    hardware: "Undefined behaviour: waiters and in-flight arrivals see a reset phase.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_COUNT_RANGE: Rule = Rule {
+    id: "TM0222",
+    name: "mbarrier-count-range",
+    section: "§9.7.13.15.2, §9.7.13.15.9, §9.7.13.15.13",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An mbarrier init count or arrive count outside [1, 2^20-1].",
+    hardware: "Undefined behaviour.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_OVERARRIVE: Rule = Rule {
+    id: "TM0223",
+    name: "mbarrier-overarrive",
+    section: "§9.7.13.15.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An arrive makes the pending count of the current phase negative: more arrivals than the barrier expects in one phase (DERIVED from the count's range, minimum 0).",
+    hardware: "Undefined behaviour: the extra arrival may complete a later phase early.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_TX_RANGE: Rule = Rule {
+    id: "TM0224",
+    name: "mbarrier-tx-range",
+    section: "§9.7.13.15.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The mbarrier tx-count leaves its range [-(2^20-1), 2^20-1] (expect_tx overflow, far more bytes completed than expected).",
+    hardware: "Undefined behaviour.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_HANG: Rule = Rule {
+    id: "TM0225",
+    name: "mbarrier-hang",
+    section: "§9.7.13.15.16",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A thread waits on an mbarrier phase that can never complete: pending arrivals or transaction bytes that no live thread or in-flight asynchronous operation can deliver (DERIVED, sync.md §7.5).",
+    hardware: "The waiting warps spin forever: the kernel hangs.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_MISALIGNED: Rule = Rule {
+    id: "TM0226",
+    name: "mbarrier-misaligned",
+    section: "§9.7.13.15.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An mbarrier object must be 8-byte aligned in shared memory.",
+    hardware: "Undefined behaviour.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_REMOTE_WAIT: Rule = Rule {
+    id: "TM0227",
+    name: "mbarrier-remote-wait",
+    section: "§9.7.13.15.8",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "test_wait/try_wait, init, inval and pending_count may only target an mbarrier in the executing CTA's own shared memory, not a peer CTA's.",
+    hardware: "Undefined behaviour.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MBARRIER_NOCOMPLETE_COMPLETES: Rule = Rule {
+    id: "TM0228",
+    name: "mbarrier-nocomplete-completes",
+    section: "§9.7.13.15.13",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An mbarrier.arrive.noComplete must not be the arrival that completes the phase.",
+    hardware: "Undefined behaviour.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const CLUSTER_BARRIER_DOUBLE_ARRIVE: Rule = Rule {
+    id: "TM0229",
+    name: "cluster-barrier-double-arrive",
+    section: "§9.7.13.3",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A thread arrives on barrier.cluster a second time before the barrier it arrived on has completed (each thread arrives at most once per barrier instance).",
+    hardware: "Undefined behaviour: the arrival may be counted towards the wrong barrier instance.",
+    checked_by: Some("tmemu_sim"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM03xx — mma and descriptors (descriptors.md, mma.md; checked by tmemu_tmem::desc)
 
@@ -889,6 +1001,119 @@ pub const ALLOC_STATE_SPACE: Rule = Rule {
 };
 
 /// Every rule, sorted by ID.
+// ----------------------------------------------------------------------------------------
+// TM05xx — engine-level rules (reported by tmemu_sim)
+
+pub const OUT_OF_BOUNDS_ACCESS: Rule = Rule {
+    id: "TM0501",
+    name: "out-of-bounds-access",
+    section: "§5 (state spaces)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A load, store or atomic touches memory outside every buffer or variable of its state space (global buffers, the CTA's shared memory, local, param, const).",
+    hardware: "An illegal-address fault, or silent corruption of a neighbouring allocation.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const MISALIGNED_ACCESS: Rule = Rule {
+    id: "TM0502",
+    name: "misaligned-access",
+    section: "§5.4.4 (alignment)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A memory access whose address is not a multiple of its access size (vector width × element size).",
+    hardware: "A misaligned-address fault.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const ADDRESS_OUTSIDE_SPACE: Rule = Rule {
+    id: "TM0503",
+    name: "address-outside-space",
+    section: "§5.1 (state spaces), §9.7.9.20 (cvta)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A generic or state-space address that does not fall in the window of the state space the instruction names, or a store to a read-only space.",
+    hardware: "A fault, or an access to an unrelated location.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const BARRIER_DEADLOCK: Rule = Rule {
+    id: "TM0504",
+    name: "barrier-deadlock",
+    section: "§9.7.13.1 (bar/barrier), §9.7.13.3 (barrier.cluster)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Every live warp waits at a barrier (bar.sync/barrier.sync, barrier.cluster.wait) that can never complete, because the threads it expects have exited or wait elsewhere.",
+    hardware: "The kernel hangs.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const TRAP: Rule = Rule {
+    id: "TM0505",
+    name: "trap",
+    section: "§9.7.19.1 (trap)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The kernel executed trap.",
+    hardware: "The launch is aborted with an error.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const STEP_BUDGET_EXHAUSTED: Rule = Rule {
+    id: "TM0506",
+    name: "step-budget-exhausted",
+    section: "(tmemu limit)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "The run exceeded tmemu's step budget (--max-steps): a livelock or a very long run. The verdict is incomplete, never clean.",
+    hardware: "A livelocked kernel runs forever.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const DIVERGENT_ALIGNED_INSTRUCTION: Rule = Rule {
+    id: "TM0507",
+    name: "divergent-aligned-instruction",
+    section: "§9.7.13.1 (bar.sync .aligned), §9.7.13.3",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An .aligned instruction (bar.sync, barrier.cluster, warp-synchronous collectives) executed by a divergent subset of the warp.",
+    hardware: "Undefined behaviour: hangs or wrong synchronisation.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const INVALID_BARRIER_OPERAND: Rule = Rule {
+    id: "TM0508",
+    name: "invalid-barrier-operand",
+    section: "§9.7.13.1 (bar/barrier)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A named barrier id outside 0..15, or a thread count that is not a multiple of the warp size or smaller than the arriving threads.",
+    hardware: "Undefined behaviour.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const SYNC_MEMBERMASK_MISMATCH: Rule = Rule {
+    id: "TM0509",
+    name: "sync-membermask-mismatch",
+    section: "§9.7.9.6 (shfl.sync), §9.7.13.2 (bar.warp.sync)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A .sync warp instruction executed by a lane that its membermask does not name, or whose membermask differs between the executing lanes.",
+    hardware: "Undefined behaviour.",
+    checked_by: Some("tmemu_sim"),
+};
+
+pub const CALL_DEPTH_EXCEEDED: Rule = Rule {
+    id: "TM0510",
+    name: "call-depth-exceeded",
+    section: "(tmemu limit)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Calls nested deeper than tmemu's call-depth limit. The verdict is incomplete.",
+    hardware: "A deep call chain may overflow the hardware call stack.",
+    checked_by: Some("tmemu_sim"),
+};
+
 pub static RULES: &[Rule] = &[
     NCOLS_NOT_POWER_OF_TWO,
     NCOLS_NOT_MULTIPLE_OF_32,
@@ -936,6 +1161,16 @@ pub static RULES: &[Rule] = &[
     SHARED_DATA_RACE,
     GLOBAL_DATA_RACE,
     ASYNC_WRITE_IN_FLIGHT,
+    MBARRIER_UNINITIALIZED,
+    MBARRIER_REINIT,
+    MBARRIER_COUNT_RANGE,
+    MBARRIER_OVERARRIVE,
+    MBARRIER_TX_RANGE,
+    MBARRIER_HANG,
+    MBARRIER_MISALIGNED,
+    MBARRIER_REMOTE_WAIT,
+    MBARRIER_NOCOMPLETE_COMPLETES,
+    CLUSTER_BARRIER_DOUBLE_ARRIVE,
     SMEM_DESC_VERSION,
     SMEM_DESC_RESERVED_BITS,
     SMEM_DESC_LAYOUT,
@@ -960,6 +1195,16 @@ pub static RULES: &[Rule] = &[
     TARGET_UNSUPPORTED,
     MISSING_QUALIFIER,
     ALLOC_STATE_SPACE,
+    OUT_OF_BOUNDS_ACCESS,
+    MISALIGNED_ACCESS,
+    ADDRESS_OUTSIDE_SPACE,
+    BARRIER_DEADLOCK,
+    TRAP,
+    STEP_BUDGET_EXHAUSTED,
+    DIVERGENT_ALIGNED_INSTRUCTION,
+    INVALID_BARRIER_OPERAND,
+    SYNC_MEMBERMASK_MISMATCH,
+    CALL_DEPTH_EXCEEDED,
 ];
 
 /// The rule with this ID (exact, case-sensitive), if catalogued.
