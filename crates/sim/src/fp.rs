@@ -19,8 +19,9 @@ fn rounding(r: Rnd) -> Rounding {
     }
 }
 
+/// The numerics crate's modifiers of an engine float form.
 #[inline(always)]
-fn mods(m: FMods) -> FloatMods {
+pub fn mods(m: FMods) -> FloatMods {
     FloatMods::new(rounding(m.rnd), m.ftz, m.sat)
 }
 

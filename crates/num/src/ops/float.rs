@@ -734,3 +734,237 @@ pub fn f32x2(op: FloatOp, a: u64, b: u64, c: u64, m: FloatMods) -> u64 {
     let hi = eval_f32(op, (a >> 32) as u32, (b >> 32) as u32, (c >> 32) as u32, m);
     (lo as u64) | ((hi as u64) << 32)
 }
+
+// ---------------------------------------------------------------------------------------------
+// 32-lane entry points: the engine's hot path
+//
+// Each takes a warp's operand arrays and computes exactly what the scalar function computes
+// for every lane. The common form (`.rn`, no `.ftz`, no `.sat`) runs as one plain loop over
+// native f32 arithmetic the compiler vectorises; every other form falls back to the scalar
+// function per lane. Native f32 `+`, `*` and fused multiply-add are correctly rounded to
+// nearest-even with gradual underflow (Rust never sets FTZ/DAZ), which is what the scalar
+// paths compute through f64 (double rounding through f64 is innocuous for + and *, and the
+// scalar fma.rn path is the same hardware fma); only NaN results differ in payload, so the
+// loops canonicalise them to `NAN32` as the scalar paths do. `lanes_tests` checks equality
+// with the scalar functions on random, special and subnormal operands.
+
+/// Lanes per warp.
+pub const LANES: usize = 32;
+
+/// A native f32 result as PTX bits: NaN becomes the canonical NaN.
+#[inline(always)]
+fn canon32(r: f32) -> u32 {
+    if r.is_nan() {
+        NAN32
+    } else {
+        r.to_bits()
+    }
+}
+
+/// `d[l] = f32_add(a[l], b[l], m)` for every lane.
+#[inline]
+pub fn f32_add_lanes(a: &[u32; LANES], b: &[u32; LANES], m: FloatMods, d: &mut [u32; LANES]) {
+    if m == FloatMods::RN {
+        for l in 0..LANES {
+            d[l] = canon32(f32::from_bits(a[l]) + f32::from_bits(b[l]));
+        }
+    } else {
+        for l in 0..LANES {
+            d[l] = f32_add(a[l], b[l], m);
+        }
+    }
+}
+
+/// `d[l] = f32_sub(a[l], b[l], m)` for every lane.
+#[inline]
+pub fn f32_sub_lanes(a: &[u32; LANES], b: &[u32; LANES], m: FloatMods, d: &mut [u32; LANES]) {
+    if m == FloatMods::RN {
+        for l in 0..LANES {
+            d[l] = canon32(f32::from_bits(a[l]) - f32::from_bits(b[l]));
+        }
+    } else {
+        for l in 0..LANES {
+            d[l] = f32_sub(a[l], b[l], m);
+        }
+    }
+}
+
+/// `d[l] = f32_mul(a[l], b[l], m)` for every lane.
+#[inline]
+pub fn f32_mul_lanes(a: &[u32; LANES], b: &[u32; LANES], m: FloatMods, d: &mut [u32; LANES]) {
+    if m == FloatMods::RN {
+        for l in 0..LANES {
+            d[l] = canon32(f32::from_bits(a[l]) * f32::from_bits(b[l]));
+        }
+    } else {
+        for l in 0..LANES {
+            d[l] = f32_mul(a[l], b[l], m);
+        }
+    }
+}
+
+/// `d[l] = f32_fma(a[l], b[l], c[l], m)` for every lane. The `.rn` form runs on the CPU's
+/// FMA unit when it has one (checked once per call, i.e. once per warp-instruction: the
+/// check is a cached atomic load); never as `a * b + c`, whose double rounding is not fma.
+#[inline]
+pub fn f32_fma_lanes(
+    a: &[u32; LANES],
+    b: &[u32; LANES],
+    c: &[u32; LANES],
+    m: FloatMods,
+    d: &mut [u32; LANES],
+) {
+    if m == FloatMods::RN {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: both features were detected at run time.
+                unsafe { fma_rn_lanes_avx2(a, b, c, d) };
+                return;
+            }
+        }
+    }
+    for l in 0..LANES {
+        d[l] = f32_fma(a[l], b[l], c[l], m);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fma_rn_lanes_avx2(
+    a: &[u32; LANES],
+    b: &[u32; LANES],
+    c: &[u32; LANES],
+    d: &mut [u32; LANES],
+) {
+    for l in 0..LANES {
+        let r = f32::from_bits(a[l]).mul_add(f32::from_bits(b[l]), f32::from_bits(c[l]));
+        d[l] = canon32(r);
+    }
+}
+
+#[cfg(test)]
+mod lanes_tests {
+    use super::*;
+
+    /// Operands that exercise every path: specials, subnormals, values near overflow and
+    /// cancellation, and random bit patterns.
+    fn operands(seed: u64, n: usize) -> Vec<u32> {
+        const SPECIAL: [u32; 16] = [
+            0,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_1234,
+            0x7f80_0001,
+            0x0000_0001,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x3380_0000,
+        ];
+        let mut s = seed;
+        (0..n)
+            .map(|i| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                match i % 4 {
+                    0 => SPECIAL[(s >> 40) as usize % SPECIAL.len()],
+                    // small exponent spread, so sums cancel and products stay in range
+                    1 => {
+                        (s as u32 & 0x807f_ffff)
+                            | (0x3f00_0000 + ((s >> 32) as u32 % 4) * 0x0080_0000)
+                    }
+                    // subnormal or tiny
+                    2 => s as u32 & 0x80ff_ffff,
+                    _ => s as u32,
+                }
+            })
+            .collect()
+    }
+
+    fn arr(v: &[u32]) -> [u32; LANES] {
+        v.try_into().unwrap()
+    }
+
+    #[test]
+    fn lanes_equal_scalar_in_every_mode() {
+        let modes = [
+            FloatMods::RN,
+            FloatMods::new(Rounding::Rn, true, false),
+            FloatMods::new(Rounding::Rn, false, true),
+            FloatMods::new(Rounding::Rz, false, false),
+            FloatMods::new(Rounding::Rm, true, true),
+            FloatMods::new(Rounding::Rp, false, false),
+        ];
+        for (k, &m) in modes.iter().enumerate() {
+            for round in 0..4000u64 {
+                let seed = 0x9e37_79b9_7f4a_7c15 ^ (round * 0x1234_5679 + k as u64 + 1);
+                let v = operands(seed, 3 * LANES);
+                // permute the operand kinds between the three inputs
+                let (a, b, c) = (arr(&v[..32]), arr(&v[32..64]), arr(&v[64..]));
+                let mut d = [0u32; LANES];
+                f32_add_lanes(&a, &b, m, &mut d);
+                for l in 0..LANES {
+                    assert_eq!(
+                        d[l],
+                        f32_add(a[l], b[l], m),
+                        "add {:#x} {:#x} {m:?}",
+                        a[l],
+                        b[l]
+                    );
+                }
+                f32_sub_lanes(&a, &c, m, &mut d);
+                for l in 0..LANES {
+                    assert_eq!(
+                        d[l],
+                        f32_sub(a[l], c[l], m),
+                        "sub {:#x} {:#x} {m:?}",
+                        a[l],
+                        c[l]
+                    );
+                }
+                f32_mul_lanes(&b, &c, m, &mut d);
+                for l in 0..LANES {
+                    assert_eq!(
+                        d[l],
+                        f32_mul(b[l], c[l], m),
+                        "mul {:#x} {:#x} {m:?}",
+                        b[l],
+                        c[l]
+                    );
+                }
+                f32_fma_lanes(&a, &b, &c, m, &mut d);
+                for l in 0..LANES {
+                    assert_eq!(
+                        d[l],
+                        f32_fma(a[l], b[l], c[l], m),
+                        "fma {:#x} {:#x} {:#x} {m:?}",
+                        a[l],
+                        b[l],
+                        c[l]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fma_lanes_are_fused() {
+        // (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46 exactly; a*b+c in f32 would give 0
+        let a = [0x3f80_0001; LANES];
+        let b = [0x3f7f_fffe; LANES];
+        let c = [(-1.0f32).to_bits(); LANES];
+        let mut d = [0u32; LANES];
+        f32_fma_lanes(&a, &b, &c, FloatMods::RN, &mut d);
+        assert!(d.iter().all(|&x| x == (-(2f32.powi(-46))).to_bits()));
+    }
+}

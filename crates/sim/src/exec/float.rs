@@ -4,6 +4,7 @@
 use super::{Flow, Warp};
 use crate::fp;
 use crate::program::{FMods, FOp, FUnOp, Inst};
+use tmemu_num::ops::float as nf;
 
 #[inline(always)]
 fn bin_f32(op: FOp, m: FMods, x: u32, y: u32) -> u32 {
@@ -43,18 +44,12 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         Inst::F32Bin { op, m, d, a, b } => {
             let (a, b) = (w.get(a), w.get(b));
             let mut r = [0u32; 32];
-            // dispatch outside the lane loop so each loop is monomorphic
+            // dispatch outside the lane loop so each loop is monomorphic; the common forms
+            // go to the numerics crate's 32-lane entry points (vectorised `.rn` fast path)
             match op {
-                FOp::Add => {
-                    for l in 0..32 {
-                        r[l] = fp::add32(a[l], b[l], m);
-                    }
-                }
-                FOp::Mul => {
-                    for l in 0..32 {
-                        r[l] = fp::mul32(a[l], b[l], m);
-                    }
-                }
+                FOp::Add => nf::f32_add_lanes(&a, &b, fp::mods(m), &mut r),
+                FOp::Sub => nf::f32_sub_lanes(&a, &b, fp::mods(m), &mut r),
+                FOp::Mul => nf::f32_mul_lanes(&a, &b, fp::mods(m), &mut r),
                 _ => {
                     for l in 0..32 {
                         r[l] = bin_f32(op, m, a[l], b[l]);
@@ -74,9 +69,7 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         Inst::F32Fma { m, d, a, b, c } => {
             let (a, b, c) = (w.get(a), w.get(b), w.get(c));
             let mut r = [0u32; 32];
-            for l in 0..32 {
-                r[l] = fp::fma32(a[l], b[l], c[l], m);
-            }
+            nf::f32_fma_lanes(&a, &b, &c, fp::mods(m), &mut r);
             w.set(d, mask, &r);
         }
         Inst::F32Un { op, m, d, a } => {
