@@ -11,7 +11,10 @@ const FILES: &[&str] = &["triton/matmul_bf16.ptx", "triton/dot_scaled_mxfp8.ptx"
 
 #[divan::bench(args = FILES)]
 fn check(b: Bencher, file: &str) {
-    let path = format!("{}/../../tests/corpus/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../tests/corpus/kernels/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let module = tmemu_ptx::parse(&text).unwrap();
     b.counter(BytesCount::new(text.len()))

@@ -2,15 +2,16 @@
 //! (TM0402–TM0405), cp forms (TM0406, TM0407), commit multicast (TM0408), mandatory
 //! qualifiers (TM0410) and the alloc state space (TM0411).
 
-use tmemu_ptx::ast::{Instruction, OperandKind, StateSpace};
+use tmemu_ptx::ast::{Instruction, OperandKind, ScalarType, StateSpace};
 use tmemu_ptx::decode::{self, CpMulticast, CpShape, CpSrcFormat, LdStShape, Tcgen05, Tcgen05Op};
 use tmemu_tmem::alloc::ncols_rule;
 use tmemu_tmem::layout;
 use tmemu_tmem::rules::{self, Rule};
 
+use crate::regs::RegTypes;
 use crate::StaticFinding;
 
-pub(crate) fn check(i: &Instruction<'_>, out: &mut Vec<StaticFinding>) {
+pub(crate) fn check(i: &Instruction<'_>, regs: &RegTypes<'_>, out: &mut Vec<StaticFinding>) {
     // A misspelt or repeated qualifier is the loader's "unsupported" report, not a rule —
     // except a `.xN` that no ld/st form has (`.x3`, `.x256`), which is TM0402 (ptxas:
     // "Modifier .xN not allowed").
@@ -70,6 +71,23 @@ pub(crate) fn check(i: &Instruction<'_>, out: &mut Vec<StaticFinding>) {
                     ".multicast::cluster needs a 16-bit ctaMask operand"
                 };
                 report(&rules::COMMIT_MULTICAST_MASK, format!("`{op}`: {msg}"));
+            }
+            // The mask is 16 bits: an immediate or a .b16/.u16/.s16 register (ptxas 13.5
+            // probe: a .b32 register is "must be 16-bit size", .b64 and .f16 "Arguments
+            // mismatch"). A register whose declaration is not in this function is left alone.
+            if let Some(OperandKind::Ident(id)) = i.operands.get(1).map(|o| &o.kind) {
+                if let Some(ty) = regs.type_of(id.name) {
+                    if !matches!(ty, ScalarType::B16 | ScalarType::U16 | ScalarType::S16) {
+                        report(
+                            &rules::COMMIT_MULTICAST_MASK,
+                            format!(
+                                "`{op}`: ctaMask {} is .{}, it must be a 16-bit integer",
+                                id.name,
+                                ty.as_str().trim_start_matches('.')
+                            ),
+                        );
+                    }
+                }
             }
         }
         _ => {}

@@ -9,6 +9,7 @@ pub mod annotations;
 mod cta_group;
 mod finding;
 mod instr;
+mod regs;
 pub mod targets;
 
 pub use finding::StaticFinding;
@@ -23,10 +24,11 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
     let mut target_state = targets::Reported::default();
     for f in module.functions() {
         let Some(body) = &f.body else { continue };
+        let regs = regs::RegTypes::of(&body.statements);
         visit(&body.statements, &mut |s| {
             if let Statement::Instruction(i) = s {
                 if i.name == "tcgen05" {
-                    instr::check(i, &mut out);
+                    instr::check(i, &regs, &mut out);
                     target.check(i, &mut target_state, &mut out);
                 }
             }

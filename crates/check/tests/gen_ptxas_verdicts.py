@@ -13,7 +13,7 @@ OUT = pathlib.Path(__file__).parent / "data" / "ptxas_verdicts.tsv"
 def frame(version, target, line):
     return (f".version {version}\n.target {target}\n.address_size 64\n.entry k()\n{{\n"
             f"    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n    .reg .b16 %rs<4>;\n"
-            f"    .reg .pred %p<4>;\n    {line}\n    ret;\n}}\n")
+            f"    .reg .pred %p<4>;\n    .reg .u16 %u<4>;\n    .reg .f16 %h<4>;\n    {line}\n    ret;\n}}\n")
 
 def regs(n):
     return "{" + ", ".join(f"%r{i}" for i in range(n)) + "}"
@@ -46,7 +46,9 @@ def forms():
                 for g in ["1", "2"]:
                     yield v, t, f"tcgen05.cp.cta_group::{g}.{shape}{mc}{fmt} [%r1], %rd1;"
     for mc, mask in [("", ""), ("", ", %rs1"), (".multicast::cluster", ", %rs1"),
-                     (".multicast::cluster", "")]:
+                     (".multicast::cluster", ""), (".multicast::cluster", ", %r1"),
+                     (".multicast::cluster", ", %rd1"), (".multicast::cluster", ", 3"),
+                     (".multicast::cluster", ", %u1"), (".multicast::cluster", ", %h1")]:
         yield v, t, f"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster{mc}.b64 [%rd1]{mask};"
     for n in [0, 8, 16, 24, 32, 48, 64, 96, 128, 160, 256, 384, 512, 513, 600, 1024, 2048]:
         yield v, t, f"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], {n};"

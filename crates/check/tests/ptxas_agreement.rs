@@ -8,7 +8,7 @@ use tmemu_check::static_check;
 
 fn frame(version: &str, target: &str, line: &str) -> String {
     format!(
-        ".version {version}\n.target {target}\n.address_size 64\n.entry k()\n{{\n    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n    .reg .b16 %rs<4>;\n    .reg .pred %p<4>;\n    {line}\n    ret;\n}}\n"
+        ".version {version}\n.target {target}\n.address_size 64\n.entry k()\n{{\n    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n    .reg .b16 %rs<4>;\n    .reg .pred %p<4>;\n    .reg .u16 %u<4>;\n    .reg .f16 %h<4>;\n    {line}\n    ret;\n}}\n"
     )
 }
 
