@@ -9,7 +9,7 @@
 //! the ld.red conditions, so it gets the more specific rule).
 
 use tmemu_ptx::ast::{Instruction, Module};
-use tmemu_ptx::decode::{self, MmaKind, Tcgen05Op};
+use tmemu_ptx::decode::{self, MmaKind, ScaleVec, Tcgen05, Tcgen05Op};
 use tmemu_ptx::span::Span;
 use tmemu_tmem::rules;
 
@@ -97,6 +97,28 @@ pub fn mma_i8_supported(sm: Sm) -> bool {
     sm.suffix == Suffix::Arch && matches!(sm.canonical(), 100 | 110)
 }
 
+/// Why an mma variant is not available on this target/version, if it is not. From ptxas
+/// 13.5 probes (recorded in tests/data/ptxas_verdicts.tsv) and targets.md §4 / mma.md:
+/// `.kind::i8` only on sm_100a/sm_110a; `.scale_vec::NX` only on architecture-specific
+/// targets ("Feature '.scale_vec::1X' not supported on .target 'sm_100f'"); `.block16` /
+/// `.block32` from PTX 8.8; `.kind::mxf4nvf4` and `.scale_vec::4X` from PTX 8.7.
+pub fn mma_variant_unsupported(t: &Tcgen05, sm: Sm, version: PtxVersion) -> Option<&'static str> {
+    use ScaleVec::*;
+    if t.kind == Some(MmaKind::I8) && !mma_i8_supported(sm) {
+        return Some(".kind::i8 is not supported on this target");
+    }
+    if matches!(t.scale_vec, Some(X1 | X2 | X4)) && sm.suffix != Suffix::Arch {
+        return Some(".scale_vec::NX needs an architecture-specific (a) target");
+    }
+    if matches!(t.scale_vec, Some(Block16 | Block32)) && version < 88 {
+        return Some(".block16/.block32 require PTX ISA .version 8.8 or later");
+    }
+    if (t.kind == Some(MmaKind::Mxf4nvf4) || t.scale_vec == Some(X4)) && version < 87 {
+        return Some(".kind::mxf4nvf4 and .scale_vec::4X require PTX ISA .version 8.7 or later");
+    }
+    None
+}
+
 /// The module's target and version, read once.
 pub(crate) struct TargetCheck {
     sm: Option<Sm>,
@@ -181,20 +203,17 @@ impl TargetCheck {
                 )
                 .related(self.target_span),
             ),
-            Tcgen05Op::Mma | Tcgen05Op::MmaSp | Tcgen05Op::MmaWs | Tcgen05Op::MmaWsSp
-                if t.kind == Some(MmaKind::I8) && !mma_i8_supported(sm) =>
-            {
-                out.push(
-                    StaticFinding::new(
-                        &rules::TARGET_UNSUPPORTED,
-                        i.span,
-                        format!(
-                            "`{op}`: .kind::i8 is not supported on .target '{}'",
-                            self.name
-                        ),
+            Tcgen05Op::Mma | Tcgen05Op::MmaSp | Tcgen05Op::MmaWs | Tcgen05Op::MmaWsSp => {
+                if let Some(why) = mma_variant_unsupported(&t, sm, self.version) {
+                    out.push(
+                        StaticFinding::new(
+                            &rules::TARGET_UNSUPPORTED,
+                            i.span,
+                            format!("`{op}`: {why} (.target '{}')", self.name),
+                        )
+                        .related(self.target_span),
                     )
-                    .related(self.target_span),
-                )
+                }
             }
             _ => {}
         }

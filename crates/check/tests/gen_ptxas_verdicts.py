@@ -76,6 +76,17 @@ def forms():
               "tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, %p1;",
               "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
               "tcgen05.fence::after_thread_sync;"]
+    mma = ["mxf8f6f4.block_scale", "mxf8f6f4.block_scale.scale_vec::1X",
+           "mxf8f6f4.block_scale.block32", "mxf4nvf4.block_scale.block16",
+           "mxf4nvf4.block_scale.scale_vec::4X", "mxf4.block_scale.scale_vec::2X",
+           "mxf4.block_scale.block32", "mxf4nvf4.block_scale.scale_vec::2X"]
+    for tgt, ver in [("sm_100a", "8.8"), ("sm_100f", "8.8"), ("sm_103a", "8.8"),
+                     ("sm_110a", "9.0"), ("sm_110f", "9.0"), ("sm_100a", "8.6"),
+                     ("sm_100a", "8.7"), ("sm_103f", "8.8")]:
+        for kind in mma:
+            yield ver, tgt, f"tcgen05.mma.cta_group::1.kind::{kind} [%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;"
+        for kind in ["tf32", "f8f6f4", "f16"]:
+            yield ver, tgt, f"tcgen05.mma.cta_group::1.kind::{kind} [%r1], %rd1, %rd2, %r2, %p1;"
     for tgt in ["sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a",
                 "sm_103f", "sm_110", "sm_110a", "sm_110f", "sm_120a", "sm_120f"]:
         for ver in ["8.5", "8.6", "8.7", "8.8", "9.0"]:
