@@ -141,6 +141,9 @@ pub enum FOp {
     /// min/max.xorsign.abs: compare magnitudes, sign = xor of the input signs
     MinXorsign,
     MaxXorsign,
+    /// min/max.NaN.xorsign.abs: as above, a NaN input gives the canonical NaN
+    MinXorsignNan,
+    MaxXorsignNan,
     Div,
     /// copysign: magnitude of b, sign of a
     Copysign,

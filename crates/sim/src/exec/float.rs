@@ -10,7 +10,8 @@ use tmemu_num::ops::float as nf;
 fn bin_f32(op: FOp, m: FMods, x: u32, y: u32) -> u32 {
     match op {
         FOp::Add => fp::add32(x, y, m),
-        FOp::Sub => fp::add32(x, y ^ 0x8000_0000, m),
+        // not add(x, -y): negating a NaN operand would flip the sign of the propagated NaN
+        FOp::Sub => nf::f32_sub(x, y, fp::mods(m)),
         FOp::Mul => fp::mul32(x, y, m),
         FOp::Div => fp::div32(x, y, m),
         FOp::Min => fp::min32(x, y, m, false),
@@ -19,6 +20,8 @@ fn bin_f32(op: FOp, m: FMods, x: u32, y: u32) -> u32 {
         FOp::MaxNan => fp::max32(x, y, m, true),
         FOp::MinXorsign => fp::minmax_xorsign32(x, y, m, false, false),
         FOp::MaxXorsign => fp::minmax_xorsign32(x, y, m, false, true),
+        FOp::MinXorsignNan => fp::minmax_xorsign32(x, y, m, true, false),
+        FOp::MaxXorsignNan => fp::minmax_xorsign32(x, y, m, true, true),
         FOp::Copysign => fp::copysign32(x, y),
     }
 }
@@ -27,7 +30,8 @@ fn bin_f32(op: FOp, m: FMods, x: u32, y: u32) -> u32 {
 fn bin_f64(op: FOp, m: FMods, x: u64, y: u64) -> u64 {
     match op {
         FOp::Add => fp::add64(x, y, m),
-        FOp::Sub => fp::add64(x, y ^ (1 << 63), m),
+        // not add(x, -y): negating a NaN operand would flip the sign of the propagated NaN
+        FOp::Sub => nf::f64_sub(x, y, fp::mods(m).rnd),
         FOp::Mul => fp::mul64(x, y, m),
         FOp::Div => fp::div64(x, y, m),
         FOp::Min => fp::min64(x, y, false),
@@ -35,7 +39,9 @@ fn bin_f64(op: FOp, m: FMods, x: u64, y: u64) -> u64 {
         FOp::MinNan => fp::min64(x, y, true),
         FOp::MaxNan => fp::max64(x, y, true),
         FOp::Copysign => fp::copysign64(x, y),
-        FOp::MinXorsign | FOp::MaxXorsign => unreachable!("loader refuses xorsign on f64"),
+        FOp::MinXorsign | FOp::MaxXorsign | FOp::MinXorsignNan | FOp::MaxXorsignNan => {
+            unreachable!("loader refuses xorsign on f64")
+        }
     }
 }
 

@@ -79,9 +79,11 @@ pub(super) fn bin32(
         } else {
             (x as i32).wrapping_div(y as i32) as u32
         }),
-        IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(x)),
+        // rem by zero is all ones on the H100 (tmemu_num::ops::int::rem; recorded in
+        // tests/corpus/diff/h100), not the dividend.
+        IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(u32::MAX)),
         IntOp::RemS => lanes!(a, b, |x, y| if y == 0 {
-            x
+            u32::MAX
         } else {
             (x as i32).wrapping_rem(y as i32) as u32
         }),
@@ -130,9 +132,11 @@ pub(super) fn bin64(
         } else {
             (x as i64).wrapping_div(y as i64) as u64
         }),
-        IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(x)),
+        // rem by zero is all ones on the H100 (tmemu_num::ops::int::rem; recorded in
+        // tests/corpus/diff/h100), not the dividend.
+        IntOp::RemU => lanes!(a, b, |x, y| x.checked_rem(y).unwrap_or(u64::MAX)),
         IntOp::RemS => lanes!(a, b, |x, y| if y == 0 {
-            x
+            u64::MAX
         } else {
             (x as i64).wrapping_rem(y as i64) as u64
         }),

@@ -980,8 +980,10 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
         m.rnd = Rnd::Rn;
     }
     let fop = |n: &str| match (n, nan) {
-        ("min", _) if xorsign => FOp::MinXorsign,
-        ("max", _) if xorsign => FOp::MaxXorsign,
+        ("min", false) if xorsign => FOp::MinXorsign,
+        ("max", false) if xorsign => FOp::MaxXorsign,
+        ("min", true) if xorsign => FOp::MinXorsignNan,
+        ("max", true) if xorsign => FOp::MaxXorsignNan,
         ("copysign", _) => FOp::Copysign,
         ("add", _) => FOp::Add,
         ("sub", _) => FOp::Sub,
