@@ -318,3 +318,38 @@ fn line_deletions_never_panic() {
     }
     assert!(n > 300, "only {n} variants parsed");
 }
+
+/// Whole programs for TM0401 across calls, with ptxas 13.5's verdicts (probed: the rejects
+/// say "Function 'k' uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)
+/// and that is not allowed."). A reject must give exactly one TM0401, an accept nothing.
+#[test]
+fn cta_group_programs_match_ptxas() {
+    let f2 = ".func f2()\n{\n .reg .b64 %rd<2>;\n mov.u64 %rd1, 0;\n tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [%rd1];\n ret;\n}\n";
+    let g = ".func g()\n{\n call f2, ();\n ret;\n}\n";
+    let r1 = " tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n";
+    let r2 = " tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n";
+    let call = " call f2, ();\n";
+    let cases = [
+        (format!("{f2}.entry k()\n{{\n{r1}{call} ret;\n}}\n"), false),
+        (
+            format!("{f2}.entry a()\n{{\n{call} ret;\n}}\n.entry b()\n{{\n{r1} ret;\n}}\n"),
+            true,
+        ),
+        (format!("{f2}.entry k()\n{{\n{r2}{call} ret;\n}}\n"), true),
+        (
+            format!("{f2}{g}.entry k()\n{{\n{r1} call g, ();\n ret;\n}}\n"),
+            false,
+        ),
+        (format!("{f2}.entry k()\n{{\n{r1} ret;\n}}\n"), true),
+    ];
+    for (body, ptxas_accepts) in cases {
+        let src = format!(".version 8.8\n.target sm_100a\n.address_size 64\n{body}");
+        let m = tmemu_ptx::parse(&src).unwrap();
+        let ids: Vec<_> = static_check(&m, "t.ptx")
+            .iter()
+            .map(|f| f.rule.id)
+            .collect();
+        let expected: &[&str] = if ptxas_accepts { &[] } else { &["TM0401"] };
+        assert_eq!(ids, expected, "{src}");
+    }
+}
