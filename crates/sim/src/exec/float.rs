@@ -45,6 +45,26 @@ fn bin_f64(op: FOp, m: FMods, x: u64, y: u64) -> u64 {
     }
 }
 
+/// The low and high f32 halves of f32x2 lanes.
+#[inline(always)]
+fn halves(v: &[u64; 32]) -> ([u32; 32], [u32; 32]) {
+    let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+    for l in 0..32 {
+        lo[l] = v[l] as u32;
+        hi[l] = (v[l] >> 32) as u32;
+    }
+    (lo, hi)
+}
+
+#[inline(always)]
+fn join(lo: &[u32; 32], hi: &[u32; 32]) -> [u64; 32] {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = lo[l] as u64 | (hi[l] as u64) << 32;
+    }
+    r
+}
+
 pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
     match *inst {
         Inst::F32Bin { op, m, d, a, b } => {
@@ -110,6 +130,21 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::F32x2Bin { op, m, d, a, b } if matches!(op, FOp::Add | FOp::Sub | FOp::Mul) => {
+            // split into halves so each half runs through the 32-lane entry points
+            let (a, b) = (w.get(a), w.get(b));
+            let (alo, ahi) = halves(&a);
+            let (blo, bhi) = halves(&b);
+            let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+            let f = match op {
+                FOp::Add => nf::f32_add_lanes,
+                FOp::Sub => nf::f32_sub_lanes,
+                _ => nf::f32_mul_lanes,
+            };
+            f(&alo, &blo, fp::mods(m), &mut lo);
+            f(&ahi, &bhi, fp::mods(m), &mut hi);
+            w.set(d, mask, &join(&lo, &hi));
+        }
         Inst::F32x2Bin { op, m, d, a, b } => {
             let (a, b) = (w.get(a), w.get(b));
             let mut r = [0u64; 32];
@@ -122,18 +157,11 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         }
         Inst::F32x2Fma { m, d, a, b, c } => {
             let (a, b, c) = (w.get(a), w.get(b), w.get(c));
-            let mut r = [0u64; 32];
-            for l in 0..32 {
-                let lo = fp::fma32(a[l] as u32, b[l] as u32, c[l] as u32, m);
-                let hi = fp::fma32(
-                    (a[l] >> 32) as u32,
-                    (b[l] >> 32) as u32,
-                    (c[l] >> 32) as u32,
-                    m,
-                );
-                r[l] = lo as u64 | (hi as u64) << 32;
-            }
-            w.set(d, mask, &r);
+            let ((alo, ahi), (blo, bhi), (clo, chi)) = (halves(&a), halves(&b), halves(&c));
+            let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+            nf::f32_fma_lanes(&alo, &blo, &clo, fp::mods(m), &mut lo);
+            nf::f32_fma_lanes(&ahi, &bhi, &chi, fp::mods(m), &mut hi);
+            w.set(d, mask, &join(&lo, &hi));
         }
         Inst::SetpHalf(ref h) => {
             let (a, b) = (w.get(h.a), w.get(h.b));
