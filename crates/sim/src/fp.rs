@@ -94,6 +94,32 @@ pub fn copysign32(a: u32, b: u32) -> u32 {
     nf::f32_copysign(a, b)
 }
 
+/// [`un32`] over a warp's lanes, with the operation matched once outside the lane loop.
+pub fn un32_lanes(op: FUnOp, a: &[u32; 32], m: FMods, r: &mut [u32; 32]) {
+    #[inline(always)]
+    fn each(a: &[u32; 32], r: &mut [u32; 32], f: impl Fn(u32) -> u32) {
+        for l in 0..32 {
+            r[l] = f(a[l]);
+        }
+    }
+    let approx_ = m.rnd == Rnd::Approx;
+    let ftz = m.ftz;
+    match op {
+        FUnOp::Neg => each(a, r, |x| nf::f32_neg(x, ftz)),
+        FUnOp::Abs => each(a, r, |x| nf::f32_abs(x, ftz)),
+        FUnOp::Sqrt if approx_ => each(a, r, |x| approx::f32_sqrt_approx(x, ftz)),
+        FUnOp::Sqrt => each(a, r, |x| nf::f32_sqrt(x, mods(m))),
+        FUnOp::Rcp if approx_ => each(a, r, |x| approx::f32_rcp_approx(x, ftz)),
+        FUnOp::Rcp => each(a, r, |x| nf::f32_rcp(x, mods(m))),
+        FUnOp::Rsqrt => each(a, r, |x| approx::f32_rsqrt_approx(x, ftz)),
+        FUnOp::Ex2 => each(a, r, |x| approx::f32_ex2_approx(x, ftz)),
+        FUnOp::Lg2 => each(a, r, |x| approx::f32_lg2_approx(x, ftz)),
+        FUnOp::Sin => each(a, r, |x| approx::f32_sin_approx(x, ftz)),
+        FUnOp::Cos => each(a, r, |x| approx::f32_cos_approx(x, ftz)),
+        FUnOp::Tanh => each(a, r, approx::f32_tanh_approx),
+    }
+}
+
 pub fn un32(op: FUnOp, x: u32, m: FMods) -> u32 {
     let approx_ = m.rnd == Rnd::Approx;
     match op {

@@ -101,9 +101,7 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         Inst::F32Un { op, m, d, a } => {
             let a = w.get(a);
             let mut r = [0u32; 32];
-            for l in 0..32 {
-                r[l] = fp::un32(op, a[l], m);
-            }
+            fp::un32_lanes(op, &a, m, &mut r);
             w.set(d, mask, &r);
         }
         Inst::F64Bin { op, m, d, a, b } => {

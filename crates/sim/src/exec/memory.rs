@@ -180,6 +180,26 @@ pub(crate) fn fault<O: Observer>(
 
 fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
+    if matches!(i.space, Space::Param | Space::Const)
+        && matches!(i.addr.base, crate::program::Any::Imm(_))
+        && i.regs.len() == 1
+        && !i.elem.signed
+        && mask != 0
+        && !cx.obs.wants_memory()
+    {
+        // hot path: a kernel parameter or constant at a fixed address is one value for the
+        // whole warp; a fault falls through to the per-lane path, which reports it
+        let a = lane_addr(w, i.addr, 0);
+        if let Ok(v) = resolve(cx, i.space, a).and_then(|loc| load(w, cx, 0, loc, size)) {
+            let r = i.regs[0];
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    w.write_any(r, l, v);
+                }
+            }
+            return;
+        }
+    }
     if i.space == Space::Global && i.regs.len() == 1 && !i.elem.signed && !cx.obs.wants_memory() {
         // hot path: scalar global load
         let r = i.regs[0];
