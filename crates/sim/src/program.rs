@@ -322,6 +322,54 @@ pub enum MbarOp {
     PendingCount,
 }
 
+/// The operation of [`Inst::IntExt32`], with the form's modifiers bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntExtOp {
+    Mul24 {
+        signed: bool,
+        hi: bool,
+    },
+    Mad24 {
+        signed: bool,
+        hi: bool,
+        sat: bool,
+    },
+    Sad {
+        signed: bool,
+    },
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+    },
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
+    Bmsk {
+        clamp: bool,
+    },
+    Szext {
+        signed: bool,
+        clamp: bool,
+    },
+    /// fns.b32 d, mask, base, offset
+    Fns,
+    /// mad.hi.sat.s32
+    MadHiSatS32,
+    /// min/max.relu.s32
+    MinMaxReluS32 {
+        is_min: bool,
+    },
+    /// min/max{.relu}.{s16x2,u16x2}
+    MinMax16x2 {
+        signed: bool,
+        is_min: bool,
+        relu: bool,
+    },
+    Prmt(tmemu_num::ops::int::PrmtMode),
+}
+
 /// One pre-decoded instruction. Large variants are boxed to keep the enum compact.
 #[derive(Clone, Debug)]
 pub enum Inst {
@@ -414,6 +462,16 @@ pub enum Inst {
         lut: u8,
     },
     Prmt {
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
+    /// The rarer 32-bit integer forms (mul24, mad24, sad, dp4a, dp2a, bmsk, szext, fns,
+    /// mad.hi.sat, min/max.relu, 16x2 min/max, prmt modes), each evaluated per lane by
+    /// `tmemu_num::ops::int`; two-source forms ignore `c`.
+    IntExt32 {
+        op: IntExtOp,
         d: u16,
         a: S32,
         b: S32,

@@ -5,7 +5,8 @@
 //! unspecified); signed overflow (MIN / -1) wraps to MIN, as two's-complement hardware does.
 
 use super::{Flow, Warp};
-use crate::program::{BoolOp, CmpOp, Inst, IntOp, IntUnOp, Narrow, PSrc};
+use crate::program::{BoolOp, CmpOp, Inst, IntExtOp, IntOp, IntUnOp, Narrow, PSrc};
+use tmemu_num::ops::int::{self as ni, IntTy};
 
 #[inline(always)]
 fn widen(n: Narrow, v: u32) -> u32 {
@@ -480,6 +481,41 @@ fn bfe(x: u64, bits: u32, pos: u32, len: u32, signed: bool) -> u64 {
 }
 
 /// Everything not on the hottest paths.
+/// The rarer integer forms, through the numerics crate (one definition of each form).
+fn int_ext(op: IntExtOp, a: u32, b: u32, c: u32) -> u32 {
+    let t32 = |signed| if signed { IntTy::S32 } else { IntTy::U32 };
+    let (x, y, z) = (a as u64, b as u64, c as u64);
+    match op {
+        IntExtOp::Mul24 { signed, hi } => ni::mul24(t32(signed), x, y, hi) as u32,
+        IntExtOp::Mad24 { signed, hi, sat } => ni::mad24(t32(signed), x, y, z, hi, sat) as u32,
+        IntExtOp::Sad { signed } => ni::sad(t32(signed), x, y, z) as u32,
+        IntExtOp::Dp4a { a_signed, b_signed } => ni::dp4a(a_signed, b_signed, a, b, c),
+        IntExtOp::Dp2a {
+            hi,
+            a_signed,
+            b_signed,
+        } => ni::dp2a(hi, a_signed, b_signed, a, b, c),
+        IntExtOp::Bmsk { clamp } => ni::bmsk(clamp, a, b),
+        IntExtOp::Szext { signed, clamp } => ni::szext(signed, clamp, a, b),
+        IntExtOp::Fns => ni::fns(a, b, c as i32),
+        IntExtOp::MadHiSatS32 => ni::mad_hi_sat(IntTy::S32, x, y, z) as u32,
+        IntExtOp::MinMaxReluS32 { is_min } => {
+            let v = if is_min {
+                ni::min(IntTy::S32, x, y)
+            } else {
+                ni::max(IntTy::S32, x, y)
+            };
+            ni::relu(IntTy::S32, v) as u32
+        }
+        IntExtOp::MinMax16x2 {
+            signed,
+            is_min,
+            relu,
+        } => ni::minmax_x2(signed, a, b, is_min, relu),
+        IntExtOp::Prmt(mode) => ni::prmt(mode, a, b, c),
+    }
+}
+
 pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
     match *inst {
         Inst::Un32 { op, n, d, a } => {
@@ -592,6 +628,14 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = lop3(a[l], b[l], c[l], lut);
+            }
+            w.set(d, mask, &r);
+        }
+        Inst::IntExt32 { op, d, a, b, c } => {
+            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                r[l] = int_ext(op, a[l], b[l], c[l]);
             }
             w.set(d, mask, &r);
         }

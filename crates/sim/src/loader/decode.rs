@@ -447,6 +447,19 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let name = d.i.name;
     match name {
         "mov" => mov(d),
+        "mul24" | "mad24" | "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" => int_ext(d),
+        "mad" if d.has("sat") && d.has("hi") && d.has("s32") => int_ext(d),
+        "min" | "max" if (d.has("relu") && d.has("s32")) || d.has("s16x2") || d.has("u16x2") => {
+            int_ext(d)
+        }
+        "prmt"
+            if d.mods.iter().any(|m| {
+                tmemu_num::ops::int::PrmtMode::from_ptx(m)
+                    .is_some_and(|m| m != tmemu_num::ops::int::PrmtMode::Default)
+            }) =>
+        {
+            int_ext(d)
+        }
         "add" | "sub" | "mul" | "mad" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
         | "not" | "shl" | "shr" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "cnot"
         | "fma" | "bfe" | "bfi" | "prmt" | "lop3" | "shf" | "sqrt" | "rsqrt" | "rcp" | "ex2"
@@ -635,6 +648,90 @@ fn mov(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             }
         }
     }
+}
+
+/// The rarer 32-bit integer forms ([`IntExtOp`]), evaluated by `tmemu_num::ops::int`.
+fn int_ext(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let name = d.i.name;
+    // the type modifiers in order (dp4a/dp2a have two: atype, btype)
+    let tys: Vec<&str> = d
+        .mods
+        .iter()
+        .copied()
+        .filter(|m| matches!(*m, "s32" | "u32" | "b32" | "s16x2" | "u16x2"))
+        .collect();
+    // Some(signed) when the form has exactly one type and it is one of `want`
+    let one = |want: &[&str]| match tys.as_slice() {
+        [t] if want.contains(t) => Some(t.starts_with('s')),
+        _ => None,
+    };
+    let (hi, clamp, sat, relu) = (d.has("hi"), d.has("clamp"), d.has("sat"), d.has("relu"));
+    let op = match name {
+        "mul24" => one(&["s32", "u32"]).map(|signed| IntExtOp::Mul24 { signed, hi }),
+        // .sat only with .hi.s32
+        "mad24" => one(&["s32", "u32"])
+            .filter(|&signed| !sat || (signed && hi))
+            .map(|signed| IntExtOp::Mad24 { signed, hi, sat }),
+        "sad" => one(&["s32", "u32"]).map(|signed| IntExtOp::Sad { signed }),
+        "dp4a" | "dp2a" => match tys.as_slice() {
+            [a, b] if ["s32", "u32"].contains(a) && ["s32", "u32"].contains(b) => {
+                let (a_signed, b_signed) = (a.starts_with('s'), b.starts_with('s'));
+                Some(if name == "dp4a" {
+                    IntExtOp::Dp4a { a_signed, b_signed }
+                } else {
+                    IntExtOp::Dp2a {
+                        hi,
+                        a_signed,
+                        b_signed,
+                    }
+                })
+            }
+            _ => None,
+        },
+        "bmsk" => one(&["b32"]).map(|_| IntExtOp::Bmsk { clamp }),
+        "szext" => one(&["s32", "u32"]).map(|signed| IntExtOp::Szext { signed, clamp }),
+        "fns" => one(&["b32"]).map(|_| IntExtOp::Fns),
+        "mad" => (one(&["s32"]).is_some() && hi && sat).then_some(IntExtOp::MadHiSatS32),
+        "min" | "max" => {
+            let is_min = name == "min";
+            match tys.as_slice() {
+                ["s32"] if relu => Some(IntExtOp::MinMaxReluS32 { is_min }),
+                ["s16x2"] => Some(IntExtOp::MinMax16x2 {
+                    signed: true,
+                    is_min,
+                    relu,
+                }),
+                ["u16x2"] if !relu => Some(IntExtOp::MinMax16x2 {
+                    signed: false,
+                    is_min,
+                    relu,
+                }),
+                _ => None,
+            }
+        }
+        "prmt" => one(&["b32"]).and_then(|_| {
+            d.mods
+                .iter()
+                .find_map(|m| tmemu_num::ops::int::PrmtMode::from_ptx(m))
+                .filter(|m| *m != tmemu_num::ops::int::PrmtMode::Default)
+                .map(IntExtOp::Prmt)
+        }),
+        _ => None,
+    };
+    let Some(op) = op else {
+        return d.unsup();
+    };
+    let two_src = matches!(name, "mul24" | "bmsk" | "szext" | "min" | "max");
+    if d.nops() != if two_src { 3 } else { 4 } {
+        return d.unsup();
+    }
+    Ok(Inst::IntExt32 {
+        op,
+        d: d.d32(0)?,
+        a: d.s32(1)?,
+        b: d.s32(2)?,
+        c: if two_src { d.s32(2)? } else { d.s32(3)? },
+    })
 }
 
 fn int_op(name: &str, ty: Ty, d: &D<'_, '_, '_, '_>) -> R<IntOp> {
