@@ -8,7 +8,7 @@ use crate::error::rules;
 use crate::fp;
 use crate::mem::{self, classify, MemFault, Window};
 use crate::observer::{AccessKind, Observer};
-use crate::program::{Addr, AtomInst, AtomOp, FMods, Inst, LdSt, Rnd, Space};
+use crate::program::{Addr, Any, AtomInst, AtomOp, FMods, Inst, LdSt, Rnd, Space};
 
 /// A resolved location.
 #[derive(Clone, Copy, Debug)]
@@ -181,7 +181,7 @@ pub(crate) fn fault<O: Observer>(
 fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
     if matches!(i.space, Space::Param | Space::Const)
-        && matches!(i.addr.base, crate::program::Any::Imm(_))
+        && matches!(i.addr.base, Any::Imm(_))
         && i.regs.len() == 1
         && !i.elem.signed
         && mask != 0
@@ -204,6 +204,30 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
         // hot path: scalar global load
         let r = i.regs[0];
         let mut hint = usize::MAX;
+        if let (Any::R64(b), Any::R32(d)) = (i.addr.base, r) {
+            // the common form (64-bit address register, 32-bit destination): the register
+            // arrays are read and written once, not matched per lane
+            let base = w.r64[b as usize];
+            let mut out = w.r32[d as usize];
+            let off = i.addr.offset as u64;
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    match cx
+                        .env
+                        .global
+                        .load_hinted(&mut hint, base[l].wrapping_add(off), size)
+                    {
+                        Ok(v) => out[l] = v as u32,
+                        Err(f) => {
+                            out[l] = 0;
+                            fault(w, cx, 1 << l, l, f, i.space);
+                        }
+                    }
+                }
+            }
+            w.r32[d as usize] = out;
+            return;
+        }
         for l in 0..32 {
             if mask >> l & 1 != 0 {
                 let a = lane_addr(w, i.addr, l);
@@ -298,6 +322,24 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     if i.space == Space::Global && i.regs.len() == 1 && !cx.obs.wants_memory() {
         let r = i.regs[0];
         let mut hint = usize::MAX;
+        if let (Any::R64(b), Any::R32(v)) = (i.addr.base, r) {
+            // the common form, as in `ld`
+            let (base, vals) = (w.r64[b as usize], w.r32[v as usize]);
+            let off = i.addr.offset as u64;
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    let a = base[l].wrapping_add(off);
+                    if let Err(f) = cx
+                        .env
+                        .global
+                        .store_hinted(&mut hint, a, size, vals[l] as u64)
+                    {
+                        fault(w, cx, 1 << l, l, f, i.space);
+                    }
+                }
+            }
+            return;
+        }
         for l in 0..32 {
             if mask >> l & 1 != 0 {
                 let a = lane_addr(w, i.addr, l);
