@@ -368,6 +368,19 @@ pub enum IntExtOp {
         relu: bool,
     },
     Prmt(tmemu_num::ops::int::PrmtMode),
+    /// slct.{b32,u32,s32,f32}.{s32,f32} d, a, b, c
+    Slct {
+        c_f32: bool,
+        ftz: bool,
+    },
+    /// set.cmp{.ftz}.{u32,s32,f32}.{b32,u32,s32,f32} d, a, b (no boolean combination)
+    Set {
+        op: tmemu_num::ops::CmpOp,
+        src_f32: bool,
+        signed: bool,
+        ftz: bool,
+        dst_f32: bool,
+    },
 }
 
 /// One pre-decoded instruction. Large variants are boxed to keep the enum compact.

@@ -513,6 +513,27 @@ fn int_ext(op: IntExtOp, a: u32, b: u32, c: u32) -> u32 {
             relu,
         } => ni::minmax_x2(signed, a, b, is_min, relu),
         IntExtOp::Prmt(mode) => ni::prmt(mode, a, b, c),
+        IntExtOp::Slct { c_f32: true, ftz } => ni::slct_f32(x, y, c, ftz) as u32,
+        IntExtOp::Slct { c_f32: false, .. } => ni::slct_s32(x, y, c) as u32,
+        IntExtOp::Set {
+            op,
+            src_f32,
+            signed,
+            ftz,
+            dst_f32,
+        } => {
+            let p = if src_f32 {
+                tmemu_num::ops::float::f32_cmp(op, a, b, ftz)
+            } else {
+                ni::cmp(op, t32(signed), x, y)
+            };
+            let dst = if dst_f32 {
+                tmemu_num::ops::ScalarType::F32
+            } else {
+                tmemu_num::ops::ScalarType::U32
+            };
+            ni::set_result(dst, p) as u32
+        }
     }
 }
 

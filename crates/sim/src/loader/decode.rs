@@ -447,7 +447,9 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let name = d.i.name;
     match name {
         "mov" => mov(d),
-        "mul24" | "mad24" | "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" => int_ext(d),
+        "mul24" | "mad24" | "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" | "slct" | "set" => {
+            int_ext(d)
+        }
         "mad" if d.has("sat") && d.has("hi") && d.has("s32") => int_ext(d),
         "min" | "max" if (d.has("relu") && d.has("s32")) || d.has("s16x2") || d.has("u16x2") => {
             int_ext(d)
@@ -709,6 +711,53 @@ fn int_ext(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 _ => None,
             }
         }
+        "slct" => {
+            let all: Vec<&str> = d
+                .mods
+                .iter()
+                .copied()
+                .filter(|m| tmemu_num::ops::ScalarType::from_ptx(m).is_some())
+                .collect();
+            match all.as_slice() {
+                [dt, ct]
+                    if matches!(*dt, "b32" | "u32" | "s32" | "f32")
+                        && matches!(*ct, "s32" | "f32") =>
+                {
+                    Some(IntExtOp::Slct {
+                        c_f32: *ct == "f32",
+                        ftz: d.has("ftz"),
+                    })
+                }
+                _ => None,
+            }
+        }
+        "set" if !(d.has("and") || d.has("or") || d.has("xor")) => {
+            let all: Vec<&str> = d
+                .mods
+                .iter()
+                .copied()
+                .filter(|m| tmemu_num::ops::ScalarType::from_ptx(m).is_some())
+                .collect();
+            let cmp = d
+                .mods
+                .iter()
+                .find_map(|m| tmemu_num::ops::CmpOp::from_ptx(m));
+            match (cmp, all.as_slice()) {
+                (Some(op), [dt, st])
+                    if matches!(*dt, "u32" | "s32" | "f32")
+                        && matches!(*st, "b32" | "u32" | "s32" | "f32") =>
+                {
+                    Some(IntExtOp::Set {
+                        op,
+                        src_f32: *st == "f32",
+                        signed: *st == "s32",
+                        ftz: d.has("ftz"),
+                        dst_f32: *dt == "f32",
+                    })
+                }
+                _ => None,
+            }
+        }
         "prmt" => one(&["b32"]).and_then(|_| {
             d.mods
                 .iter()
@@ -721,7 +770,7 @@ fn int_ext(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let Some(op) = op else {
         return d.unsup();
     };
-    let two_src = matches!(name, "mul24" | "bmsk" | "szext" | "min" | "max");
+    let two_src = matches!(name, "mul24" | "bmsk" | "szext" | "min" | "max" | "set");
     if d.nops() != if two_src { 3 } else { 4 } {
         return d.unsup();
     }
