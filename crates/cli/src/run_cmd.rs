@@ -5,10 +5,11 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::time::Instant;
 
-use tmemu_sim::{install_globals, GlobalMemory, Launch, LoadError, RunOptions};
-use tmemu_spec::{resolve, ParamInfo, ParamKind, SetOverride, Spec};
+use tmemu_host::{
+    check_expects, load_ptx_file, resolve_spec, save_outputs, ErrorClass, RunOptions, Session,
+};
+use tmemu_spec::Spec;
 
 /// Arguments of `tmemu run`.
 #[derive(clap::Args)]
@@ -45,82 +46,26 @@ pub fn run(args: &Args) -> u8 {
     }
 }
 
-fn param_infos(k: &tmemu_sim::Kernel) -> Vec<ParamInfo> {
-    k.params
-        .iter()
-        .map(|p| ParamInfo {
-            name: p.name.clone(),
-            kind: if p.is_pointer {
-                ParamKind::Pointer
-            } else if p.is_array {
-                ParamKind::ByteArray {
-                    len: p.size as usize,
-                    align: p.align as usize,
-                }
-            } else {
-                ParamKind::Scalar {
-                    bits: p.elem_bits,
-                    is_float: p.is_float,
-                }
-            },
-        })
-        .collect()
-}
-
 fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
     let bad = |m: String| (2u8, m);
     let mut spec = Spec::load(&args.spec).map_err(|e| bad(e.to_string()))?;
     let ptx_path = spec.ptx.value.clone();
     let shown = ptx_path.display().to_string();
-    let src = std::fs::read_to_string(&ptx_path)
-        .map_err(|e| bad(format!("{shown}: cannot read: {e}")))?;
-    let module =
-        tmemu_ptx::parse(&src).map_err(|e| bad(format!("{shown}:{}: error: {}", e.span, e)))?;
-    let kernel = tmemu_sim::load(
-        &module,
-        &src,
-        &shown,
-        spec.kernel.as_ref().map(|k| k.value.as_str()),
-    )
-    .map_err(|e| match e {
-        LoadError::Unsupported { form, span } => (
-            4,
-            format!("{shown}:{span}: unsupported: {form}\nverdict: incomplete"),
-        ),
-        LoadError::Invalid { message, span } => (2, format!("{shown}:{span}: error: {message}")),
+    let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+    let (_src, kernel) = load_ptx_file(&ptx_path, entry.as_deref()).map_err(|e| {
+        let code = e.exit_code();
+        match e.class {
+            ErrorClass::Unsupported => (code, format!("{}\nverdict: incomplete", e.message)),
+            ErrorClass::BadInput => (code, e.message),
+        }
     })?;
-    let params = param_infos(&kernel);
-    let sets: Vec<SetOverride> = args
-        .sets
-        .iter()
-        .map(|s| SetOverride::parse(s))
-        .collect::<Result<_, _>>()
-        .map_err(|e| bad(e.to_string()))?;
-    spec.apply_overrides(&sets, &params)
-        .map_err(|e| bad(e.to_string()))?;
-    let launch_spec = resolve(&spec, &params).map_err(|e| bad(e.to_string()))?;
+    let launch_spec =
+        resolve_spec(&mut spec, &args.sets, &kernel).map_err(|e| (e.exit_code(), e.message))?;
     if !launch_spec.tensor_maps.is_empty() {
         return Err((4, "unsupported: tensor-map arguments (cp.async.bulk.tensor is not modelled yet)\nverdict: incomplete".into()));
     }
 
-    let mut global = GlobalMemory::new();
-    install_globals(&kernel, &mut global).map_err(|e| bad(e.to_string()))?;
-    let addrs: Vec<u64> = launch_spec
-        .buffers
-        .iter()
-        .map(|b| global.alloc(&b.name, &b.bytes))
-        .collect();
-    let launch = Launch {
-        grid: launch_spec.grid,
-        block: launch_spec.block,
-        cluster: if launch_spec.cluster == [1, 1, 1] {
-            None
-        } else {
-            Some(launch_spec.cluster)
-        },
-        dyn_shared: launch_spec.shared_bytes,
-        params: launch_spec.param_block(&addrs),
-    };
+    let session = Session::new(&kernel, &launch_spec).map_err(|e| bad(e.to_string()))?;
     let opts = RunOptions {
         nsms: args.sms,
         threads: args.threads,
@@ -128,10 +73,11 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         max_steps: args.max_steps,
         ..Default::default()
     };
-    let t0 = Instant::now();
-    let r = tmemu_sim::run(&kernel, &launch, &global, &opts)
+    let outcome = session
+        .run(&opts)
         .map_err(|e| bad(format!("launch: {e}")))?;
-    let wall = t0.elapsed().as_secs_f64();
+    let r = &outcome.result;
+    let wall = outcome.wall_seconds;
 
     let mut out = String::new();
     for d in &r.diagnostics {
@@ -154,25 +100,15 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
             );
         }
     }
-    // outputs
-    let mut contents = Vec::with_capacity(addrs.len());
-    for (b, &a) in launch_spec.buffers.iter().zip(&addrs) {
-        let bytes = global.read_buffer(a).unwrap_or_default();
-        if let Some(path) = &b.save {
-            std::fs::write(path, b.to_npy(&bytes))
-                .map_err(|e| bad(format!("{}: cannot write: {e}", path.display())))?;
-        }
-        contents.push(bytes);
-    }
+    save_outputs(&launch_spec, &outcome.buffers).map_err(|e| (e.exit_code(), e.message))?;
     let mut expect_failed = 0;
-    for e in &launch_spec.expects {
-        let b = &launch_spec.buffers[e.buffer];
-        match e.check(b, &contents[e.buffer]) {
+    for e in check_expects(&launch_spec, &outcome.buffers) {
+        match &e.comparison {
             Ok(c) if c.passed() => {
                 let _ = writeln!(
                     out,
                     "expect {} == {}: ok ({} elements, max abs err {:.3e}, max rel err {:.3e})",
-                    b.name, e.label, c.elements, c.max_abs_err, c.max_rel_err
+                    e.name, e.label, c.elements, c.max_abs_err, c.max_rel_err
                 );
             }
             Ok(c) => {
@@ -180,7 +116,7 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
                 let _ = writeln!(
                     out,
                     "expect {} == {}: FAILED ({} of {} elements differ, first at flat index {}, max abs err {:.3e}, max rel err {:.3e}, rtol {}, atol {})",
-                    b.name,
+                    e.name,
                     e.label,
                     c.mismatches,
                     c.elements,
@@ -193,7 +129,7 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
             }
             Err(err) => {
                 expect_failed += 1;
-                let _ = writeln!(out, "expect {} == {}: FAILED ({err})", b.name, e.label);
+                let _ = writeln!(out, "expect {} == {}: FAILED ({err})", e.name, e.label);
             }
         }
     }

@@ -1,11 +1,10 @@
 //! The native entry points: `launch`, `kernel_params`, `entries`.
 
-use std::time::Instant;
-
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use tmemu_sim::{install_globals, GlobalMemory, Kernel, Launch, LoadError, RunOptions};
-use tmemu_spec::{resolve, ParamInfo, ParamKind};
+use tmemu_host::{
+    load_ptx_source, param_infos, resolve_spec, ErrorClass, Kernel, RunOptions, Session,
+};
 
 use crate::convert::{build_spec, ArgIn, ArrayIn, FieldIn, Geometry, TensorMapIn};
 use crate::findings;
@@ -24,41 +23,13 @@ fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
 
 /// The same `file:line:col: error: ...` texts as `tmemu run`.
 fn load_kernel(py: Python<'_>, src: &str, shown: &str, entry: Option<&str>) -> PyResult<Kernel> {
-    let module = tmemu_ptx::parse(src)
-        .map_err(|e| raise(py, "PtxError", format!("{shown}:{}: error: {e}", e.span)))?;
-    tmemu_sim::load(&module, src, shown, entry).map_err(|e| match e {
-        LoadError::Unsupported { form, span } => raise(
-            py,
-            "UnsupportedError",
-            format!("{shown}:{span}: unsupported: {form}"),
-        ),
-        LoadError::Invalid { message, span } => {
-            raise(py, "PtxError", format!("{shown}:{span}: error: {message}"))
-        }
+    load_ptx_source(src, shown, entry).map_err(|e| {
+        let class = match e.class {
+            ErrorClass::Unsupported => "UnsupportedError",
+            ErrorClass::BadInput => "PtxError",
+        };
+        raise(py, class, e.message)
     })
-}
-
-/// What the spec crate needs to know about the entry's parameters (as `tmemu run` derives it).
-fn param_infos(k: &Kernel) -> Vec<ParamInfo> {
-    k.params
-        .iter()
-        .map(|p| ParamInfo {
-            name: p.name.clone(),
-            kind: if p.is_pointer {
-                ParamKind::Pointer
-            } else if p.is_array {
-                ParamKind::ByteArray {
-                    len: p.size as usize,
-                    align: p.align as usize,
-                }
-            } else {
-                ParamKind::Scalar {
-                    bits: p.elem_bits,
-                    is_float: p.is_float,
-                }
-            },
-        })
-        .collect()
 }
 
 fn arg_in(py: Python<'_>, index: usize, t: &Bound<'_, PyTuple>) -> PyResult<ArgIn> {
@@ -186,24 +157,13 @@ pub fn launch<'py>(
     };
     let spec = build_spec(&geometry, Some(&k.name), arrays, &args)
         .map_err(|m| raise(py, "LaunchError", m))?;
-    let resolved = resolve(&spec, &params).map_err(|e| raise(py, "LaunchError", e.to_string()))?;
+    let mut spec = spec;
+    let resolved =
+        resolve_spec(&mut spec, &[], &k).map_err(|e| raise(py, "LaunchError", e.message))?;
     drop(spec);
 
-    let mut global = GlobalMemory::new();
-    install_globals(&k, &mut global)
+    let session = Session::new(&k, &resolved)
         .map_err(|e| raise(py, "LaunchError", format!("{ptx_name}: error: {e}")))?;
-    let addrs: Vec<u64> = resolved
-        .buffers
-        .iter()
-        .map(|b| global.alloc(&b.name, &b.bytes))
-        .collect();
-    let launch = Launch {
-        grid: resolved.grid,
-        block: resolved.block,
-        cluster: (resolved.cluster != [1, 1, 1]).then_some(resolved.cluster),
-        dyn_shared: resolved.shared_bytes,
-        params: resolved.param_block(&addrs),
-    };
     let opts = RunOptions {
         nsms: sms,
         threads: threads.max(1),
@@ -212,17 +172,15 @@ pub fn launch<'py>(
         ..Default::default()
     };
     // The engine does not touch Python objects: let other Python threads run meanwhile.
-    let (run, wall) = py.detach(|| {
-        let t0 = Instant::now();
-        let r = tmemu_sim::run(&k, &launch, &global, &opts);
-        (r, t0.elapsed().as_secs_f64())
-    });
-    let r = run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
+    let run = py.detach(|| session.run(&opts));
+    let outcome = run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
+    let r = &outcome.result;
+    let wall = outcome.wall_seconds;
 
     let out = PyDict::new(py);
     out.set_item("kernel", &k.name)?;
-    out.set_item("verdict", findings::verdict(&r))?;
-    out.set_item("findings", findings::to_list(py, ptx_name, &r, seed)?)?;
+    out.set_item("verdict", findings::verdict(r))?;
+    out.set_item("findings", findings::to_list(py, ptx_name, r, seed)?)?;
     out.set_item("diagnostics_dropped", r.diagnostics_dropped)?;
     out.set_item("trapped", r.trapped)?;
     let stats = PyDict::new(py);
@@ -235,9 +193,8 @@ pub fn launch<'py>(
     stats.set_item("ctas_per_sm", r.ctas_per_sm)?;
     out.set_item("stats", stats)?;
     let outputs = PyList::empty(py);
-    for &a in &addrs {
-        let bytes = global.read_buffer(a).unwrap_or_default();
-        outputs.append(PyBytes::new(py, &bytes))?;
+    for bytes in &outcome.buffers {
+        outputs.append(PyBytes::new(py, bytes))?;
     }
     out.set_item("outputs", outputs)?;
     Ok(out)

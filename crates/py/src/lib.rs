@@ -2,8 +2,8 @@
 //!
 //! The Python half (python/tmemu) turns numpy arrays and Python scalars into plain values
 //! (dtype names, shapes, little-endian bytes, tagged argument tuples); this module builds a
-//! [`tmemu_spec::Spec`] from them and goes through the same path as `tmemu run`:
-//! PTX → [`tmemu_sim::load`] → [`tmemu_spec::resolve`] → [`tmemu_sim::run`]. Argument packing
+//! [`tmemu_spec::Spec`] from them and goes through the same path as `tmemu run`, the
+//! `tmemu_host` glue: PTX → kernel → resolved spec → `tmemu_host::Session` → run. Argument packing
 //! exists once, in tmemu-spec.
 //!
 //! Errors are raised as the exception classes of `tmemu._errors` (defined in Python, so the

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tmemu_sim::{install_globals, GlobalMemory, Launch, LoadError, RunOptions};
-use tmemu_spec::{resolve, ParamInfo, ParamKind, Spec};
+use tmemu_host::{check_expects, load_ptx_file, resolve_spec, ErrorClass, RunOptions, Session};
+use tmemu_spec::Spec;
 
 /// Specs that load as `incomplete` today, with the reason. FIXME: each entry goes away when
 /// the numerics crate provides the form (the test fails if one starts to pass, so the list
@@ -36,79 +36,32 @@ enum Outcome {
 }
 
 fn run_spec(path: &Path) -> Outcome {
-    let spec = match Spec::load(path) {
+    let mut spec = match Spec::load(path) {
         Ok(s) => s,
         Err(e) => return Outcome::Failed(format!("spec: {e}")),
     };
-    let src = std::fs::read_to_string(&spec.ptx.value).unwrap();
-    let m = match tmemu_ptx::parse(&src) {
-        Ok(m) => m,
-        Err(e) => return Outcome::Failed(format!("parse: {e}")),
-    };
-    let k = match tmemu_sim::load(
-        &m,
-        &src,
-        "k.ptx",
-        spec.kernel.as_ref().map(|k| k.value.as_str()),
-    ) {
-        Ok(k) => k,
-        Err(e @ LoadError::Unsupported { .. }) => return Outcome::Incomplete(e.to_string()),
+    let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+    let k = match load_ptx_file(&spec.ptx.value, entry.as_deref()) {
+        Ok((_, k)) => k,
+        Err(e) if e.class == ErrorClass::Unsupported => return Outcome::Incomplete(e.message),
         Err(e) => return Outcome::Failed(format!("load: {e}")),
     };
-    let params: Vec<ParamInfo> = k
-        .params
-        .iter()
-        .map(|p| ParamInfo {
-            name: p.name.clone(),
-            kind: if p.is_pointer {
-                ParamKind::Pointer
-            } else if p.is_array {
-                ParamKind::ByteArray {
-                    len: p.size as usize,
-                    align: p.align as usize,
-                }
-            } else {
-                ParamKind::Scalar {
-                    bits: p.elem_bits,
-                    is_float: p.is_float,
-                }
-            },
-        })
-        .collect();
-    let l = match resolve(&spec, &params) {
+    let l = match resolve_spec(&mut spec, &[], &k) {
         Ok(l) => l,
         Err(e) => return Outcome::Failed(format!("resolve: {e}")),
     };
-    let mut g = GlobalMemory::new();
-    install_globals(&k, &mut g).unwrap();
-    let addrs: Vec<u64> = l
-        .buffers
-        .iter()
-        .map(|b| g.alloc(&b.name, &b.bytes))
-        .collect();
-    let launch = Launch {
-        grid: l.grid,
-        block: l.block,
-        cluster: if l.cluster == [1, 1, 1] {
-            None
-        } else {
-            Some(l.cluster)
-        },
-        dyn_shared: l.shared_bytes,
-        params: l.param_block(&addrs),
+    let session = match Session::new(&k, &l) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Failed(format!("globals: {e}")),
     };
-    let r = match tmemu_sim::run(
-        &k,
-        &launch,
-        &g,
-        &RunOptions {
-            threads: 2,
-            ..Default::default()
-        },
-    ) {
-        Ok(r) => r,
+    let out = match session.run(&RunOptions {
+        threads: 2,
+        ..Default::default()
+    }) {
+        Ok(o) => o,
         Err(e) => return Outcome::Failed(format!("launch: {e}")),
     };
+    let r = &out.result;
     if !r.diagnostics.is_empty()
         || !r.hangs.is_empty()
         || !r.budget_exhausted.is_empty()
@@ -120,20 +73,18 @@ fn run_spec(path: &Path) -> Outcome {
         ));
     }
     let mut notes = Vec::new();
-    for e in &l.expects {
-        let b = &l.buffers[e.buffer];
-        let bytes = g.read_buffer(addrs[e.buffer]).unwrap();
-        match e.check(b, &bytes) {
+    for e in check_expects(&l, &out.buffers) {
+        match e.comparison {
             Ok(c) if c.passed() => {
-                notes.push(format!("{}: max abs err {:.2e}", b.name, c.max_abs_err))
+                notes.push(format!("{}: max abs err {:.2e}", e.name, c.max_abs_err))
             }
             Ok(c) => {
                 return Outcome::Failed(format!(
                     "expect {}: {} mismatches of {}",
-                    b.name, c.mismatches, c.elements
+                    e.name, c.mismatches, c.elements
                 ))
             }
-            Err(err) => return Outcome::Failed(format!("expect {}: {err}", b.name)),
+            Err(err) => return Outcome::Failed(format!("expect {}: {err}", e.name)),
         }
     }
     if l.expects.is_empty() {

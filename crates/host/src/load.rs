@@ -1,0 +1,34 @@
+//! PTX text → loaded kernel, with the messages every front end shows.
+
+use std::path::Path;
+
+use tmemu_sim::{Kernel, LoadError};
+
+use crate::error::{ErrorClass, HostError};
+
+/// Reads, parses and loads `path`; `entry` picks the `.entry` (None: the only one). Returns
+/// the source text (diagnostic spans point into it) and the kernel. Messages name the file
+/// as `path.display()`.
+pub fn load_ptx_file(path: &Path, entry: Option<&str>) -> Result<(String, Kernel), HostError> {
+    let shown = path.display().to_string();
+    let src = std::fs::read_to_string(path)
+        .map_err(|e| HostError::bad(format!("{shown}: cannot read: {e}")))?;
+    let kernel = load_ptx_source(&src, &shown, entry)?;
+    Ok((src, kernel))
+}
+
+/// Parses and loads PTX text; `shown` names it in messages:
+/// `{shown}:{line}:{col}: error: ...` (bad input) or `{shown}:{line}:{col}: unsupported: ...`.
+pub fn load_ptx_source(src: &str, shown: &str, entry: Option<&str>) -> Result<Kernel, HostError> {
+    let module = tmemu_ptx::parse(src)
+        .map_err(|e| HostError::bad(format!("{shown}:{}: error: {e}", e.span)))?;
+    tmemu_sim::load(&module, src, shown, entry).map_err(|e| match e {
+        LoadError::Unsupported { form, span } => HostError {
+            class: ErrorClass::Unsupported,
+            message: format!("{shown}:{span}: unsupported: {form}"),
+        },
+        LoadError::Invalid { message, span } => {
+            HostError::bad(format!("{shown}:{span}: error: {message}"))
+        }
+    })
+}

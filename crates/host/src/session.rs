@@ -1,0 +1,86 @@
+//! One launch: buffers in a fresh global memory, the engine run, contents read back.
+
+use std::time::Instant;
+
+use tmemu_sim::{
+    install_globals, GlobalMemory, Kernel, Launch, LaunchError, RunOptions, RunResult,
+};
+use tmemu_spec::ResolvedLaunch;
+
+/// A resolved launch made concrete for one kernel: module globals installed, one allocation
+/// per spec buffer (in spec order), and the [`Launch`] whose parameter block carries their
+/// device addresses.
+pub struct Session<'k> {
+    kernel: &'k Kernel,
+    global: GlobalMemory,
+    /// Device address of `resolved.buffers[i]`.
+    addrs: Vec<u64>,
+    launch: Launch,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Outcome {
+    pub result: RunResult,
+    /// Seconds spent in the engine (buffer set-up and read-back excluded).
+    pub wall_seconds: f64,
+    /// Contents of each spec buffer after the run, in spec order.
+    pub buffers: Vec<Vec<u8>>,
+}
+
+impl<'k> Session<'k> {
+    /// Allocates the buffers and builds the launch. Fails only when the module's own
+    /// `.global` variables cannot be installed.
+    pub fn new(kernel: &'k Kernel, resolved: &ResolvedLaunch) -> Result<Self, LaunchError> {
+        let mut global = GlobalMemory::new();
+        install_globals(kernel, &mut global)?;
+        let addrs: Vec<u64> = resolved
+            .buffers
+            .iter()
+            .map(|b| global.alloc(&b.name, &b.bytes))
+            .collect();
+        let launch = Launch {
+            grid: resolved.grid,
+            block: resolved.block,
+            // A 1×1×1 cluster is what a launch without one gets; None lets the kernel's
+            // `.reqnctapercluster` apply.
+            cluster: (resolved.cluster != [1, 1, 1]).then_some(resolved.cluster),
+            dyn_shared: resolved.shared_bytes,
+            params: resolved.param_block(&addrs),
+        };
+        Ok(Session {
+            kernel,
+            global,
+            addrs,
+            launch,
+        })
+    }
+
+    /// The launch as the engine will see it.
+    pub fn launch(&self) -> &Launch {
+        &self.launch
+    }
+
+    /// Device addresses of the spec buffers, in spec order.
+    pub fn buffer_addresses(&self) -> &[u64] {
+        &self.addrs
+    }
+
+    /// Runs the engine once and reads every buffer back. `Err` is a launch the engine
+    /// refuses (bad geometry, too much shared memory, ...): the caller adds its prefix.
+    pub fn run(&self, opts: &RunOptions) -> Result<Outcome, LaunchError> {
+        let t0 = Instant::now();
+        let result = tmemu_sim::run(self.kernel, &self.launch, &self.global, opts)?;
+        let wall_seconds = t0.elapsed().as_secs_f64();
+        let buffers = self
+            .addrs
+            .iter()
+            .map(|&a| self.global.read_buffer(a).unwrap_or_default())
+            .collect();
+        Ok(Outcome {
+            result,
+            wall_seconds,
+            buffers,
+        })
+    }
+}
