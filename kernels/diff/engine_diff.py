@@ -8,6 +8,10 @@ inputs and compares the saved output with the H100's. Cases whose
 model in crates/num/tests/ops_vs_h100.rs has an error bound (the .approx instructions) are
 reported with their maximum ulp distance instead of failing.
 
+The same comparison runs without Python or a GPU, through the engine's API, in
+crates/sim/tests/h100_diff.rs (`cargo test -p tmemu-sim --test h100_diff -- --nocapture`);
+that test is the one CI runs. This script checks the `tmemu run` CLI path end to end.
+
 Usage: kernels/diff/engine_diff.py [--tmemu PATH] [--only SUBSTRING] [--keep DIR]
 Exit status: 0 when every exact case matches, 1 otherwise, 2 on usage errors.
 Needs numpy (the kvenv has it).
