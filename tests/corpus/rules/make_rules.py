@@ -1311,6 +1311,251 @@ add("legal-missing-relinquish", "keep", "clean",
 
 
 # ----------------------------------------------------------------------------------------------
+# Engine rules (TM022x mbarrier / cluster barrier, TM05xx engine level): reported by tmemu_sim
+# while it runs the program. No tcgen05 here: crates/check/tests/ui_engine.rs runs these.
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class EngineCase(Case):
+    """A Case with PTX functions placed before the entry (TM0510's recursion)."""
+
+    funcs: list[str] = field(default_factory=list)
+
+    def ptx(self) -> str:
+        text = super().ptx()
+        if not self.funcs:
+            return text
+        anchor = ".address_size 64\n\n"
+        return text.replace(anchor, anchor + "\n".join(self.funcs) + "\n\n", 1)
+
+
+def add_engine(rule: str, which: str, verdict: str, about: list[str], body: list[str], **kw) -> None:
+    kw.setdefault("block", 32)
+    CASES.append(EngineCase(rule, which, verdict, about, body, **kw))
+
+
+H = lambda rule: f"  // ~HANG {rule}"  # noqa: E731
+MBAR_SYNC = ["    bar.sync 0;"]
+ARRIVE = "    @%p2 mbarrier.arrive.shared::cta.b64 %rd3, [%r7];"
+
+add_engine("TM0220-mbarrier-uninitialized", "break", "violation",
+           ["Thread 0 arrives on an mbarrier no thread initialised."],
+           [ARRIVE + E("TM0220")])
+add_engine("TM0220-mbarrier-uninitialized", "keep", "clean",
+           ["Thread 0 initialises the mbarrier, then arrives on it."],
+           mbar_init() + [ARRIVE])
+
+add_engine("TM0221-mbarrier-reinit", "break", "violation",
+           ["Thread 0 initialises the same mbarrier twice without mbarrier.inval between."],
+           ["    @%p2 mbarrier.init.shared::cta.b64 [%r7], 1;",
+            "    @%p2 mbarrier.init.shared::cta.b64 [%r7], 1;" + E("TM0221")])
+add_engine("TM0221-mbarrier-reinit", "keep", "clean",
+           ["Re-initialisation after mbarrier.inval is legal (§9.7.13.15.9)."],
+           ["    @%p2 mbarrier.init.shared::cta.b64 [%r7], 1;",
+            "    @%p2 mbarrier.inval.shared::cta.b64 [%r7];",
+            "    @%p2 mbarrier.init.shared::cta.b64 [%r7], 1;"])
+
+add_engine("TM0222-mbarrier-count-range", "break", "violation",
+           ["mbarrier.init with a count of 0 (a register, so ptxas cannot see it): the count",
+            "must be in [1, 2^20-1]."],
+           ["    mov.u32 %r22, 0;",
+            "    @%p2 mbarrier.init.shared::cta.b64 [%r7], %r22;" + E("TM0222")])
+add_engine("TM0222-mbarrier-count-range", "keep", "clean",
+           ["The same init with a count of 1."],
+           ["    mov.u32 %r22, 1;", "    @%p2 mbarrier.init.shared::cta.b64 [%r7], %r22;"])
+
+add_engine("TM0223-mbarrier-overarrive", "break", "violation",
+           ["An mbarrier initialised for 1 arrival receives an arrive with count 2 in one phase."],
+           mbar_init() + ["    mov.u32 %r22, 2;",
+                          "    @%p2 mbarrier.arrive.shared::cta.b64 %rd3, [%r7], %r22;" + E("TM0223")])
+add_engine("TM0223-mbarrier-overarrive", "keep", "clean",
+           ["The same arrive with count 1: it completes the phase exactly."],
+           mbar_init() + ["    mov.u32 %r22, 1;",
+                          "    @%p2 mbarrier.arrive.shared::cta.b64 %rd3, [%r7], %r22;"])
+
+add_engine("TM0224-mbarrier-tx-range", "break", "violation",
+           ["arrive.expect_tx of 2^20 bytes: the tx-count leaves [-(2^20-1), 2^20-1]."],
+           mbar_init() + ["    mov.u32 %r22, 1048576;",
+                          "    @%p2 mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r7], %r22;"
+                          + E("TM0224")])
+add_engine("TM0224-mbarrier-tx-range", "keep", "clean",
+           ["expect_tx of 64 bytes, then complete_tx of the same 64 bytes."],
+           mbar_init() + ["    mov.u32 %r22, 64;",
+                          "    @%p2 mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r7], %r22;",
+                          "    @%p2 mbarrier.complete_tx.shared::cta.b64 [%r7], %r22;"])
+
+add_engine("TM0225-mbarrier-hang", "break", "hang",
+           ["The mbarrier expects 2 arrivals, only thread 0 arrives, and the whole warp waits",
+            "for phase 0: no live thread can deliver the second arrival."],
+           mbar_init(count=2) + MBAR_SYNC + [ARRIVE] + mbar_wait(mark=H("TM0225")))
+add_engine("TM0225-mbarrier-hang", "keep", "clean",
+           ["The mbarrier expects the one arrival thread 0 makes; the wait completes."],
+           mbar_init(count=1) + MBAR_SYNC + [ARRIVE] + mbar_wait())
+
+add_engine("TM0226-mbarrier-misaligned", "break", "violation",
+           ["mbarrier.init at the mbarrier's address + 4: not 8-byte aligned."],
+           ["    add.u32 %r22, %r7, 4;",
+            "    @%p2 mbarrier.init.shared::cta.b64 [%r22], 1;" + E("TM0226")])
+add_engine("TM0226-mbarrier-misaligned", "keep", "clean",
+           ["mbarrier.init at the 8-byte aligned mbarrier."],
+           ["    add.u32 %r22, %r7, 0;", "    @%p2 mbarrier.init.shared::cta.b64 [%r22], 1;"])
+
+GENERIC_MBAR = ["    mov.u64 %rd4, mbar;", "    cvta.shared.u64 %rd4, %rd4;"] + CLUSTER_SYNC
+add_engine("TM0227-mbarrier-remote-wait", "break", "violation",
+           ["CTA rank 0 initialises the mbarrier of CTA rank 1 through a generic address from",
+            "mapa: init (like test/try_wait, inval, pending_count) must target the executing",
+            "CTA's own shared memory. The cluster barriers keep rank 1 alive meanwhile."],
+           GENERIC_MBAR + ["    mapa.u64 %rd3, %rd4, 1;", "    and.pred %p3, %p2, %p7;",
+                           "    @%p3 mbarrier.init.b64 [%rd3], 1;" + E("TM0227")] + CLUSTER_SYNC,
+           grid=2, cluster=2)
+add_engine("TM0227-mbarrier-remote-wait", "keep", "clean",
+           ["Each CTA initialises its own mbarrier through mapa to its own rank."],
+           GENERIC_MBAR + ["    mapa.u64 %rd3, %rd4, %r8;", "    and.pred %p3, %p2, %p7;",
+                           "    @%p3 mbarrier.init.b64 [%rd3], 1;"] + CLUSTER_SYNC,
+           grid=2, cluster=2)
+
+add_engine("TM0228-mbarrier-nocomplete-completes", "break", "violation",
+           ["mbarrier.arrive.noComplete on a barrier expecting 1 arrival: it completes the phase."],
+           mbar_init(count=1)
+           + ["    @%p2 mbarrier.arrive.noComplete.shared::cta.b64 %rd3, [%r7], 1;" + E("TM0228")])
+add_engine("TM0228-mbarrier-nocomplete-completes", "keep", "clean",
+           ["The barrier expects 2: the noComplete arrival leaves one pending, a plain arrive",
+            "completes the phase."],
+           mbar_init(count=2)
+           + ["    @%p2 mbarrier.arrive.noComplete.shared::cta.b64 %rd3, [%r7], 1;", ARRIVE])
+
+
+def cluster_rearrive(twice: bool) -> list[str]:
+    """Warp 0 arrives (twice in the break) before warp 1 arrives at all: bar.sync 1 orders
+    warp 0's arrivals first under every schedule without completing the cluster barrier."""
+    return [
+        "    @!%p1 bra L_SECOND;",
+        "    barrier.cluster.arrive;",
+        *(["    barrier.cluster.arrive;" + E("TM0229")] if twice else []),
+        "    bar.sync 1, 64;",
+        "    barrier.cluster.wait;",
+        "    bra.uni L_DONE;",
+        "L_SECOND:",
+        "    bar.sync 1, 64;",
+        "    barrier.cluster.arrive;",
+        "    barrier.cluster.wait;",
+        "L_DONE:",
+    ]
+
+
+add_engine("TM0229-cluster-barrier-double-arrive", "break", "violation",
+           ["Warp 0 arrives on barrier.cluster twice before the barrier completed (warp 1 has",
+            "not arrived yet)."],
+           cluster_rearrive(True), block=64)
+add_engine("TM0229-cluster-barrier-double-arrive", "keep", "clean",
+           ["Each warp arrives once, then waits."],
+           cluster_rearrive(False), block=64)
+
+add_engine("TM0501-out-of-bounds-access", "break", "violation",
+           ["A shared load 4096 bytes past tmem_slot: outside the CTA's shared memory."],
+           ["    ld.shared.u32 %r20, [%r4+4096];" + E("TM0501")])
+add_engine("TM0501-out-of-bounds-access", "keep", "clean",
+           ["The load reads tmem_slot[3], inside the variable."],
+           ["    ld.shared.u32 %r20, [%r4+12];"])
+
+add_engine("TM0502-misaligned-access", "break", "violation",
+           ["A 4-byte shared load at tmem_slot + 2."],
+           ["    ld.shared.u32 %r20, [%r4+2];" + E("TM0502")])
+add_engine("TM0502-misaligned-access", "keep", "clean",
+           ["The load at tmem_slot + 4."],
+           ["    ld.shared.u32 %r20, [%r4+4];"])
+
+add_engine("TM0503-address-outside-space", "break", "violation",
+           ["mapa to CTA rank 5 in a launch without clusters (an implicit cluster of 1 CTA): the",
+            "shared::cluster address names no CTA of the cluster."],
+           ["    mov.u32 %r22, 5;", "    mapa.shared::cluster.u32 %r23, %r4, %r22;" + E("TM0503")])
+add_engine("TM0503-address-outside-space", "keep", "clean",
+           ["mapa to the executing CTA's own rank."],
+           ["    mov.u32 %r22, %r8;", "    mapa.shared::cluster.u32 %r23, %r4, %r22;"])
+
+add_engine("TM0504-barrier-deadlock", "break", "hang",
+           ["Warp 0 waits at named barrier 1 for 64 threads; warp 1 exits without arriving."],
+           ["    @!%p1 bra L_EXIT;", "    bar.sync 1, 64;" + H("TM0504")], block=64)
+add_engine("TM0504-barrier-deadlock", "keep", "clean",
+           ["Warp 0 waits at named barrier 1 for its own 32 threads only."],
+           ["    @!%p1 bra L_EXIT;", "    bar.sync 1, 32;"], block=64)
+
+add_engine("TM0505-trap", "break", "violation",
+           ["Every thread's tid.x is below 1000, so the guarded trap executes."],
+           ["    setp.lt.u32 %p3, %r1, 1000;", "    @%p3 trap;" + E("TM0505")])
+add_engine("TM0505-trap", "keep", "clean",
+           ["The guard is never true: trap is not executed."],
+           ["    setp.gt.u32 %p3, %r1, 1000;", "    @%p3 trap;"])
+
+add_engine("TM0506-step-budget-exhausted", "break", "incomplete",
+           ["The warp spins on a branch to itself (a livelock: no barrier, no mbarrier), so the",
+            "run exhausts the step budget with the warp at that branch."],
+           ["    setp.lt.u32 %p3, %r1, 1000;", "L_SPIN:", "    @%p3 bra.uni L_SPIN;" + E("TM0506")])
+add_engine("TM0506-step-budget-exhausted", "keep", "clean",
+           ["The same loop ends after 100 iterations."],
+           ["    mov.u32 %r22, 0;", "L_SPIN:", "    add.u32 %r22, %r22, 1;",
+            "    setp.lt.u32 %p3, %r22, 100;", "    @%p3 bra.uni L_SPIN;"])
+
+add_engine("TM0507-divergent-aligned-instruction", "break", "violation",
+           ["Lane 0 and lanes 1-31 execute `bar.sync 0` (= barrier.sync.aligned) from two",
+            "different branches: each group is a divergent subset of the warp."],
+           ["    @%p2 bra L_LANE0;", "    bar.sync 0;" + E("TM0507"), "    bra.uni L_JOINED;",
+            "L_LANE0:", "    bar.sync 0;" + E("TM0507"), "L_JOINED:"])
+add_engine("TM0507-divergent-aligned-instruction", "keep", "clean",
+           ["The branches reconverge before one bar.sync that the whole warp executes."],
+           ["    @%p2 bra L_LANE0;", "    add.u32 %r20, %r20, 1;", "    bra.uni L_JOINED;",
+            "L_LANE0:", "    add.u32 %r20, %r20, 2;", "L_JOINED:", "    bar.sync 0;"])
+
+add_engine("TM0508-invalid-barrier-operand", "break", "violation",
+           ["bar.sync with barrier id 16 (a register): ids are 0..15."],
+           ["    mov.u32 %r22, 16;", "    bar.sync %r22;" + E("TM0508")])
+add_engine("TM0508-invalid-barrier-operand", "keep", "clean",
+           ["bar.sync with barrier id 15."],
+           ["    mov.u32 %r22, 15;", "    bar.sync %r22;"])
+
+add_engine("TM0509-sync-membermask-mismatch", "break", "violation",
+           ["All 32 lanes execute shfl.sync with membermask 0x0000ffff: lanes 16-31 are not named."],
+           ["    mov.u32 %r22, 65535;", "    shfl.sync.idx.b32 %r20, %r1, 0, 31, %r22;" + E("TM0509")])
+add_engine("TM0509-sync-membermask-mismatch", "keep", "clean",
+           ["The membermask names all 32 executing lanes."],
+           ["    mov.u32 %r22, -1;", "    shfl.sync.idx.b32 %r20, %r1, 0, 31, %r22;"])
+
+
+def call_site(callee: str, arg: str, res: str, mark: str = "") -> list[str]:
+    """A call through .param space, as nvcc writes it."""
+    return ["    {", "    .param .b32 call_a;", "    .param .b32 call_r;",
+            f"    st.param.b32 [call_a], {arg};",
+            f"    call.uni (call_r), {callee}, (call_a);{mark}",
+            f"    ld.param.b32 {res}, [call_r];", "    }"]
+
+
+def call_chain(n: int, mark_at: int | None = None) -> list[str]:
+    """f1 calls f2 ... calls fn, each adding 1 to what the next returns: n nested calls from the
+    entry. Not recursion (the engine refuses recursive calls at load). Declared callee first."""
+    out: list[str] = []
+    for k in range(n, 0, -1):
+        mark = E("TM0510") if k == mark_at else ""
+        body = ([] if k == n else call_site(f"f{k + 1}", "%s0", "%s0", mark))
+        # ret.uni: a function return, not the CTA exit the single `ret;` rule is about
+        out += [f".func (.param .b32 ret_v) f{k}(.param .b32 arg_v)", "{", "    .reg .b32 %s<2>;",
+                "    ld.param.b32 %s0, [arg_v];", *body, "    add.u32 %s1, %s0, 1;",
+                "    st.param.b32 [ret_v], %s1;", "    ret.uni;", "}", ""]
+    return out
+
+
+# The engine's limit is 64 nested calls (RunOptions::max_call_depth): the call made at depth 64,
+# f64's call of f65, is the first past it.
+add_engine("TM0510-call-depth-exceeded", "break", "incomplete",
+           ["A chain of 65 nested calls (f1 -> f2 -> ... -> f65): the call in f64 is one past",
+            "tmemu's call-depth limit of 64. The catalogue gives the verdict incomplete (tmemu",
+            "stops modelling the run), not violation: the program is legal PTX."],
+           call_site("f1", "%r1", "%r20"), funcs=call_chain(65, mark_at=64))
+add_engine("TM0510-call-depth-exceeded", "keep", "clean",
+           ["A chain of 3 nested calls."],
+           call_site("f1", "%r1", "%r20"), funcs=call_chain(3))
+
+
+# ----------------------------------------------------------------------------------------------
 # ptxas messages of the static breaks (filled by --ptxas-messages; kept in this table)
 # ----------------------------------------------------------------------------------------------
 
