@@ -57,6 +57,7 @@ pub(crate) fn shared_loc(
     Ok(Loc::Shared(rank, off))
 }
 
+#[inline(always)]
 pub(crate) fn resolve<O: Observer>(
     cx: &Ctx<'_, '_, O>,
     space: Space,
@@ -80,7 +81,7 @@ pub(crate) fn resolve<O: Observer>(
     })
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn load<O: Observer>(
     w: &Warp,
     cx: &Ctx<'_, '_, O>,
@@ -100,7 +101,7 @@ pub(crate) fn load<O: Observer>(
     }
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn store<O: Observer>(
     w: &mut Warp,
     cx: &mut Ctx<'_, '_, O>,
