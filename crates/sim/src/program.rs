@@ -916,6 +916,9 @@ pub struct BarInst {
     /// bar.red: destination and predicate source.
     pub d: Option<Any>,
     pub pred: Option<PSrc>,
+    /// `bar` (always aligned) or `barrier.*.aligned`: the whole warp must execute it together.
+    /// Plain `barrier.sync` may be reached by a divergent warp (PTX ISA §9.7.13.1).
+    pub aligned: bool,
 }
 
 #[derive(Clone, Debug)]

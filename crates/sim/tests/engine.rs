@@ -616,3 +616,19 @@ fn cp_async_completes_through_its_mbarrier() {
         (0..32u32).map(|t| (31 - t) * 10 + 1).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_divergent_barrier_sync_without_aligned_is_legal() {
+    // Even and odd lanes of each warp reach barrier 0 at different `barrier.sync` instructions
+    // (legal without `.aligned`); the barrier still orders the shared-memory exchange.
+    let (r, out) = run_bufs(
+        "divergent_barrier_sync.ptx",
+        [1, 1, 1],
+        [64, 1, 1],
+        &[vec![0u8; 64 * 4]],
+    );
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert!(r.hangs.is_empty(), "{:?}", r.hangs);
+    let want: Vec<u32> = (0..64u32).map(|t| 1000 + (t ^ 1)).collect();
+    assert_eq!(words(&out[0]), want);
+}

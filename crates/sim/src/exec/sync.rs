@@ -412,7 +412,7 @@ pub(super) fn exec<O: Observer>(
                 return Flow::Next;
             }
             let count = b.count.map(|c| w.get(c)[mask.trailing_zeros() as usize]);
-            if mask != w.live {
+            if b.aligned && mask != w.live {
                 cx.diag(
                     w,
                     pc,

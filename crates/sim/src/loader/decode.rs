@@ -1843,6 +1843,7 @@ fn bar(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         count,
         d: dst,
         pred,
+        aligned: d.i.name == "bar" || d.has("aligned"),
     })))
 }
 
