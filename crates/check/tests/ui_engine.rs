@@ -16,8 +16,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use tmemu_check::annotations::{self, Mark, MarkKind};
-use tmemu_sim::{install_globals, GlobalMemory, Launch, RunOptions};
-use tmemu_spec::{resolve, ParamInfo, ParamKind, Spec};
+use tmemu_host::{resolve_spec, RunOptions, Session};
+use tmemu_spec::Spec;
 use tmemu_tmem::rules;
 
 /// The step budget of these runs. Every program here is tiny (well under 10^5
@@ -61,28 +61,6 @@ fn is_engine_rule(id: &str) -> bool {
     id.starts_with("TM022") || id.starts_with("TM05")
 }
 
-fn param_infos(k: &tmemu_sim::Kernel) -> Vec<ParamInfo> {
-    k.params
-        .iter()
-        .map(|p| ParamInfo {
-            name: p.name.clone(),
-            kind: if p.is_pointer {
-                ParamKind::Pointer
-            } else if p.is_array {
-                ParamKind::ByteArray {
-                    len: p.size as usize,
-                    align: p.align as usize,
-                }
-            } else {
-                ParamKind::Scalar {
-                    bits: p.elem_bits,
-                    is_float: p.is_float,
-                }
-            },
-        })
-        .collect()
-}
-
 /// What the engine reported: primary findings, hang marks (line, rule), verdict.
 struct Reported {
     primary: BTreeSet<Mark>,
@@ -118,33 +96,18 @@ fn run_program(ptx: &Path) -> Outcome {
             panic!("{shown}:{span}: engine refused the program: {message}")
         }
     };
-    let params = param_infos(&kernel);
-    spec.apply_overrides(&[], &params)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let launch_spec = resolve(&spec, &params).unwrap_or_else(|e| panic!("{e}"));
+    let launch_spec = resolve_spec(&mut spec, &[], &kernel).unwrap_or_else(|e| panic!("{e}"));
     if !launch_spec.tensor_maps.is_empty() {
         return Outcome::Pending("tensor-map argument".into());
     }
-    let mut global = GlobalMemory::new();
-    install_globals(&kernel, &mut global).unwrap_or_else(|e| panic!("{shown}: {e}"));
-    let addrs: Vec<u64> = launch_spec
-        .buffers
-        .iter()
-        .map(|b| global.alloc(&b.name, &b.bytes))
-        .collect();
-    let launch = Launch {
-        grid: launch_spec.grid,
-        block: launch_spec.block,
-        cluster: (launch_spec.cluster != [1, 1, 1]).then_some(launch_spec.cluster),
-        dyn_shared: launch_spec.shared_bytes,
-        params: launch_spec.param_block(&addrs),
-    };
     let opts = RunOptions {
         max_steps: MAX_STEPS,
         ..Default::default()
     };
-    let r = tmemu_sim::run(&kernel, &launch, &global, &opts)
-        .unwrap_or_else(|e| panic!("{shown}: launch: {e}"));
+    let r = Session::new(&kernel, &launch_spec)
+        .and_then(|s| s.run(&opts))
+        .unwrap_or_else(|e| panic!("{shown}: launch: {e}"))
+        .result;
 
     let mut primary = BTreeSet::new();
     for d in &r.diagnostics {
