@@ -1062,7 +1062,7 @@ pub const TRAP: Rule = Rule {
 pub const STEP_BUDGET_EXHAUSTED: Rule = Rule {
     id: "TM0506",
     name: "step-budget-exhausted",
-    section: "(tmemu limit)",
+    section: TMEMU_LIMIT,
     severity: Severity::Error,
     detection: Detection::Dynamic,
     summary: "The run exceeded tmemu's step budget (--max-steps): a livelock or a very long run. The verdict is incomplete, never clean.",
@@ -1106,13 +1106,16 @@ pub const SYNC_MEMBERMASK_MISMATCH: Rule = Rule {
 pub const CALL_DEPTH_EXCEEDED: Rule = Rule {
     id: "TM0510",
     name: "call-depth-exceeded",
-    section: "(tmemu limit)",
+    section: TMEMU_LIMIT,
     severity: Severity::Error,
     detection: Detection::Dynamic,
     summary: "Calls nested deeper than tmemu's call-depth limit. The verdict is incomplete.",
     hardware: "A deep call chain may overflow the hardware call stack.",
     checked_by: Some("tmemu_sim"),
 };
+
+/// The `section` of a rule that is a limit of tmemu itself, not of the PTX ISA.
+pub const TMEMU_LIMIT: &str = "(tmemu limit, not a PTX ISA rule)";
 
 pub static RULES: &[Rule] = &[
     NCOLS_NOT_POWER_OF_TWO,
@@ -1235,8 +1238,10 @@ mod tests {
             assert_eq!(r.id.len(), 6, "{}", r.id);
             assert!(r.id.starts_with("TM"), "{}", r.id);
             assert!(r.id[2..].bytes().all(|b| b.is_ascii_digit()), "{}", r.id);
+            // Every rule cites its PTX ISA section, except tmemu's own resource limits (step
+            // budget, call depth), which end a run `incomplete` and say so.
             assert!(
-                r.section.starts_with('§'),
+                r.section.starts_with('§') || r.section == TMEMU_LIMIT,
                 "{}: section {}",
                 r.id,
                 r.section
