@@ -179,6 +179,25 @@ pub(crate) fn fault<O: Observer>(
     cx.diag(w, pc, lanes, rule, msg);
 }
 
+/// Byte offsets in the executing CTA's shared memory of a 4-byte `.shared` access through a
+/// 32-bit address register, when every lane of `mask` is in the CTA's own window, in bounds
+/// and aligned; `None` otherwise, and the caller takes the general per-lane path, which
+/// reports the fault exactly as before.
+#[inline(always)]
+fn shared_fast_offsets(base: &[u32; 32], offset: i64, mask: u32, len: usize) -> Option<[u32; 32]> {
+    let mut offs = [0u32; 32];
+    let mut ok = true;
+    for l in 0..32 {
+        // as `lane_addr` + `shared_loc`: the address is the low 32 bits of base + offset
+        let a = base[l].wrapping_add(offset as u32);
+        let off = (a & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE);
+        offs[l] = off;
+        let good = a >> 24 == 0 && off & 3 == 0 && (off as usize) + 4 <= len;
+        ok &= good | (mask >> l & 1 == 0);
+    }
+    ok.then_some(offs)
+}
+
 fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
     if matches!(i.space, Space::Param | Space::Const)
@@ -242,6 +261,24 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             }
         }
         return;
+    }
+    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && !cx.obs.wants_memory() {
+        if let (Any::R32(b), Any::R32(d)) = (i.addr.base, i.regs[0]) {
+            // hot path: 32-bit shared load through a 32-bit window register
+            let sh = &cx.ctas[cx.me].shared;
+            if let Some(offs) =
+                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len())
+            {
+                let out = &mut w.r32[d as usize];
+                for l in 0..32 {
+                    if mask >> l & 1 != 0 {
+                        let o = offs[l] as usize;
+                        out[l] = u32::from_le_bytes([sh[o], sh[o + 1], sh[o + 2], sh[o + 3]]);
+                    }
+                }
+                return;
+            }
+        }
     }
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
@@ -351,6 +388,25 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             }
         }
         return;
+    }
+    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && !cx.obs.wants_memory() {
+        if let (Any::R32(b), Any::R32(v)) = (i.addr.base, i.regs[0]) {
+            // hot path: 32-bit shared store through a 32-bit window register, as in `ld`
+            let me = cx.me;
+            let sh = &mut cx.ctas[me].shared;
+            if let Some(offs) =
+                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len())
+            {
+                let vals = &w.r32[v as usize];
+                for l in 0..32 {
+                    if mask >> l & 1 != 0 {
+                        let o = offs[l] as usize;
+                        sh[o..o + 4].copy_from_slice(&vals[l].to_le_bytes());
+                    }
+                }
+                return;
+            }
+        }
     }
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
