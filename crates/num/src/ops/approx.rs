@@ -115,6 +115,26 @@ pub fn f32_div_full(a: u32, b: u32, ftz: bool) -> u32 {
     out(input(a, ftz) / input(b, ftz), ftz)
 }
 
+/// `d[l] = f32_div_full(a[l], b[l], ftz)` for every lane.
+///
+/// Without `.ftz` this is one native f32 division per lane, which the compiler vectorises: the
+/// f64 quotient of two f32 values rounded to f32 equals the correctly rounded f32 quotient
+/// (53 >= 2 * 24 + 2, so the double rounding is innocuous, Figueroa 1995), and NaNs are
+/// canonicalised as `out` does. `lanes_tests` checks bit-identity with the scalar function.
+#[inline]
+pub fn f32_div_full_lanes(a: &[u32; 32], b: &[u32; 32], ftz: bool, d: &mut [u32; 32]) {
+    if ftz {
+        for l in 0..32 {
+            d[l] = f32_div_full(a[l], b[l], true);
+        }
+    } else {
+        for l in 0..32 {
+            let q = f32::from_bits(a[l]) / f32::from_bits(b[l]);
+            d[l] = if q.is_nan() { NAN32 } else { q.to_bits() };
+        }
+    }
+}
+
 /// rcp.approx.ftz.f64: a fast reciprocal (the H100's differs from the correctly rounded value
 /// by up to 9.2e-7 relative); returned correctly rounded, subnormal inputs and results flushed.
 #[inline]
@@ -151,5 +171,65 @@ pub fn f64_rsqrt_approx(a: u64) -> u64 {
         super::float::NAN64
     } else {
         r.to_bits()
+    }
+}
+
+#[cfg(test)]
+mod lanes_tests {
+    use super::*;
+
+    /// Specials, subnormals, quotients that overflow or underflow into the subnormal range,
+    /// and random bit patterns.
+    fn operand(s: &mut u64, i: usize) -> u32 {
+        const SPECIAL: [u32; 14] = [
+            0,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_1234,
+            0x7f80_0001,
+            0x0000_0001,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x7f7f_ffff,
+            0x3f80_0000,
+            0xbf80_0000,
+        ];
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        match i % 4 {
+            0 => SPECIAL[(*s >> 40) as usize % SPECIAL.len()],
+            1 => (*s as u32 & 0x807f_ffff) | (0x3f00_0000 + ((*s >> 32) as u32 % 4) * 0x0080_0000),
+            2 => *s as u32 & 0x80ff_ffff,
+            _ => *s as u32,
+        }
+    }
+
+    #[test]
+    fn div_full_lanes_equal_scalar() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..40_000usize {
+            let (mut a, mut b) = ([0u32; 32], [0u32; 32]);
+            for l in 0..32 {
+                a[l] = operand(&mut s, round + l);
+                b[l] = operand(&mut s, round + 3 * l + 1);
+            }
+            for ftz in [false, true] {
+                let mut d = [0u32; 32];
+                f32_div_full_lanes(&a, &b, ftz, &mut d);
+                for l in 0..32 {
+                    assert_eq!(
+                        d[l],
+                        f32_div_full(a[l], b[l], ftz),
+                        "div.full {:#x} / {:#x} ftz={ftz}",
+                        a[l],
+                        b[l]
+                    );
+                }
+            }
+        }
     }
 }

@@ -3,7 +3,8 @@
 
 use super::{Flow, Warp};
 use crate::fp;
-use crate::program::{FMods, FOp, FUnOp, Inst};
+use crate::program::{FMods, FOp, FUnOp, Inst, Rnd};
+use tmemu_num::ops::approx;
 use tmemu_num::ops::float as nf;
 
 #[inline(always)]
@@ -76,6 +77,7 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
                 FOp::Add => nf::f32_add_lanes(&a, &b, fp::mods(m), &mut r),
                 FOp::Sub => nf::f32_sub_lanes(&a, &b, fp::mods(m), &mut r),
                 FOp::Mul => nf::f32_mul_lanes(&a, &b, fp::mods(m), &mut r),
+                FOp::Div if m.rnd == Rnd::Full => approx::f32_div_full_lanes(&a, &b, m.ftz, &mut r),
                 _ => {
                     for l in 0..32 {
                         r[l] = bin_f32(op, m, a[l], b[l]);
