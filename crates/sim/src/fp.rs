@@ -112,7 +112,7 @@ pub fn un32_lanes(op: FUnOp, a: &[u32; 32], m: FMods, r: &mut [u32; 32]) {
         FUnOp::Rcp if approx_ => each(a, r, |x| approx::f32_rcp_approx(x, ftz)),
         FUnOp::Rcp => each(a, r, |x| nf::f32_rcp(x, mods(m))),
         FUnOp::Rsqrt => each(a, r, |x| approx::f32_rsqrt_approx(x, ftz)),
-        FUnOp::Ex2 => each(a, r, |x| approx::f32_ex2_approx(x, ftz)),
+        FUnOp::Ex2 => approx::f32_ex2_approx_lanes(a, ftz, r),
         FUnOp::Lg2 => each(a, r, |x| approx::f32_lg2_approx(x, ftz)),
         FUnOp::Sin => each(a, r, |x| approx::f32_sin_approx(x, ftz)),
         FUnOp::Cos => each(a, r, |x| approx::f32_cos_approx(x, ftz)),
