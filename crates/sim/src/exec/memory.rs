@@ -775,3 +775,91 @@ pub(super) fn exec_copy<O: Observer>(
     }
     Flow::Next
 }
+
+#[cfg(test)]
+mod shared_fast_path_tests {
+    use crate::{install_globals, load, run, GlobalMemory, Launch, RunOptions};
+
+    /// Each thread stores its id to `buf[tid]` (lane `bad` 4 KB past the end), then reads
+    /// `buf[31 - tid]` into `out[tid]`.
+    const PTX: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry sh(.param .u64 out_ptr, .param .u32 bad)
+{
+    .reg .b32 %r<9>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    .shared .align 4 .b8 buf[128];
+    ld.param.u64 %rd1, [out_ptr];
+    ld.param.u32 %r6, [bad];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, buf;
+    add.u32 %r4, %r3, %r2;
+    setp.eq.u32 %p1, %r1, %r6;
+    @%p1 add.u32 %r4, %r4, 4096;
+    st.shared.u32 [%r4], %r1;
+    bar.sync 0;
+    mov.u32 %r8, 124;
+    sub.u32 %r5, %r8, %r2;
+    add.u32 %r5, %r3, %r5;
+    ld.shared.u32 %r7, [%r5];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r7;
+    ret;
+}
+"#;
+
+    fn run_with_bad(bad: u32) -> (crate::RunResult, Vec<u32>) {
+        let m = tmemu_ptx::parse(PTX).expect("parse");
+        let k = load(&m, PTX, "sh.ptx", None).expect("load");
+        let mut g = GlobalMemory::new();
+        install_globals(&k, &mut g).unwrap();
+        let out = g.alloc("out", &[0u8; 128]);
+        let mut params = vec![0u8; k.param_bytes as usize];
+        for (p, v) in k.params.iter().zip([out, bad as u64]) {
+            params[p.offset as usize..(p.offset + p.size) as usize]
+                .copy_from_slice(&v.to_le_bytes()[..p.size as usize]);
+        }
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            cluster: None,
+            dyn_shared: 0,
+            params,
+        };
+        let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+        let words = g
+            .read_buffer(out)
+            .unwrap()
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        (r, words)
+    }
+
+    #[test]
+    fn in_bounds_exchange_goes_through_shared_memory() {
+        let (r, out) = run_with_bad(99);
+        assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+        assert_eq!(out, (0..32).rev().collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn one_faulting_lane_is_reported_and_the_others_still_store() {
+        let (r, out) = run_with_bad(5);
+        assert_eq!(r.diagnostics.len(), 1, "{:?}", r.diagnostics);
+        let d = &r.diagnostics[0];
+        assert_eq!(d.rule.id, "TM0501");
+        assert_eq!(d.ctx.lanes, 1 << 5);
+        assert!(d.message.contains("(lane 5)"), "{}", d.message);
+        // buf[5] was never written (shared memory starts zeroed), every other word was
+        let want: Vec<u32> = (0..32u32)
+            .map(|t| if 31 - t == 5 { 0 } else { 31 - t })
+            .collect();
+        assert_eq!(out, want);
+    }
+}
