@@ -1000,7 +1000,6 @@ pub const ALLOC_STATE_SPACE: Rule = Rule {
     checked_by: Some("tmemu_check"),
 };
 
-/// Every rule, sorted by ID.
 // ----------------------------------------------------------------------------------------
 // TM05xx — engine-level rules (reported by tmemu_sim)
 
@@ -1117,6 +1116,7 @@ pub const CALL_DEPTH_EXCEEDED: Rule = Rule {
 /// The `section` of a rule that is a limit of tmemu itself, not of the PTX ISA.
 pub const TMEMU_LIMIT: &str = "(tmemu limit, not a PTX ISA rule)";
 
+/// Every rule, sorted by ID.
 pub static RULES: &[Rule] = &[
     NCOLS_NOT_POWER_OF_TWO,
     NCOLS_NOT_MULTIPLE_OF_32,
