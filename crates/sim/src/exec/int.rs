@@ -158,69 +158,46 @@ pub(super) fn bin64(
     Flow::Next
 }
 
-#[inline(always)]
-fn cmp32(op: CmpOp, x: u32, y: u32) -> bool {
-    let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
-    let un = fx.is_nan() || fy.is_nan();
-    match op {
-        CmpOp::Eq => x == y,
-        CmpOp::Ne => x != y,
-        CmpOp::LtS => (x as i32) < (y as i32),
-        CmpOp::LeS => (x as i32) <= (y as i32),
-        CmpOp::GtS => (x as i32) > (y as i32),
-        CmpOp::GeS => (x as i32) >= (y as i32),
-        CmpOp::LtU => x < y,
-        CmpOp::LeU => x <= y,
-        CmpOp::GtU => x > y,
-        CmpOp::GeU => x >= y,
-        CmpOp::FEq => fx == fy,
-        CmpOp::FNe => !un && fx != fy,
-        CmpOp::FLt => fx < fy,
-        CmpOp::FLe => fx <= fy,
-        CmpOp::FGt => fx > fy,
-        CmpOp::FGe => fx >= fy,
-        CmpOp::FEqu => un || fx == fy,
-        CmpOp::FNeu => fx != fy,
-        CmpOp::FLtu => un || fx < fy,
-        CmpOp::FLeu => un || fx <= fy,
-        CmpOp::FGtu => un || fx > fy,
-        CmpOp::FGeu => un || fx >= fy,
-        CmpOp::FNum => !un,
-        CmpOp::FNan => un,
-    }
+/// `setp` comparisons on raw bits, one definition for both widths: the integer forms compare
+/// the bits as signed/unsigned integers, the float forms as IEEE values (unordered forms true
+/// when either operand is NaN; `ne` ordered, `neu` unordered).
+macro_rules! cmp_bits {
+    ($name:ident, $u:ty, $s:ty, $f:ty) => {
+        #[inline(always)]
+        fn $name(op: CmpOp, x: $u, y: $u) -> bool {
+            let (fx, fy) = (<$f>::from_bits(x), <$f>::from_bits(y));
+            let un = fx.is_nan() || fy.is_nan();
+            match op {
+                CmpOp::Eq => x == y,
+                CmpOp::Ne => x != y,
+                CmpOp::LtS => (x as $s) < (y as $s),
+                CmpOp::LeS => (x as $s) <= (y as $s),
+                CmpOp::GtS => (x as $s) > (y as $s),
+                CmpOp::GeS => (x as $s) >= (y as $s),
+                CmpOp::LtU => x < y,
+                CmpOp::LeU => x <= y,
+                CmpOp::GtU => x > y,
+                CmpOp::GeU => x >= y,
+                CmpOp::FEq => fx == fy,
+                CmpOp::FNe => !un && fx != fy,
+                CmpOp::FLt => fx < fy,
+                CmpOp::FLe => fx <= fy,
+                CmpOp::FGt => fx > fy,
+                CmpOp::FGe => fx >= fy,
+                CmpOp::FEqu => un || fx == fy,
+                CmpOp::FNeu => fx != fy,
+                CmpOp::FLtu => un || fx < fy,
+                CmpOp::FLeu => un || fx <= fy,
+                CmpOp::FGtu => un || fx > fy,
+                CmpOp::FGeu => un || fx >= fy,
+                CmpOp::FNum => !un,
+                CmpOp::FNan => un,
+            }
+        }
+    };
 }
-
-#[inline(always)]
-fn cmp64(op: CmpOp, x: u64, y: u64) -> bool {
-    let (fx, fy) = (f64::from_bits(x), f64::from_bits(y));
-    let un = fx.is_nan() || fy.is_nan();
-    match op {
-        CmpOp::Eq => x == y,
-        CmpOp::Ne => x != y,
-        CmpOp::LtS => (x as i64) < (y as i64),
-        CmpOp::LeS => (x as i64) <= (y as i64),
-        CmpOp::GtS => (x as i64) > (y as i64),
-        CmpOp::GeS => (x as i64) >= (y as i64),
-        CmpOp::LtU => x < y,
-        CmpOp::LeU => x <= y,
-        CmpOp::GtU => x > y,
-        CmpOp::GeU => x >= y,
-        CmpOp::FEq => fx == fy,
-        CmpOp::FNe => !un && fx != fy,
-        CmpOp::FLt => fx < fy,
-        CmpOp::FLe => fx <= fy,
-        CmpOp::FGt => fx > fy,
-        CmpOp::FGe => fx >= fy,
-        CmpOp::FEqu => un || fx == fy,
-        CmpOp::FNeu => fx != fy,
-        CmpOp::FLtu => un || fx < fy,
-        CmpOp::FLeu => un || fx <= fy,
-        CmpOp::FGtu => un || fx > fy,
-        CmpOp::FGeu => un || fx >= fy,
-        CmpOp::FNum => !un,
-        CmpOp::FNan => un,
-    }
-}
+cmp_bits!(cmp32, u32, i32, f32);
+cmp_bits!(cmp64, u64, i64, f64);
 
 /// Flush a subnormal f32 to a zero of the same sign (for `.ftz` compares).
 #[inline(always)]

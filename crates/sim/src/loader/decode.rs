@@ -1398,13 +1398,9 @@ fn cmp_op(d: &D<'_, '_, '_, '_>, ty: Ty) -> R<CmpOp> {
     d.unsup_why("comparison")
 }
 
-fn setp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
-    let ty = d.ty()?;
-    if matches!(ty, Ty::F(16) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2) {
-        return setp_half(d, ty);
-    }
-    let cmp = cmp_op(d, ty)?;
-    let (p, q) = match &d.op(0)?.kind {
+/// `setp`'s destination: one predicate, or a `p|q` pair (q receives the complement).
+fn setp_dests(d: &mut D<'_, '_, '_, '_>) -> R<(u16, Option<u16>)> {
+    match &d.op(0)?.kind {
         OperandKind::PredPair(a, b) => {
             let pa = match d.lookup(a.name, a.span)? {
                 Sym::Pred(x) => x,
@@ -1414,24 +1410,37 @@ fn setp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 Sym::Pred(x) => x,
                 _ => return invalid("expected predicates", b.span),
             };
-            (pa, Some(pb))
+            Ok((pa, Some(pb)))
         }
-        _ => (d.pdst(0)?, None),
-    };
-    let comb = if d.nops() > 3 {
-        let op = if d.has("and") {
-            BoolOp::And
-        } else if d.has("or") {
-            BoolOp::Or
-        } else if d.has("xor") {
-            BoolOp::Xor
-        } else {
-            return invalid("setp with a fourth operand needs .and/.or/.xor", d.i.span);
-        };
-        Some((op, d.psrc(3)?))
+        _ => Ok((d.pdst(0)?, None)),
+    }
+}
+
+/// `setp`'s optional fourth operand: `.and`/`.or`/`.xor` with a predicate source.
+fn setp_combine(d: &mut D<'_, '_, '_, '_>) -> R<Option<(BoolOp, PSrc)>> {
+    if d.nops() <= 3 {
+        return Ok(None);
+    }
+    let op = if d.has("and") {
+        BoolOp::And
+    } else if d.has("or") {
+        BoolOp::Or
+    } else if d.has("xor") {
+        BoolOp::Xor
     } else {
-        None
+        return invalid("setp with a fourth operand needs .and/.or/.xor", d.i.span);
     };
+    Ok(Some((op, d.psrc(3)?)))
+}
+
+fn setp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    let ty = d.ty()?;
+    if matches!(ty, Ty::F(16) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2) {
+        return setp_half(d, ty);
+    }
+    let cmp = cmp_op(d, ty)?;
+    let (p, q) = setp_dests(d)?;
+    let comb = setp_combine(d)?;
     if ty.bits() == 64 {
         Ok(Inst::Setp64 {
             cmp,
@@ -1470,34 +1479,8 @@ fn setp_half(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
         Ty::Bf16 => (HalfKind::Bf16, false),
         _ => (HalfKind::Bf16, true),
     };
-    let (p, q) = match &d.op(0)?.kind {
-        OperandKind::PredPair(a, b) => {
-            let pa = match d.lookup(a.name, a.span)? {
-                Sym::Pred(x) => x,
-                _ => return invalid("expected predicates", a.span),
-            };
-            let pb = match d.lookup(b.name, b.span)? {
-                Sym::Pred(x) => x,
-                _ => return invalid("expected predicates", b.span),
-            };
-            (pa, Some(pb))
-        }
-        _ => (d.pdst(0)?, None),
-    };
-    let comb = if d.nops() > 3 {
-        let op = if d.has("and") {
-            BoolOp::And
-        } else if d.has("or") {
-            BoolOp::Or
-        } else if d.has("xor") {
-            BoolOp::Xor
-        } else {
-            return invalid("setp with a fourth operand needs .and/.or/.xor", d.i.span);
-        };
-        Some((op, d.psrc(3)?))
-    } else {
-        None
-    };
+    let (p, q) = setp_dests(d)?;
+    let comb = setp_combine(d)?;
     let ftz = d.has("ftz");
     Ok(Inst::SetpHalf(Box::new(SetpHalfInst {
         kind,
