@@ -264,7 +264,12 @@ fn check_range(
             if prev.stamp == new.stamp {
                 return false;
             }
-            let cause = if ordered_in(view.hb, prev, &new, tmem) {
+            // TMEM: a completion observed through thread synchronisation (the generic view
+            // covers the completion stamp) orders the access even without the tcgen05 fence
+            // pair; see the crate docs, "TM0207", for the reading and why.
+            let ordered =
+                ordered_in(view.hb, prev, &new, tmem) || (tmem && view.generic.covers(prev.stamp));
+            let cause = if ordered {
                 if !tmem
                     && prev_kind == AccessKind::Write
                     && prev.agent.is_async_proxy() != new.agent.is_async_proxy()
@@ -461,6 +466,30 @@ impl RaceDetector {
     /// The warp has exited: it no longer holds op slots from being reused.
     pub fn warp_exit(&mut self, w: WarpId) {
         self.warp(w).live = false;
+    }
+
+    /// The CTA with domain index `cta` ended and a new CTA will take its index (an engine
+    /// that keeps several clusters in one detector reuses indices): its shared memory and
+    /// TMEM shadows, its barriers, mbarriers and release/acquire locations are forgotten,
+    /// so the new CTA starts on fresh memory. Its warps must be new [`WarpId`]s.
+    pub fn reset_cta(&mut self, cta: u32) {
+        if let Some(m) = self.mem.shared.get_mut(cta as usize) {
+            *m = ShadowMap::default();
+        }
+        if let Some(m) = self.mem.tmem.get_mut(cta as usize) {
+            *m = ShadowMap::default();
+        }
+        self.sync.retain(|k, _| match k {
+            SyncKey::CtaBarrier { cta: c, .. } | SyncKey::Mbarrier { cta: c, .. } => *c != cta,
+            SyncKey::ClusterBarrier => true,
+        });
+        self.locs
+            .retain(|(space, _), _| *space != MemSpace::Shared { cta });
+    }
+
+    /// Forgets a synchronisation object (e.g. the cluster barrier of a cluster that ended).
+    pub fn forget_sync(&mut self, key: SyncKey) {
+        self.sync.remove(&key);
     }
 
     fn warp(&mut self, w: WarpId) -> &mut WarpState {
@@ -695,6 +724,10 @@ impl RaceDetector {
         if kind.agent().is_tcgen05() {
             // Program order: later tcgen05 ops of this warp are issued after this one.
             ws.tc.raise(actor, issue);
+            // Thread synchronisation carries the issue (not the completion) in the generic
+            // view: a pipelined successor ordered after it only by an unfenced sync is the
+            // TM0207 case (the fences are what make the pair pipelined across threads).
+            ws.gen.raise(actor, issue);
             ws.issued_tcgen05 = true;
         }
         match kind {
@@ -1024,6 +1057,7 @@ impl RaceDetector {
                 first,
                 second,
                 message,
+                why,
             });
         }
     }

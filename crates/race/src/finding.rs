@@ -55,6 +55,9 @@ pub struct Race {
     /// The access being checked when the race was found.
     pub second: Access,
     pub message: String,
+    /// The reason alone (what `message` ends with), for front ends that name the accesses
+    /// in their own words.
+    pub why: &'static str,
 }
 
 impl fmt::Display for Race {
@@ -106,7 +109,7 @@ pub(crate) fn classify(
         {
             return (
                 &rules::TMEM_TCGEN05_FENCE_MISSING,
-                "the accesses are ordered by a thread synchronisation, but tcgen05.fence::before_thread_sync / ::after_thread_sync is missing around it",
+                "the pipelined pair is split across threads by a synchronisation without tcgen05.fence::before_thread_sync before it and ::after_thread_sync after it, so the second op is not ordered after the first",
             );
         }
         if ak == AccessKind::Write {

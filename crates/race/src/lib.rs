@@ -46,9 +46,14 @@
 //!   each other; release stores / acquire loads and `fence.acq_rel` synchronise through
 //!   per-location clocks that only grow (release sequences over-approximated). Scopes are not
 //!   modelled (treated as wide enough).
-//! - **TM0207 is a warning**: a TMEM access ordered after another by thread synchronisation
-//!   (completion observed in the generic view) but without the tcgen05 fence pair is reported
-//!   with the rule's warning severity, since Triton, Gluon and CuTe DSL emit no tcgen05 fences.
+//! - **TM0207 (reading of §9.7.16.6.3–4, see docs/arch/race.md).** The tcgen05 fence pair
+//!   around a thread synchronisation is what orders the *issue* of async tcgen05 ops across
+//!   threads, which a pipelined pair split over two threads (canonical pattern 3) relies on:
+//!   such a pair ordered by an `.release`/`.acquire` or `bar` synchronisation but without the
+//!   fences is TM0207. A *completion* that was observed (commit + mbarrier wait,
+//!   `tcgen05.wait::ld/st`) and carried to another thread by synchronisation orders that
+//!   thread's later TMEM accesses with or without the fences: no finding. Triton, Gluon and
+//!   CuTe DSL output relies on exactly this (no `tcgen05.fence` in any of their kernels).
 //! - **Deviations that hide races**: barrier/mbarrier completions accumulate across phases;
 //!   a `.relaxed` arrive still carries the tcgen05 view it published; the TMEM shadow is
 //!   per CTA (CTAs of another domain on the same SM are not compared).
