@@ -24,6 +24,11 @@ KERNELS = [
      HERE.parent / "tests" / "corpus" / "kernels" / "triton" / "axpy.ptx",
      lambda: dict(grid=4, block=128, args=[np.ones(1000, np.float32), np.ones(1000, np.float32),
                                             np.zeros(1000, np.float32), 1.5, 1000, None, None])),
+    ("softmax (Triton, 64 CTAs of 128 threads, 64x200 f32)",
+     HERE.parent / "tests" / "corpus" / "kernels" / "triton" / "softmax.ptx",
+     lambda: dict(grid=64, block=128, shared_bytes=16,
+                  args=[np.zeros((64, 200), np.float32), np.ones((64, 200), np.float32),
+                        200, 200, 200, None, None])),
 ]
 
 
