@@ -544,11 +544,11 @@ pub const TMEM_UNFINISHED_WRITE: Rule = Rule {
 pub const TMEM_TCGEN05_FENCE_MISSING: Rule = Rule {
     id: "TM0207",
     name: "tmem-tcgen05-fence-missing",
-    section: "§9.7.16.6.3, §9.7.16.11.1",
-    severity: Severity::Warning,
+    section: "§9.7.16.6.3, §9.7.16.6.4.3, §9.7.16.11.1",
+    severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "TMEM accesses ordered by a thread synchronisation (completion observed) need tcgen05.fence::before_thread_sync before it and tcgen05.fence::after_thread_sync after it (also after a same-thread mbarrier wait). A warning: Triton, Gluon and CuTe DSL sm_100a output omits these fences.",
-    hardware: "By the letter of the ISA the tcgen05 op may move across the synchronisation and race the other access; compiled kernels rely on it not doing so.",
+    summary: "A pipelined pair of tcgen05 ops (mma->mma on one accumulator, cp->mma, shift->mma, shift->cp.4x256b, mma->shift) split across threads is ordered only with tcgen05.fence::before_thread_sync before the thread synchronisation and tcgen05.fence::after_thread_sync after it. (A completion already observed through commit + mbarrier wait or tcgen05.wait::ld/st and handed over by a synchronisation needs no fence: Triton, Gluon and CuTe DSL rely on that.)",
+    hardware: "The second op may start before the first one in the tensor core's pipeline and read or overwrite the cells too early.",
     checked_by: Some("tmemu_race (library; engine wiring pending)"),
 };
 

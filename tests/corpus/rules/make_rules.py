@@ -855,23 +855,53 @@ add("TM0206-tmem-unfinished-write", "break", "violation",
 add("TM0206-tmem-unfinished-write", "keep", "clean",
     ["st; wait::st; ld (sync.md §4 pattern 2)."], standard())
 
-add("TM0207-tmem-tcgen05-fence-missing", "break", "clean",
-    ["Warps 0-3 store and wait::st, then bar.sync, then warps 4-7 load the same cells: the",
-     "thread synchronisation has no tcgen05.fence::before_thread_sync/after_thread_sync."],
-    alloc() + PUBLISH
-    + ["    setp.lt.u32 %p3, %r2, 4;", "    @!%p3 bra L_SYNC;",
-       "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};  // ~RELATED TM0207",
-       "    tcgen05.wait::st.sync.aligned;", "L_SYNC:",
-       "    bar.sync 0;", "    @%p3 bra L_JOIN;",
-       "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];" + W("TM0207"),
-       "    tcgen05.wait::ld.sync.aligned;", "L_JOIN:"] + free(), **TWO_WARPGROUPS)
+# TM0207: a pipelined pair split across threads (sync.md §4 pattern 3) needs the tcgen05 fence
+# pair around the synchronisation; without it the second op is not ordered after the first.
+# (A completion observed by commit + mbarrier wait or wait::ld/st and handed over by a
+# synchronisation orders later TMEM accesses without the fences: docs/arch/race.md, TM0207.)
+
+
+def cp_mma_split(fenced: bool) -> list[str]:
+    """Thread 0 copies A into TMEM columns 32-39; bar.sync; thread 32 issues the mma reading A
+    from there (cp -> mma is pipelined), commits, everyone waits and reads D."""
+    fb = ["    tcgen05.fence::before_thread_sync;"] if fenced else []
+    fa = ["    tcgen05.fence::after_thread_sync;"] if fenced else []
+    return (alloc("64") + mbar_init() + ZERO_SMEM + PUBLISH
+            + ["    add.u32 %r32, %r10, 32;", "    @!%p2 bra L_COPIED;"]
+            + smem_desc("%rd6", "%r22")
+            + ["    tcgen05.cp.cta_group::1.128x256b [%r32], %rd6;"
+               + ("" if fenced else "  // ~RELATED TM0207"), "L_COPIED:"]
+            + fb + ["    bar.sync 0;"] + fa
+            + ["    setp.eq.u32 %p6, %r1, 32;", "    @!%p6 bra L_ISSUED;"]
+            + smem_desc("%rd7", "%r23")
+            + [f"    mov.u32 %r28, {IDESC_F16:#x};", "    setp.eq.u32 %p4, %r1, 0;",
+               "    tcgen05.mma.cta_group::1.kind::f16 [%r10], [%r32], %rd7, %r28, %p4;"
+               + ("" if fenced else E("TM0207")),
+               "    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r7];",
+               "L_ISSUED:"]
+            + mbar_wait() + ["    tcgen05.fence::after_thread_sync;",
+                             "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];",
+                             "    tcgen05.wait::ld.sync.aligned;"] + free("64"))
+
+
+add("TM0207-tmem-tcgen05-fence-missing", "break", "violation",
+    ["Thread 0 issues tcgen05.cp into TMEM columns 32-39; after bar.sync, thread 32 issues an",
+     "mma reading A from those columns. cp -> mma is a pipelined pair, but across threads only",
+     "with fence::before_thread_sync before the synchronisation and fence::after_thread_sync",
+     "after it (PTX ISA §9.7.16.6.4.3): without them the mma may read A before the copy."],
+    cp_mma_split(False), extra_shared=MMA_SHARED)
 add("TM0207-tmem-tcgen05-fence-missing", "keep", "clean",
     ["The same handoff with both fences around bar.sync."],
+    cp_mma_split(True), extra_shared=MMA_SHARED)
+add("legal-completed-handoff-without-fences", "keep", "clean",
+    ["Warps 0-3 store and wait::st, then bar.sync, then warps 4-7 load the same cells with no",
+     "tcgen05 fence: the stores' completion was observed before the synchronisation, which",
+     "orders the loads after them (Triton's accumulator zeroing; docs/arch/race.md, TM0207)."],
     alloc() + PUBLISH
     + ["    setp.lt.u32 %p3, %r2, 4;", "    @!%p3 bra L_SYNC;",
        "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};",
-       "    tcgen05.wait::st.sync.aligned;", "L_SYNC:", "    tcgen05.fence::before_thread_sync;",
-       "    bar.sync 0;", "    tcgen05.fence::after_thread_sync;", "    @%p3 bra L_JOIN;",
+       "    tcgen05.wait::st.sync.aligned;", "L_SYNC:",
+       "    bar.sync 0;", "    @%p3 bra L_JOIN;",
        "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];",
        "    tcgen05.wait::ld.sync.aligned;", "L_JOIN:"] + free(), **TWO_WARPGROUPS)
 
