@@ -799,6 +799,11 @@ pub enum Inst {
     /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
     /// copies complete immediately (`immediate` policy), so these only mark the point.
     AsyncGroupMark,
+    /// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / cp.async.bulk.prefetch.tensor
+    /// (exec/tma.rs).
+    Tma(Box<crate::exec::tma::TmaInst>),
+    /// tensormap.replace and tensormap.cp_fenceproxy (exec/tma.rs).
+    Tensormap(Box<crate::exec::tma::TensormapInst>),
 }
 
 #[derive(Clone, Debug)]

@@ -14,6 +14,7 @@ mod float;
 mod int;
 mod memory;
 pub(crate) mod sync;
+pub mod tma;
 mod warp_ops;
 
 use std::collections::HashMap;
@@ -583,6 +584,8 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::CpBulkG2S { .. }
             | Inst::CpBulkS2G { .. }
             | Inst::CpBulkS2Cluster { .. } => memory::exec_copy(w, cx, mask, inst),
+            Inst::Tma(t) => tma::exec(w, cx, mask, t),
+            Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),
             Inst::Bra { target, .. } => {
                 if mask == w.cur_mask {

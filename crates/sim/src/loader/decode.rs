@@ -14,6 +14,10 @@ use crate::program::*;
 
 type R<T> = Result<T, LoadError>;
 
+// Child modules of this one (so they use the decoding context `D`), kept in files of their own.
+#[path = "tma.rs"]
+mod tma;
+
 /// Lane width and kind of a type modifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ty {
@@ -528,7 +532,9 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "membar" | "fence" => Ok(Inst::Fence),
         "shfl" | "vote" | "redux" | "match" | "elect" | "activemask" => warp_op(d),
         "mbarrier" => mbar(d),
+        "cp" if d.has("tensor") || d.has("prefetch") => tma::cp_tensor(d),
         "cp" => cp(d),
+        "tensormap" => tma::tensormap(d),
         "mapa" => {
             let generic = !d.has("shared::cluster");
             Ok(Inst::Mapa {

@@ -1,0 +1,452 @@
+//! The tensor memory accelerator in the engine: `cp.async.bulk.tensor` (loads with
+//! `.mbarrier::complete_tx::bytes`, `.multicast::cluster`, `.cta_group::2`; stores),
+//! `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor`, `tensormap.replace` and
+//! `tensormap.cp_fenceproxy`.
+//!
+//! The copy model (which bytes go where, swizzles, out-of-bounds fill, the rules TM0120–TM0128)
+//! is `tmemu_tma`; this module reads the tensor map where the instruction says it is, resolves
+//! shared-memory and mbarrier addresses, and applies the copy. Copies complete at issue (the
+//! `immediate` policy, as for the non-tensor `cp.async.bulk` in `memory.rs`): the bytes land and
+//! the complete-tx reaches the mbarrier before the next instruction, so `bulk_group`
+//! commit/wait are markers.
+
+use tmemu_spec::tensormap::{TensorMapDesc, TENSOR_MAP_BYTES};
+use tmemu_tma::{
+    check_mbarrier, multicast_targets, CtaGroup, GlobalFault, ReduceOp, ReplaceField, TileBox,
+    TmaError,
+};
+
+use super::memory::{fault, lane_addr, resolve, Loc};
+use super::{sync, Ctx, Flow, Warp};
+use crate::error::Rule;
+use crate::mem::{GlobalMemory, MemFault};
+use crate::observer::Observer;
+use crate::program::{Addr, Any, Space, S32};
+
+/// One decoded tensor copy.
+#[derive(Clone, Debug)]
+pub struct TmaInst {
+    pub op: TmaOp,
+    /// Where the 128-byte tensor map is: `map_space` is `Param`/`Const`/`Global` for a variable
+    /// named directly, `Generic` for an address in a register.
+    pub map: Addr,
+    pub map_space: Space,
+    /// One coordinate per dimension, innermost first.
+    pub coords: Vec<S32>,
+    pub group: CtaGroup,
+}
+
+#[derive(Clone, Debug)]
+pub enum TmaOp {
+    /// global → shared (`.shared::cta` or `.shared::cluster` destination).
+    Load {
+        dst: Addr,
+        dst_space: Space,
+        mbar: Addr,
+        /// `.multicast::cluster` ctaMask operand.
+        multicast: Option<S32>,
+    },
+    /// shared::cta → global (`.bulk_group`).
+    Store { src: Addr },
+    /// `cp.reduce.async.bulk.tensor`: global = global op shared.
+    Reduce { op: ReduceOp, src: Addr },
+    /// `cp.async.bulk.prefetch.tensor`: checks the map and box, moves nothing.
+    Prefetch,
+}
+
+#[derive(Clone, Debug)]
+pub enum TensormapInst {
+    /// `tensormap.replace`: one field of the map at `addr` (in `space`).
+    Replace {
+        field: ReplaceField,
+        addr: Addr,
+        space: Space,
+        value: Any,
+    },
+    /// `tensormap.cp_fenceproxy`: copy `size` bytes of a map from shared to global memory (the
+    /// proxy fence orders nothing further in a sequential interpreter).
+    CpFence { dst: Addr, src: Addr, size: u32 },
+}
+
+/// Why one lane's copy failed.
+enum Fail {
+    Mem(MemFault, Space),
+    Tma(TmaError),
+}
+
+impl From<MemFault> for Fail {
+    fn from(f: MemFault) -> Self {
+        Fail::Mem(f, Space::Generic)
+    }
+}
+
+impl From<TmaError> for Fail {
+    fn from(e: TmaError) -> Self {
+        Fail::Tma(e)
+    }
+}
+
+/// The engine's global memory as `tmemu_tma` sees it: byte ranges, read in naturally aligned
+/// 8-byte words where possible.
+pub(crate) struct Global<'a>(pub &'a GlobalMemory);
+
+impl tmemu_tma::GlobalMemory for Global<'_> {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), GlobalFault> {
+        let fault = GlobalFault {
+            addr,
+            len: out.len() as u64,
+        };
+        let mut i = 0;
+        while i < out.len() {
+            let a = addr + i as u64;
+            if a.is_multiple_of(8) && out.len() - i >= 8 {
+                let v = self.0.load(a, 8).map_err(|_| fault)?;
+                out[i..i + 8].copy_from_slice(&v.to_le_bytes());
+                i += 8;
+            } else {
+                out[i] = self.0.load(a, 1).map_err(|_| fault)? as u8;
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), GlobalFault> {
+        let fault = GlobalFault {
+            addr,
+            len: data.len() as u64,
+        };
+        let mut i = 0;
+        while i < data.len() {
+            let a = addr + i as u64;
+            if a.is_multiple_of(8) && data.len() - i >= 8 {
+                let v = u64::from_le_bytes(data[i..i + 8].try_into().unwrap());
+                self.0.store(a, 8, v).map_err(|_| fault)?;
+                i += 8;
+            } else {
+                self.0.store(a, 1, u64::from(data[i])).map_err(|_| fault)?;
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The 128 bytes at a resolved location (tensor maps live in param, const or global memory;
+/// `tensormap.replace` also edits them in shared memory).
+fn read_bytes<O: Observer>(cx: &Ctx<'_, '_, O>, loc: Loc, out: &mut [u8]) -> Result<(), MemFault> {
+    let n = out.len() as u64;
+    let mut slice = |mem: &[u8], space: &'static str, off: u64| -> Result<(), MemFault> {
+        let end = off.checked_add(n).filter(|&e| e <= mem.len() as u64);
+        match end {
+            Some(e) => {
+                out.copy_from_slice(&mem[off as usize..e as usize]);
+                Ok(())
+            }
+            None => Err(MemFault::OutOfBounds {
+                space,
+                addr: off,
+                size: n as u32,
+                nearest: None,
+            }),
+        }
+    };
+    match loc {
+        Loc::Param(off) => slice(cx.env.params, "param", off),
+        Loc::Const(off) => slice(&cx.env.k.const_image, "const", off),
+        Loc::Shared(c, off) => slice(&cx.ctas[c].shared, "shared", u64::from(off)),
+        Loc::Global(a) => {
+            tmemu_tma::GlobalMemory::read(&Global(cx.env.global), a, out).map_err(|g| {
+                MemFault::OutOfBounds {
+                    space: "global",
+                    addr: g.addr,
+                    size: g.len as u32,
+                    nearest: None,
+                }
+            })
+        }
+        Loc::Local(a) => Err(MemFault::ReadOnly {
+            space: "local (a tensor map must be in param, const or global memory)",
+            addr: a,
+        }),
+    }
+}
+
+fn read_map<O: Observer>(
+    w: &Warp,
+    cx: &Ctx<'_, '_, O>,
+    l: usize,
+    i: &TmaInst,
+) -> Result<TensorMapDesc, Fail> {
+    let loc = resolve(cx, i.map_space, lane_addr(w, i.map, l))?;
+    if let Loc::Shared(..) = loc {
+        return Err(Fail::Mem(
+            MemFault::ReadOnly {
+                space: "shared (a tensor map must be in param, const or global memory)",
+                addr: lane_addr(w, i.map, l),
+            },
+            i.map_space,
+        ));
+    }
+    let mut b = [0u8; TENSOR_MAP_BYTES];
+    read_bytes(cx, loc, &mut b).map_err(|f| Fail::Mem(f, i.map_space))?;
+    Ok(TensorMapDesc::decode(&b).map_err(TmaError::Map)?)
+}
+
+fn coords(w: &Warp, l: usize, i: &TmaInst) -> ([i32; 5], usize) {
+    let mut c = [0i32; 5];
+    for (k, s) in i.coords.iter().enumerate().take(5) {
+        c[k] = w.get(*s)[l] as i32;
+    }
+    (c, i.coords.len())
+}
+
+fn shared_of(loc: Loc) -> (usize, u32) {
+    match loc {
+        Loc::Shared(c, off) => (c, off),
+        _ => unreachable!("shared-space resolution gives a shared location"),
+    }
+}
+
+fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) -> Result<(), Fail> {
+    let desc = read_map(w, cx, l, i)?;
+    let (c, n) = coords(w, l, i);
+    let global = cx.env.global;
+    match i.op {
+        TmaOp::Load {
+            dst,
+            dst_space,
+            mbar,
+            multicast,
+        } => {
+            let (dcta, doff) = shared_of(
+                resolve(cx, dst_space, lane_addr(w, dst, l))
+                    .map_err(|f| Fail::Mem(f, dst_space))?,
+            );
+            let (mcta, moff) = shared_of(
+                resolve(cx, Space::SharedCluster, lane_addr(w, mbar, l))
+                    .map_err(|f| Fail::Mem(f, Space::SharedCluster))?,
+            );
+            check_mbarrier(moff)?;
+            let b = TileBox::new(&desc, &c[..n], doff)?;
+            let tx = b.box_bytes() as i64;
+            match multicast {
+                None => {
+                    tmemu_tma::load(&b, &Global(global), &mut cx.ctas[dcta].shared)?;
+                    sync::complete_tx(w, cx, mcta, moff, tx);
+                }
+                Some(m) => {
+                    let mask = w.get(m)[l] as u16;
+                    let nctas = cx.ctas.len() as u32;
+                    let mut targets = [(0u32, 0u32); 16];
+                    let mut count = 0;
+                    for t in multicast_targets(mask, nctas, mcta as u32, i.group)? {
+                        targets[count] = (t.cta_rank, t.mbar_rank);
+                        count += 1;
+                    }
+                    let targets = &targets[..count];
+                    // Every destination is checked before any byte moves.
+                    for &(cta_rank, mbar_rank) in targets {
+                        if cta_rank >= nctas || mbar_rank >= nctas {
+                            return Err(TmaError::MulticastMask {
+                                mask,
+                                cluster_size: nctas,
+                            }
+                            .into());
+                        }
+                        b.check_smem(cx.ctas[cta_rank as usize].shared.len())?;
+                    }
+                    for &(cta_rank, mbar_rank) in targets {
+                        tmemu_tma::load(
+                            &b,
+                            &Global(global),
+                            &mut cx.ctas[cta_rank as usize].shared,
+                        )?;
+                        sync::complete_tx(w, cx, mbar_rank as usize, moff, tx);
+                    }
+                }
+            }
+        }
+        TmaOp::Store { src } => {
+            let (scta, soff) = shared_of(
+                resolve(cx, Space::Shared, lane_addr(w, src, l))
+                    .map_err(|f| Fail::Mem(f, Space::Shared))?,
+            );
+            let b = TileBox::new(&desc, &c[..n], soff)?;
+            tmemu_tma::store(&b, &cx.ctas[scta].shared, &mut Global(global))?;
+        }
+        TmaOp::Reduce { op, src } => {
+            let (scta, soff) = shared_of(
+                resolve(cx, Space::Shared, lane_addr(w, src, l))
+                    .map_err(|f| Fail::Mem(f, Space::Shared))?,
+            );
+            tmemu_tma::reduce_box(
+                &desc,
+                &c[..n],
+                op,
+                soff,
+                &cx.ctas[scta].shared,
+                &mut Global(global),
+            )?;
+        }
+        TmaOp::Prefetch => {
+            // A prefetch has no visible effect, but its operands must still be legal. A box
+            // needs a shared address only for the alignment rule; 0 is aligned.
+            TileBox::new(&desc, &c[..n], 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// The rule handle of a catalogued ID.
+fn rule(id: &str) -> Rule {
+    let r = tmemu_tmem::rules::lookup(id).expect("TMA rule IDs are catalogued");
+    Rule {
+        id: r.id,
+        name: r.name,
+    }
+}
+
+#[cold]
+fn report<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, f: Fail, what: &str) {
+    match f {
+        Fail::Mem(m, space) => fault(w, cx, 1 << l, l, m, space),
+        Fail::Tma(e) => {
+            let id = e.rule_id().unwrap_or(tmemu_tma::rule::MAP_INVALID);
+            let msg = match e.rule_id() {
+                Some(_) => format!("{what} (lane {l}): {e}"),
+                // A form tmemu does not model: never a clean run.
+                None => format!("{what} (lane {l}): {e}; tmemu cannot run it"),
+            };
+            cx.diag(w, w.cur_pc, 1 << l, rule(id), msg);
+        }
+    }
+}
+
+pub(super) fn exec<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    i: &TmaInst,
+) -> Flow {
+    let what = match i.op {
+        TmaOp::Load { .. } => "tensor load",
+        TmaOp::Store { .. } => "tensor store",
+        TmaOp::Reduce { .. } => "tensor reduction",
+        TmaOp::Prefetch => "tensor prefetch",
+    };
+    for l in 0..32 {
+        if mask >> l & 1 != 0 {
+            if let Err(f) = one(w, cx, l, i) {
+                report(w, cx, l, f, what);
+            }
+        }
+    }
+    Flow::Next
+}
+
+fn write_bytes<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    l: usize,
+    loc: Loc,
+    data: &[u8],
+) -> Result<(), MemFault> {
+    match loc {
+        Loc::Shared(c, off) => {
+            let mem = &mut cx.ctas[c].shared;
+            let end = (off as usize)
+                .checked_add(data.len())
+                .filter(|&e| e <= mem.len());
+            match end {
+                Some(e) => {
+                    mem[off as usize..e].copy_from_slice(data);
+                    Ok(())
+                }
+                None => Err(MemFault::OutOfBounds {
+                    space: "shared",
+                    addr: u64::from(off),
+                    size: data.len() as u32,
+                    nearest: None,
+                }),
+            }
+        }
+        Loc::Global(a) => tmemu_tma::GlobalMemory::write(&mut Global(cx.env.global), a, data)
+            .map_err(|g| MemFault::OutOfBounds {
+                space: "global",
+                addr: g.addr,
+                size: g.len as u32,
+                nearest: None,
+            }),
+        other => {
+            let _ = (w, l);
+            Err(MemFault::ReadOnly {
+                space: "param/const/local",
+                addr: match other {
+                    Loc::Param(a) | Loc::Const(a) | Loc::Local(a) => a,
+                    _ => 0,
+                },
+            })
+        }
+    }
+}
+
+pub(super) fn exec_tensormap<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    i: &TensormapInst,
+) -> Flow {
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let r: Result<(), Fail> = (|| {
+            match *i {
+                TensormapInst::Replace {
+                    field,
+                    addr,
+                    space,
+                    value,
+                } => {
+                    let loc = resolve(cx, space, lane_addr(w, addr, l))
+                        .map_err(|f| Fail::Mem(f, space))?;
+                    let mut b = [0u8; TENSOR_MAP_BYTES];
+                    read_bytes(cx, loc, &mut b).map_err(|f| Fail::Mem(f, space))?;
+                    let v = w.read_any(value, l);
+                    let v = if field.value_bits() == 32 {
+                        v & 0xFFFF_FFFF
+                    } else {
+                        v
+                    };
+                    if let Err(e) = tmemu_tma::tensormap_replace(&mut b, field, v) {
+                        cx.diag(
+                            w,
+                            w.cur_pc,
+                            1 << l,
+                            rule(tmemu_tma::rule::MAP_INVALID),
+                            format!("tensormap.replace (lane {l}): {e}"),
+                        );
+                        return Ok(());
+                    }
+                    write_bytes(w, cx, l, loc, &b).map_err(|f| Fail::Mem(f, space))?;
+                }
+                TensormapInst::CpFence { dst, src, size } => {
+                    let s = resolve(cx, Space::Shared, lane_addr(w, src, l))
+                        .map_err(|f| Fail::Mem(f, Space::Shared))?;
+                    let d = resolve(cx, Space::Global, lane_addr(w, dst, l))
+                        .map_err(|f| Fail::Mem(f, Space::Global))?;
+                    let mut b = [0u8; TENSOR_MAP_BYTES];
+                    let b = &mut b[..size as usize];
+                    read_bytes(cx, s, b).map_err(|f| Fail::Mem(f, Space::Shared))?;
+                    write_bytes(w, cx, l, d, b).map_err(|f| Fail::Mem(f, Space::Global))?;
+                }
+            }
+            Ok(())
+        })();
+        if let Err(f) = r {
+            report(w, cx, l, f, "tensormap");
+        }
+    }
+    Flow::Next
+}

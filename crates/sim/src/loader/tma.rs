@@ -1,0 +1,266 @@
+//! Decoding of the tensor-copy family (a child module of `decode`, whose context `D` it uses):
+//! `cp.async.bulk.tensor` loads and stores, `cp.reduce.async.bulk.tensor`,
+//! `cp.async.bulk.prefetch{.tensor}`, `tensormap.replace`, `tensormap.cp_fenceproxy`.
+//! Syntax: PTX ISA 9.1 §9.7.9.25.5 (bulk tensor copies), §9.7.9.28 (tensormap.replace),
+//! §9.7.13.4 (tensormap.cp_fenceproxy); `shared/spec/bulk-copies.md`.
+
+use tmemu_ptx::ast::OperandKind;
+use tmemu_tma::{CtaGroup, ReduceOp, ReplaceField};
+
+use super::{invalid, Sym, VarSpace, D, R};
+use crate::exec::tma::{TensormapInst, TmaInst, TmaOp};
+use crate::program::{Addr, Any, Inst, Space, S32};
+
+/// Dimension count from the `.1d`..`.5d` modifier.
+fn dims(d: &D<'_, '_, '_, '_>) -> Option<usize> {
+    d.mods.iter().find_map(|m| match *m {
+        "1d" => Some(1),
+        "2d" => Some(2),
+        "3d" => Some(3),
+        "4d" => Some(4),
+        "5d" => Some(5),
+        _ => None,
+    })
+}
+
+/// `[tensorMap, {c0, ..}]`: the map's address (with the space a directly named variable lives
+/// in; a register holds a generic address) and the coordinate registers.
+fn map_and_coords(d: &D<'_, '_, '_, '_>, n: usize, rank: usize) -> R<(Addr, Space, Vec<S32>)> {
+    let o = d.op(n)?;
+    let OperandKind::Address(a) = &o.kind else {
+        return invalid("expected `[tensorMap, {coordinates}]`", o.span);
+    };
+    let Some(base) = a.base else {
+        return invalid("the tensor map operand needs a name or register", o.span);
+    };
+    let (addr, space) = match d.lookup(base.name, base.span)? {
+        Sym::R64(r) => (Any::R64(r), Space::Generic),
+        Sym::R32(r) => (Any::R32(r), Space::Generic),
+        // A `.param` grid constant, a `.const` or a `.global` variable named directly.
+        Sym::Var(VarSpace::KParam, v) => (Any::Imm(v), Space::Param),
+        Sym::Var(VarSpace::Const, v) => (Any::Imm(v), Space::Const),
+        Sym::Var(VarSpace::Global, v) => (Any::Imm(v), Space::Global),
+        _ => {
+            return invalid(
+                format!(
+                    "`{}` cannot hold a tensor map (param, const or global)",
+                    base.name
+                ),
+                base.span,
+            )
+        }
+    };
+    let coords = match a.rest.as_slice() {
+        [c] => match &c.kind {
+            OperandKind::Vector(v) => v,
+            _ => return invalid("tensor coordinates must be a vector `{..}`", c.span),
+        },
+        _ => return invalid("expected `[tensorMap, {coordinates}]`", o.span),
+    };
+    if coords.len() != rank {
+        return invalid(
+            format!(
+                "a .{rank}d tensor copy takes {rank} coordinates, not {}",
+                coords.len()
+            ),
+            o.span,
+        );
+    }
+    let mut cs = Vec::with_capacity(rank);
+    for c in coords {
+        cs.push(match d.any(c)? {
+            Any::R32(r) => S32::R(r),
+            Any::Imm(v) => S32::I(v as u32),
+            _ => return invalid("a tensor coordinate is a 32-bit value", c.span),
+        });
+    }
+    Ok((
+        Addr {
+            base: addr,
+            offset: a.offset,
+        },
+        space,
+        cs,
+    ))
+}
+
+/// Load modes tmemu does not model: a load-time `unsupported`, never a silent tile copy.
+fn check_mode(d: &D<'_, '_, '_, '_>) -> R<()> {
+    for m in &d.mods {
+        if m.starts_with("im2col") || m.starts_with("tile::") {
+            return d.unsup_why("only .tile mode is modelled");
+        }
+    }
+    Ok(())
+}
+
+/// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch{.tensor}`.
+pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    if !d.has("async") || !d.has("bulk") {
+        return d.unsup();
+    }
+    if d.has("prefetch") && !d.has("tensor") {
+        // cp.async.bulk.prefetch.L2.global [a], size: a cache hint with no visible effect.
+        return Ok(Inst::Nop);
+    }
+    check_mode(d)?;
+    let Some(rank) = dims(d) else {
+        return invalid(
+            "cp.async.bulk.tensor needs a .1d-.5d modifier",
+            d.i.opcode_span,
+        );
+    };
+    let group = if d.has("cta_group::2") {
+        CtaGroup::Two
+    } else {
+        CtaGroup::One
+    };
+    if d.has("prefetch") {
+        let (map, map_space, coords) = map_and_coords(d, 0, rank)?;
+        return Ok(Inst::Tma(Box::new(TmaInst {
+            op: TmaOp::Prefetch,
+            map,
+            map_space,
+            coords,
+            group,
+        })));
+    }
+    // `.dst.src`: the first state-space modifier is the destination.
+    let first = d
+        .mods
+        .iter()
+        .find(|m| m.starts_with("shared") || **m == "global")
+        .copied()
+        .unwrap_or("");
+    if d.i.name == "cp" && d.has("reduce") {
+        let Some(op) = d.mods.iter().find_map(|m| ReduceOp::from_name(m)) else {
+            return d.unsup_why("unknown reduction");
+        };
+        let (map, map_space, coords) = map_and_coords(d, 0, rank)?;
+        return Ok(Inst::Tma(Box::new(TmaInst {
+            op: TmaOp::Reduce {
+                op,
+                src: d.addr(1)?,
+            },
+            map,
+            map_space,
+            coords,
+            group,
+        })));
+    }
+    if first == "global" {
+        let (map, map_space, coords) = map_and_coords(d, 0, rank)?;
+        return Ok(Inst::Tma(Box::new(TmaInst {
+            op: TmaOp::Store { src: d.addr(1)? },
+            map,
+            map_space,
+            coords,
+            group,
+        })));
+    }
+    if !d
+        .mods
+        .iter()
+        .any(|m| m.starts_with("mbarrier::complete_tx"))
+    {
+        return d.unsup_why("a tensor load completes through an mbarrier");
+    }
+    let dst_space = if first == "shared::cluster" {
+        Space::SharedCluster
+    } else {
+        Space::Shared
+    };
+    let (map, map_space, coords) = map_and_coords(d, 1, rank)?;
+    // [dst], [map, coords], [mbar] {, ctaMask} {, cache-policy}
+    let multicast = if d.has("multicast::cluster") {
+        Some(d.s32(3)?)
+    } else {
+        None
+    };
+    Ok(Inst::Tma(Box::new(TmaInst {
+        op: TmaOp::Load {
+            dst: d.addr(0)?,
+            dst_space,
+            mbar: d.addr(2)?,
+            multicast,
+        },
+        map,
+        map_space,
+        coords,
+        group,
+    })))
+}
+
+/// `tensormap.replace.tile.FIELD{.ss}.b1024.{b32|b64} [addr], {ord,} value` and
+/// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE.sync.aligned
+/// [dst], [src], size`.
+pub(super) fn tensormap(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    if d.has("cp_fenceproxy") {
+        let size = match &d.op(2)?.kind {
+            OperandKind::Int(v) if *v == 128 => 128u32,
+            _ => {
+                return invalid(
+                    "tensormap.cp_fenceproxy copies 128 bytes (size must be 128)",
+                    d.op(2)?.span,
+                )
+            }
+        };
+        return Ok(Inst::Tensormap(Box::new(TensormapInst::CpFence {
+            dst: d.addr(0)?,
+            src: d.addr(1)?,
+            size,
+        })));
+    }
+    if !d.has("replace") {
+        return d.unsup();
+    }
+    if !d.has("tile") {
+        return d.unsup_why("only .tile mode is modelled");
+    }
+    let space = if d.has("shared::cta") || d.has("shared") {
+        Space::Shared
+    } else if d.has("global") {
+        Space::Global
+    } else {
+        Space::Generic
+    };
+    const FIELDS: [&str; 11] = [
+        "global_address",
+        "rank",
+        "box_dim",
+        "global_dim",
+        "global_stride",
+        "element_stride",
+        "elemtype",
+        "interleave_layout",
+        "swizzle_mode",
+        "swizzle_atomicity",
+        "fill_mode",
+    ];
+    let Some(name) = d.mods.iter().find(|m| FIELDS.contains(m)).copied() else {
+        return d.unsup_why("unknown tensormap.replace field");
+    };
+    let (ord, value_at) = if d.nops() == 3 {
+        match &d.op(1)?.kind {
+            OperandKind::Int(v) => (Some(*v as u32), 2),
+            _ => {
+                return invalid(
+                    "the tensormap.replace ordinal is an immediate",
+                    d.op(1)?.span,
+                )
+            }
+        }
+    } else {
+        (None, 1)
+    };
+    let field = match ReplaceField::parse(name, ord) {
+        Ok(f) => f,
+        Err(e) => return invalid(e.to_string(), d.i.span),
+    };
+    Ok(Inst::Tensormap(Box::new(TensormapInst::Replace {
+        field,
+        addr: d.addr(0)?,
+        space,
+        value: d.any_w(d.op(value_at)?, 64)?,
+    })))
+}

@@ -1,0 +1,418 @@
+//! cp.async.bulk.tensor in the engine: hand-written PTX that loads a box through a tensor map
+//! (every swizzle, boxes hanging over the tensor's edges), dumps the raw shared-memory bytes,
+//! stores the box back through a second map, reduces into a tensor, multicasts to a cluster,
+//! and edits a map on the device with tensormap.replace. The expected bytes are computed here
+//! from the definitions (the swizzle as "16-byte chunk j of 128-byte line i goes to chunk
+//! j ^ (i mod 8)", restricted to the mode's bits; OOB elements zero), not by tmemu_tma.
+
+use tmemu_sim::{install_globals, load, run, GlobalMemory, Kernel, Launch, RunOptions};
+use tmemu_spec::tensormap::*;
+
+const LOAD_STORE: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry tma_ls(.param .align 64 .b8 tmap[128], .param .align 64 .b8 omap[128],
+    .param .u64 raw_ptr, .param .u32 cx, .param .u32 cy, .param .u32 nbytes)
+{
+    .shared .align 1024 .b8 buf[16384];
+    .shared .align 8 .b64 bar;
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [cx];
+    ld.param.u32 %r2, [cy];
+    ld.param.u32 %r4, [nbytes];
+    ld.param.u64 %rd1, [raw_ptr];
+    mov.u32 %r3, %tid.x;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r4;
+    @%p1 cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [buf], [tmap, {%r1, %r2}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], %r4;
+    @%p1 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [omap, {%r1, %r2}], [buf];
+    @%p1 cp.async.bulk.commit_group;
+    @%p1 cp.async.bulk.wait_group.read 0;
+    ret;
+}
+"#;
+
+struct Tensor {
+    rows: u64,
+    cols: u64,
+    esize: u64,
+}
+
+fn map(
+    t: &Tensor,
+    ty: TmElemType,
+    addr: u64,
+    boxw: u32,
+    boxh: u32,
+    sw: SwizzleMode,
+) -> TensorMapDesc {
+    TensorMapDesc {
+        elem_type: ty,
+        rank: 2,
+        global_address: addr,
+        global_dims: [t.cols, t.rows, 0, 0, 0],
+        global_strides: [t.cols * t.esize, 0, 0, 0],
+        box_dims: [boxw, boxh, 0, 0, 0],
+        elem_strides: [1, 1, 0, 0, 0],
+        interleave: Interleave::None,
+        swizzle: sw,
+        swizzle_atomicity: SwizzleAtomicity::B16,
+        oob_fill: OobFill::Zero,
+        l2_promotion: L2Promotion::None,
+    }
+}
+
+fn params(k: &Kernel, vals: &[&[u8]]) -> Vec<u8> {
+    let mut p = vec![0u8; k.param_bytes as usize];
+    for (pi, v) in k.params.iter().zip(vals) {
+        p[pi.offset as usize..pi.offset as usize + v.len()].copy_from_slice(v);
+    }
+    p
+}
+
+/// The XOR mask of a swizzle mode over the 128-byte line index (bits 7.. into bits 4..).
+fn swizzle_mask(sw: SwizzleMode) -> u64 {
+    match sw {
+        SwizzleMode::None => 0,
+        SwizzleMode::B32 => 1,
+        SwizzleMode::B64 => 3,
+        SwizzleMode::B128 => 7,
+        _ => unreachable!(),
+    }
+}
+
+/// Runs the load/store kernel on a `rows × cols` f16 tensor holding `i` at element `i`, box
+/// `boxw × boxh` at (x, y).
+fn load_store(sw: SwizzleMode, boxw: u32, boxh: u32, x: i32, y: i32) {
+    let t = Tensor {
+        rows: 40,
+        cols: 96,
+        esize: 2,
+    };
+    let src: Vec<u8> = (0..t.rows * t.cols)
+        .flat_map(|i| (i as u16).to_le_bytes())
+        .collect();
+    let m = tmemu_ptx::parse(LOAD_STORE).expect("parse");
+    let k = load(&m, LOAD_STORE, "tma_ls.ptx", None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let a = g.alloc("src", &src);
+    let o = g.alloc("dst", &vec![0u8; src.len()]);
+    let nbytes = u64::from(boxw * boxh) * t.esize;
+    let raw = g.alloc("raw", &vec![0u8; nbytes as usize]);
+    let tm = map(&t, TmElemType::F16, a, boxw, boxh, sw).encode();
+    let om = map(&t, TmElemType::F16, o, boxw, boxh, sw).encode();
+    let p = params(
+        &k,
+        &[
+            &tm,
+            &om,
+            &raw.to_le_bytes(),
+            &x.to_le_bytes(),
+            &y.to_le_bytes(),
+            &(nbytes as u32).to_le_bytes(),
+        ],
+    );
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        cluster: None,
+        dyn_shared: 0,
+        params: p,
+    };
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert!(r.hangs.is_empty(), "{:?}", r.hangs);
+
+    // Raw shared-memory bytes: element (r, c) of the box at linear offset o = (r·boxw + c)·2,
+    // placed at o with 16-byte chunk bits XORed by the 128-byte line index.
+    let got = g.read_buffer(raw).unwrap();
+    let mask = swizzle_mask(sw);
+    let mut want = vec![0u8; nbytes as usize];
+    for r in 0..u64::from(boxh) {
+        for c in 0..u64::from(boxw) {
+            let (gr, gc) = (y as i64 + r as i64, x as i64 + c as i64);
+            let v: u16 = if gr >= 0 && gc >= 0 && (gr as u64) < t.rows && (gc as u64) < t.cols {
+                (gr as u64 * t.cols + gc as u64) as u16
+            } else {
+                0
+            };
+            let o = (r * u64::from(boxw) + c) * 2;
+            let phys = o ^ (((o >> 7) & mask) << 4);
+            want[phys as usize..phys as usize + 2].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    assert_eq!(got, want, "raw box bytes, swizzle {sw:?}");
+
+    // The store wrote exactly the in-bounds part of the box, unswizzled.
+    let dst = g.read_buffer(o).unwrap();
+    for gr in 0..t.rows {
+        for gc in 0..t.cols {
+            let inside = (gr as i64) >= y as i64
+                && (gr as i64) < y as i64 + boxh as i64
+                && (gc as i64) >= x as i64
+                && (gc as i64) < x as i64 + boxw as i64;
+            let i = (gr * t.cols + gc) as usize;
+            let v = u16::from_le_bytes([dst[2 * i], dst[2 * i + 1]]);
+            let want = if inside { i as u16 } else { 0 };
+            assert_eq!(v, want, "stored element ({gr}, {gc}), swizzle {sw:?}");
+        }
+    }
+}
+
+#[test]
+fn load_and_store_without_swizzle() {
+    load_store(SwizzleMode::None, 24, 8, 8, 4);
+}
+
+#[test]
+fn load_and_store_32b_swizzle() {
+    load_store(SwizzleMode::B32, 16, 16, 0, 0);
+}
+
+#[test]
+fn load_and_store_64b_swizzle() {
+    load_store(SwizzleMode::B64, 32, 16, 16, 8);
+}
+
+#[test]
+fn load_and_store_128b_swizzle() {
+    load_store(SwizzleMode::B128, 64, 16, 0, 16);
+}
+
+#[test]
+fn box_over_both_edges_is_zero_filled_and_store_skips_it() {
+    // 32 columns and 8 rows of the box lie outside the 96 × 40 tensor.
+    load_store(SwizzleMode::B128, 64, 16, 64, 32);
+    // negative coordinates
+    load_store(SwizzleMode::B64, 32, 16, -8, -4);
+}
+
+const REDUCE: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry tma_red(.param .align 64 .b8 tmap[128], .param .align 64 .b8 omap[128],
+    .param .u32 cx, .param .u32 cy, .param .u32 nbytes)
+{
+    .shared .align 1024 .b8 buf[16384];
+    .shared .align 8 .b64 bar;
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [cx];
+    ld.param.u32 %r2, [cy];
+    ld.param.u32 %r4, [nbytes];
+    mov.u32 %r3, %tid.x;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r4;
+    @%p1 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [buf], [tmap, {%r1, %r2}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    @%p1 cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [omap, {%r1, %r2}], [buf];
+    @%p1 cp.async.bulk.prefetch.tensor.2d.L2.global.tile [omap, {%r1, %r2}];
+    @%p1 cp.async.bulk.commit_group;
+    @%p1 cp.async.bulk.wait_group 0;
+    ret;
+}
+"#;
+
+#[test]
+fn reduction_adds_the_box_into_the_tensor() {
+    let t = Tensor {
+        rows: 20,
+        cols: 48,
+        esize: 4,
+    };
+    let n = (t.rows * t.cols) as usize;
+    let src: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let init: Vec<u8> = (0..n)
+        .flat_map(|i| (1000.0 + 0.5 * i as f32).to_le_bytes())
+        .collect();
+    let m = tmemu_ptx::parse(REDUCE).expect("parse");
+    let k = load(&m, REDUCE, "tma_red.ptx", None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let a = g.alloc("src", &src);
+    let o = g.alloc("acc", &init);
+    let (boxw, boxh, x, y) = (32u32, 8u32, 24i32, 16i32);
+    let nbytes = boxw * boxh * 4;
+    let tm = map(&t, TmElemType::F32, a, boxw, boxh, SwizzleMode::B128).encode();
+    let om = map(&t, TmElemType::F32, o, boxw, boxh, SwizzleMode::B128).encode();
+    let p = params(
+        &k,
+        &[
+            &tm,
+            &om,
+            &x.to_le_bytes(),
+            &y.to_le_bytes(),
+            &nbytes.to_le_bytes(),
+        ],
+    );
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        cluster: None,
+        dyn_shared: 0,
+        params: p,
+    };
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    let acc = g.read_buffer(o).unwrap();
+    for gr in 0..t.rows as i64 {
+        for gc in 0..t.cols as i64 {
+            let i = (gr as u64 * t.cols + gc as u64) as usize;
+            let inside = gr >= y as i64
+                && gr < (y + boxh as i32) as i64
+                && gc >= x as i64
+                && gc < (x + boxw as i32) as i64;
+            let want = 1000.0 + 0.5 * i as f32 + if inside { i as f32 } else { 0.0 };
+            let got = f32::from_le_bytes(acc[4 * i..4 * i + 4].try_into().unwrap());
+            assert_eq!(got, want, "element ({gr}, {gc})");
+        }
+    }
+}
+
+const MULTICAST: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry tma_mc(.param .align 64 .b8 tmap[128], .param .u64 raw_ptr, .param .u32 nbytes)
+{
+    .shared .align 1024 .b8 buf[4096];
+    .shared .align 8 .b64 bar;
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<6>;
+    ld.param.u32 %r4, [nbytes];
+    ld.param.u64 %rd1, [raw_ptr];
+    mov.u32 %r3, %tid.x;
+    mov.u32 %r5, %cluster_ctarank;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r4;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.eq.u32 %p3, %r5, 0;
+    and.pred %p3, %p3, %p1;
+    mov.u32 %r6, 0;
+    mov.u16 %rs1, 3;
+    @%p3 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [buf], [tmap, {%r6, %r6}], [bar], %rs1;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    mul.wide.u32 %rd2, %r5, %r4;
+    add.s64 %rd3, %rd1, %rd2;
+    @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd3], [buf], %r4;
+    @%p1 cp.async.bulk.commit_group;
+    @%p1 cp.async.bulk.wait_group 0;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+#[test]
+fn multicast_lands_in_both_ctas_and_signals_each_mbarrier() {
+    let ptx = MULTICAST.replace(
+        ".reg .b64 %rd<6>;",
+        ".reg .b64 %rd<6>;\n    .reg .b16 %rs<2>;",
+    );
+    let t = Tensor {
+        rows: 16,
+        cols: 64,
+        esize: 2,
+    };
+    let src: Vec<u8> = (0..t.rows * t.cols)
+        .flat_map(|i| (i as u16 ^ 0x5a5a).to_le_bytes())
+        .collect();
+    let m = tmemu_ptx::parse(&ptx).expect("parse");
+    let k = load(&m, &ptx, "tma_mc.ptx", None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let a = g.alloc("src", &src);
+    let nbytes = 64u32 * 16 * 2;
+    let raw = g.alloc("raw", &vec![0u8; 2 * nbytes as usize]);
+    let tm = map(&t, TmElemType::F16, a, 64, 16, SwizzleMode::None).encode();
+    let p = params(&k, &[&tm, &raw.to_le_bytes(), &nbytes.to_le_bytes()]);
+    let launch = Launch {
+        grid: [2, 1, 1],
+        block: [32, 1, 1],
+        cluster: Some([2, 1, 1]),
+        dyn_shared: 0,
+        params: p,
+    };
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert!(r.hangs.is_empty(), "{:?}", r.hangs);
+    let got = g.read_buffer(raw).unwrap();
+    assert_eq!(&got[..nbytes as usize], &src[..], "rank 0's copy");
+    assert_eq!(&got[nbytes as usize..], &src[..], "rank 1's copy");
+}
+
+const BAD: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry tma_bad(.param .align 64 .b8 tmap[128])
+{
+    .shared .align 1024 .b8 buf[4096];
+    .shared .align 8 .b64 bar;
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    mov.u32 %r3, %tid.x;
+    setp.eq.u32 %p1, %r3, 0;
+    mov.u32 %r1, buf;
+    add.u32 %r1, %r1, 64;
+    mov.u32 %r2, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+    @%p1 cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%r1], [tmap, {%r2, %r2}], [bar];
+    ret;
+}
+"#;
+
+#[test]
+fn misaligned_destination_is_tm0121_at_the_copy() {
+    let m = tmemu_ptx::parse(BAD).expect("parse");
+    let k = load(&m, BAD, "tma_bad.ptx", None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let t = Tensor {
+        rows: 8,
+        cols: 64,
+        esize: 2,
+    };
+    let a = g.alloc("src", &vec![0u8; 1024]);
+    let tm = map(&t, TmElemType::F16, a, 64, 8, SwizzleMode::None).encode();
+    let p = params(&k, &[&tm]);
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        cluster: None,
+        dyn_shared: 0,
+        params: p,
+    };
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert_eq!(r.diagnostics.len(), 1, "{:?}", r.diagnostics);
+    let d = &r.diagnostics[0];
+    assert_eq!(d.rule.id, "TM0121");
+    assert_eq!(d.span.line, 17, "{}", d.span);
+}
+
+#[test]
+fn im2col_is_unsupported_at_load_time() {
+    let ptx = BAD.replace("global.mbarrier", "global.im2col.mbarrier");
+    let m = tmemu_ptx::parse(&ptx).expect("parse");
+    let e = load(&m, &ptx, "x.ptx", None).unwrap_err();
+    assert!(matches!(e, tmemu_sim::LoadError::Unsupported { .. }), "{e}");
+}
