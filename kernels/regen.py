@@ -734,6 +734,10 @@ def run(out_root: Path, only: set[str], log=print) -> dict[str, list[str]]:
                         continue
                     files += generate_one(k, out_dir, tmp, log)
             produced[compiler] = files
+        if (KERNELS_DIR / "holdout" / "gen.py").exists():  # tests/corpus/kernels/holdout (owned separately)
+            log("  holdout: kernels/holdout/gen.py")
+            produced["holdout"] = load_kernel_module("kernels/holdout/gen.py").generate(
+                out_root / "holdout", tmp, log, only)
         gen_cuda = KERNELS_DIR / "gen_cuda.py"
         if gen_cuda.exists() and not only:
             log("  nvcc: kernels/gen_cuda.py")

@@ -1,0 +1,121 @@
+"""nvcc part of the holdout set: kernels/holdout/*.cu (CUDA C++ with inline PTX, our own), one
+`extern "C"` entry per file, compiled with the pinned nvcc to PTX (`-arch=sm_100a -ptx
+-lineinfo`), checked by ptxas, with expected outputs computed here by numpy from the PTX ISA
+fragment maps (/work/shared/spec/data-movement.md §2.4/§2.5/§6), written independently of
+kernels/cuda/nvref_tmem.py."""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from regen import (REPO, Case, Input, Output, Ptr, assert_no_abs_paths, entry_params, ptxas_path,
+                   rewrite_paths, write_case)
+
+NVCC_FLAGS = ["-arch=sm_100a", "-ptx", "-lineinfo", "-std=c++17", "-O3"]
+
+
+# ---- fragment maps (thread t, register r) -> (lane offset, column offset) --------------------
+def map_32x32b(t, r):
+    return t, r
+
+
+def map_16x64b(t, r):
+    return t // 4 + 8 * (t % 2), 2 * r + (t // 2) % 2
+
+
+def map_16x256b(t, r):
+    return t // 4 + 8 * ((r // 2) % 2), 2 * (t % 4) + r % 2 + 8 * (r // 4)
+
+
+def _roundtrip_case():
+    rng = np.random.default_rng(4001)
+    src = rng.integers(0, 2**32, size=(2, 128, 32), dtype=np.uint64).astype(np.uint32)
+    frag = rng.integers(0, 2**32, size=(2, 4, 2, 32, 4), dtype=np.uint64).astype(np.uint32)
+    shin = rng.integers(0, 2**32, size=(2, 32, 8), dtype=np.uint64).astype(np.uint32)
+
+    tmem = np.zeros((2, 128, 256), dtype=np.uint64)
+    tmem[:, :, 0:32] = src
+    for cta in range(2):
+        for w in range(4):
+            for half in range(2):
+                for t in range(32):
+                    for r in range(4):
+                        dl, dc = map_16x256b(t, r)
+                        tmem[cta, 32 * w + 16 * half + dl, 128 + dc] = frag[cta, w, half, t, r]
+    packed = np.zeros((2, 4, 2, 32, 8), dtype=np.uint64)
+    for cta in range(2):
+        for w in range(4):
+            for half in range(2):
+                for t in range(32):
+                    for r in range(8):
+                        dl, c = map_16x64b(t, r)
+                        lane = 32 * w + 16 * half + dl
+                        lo = tmem[cta, lane, 2 * c] & 0xFFFF
+                        hi = tmem[cta, lane, 2 * c + 1] & 0xFFFF
+                        packed[cta, w, half, t, r] = lo | (hi << 16)
+    cross = tmem[:, :, 128:136].copy()
+    shifted = np.zeros((2, 32, 8), dtype=np.uint64)
+    shifted[:, 1:, :] = shin[:, :31, :]   # row k+1 <- old row k; row 0 is not written out
+    why = "bit patterns moved through TMEM: exact"
+    return Case(
+        "ho_nvcc_tmem_roundtrip", grid=[2],
+        buffers=dict(src=Input(src, "u32"), frag=Input(frag, "u32"), shin=Input(shin, "u32"),
+                     packed=Output("u32", list(packed.shape), packed.astype(np.float64), 0.0,
+                                   0.0, why),
+                     cross=Output("u32", list(cross.shape), cross.astype(np.float64), 0.0, 0.0,
+                                  why),
+                     shifted=Output("u32", list(shifted.shape), shifted.astype(np.float64),
+                                    0.0, 0.0, why)),
+        args=dict(src=Ptr("src"), frag=Ptr("frag"), shin=Ptr("shin"), packed=Ptr("packed"),
+                  cross=Ptr("cross"), shifted=Ptr("shifted")),
+        note="Two CTAs of 128 threads, 256 TMEM columns each (both fit one SM); warp 3 allocates "
+             "and relinquishes at once.\n.32x32b.x32 and .16x256b.x1 stores, .16x64b.x8.pack::16b "
+             "and .32x32b.x8 loads, tcgen05.shift.down + commit; expected values from the "
+             "fragment maps in numpy")
+
+
+# (source file, entry, launch, cases)
+KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
+            lambda: [_roundtrip_case()])]
+
+
+def _compile(src: Path, tmp: Path) -> str:
+    nvcc = ptxas_path().parent / "nvcc"
+    out = tmp / (src.stem + ".ptx")
+    subprocess.run([str(nvcc), *NVCC_FLAGS, str(src.relative_to(REPO)), "-o", str(out)],
+                   check=True, cwd=REPO)
+    text = out.read_text()
+    # nvcc writes the source path as given (repo-relative) and its own headers absolutely.
+    return rewrite_paths(text)
+
+
+def generate(out_dir: Path, tmp: Path, log=print, only=None) -> list[str]:
+    from regen import ptxas_check
+    written = []
+    for fname, entry, launch, cases in KERNELS:
+        name = "ho_nvcc_" + Path(fname).stem
+        if only and name not in only:
+            continue
+        ptx = _compile(REPO / "kernels" / "holdout" / fname, tmp)
+        assert_no_abs_paths(name, ptx)
+        got_entry, params = entry_params(ptx)
+        if got_entry != entry:
+            raise SystemExit(f"{name}: entry {got_entry}, expected {entry}")
+        ptx_file = out_dir / f"{name}.ptx"
+        ptx_file.write_text(ptx)
+        ptxas_check(name, ptx_file)
+        written.append(ptx_file.name)
+        for case in cases():
+            # nvcc names parameters ENTRY_param_N: the case lists arguments in C order.
+            text, files = write_case(case, ptx_file.name, entry, params, launch,
+                                     list(case.args), scratch=False)
+            (out_dir / f"{case.name}.toml").write_text(text)
+            written.append(f"{case.name}.toml")
+            for f, data in files.items():
+                (out_dir / f).write_bytes(data)
+                written.append(f)
+        log(f"  holdout/{name}: {len(params)} params (nvcc)")
+    return written
