@@ -10,17 +10,27 @@
 //!    installed, the [`Launch`] built with relocated buffer addresses.
 //! 4. [`Session::run`] → [`Outcome`]: the engine's result, the wall time and every buffer's
 //!    contents after the run; then [`save_outputs`] and [`check_expects`].
+//! 5. [`check`] / [`explore`]: the same launch under several schedules and async policies,
+//!    findings merged and deduplicated, a verdict that fails closed (`tmemu check`,
+//!    `tmemu explore`).
 //!
 //! The crate does no terminal output: it returns data and messages; front ends print.
 
+mod check;
 mod error;
 mod expect;
+mod explore;
 mod load;
 mod params;
 mod session;
 
+pub use check::{
+    check, is_tmemu_limit, severity_of, CheckFinding, CheckHang, CheckOptions, CheckOutcome,
+    CheckStats, Incomplete, Policy, RunConfig, RunSummary, Source, Verdict,
+};
 pub use error::{ErrorClass, HostError};
 pub use expect::{check_expects, save_outputs, ExpectReport};
+pub use explore::{explore, ExploreOptions, ExploreOutcome};
 pub use load::{load_ptx_file, load_ptx_source};
 pub use params::{param_infos, resolve_spec};
 pub use session::{Outcome, Session};

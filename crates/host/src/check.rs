@@ -1,0 +1,517 @@
+//! `tmemu check`: one launch run under several schedules and async policies, the union of
+//! what they report, and a verdict that fails closed.
+//!
+//! A single run sees one interleaving. A missing wait or a race usually shows in most
+//! schedules, a pair-collective hang in some; so `check` runs the same spec
+//! [`CheckOptions::plan`] times (adversarial async policy under the default schedule and
+//! `seeds - 1` seeded ones, then the immediate policy under the default schedule) and merges:
+//!
+//! - findings are deduplicated by (rule, primary span, source): the same rule at the same
+//!   instruction from many warps, CTAs or runs is one [`CheckFinding`] that counts them and
+//!   names the first run that produced it; `schedule_dependent` says not every run did;
+//! - hang and budget reports are deduplicated by (rule, set of blocked instructions), each
+//!   with the run that reproduces it;
+//! - the verdict is `hang > incomplete > violation > clean` over all runs. It fails closed:
+//!   an exhausted step budget, a tmemu limit (a rule whose section is
+//!   [`tmemu_tmem::rules::TMEMU_LIMIT`], e.g. TM0510) or a form the engine reports as
+//!   unsupported makes it `incomplete`, never `clean`.
+//!
+//! Each run is reproducible alone: [`RunConfig::run_args`] gives the `tmemu run` flags.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use tmemu_ptx::span::Span;
+use tmemu_sim::error::Diagnostic;
+use tmemu_sim::{HangReport, Kernel, LaunchError, RunOptions, RunResult};
+use tmemu_spec::ResolvedLaunch;
+use tmemu_tmem::rules::{self, Severity};
+
+use crate::expect::{check_expects, ExpectReport};
+use crate::session::Session;
+
+/// How asynchronous tcgen05 / bulk operations complete (mirrors the engine's policy: the
+/// names are what `tmemu run --async-policy` takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Policy {
+    /// Every op completes at issue.
+    Immediate,
+    /// Ops complete some scheduler rounds after issue.
+    Delayed,
+    /// As late as the rules allow: missing waits show up as findings.
+    Adversarial,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 3] = [Policy::Immediate, Policy::Delayed, Policy::Adversarial];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Immediate => "immediate",
+            Policy::Delayed => "delayed",
+            Policy::Adversarial => "adversarial",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Policy> {
+        Policy::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One run of a check or an exploration: what makes it reproducible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RunConfig {
+    /// None: the engine's default deterministic schedule (what `tmemu run` does without
+    /// `--schedule-seed`).
+    pub seed: Option<u64>,
+    pub policy: Policy,
+}
+
+impl RunConfig {
+    /// The `tmemu run` flags that repeat this run exactly (same seed, same schedule).
+    pub fn run_args(&self) -> String {
+        match self.seed {
+            Some(s) => format!("--schedule-seed {s} --async-policy {}", self.policy),
+            None => format!("--async-policy {}", self.policy),
+        }
+    }
+
+    /// Engine options of this run on top of `base`.
+    pub fn options(&self, base: &RunOptions) -> RunOptions {
+        let mut o = base.clone();
+        o.seed = self.seed;
+        apply_policy(self.policy, &mut o);
+        o
+    }
+}
+
+impl fmt::Display for RunConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.seed {
+            Some(s) => write!(f, "seed {s}, {} policy", self.policy),
+            None => write!(f, "default schedule, {} policy", self.policy),
+        }
+    }
+}
+
+/// Puts `p` into the engine's options. The engine has no async queue yet (every op completes
+/// at issue, which is the immediate policy), so until it has one the policy changes nothing
+/// and only names the run.
+fn apply_policy(_p: Policy, _o: &mut RunOptions) {}
+
+/// What `check` runs.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Schedules per adversarial pass: the default schedule plus `seeds - 1` seeded ones
+    /// (at least 1).
+    pub seeds: u32,
+    /// Seed of the first seeded schedule; the others follow it (`base_seed + i`).
+    pub base_seed: u64,
+    /// Also run the immediate policy once (default schedule): a finding that needs ops to
+    /// complete early (e.g. a value read too soon that happens to be right) shows there.
+    pub immediate: bool,
+    /// Engine options every run starts from (SMs, step budget, ...); `seed` is overridden.
+    pub engine: RunOptions,
+    /// Stop after the first run whose verdict is a hang (the rest would repeat it).
+    pub stop_on_hang: bool,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            seeds: 4,
+            base_seed: 1,
+            immediate: true,
+            engine: RunOptions::default(),
+            stop_on_hang: false,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// The runs `check` makes, in order.
+    pub fn plan(&self) -> Vec<RunConfig> {
+        let mut v = vec![RunConfig {
+            seed: None,
+            policy: Policy::Adversarial,
+        }];
+        for i in 1..self.seeds.max(1) as u64 {
+            v.push(RunConfig {
+                seed: Some(self.base_seed.wrapping_add(i - 1)),
+                policy: Policy::Adversarial,
+            });
+        }
+        if self.immediate {
+            v.push(RunConfig {
+                seed: None,
+                policy: Policy::Immediate,
+            });
+        }
+        v
+    }
+}
+
+/// The run verdict, by precedence `hang > incomplete > violation > clean`. Exit codes of
+/// `tmemu check`: 0, 1, 3, 4 (2 is bad input, before anything runs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    Clean,
+    Violation,
+    Incomplete,
+    Hang,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Clean => "clean",
+            Verdict::Violation => "violation",
+            Verdict::Incomplete => "incomplete",
+            Verdict::Hang => "hang",
+        }
+    }
+
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Clean => 0,
+            Verdict::Violation => 1,
+            Verdict::Hang => 3,
+            Verdict::Incomplete => 4,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which observer reported a finding (part of its identity: the engine and the race
+/// detector may name the same line for different reasons).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    /// The engine itself (TMEM protocol, mbarriers, bounds, ...).
+    Engine,
+    /// The happens-before race detector.
+    Race,
+}
+
+/// A finding of one or more runs, deduplicated.
+#[derive(Clone, Debug)]
+pub struct CheckFinding {
+    /// The first occurrence (its context and message are the first run's).
+    pub diagnostic: Diagnostic,
+    pub source: Source,
+    /// The catalogue severity of its rule (Error when the rule is not catalogued).
+    pub severity: Severity,
+    /// The first run that reported it; `run_args()` reproduces it.
+    pub first: RunConfig,
+    /// Indices into [`CheckOutcome::runs`] of every run that reported it.
+    pub runs: Vec<usize>,
+    /// Reports merged into this one (warps, CTAs and runs together).
+    pub occurrences: u64,
+    /// Not every run reported it.
+    pub schedule_dependent: bool,
+}
+
+/// A hang report or an exhausted step budget, deduplicated by (rule, blocked instructions).
+#[derive(Clone, Debug)]
+pub struct CheckHang {
+    pub report: HangReport,
+    pub first: RunConfig,
+    pub runs: Vec<usize>,
+    pub schedule_dependent: bool,
+}
+
+/// Why a run could not be fully checked.
+#[derive(Clone, Debug)]
+pub struct Incomplete {
+    pub run: usize,
+    pub reason: String,
+    pub span: Option<Span>,
+}
+
+/// One run, summarised.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    pub config: RunConfig,
+    pub verdict: Verdict,
+    pub warp_instructions: u64,
+    pub wall_seconds: f64,
+    /// Engine + race reports of this run (before deduplication).
+    pub reports: u64,
+    /// `[[expect]]`s of the spec that failed in this run.
+    pub expects_failed: usize,
+}
+
+/// Totals over the runs.
+#[derive(Clone, Debug, Default)]
+pub struct CheckStats {
+    pub runs: usize,
+    pub warp_instructions: u64,
+    pub wall_seconds: f64,
+    /// Diagnostics the engine dropped past its per-run cap, summed.
+    pub diagnostics_dropped: u64,
+}
+
+/// Everything a check (or an exploration) found.
+#[derive(Clone, Debug)]
+pub struct CheckOutcome {
+    /// Sorted by primary span, then rule.
+    pub findings: Vec<CheckFinding>,
+    pub hangs: Vec<CheckHang>,
+    /// Runs that ended on an exhausted step budget (TM0506), deduplicated like hangs.
+    pub budget_exhausted: Vec<CheckHang>,
+    pub incomplete: Vec<Incomplete>,
+    /// Failed `[[expect]]`s, with the index of the run (every run is compared).
+    pub expects_failed: Vec<(usize, ExpectReport)>,
+    pub runs: Vec<RunSummary>,
+    pub verdict: Verdict,
+    pub stats: CheckStats,
+    /// Buffer contents after the first run, in spec order (for `save`).
+    pub buffers: Vec<Vec<u8>>,
+}
+
+impl CheckOutcome {
+    /// The run configuration of run `i`.
+    pub fn config(&self, i: usize) -> RunConfig {
+        self.runs[i].config
+    }
+}
+
+/// Runs `resolved` on `kernel` under every configuration of `opts.plan()` and merges what
+/// they report. `Err` is a launch the engine refuses (bad geometry, too much shared memory):
+/// the same for every run, so it is returned at the first.
+pub fn check(
+    kernel: &Kernel,
+    resolved: &ResolvedLaunch,
+    opts: &CheckOptions,
+) -> Result<CheckOutcome, LaunchError> {
+    let mut acc = Accumulator::default();
+    for cfg in opts.plan() {
+        let hung = acc.run_one(kernel, resolved, &opts.engine, cfg)?;
+        if hung && opts.stop_on_hang {
+            break;
+        }
+    }
+    Ok(acc.finish())
+}
+
+/// Merges runs as they complete (shared by [`check`] and [`crate::explore`]).
+#[derive(Default)]
+pub(crate) struct Accumulator {
+    findings: Vec<CheckFinding>,
+    finding_index: HashMap<(&'static str, Span, Source), usize>,
+    hangs: Vec<CheckHang>,
+    hang_index: HashMap<HangKey, usize>,
+    budget: Vec<CheckHang>,
+    budget_index: HashMap<HangKey, usize>,
+    incomplete: Vec<Incomplete>,
+    expects_failed: Vec<(usize, ExpectReport)>,
+    runs: Vec<RunSummary>,
+    stats: CheckStats,
+    buffers: Option<Vec<Vec<u8>>>,
+}
+
+type HangKey = (&'static str, Vec<(u32, u32)>);
+
+fn hang_key(h: &HangReport) -> HangKey {
+    let mut at: Vec<(u32, u32)> = h.warps.iter().map(|w| (w.span.line, w.span.col)).collect();
+    at.sort_unstable();
+    at.dedup();
+    (h.rule.id, at)
+}
+
+/// The catalogue severity of an engine rule; an uncatalogued one counts as an error (fail
+/// closed: it is reported, and never silently made a note).
+pub fn severity_of(id: &str) -> Severity {
+    rules::lookup(id).map_or(Severity::Error, |r| r.severity)
+}
+
+/// A rule that marks a limit of tmemu rather than a PTX ISA rule (TM0506, TM0510): the run
+/// could not be completed, so its verdict is `incomplete`.
+pub fn is_tmemu_limit(id: &str) -> bool {
+    rules::lookup(id).is_some_and(|r| r.section == rules::TMEMU_LIMIT)
+}
+
+impl Accumulator {
+    /// Runs one configuration and merges it; returns whether it hung.
+    pub(crate) fn run_one(
+        &mut self,
+        kernel: &Kernel,
+        resolved: &ResolvedLaunch,
+        base: &RunOptions,
+        cfg: RunConfig,
+    ) -> Result<bool, LaunchError> {
+        let session = Session::new(kernel, resolved)?;
+        let out = session.run(&cfg.options(base))?;
+        let expects: Vec<ExpectReport> = check_expects(resolved, &out.buffers)
+            .into_iter()
+            .filter(|e| !e.passed())
+            .collect();
+        let hung = !out.result.hangs.is_empty();
+        self.merge(cfg, &out.result, Vec::new(), out.wall_seconds, expects);
+        if self.buffers.is_none() {
+            self.buffers = Some(out.buffers);
+        }
+        Ok(hung)
+    }
+
+    /// Merges one run's engine result and race findings.
+    pub(crate) fn merge(
+        &mut self,
+        cfg: RunConfig,
+        r: &RunResult,
+        races: Vec<Diagnostic>,
+        wall_seconds: f64,
+        expects_failed: Vec<ExpectReport>,
+    ) {
+        let run = self.runs.len();
+        let mut verdict = Verdict::Clean;
+        let reports = (r.diagnostics.len() + races.len()) as u64;
+        let tagged = r
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|d| (d, Source::Engine))
+            .chain(races.into_iter().map(|d| (d, Source::Race)));
+        for (d, source) in tagged {
+            let severity = severity_of(d.rule.id);
+            if is_tmemu_limit(d.rule.id) {
+                verdict = verdict.max(Verdict::Incomplete);
+                self.incomplete.push(Incomplete {
+                    run,
+                    reason: format!("{} {}: {}", d.rule.id, d.rule.name, d.message),
+                    span: Some(d.span),
+                });
+            } else if severity == Severity::Error {
+                verdict = verdict.max(Verdict::Violation);
+            }
+            let key = (d.rule.id, d.span, source);
+            match self.finding_index.get(&key) {
+                Some(&i) => {
+                    let f = &mut self.findings[i];
+                    f.occurrences += 1;
+                    if f.runs.last() != Some(&run) {
+                        f.runs.push(run);
+                    }
+                }
+                None => {
+                    self.finding_index.insert(key, self.findings.len());
+                    self.findings.push(CheckFinding {
+                        diagnostic: d,
+                        source,
+                        severity,
+                        first: cfg,
+                        runs: vec![run],
+                        occurrences: 1,
+                        schedule_dependent: false,
+                    });
+                }
+            }
+        }
+        if r.trapped && verdict < Verdict::Violation {
+            // a trap without a diagnostic of its own still fails the run
+            verdict = Verdict::Violation;
+        }
+        if !expects_failed.is_empty() {
+            verdict = verdict.max(Verdict::Violation);
+        }
+        for h in &r.budget_exhausted {
+            verdict = verdict.max(Verdict::Incomplete);
+            merge_hang(&mut self.budget, &mut self.budget_index, h, cfg, run);
+        }
+        for h in &r.hangs {
+            verdict = Verdict::Hang;
+            merge_hang(&mut self.hangs, &mut self.hang_index, h, cfg, run);
+        }
+        self.stats.runs += 1;
+        self.stats.warp_instructions += r.warp_instructions;
+        self.stats.wall_seconds += wall_seconds;
+        self.stats.diagnostics_dropped += r.diagnostics_dropped;
+        self.runs.push(RunSummary {
+            config: cfg,
+            verdict,
+            warp_instructions: r.warp_instructions,
+            wall_seconds,
+            reports,
+            expects_failed: expects_failed.len(),
+        });
+        self.expects_failed
+            .extend(expects_failed.into_iter().map(|e| (run, e)));
+    }
+
+    pub(crate) fn runs(&self) -> &[RunSummary] {
+        &self.runs
+    }
+
+    pub(crate) fn finish(self) -> CheckOutcome {
+        let nruns = self.runs.len();
+        let mut findings = self.findings;
+        for f in &mut findings {
+            f.schedule_dependent = f.runs.len() < nruns;
+        }
+        findings.sort_by(|a, b| {
+            (a.diagnostic.span.start, a.diagnostic.rule.id, a.source).cmp(&(
+                b.diagnostic.span.start,
+                b.diagnostic.rule.id,
+                b.source,
+            ))
+        });
+        let mut hangs = self.hangs;
+        let mut budget = self.budget;
+        for h in hangs.iter_mut().chain(budget.iter_mut()) {
+            h.schedule_dependent = h.runs.len() < nruns;
+        }
+        let verdict = self
+            .runs
+            .iter()
+            .map(|r| r.verdict)
+            .max()
+            .unwrap_or(Verdict::Incomplete);
+        CheckOutcome {
+            findings,
+            hangs,
+            budget_exhausted: budget,
+            incomplete: self.incomplete,
+            expects_failed: self.expects_failed,
+            runs: self.runs,
+            verdict,
+            stats: self.stats,
+            buffers: self.buffers.unwrap_or_default(),
+        }
+    }
+}
+
+fn merge_hang(
+    list: &mut Vec<CheckHang>,
+    index: &mut HashMap<HangKey, usize>,
+    h: &HangReport,
+    cfg: RunConfig,
+    run: usize,
+) {
+    let key = hang_key(h);
+    match index.get(&key) {
+        Some(&i) => {
+            if list[i].runs.last() != Some(&run) {
+                list[i].runs.push(run);
+            }
+        }
+        None => {
+            index.insert(key, list.len());
+            list.push(CheckHang {
+                report: h.clone(),
+                first: cfg,
+                runs: vec![run],
+                schedule_dependent: false,
+            });
+        }
+    }
+}
