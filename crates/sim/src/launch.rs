@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use crate::error::{HangReport, LaunchError};
 use crate::exec::Outcome;
 use crate::mem::GlobalMemory;
-use crate::observer::NoObserver;
+use crate::observer::{NoObserver, Observer};
 use crate::program::Kernel;
 use crate::sched::{run_group, GroupPlan, Pool};
 
@@ -210,44 +210,17 @@ pub fn check_launch(
     Ok((cluster, per_sm))
 }
 
-/// Runs a launch on one thread with `obs` watching every group in order (checkers, tracers).
-pub fn run_observed<O: crate::observer::Observer>(
+/// Runs a launch with one observer per SM group: `make(group)` builds the observer of group
+/// `group`, and the observers come back in group order (the same for any `opts.threads`, since
+/// a group's execution does not depend on the threads). Checkers, race detectors and tracers
+/// use this; [`run`] is this with [`NoObserver`].
+pub fn run_observed<O: Observer + Send>(
     k: &Kernel,
     l: &Launch,
     global: &GlobalMemory,
     opts: &RunOptions,
-    obs: &mut O,
-) -> Result<RunResult, LaunchError> {
-    run_impl(
-        k,
-        l,
-        global,
-        &RunOptions {
-            threads: 1,
-            ..opts.clone()
-        },
-        Some(obs),
-    )
-}
-
-/// Runs a launch with the no-op observer. `global` must hold the kernel's module globals
-/// (see [`install_globals`]) and every buffer the parameters point to.
-pub fn run(
-    k: &Kernel,
-    l: &Launch,
-    global: &GlobalMemory,
-    opts: &RunOptions,
-) -> Result<RunResult, LaunchError> {
-    run_impl::<NoObserver>(k, l, global, opts, None)
-}
-
-fn run_impl<O: crate::observer::Observer>(
-    k: &Kernel,
-    l: &Launch,
-    global: &GlobalMemory,
-    opts: &RunOptions,
-    obs: Option<&mut O>,
-) -> Result<RunResult, LaunchError> {
+    make: impl Fn(u32) -> O + Sync,
+) -> Result<(RunResult, Vec<O>), LaunchError> {
     let (cluster, per_sm) = check_launch(k, l, opts)?;
     if l.params.len() < k.param_bytes as usize {
         return Err(LaunchError(format!(
@@ -282,7 +255,13 @@ fn run_impl<O: crate::observer::Observer>(
         opts.threads.max(1)
     };
     let groups: Vec<u32> = (0..ngroups.min(total_clusters.max(1) as u32)).collect();
-    let outs: Vec<(Outcome, Vec<HangReport>, Vec<HangReport>)> = if threads > 1 {
+    type GroupOut<O> = ((Outcome, Vec<HangReport>, Vec<HangReport>), O);
+    let run_one = |pool: &mut Pool, g: u32| -> GroupOut<O> {
+        let mut obs = make(g);
+        let r = run_group(&plan, g, &mut obs, pool);
+        (r, obs)
+    };
+    let outs: Vec<GroupOut<O>> = if threads > 1 {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -290,23 +269,12 @@ fn run_impl<O: crate::observer::Observer>(
         pool.install(|| {
             groups
                 .par_iter()
-                .map_init(Pool::default, |pool, &g| {
-                    run_group(&plan, g, &mut NoObserver, pool)
-                })
+                .map_init(Pool::default, |pool, &g| run_one(pool, g))
                 .collect()
         })
     } else {
         let mut pool = Pool::default();
-        match obs {
-            Some(o) => groups
-                .iter()
-                .map(|&g| run_group(&plan, g, &mut *o, &mut pool))
-                .collect(),
-            None => groups
-                .iter()
-                .map(|&g| run_group(&plan, g, &mut NoObserver, &mut pool))
-                .collect(),
-        }
+        groups.iter().map(|&g| run_one(&mut pool, g)).collect()
     };
     let mut r = RunResult {
         ctas: total_clusters * csize as u64,
@@ -317,7 +285,9 @@ fn run_impl<O: crate::observer::Observer>(
         ctas_per_sm: per_sm,
         ..Default::default()
     };
-    for (o, hangs, budget) in outs {
+    let mut observers = Vec::with_capacity(outs.len());
+    for ((o, hangs, budget), obs) in outs {
+        observers.push(obs);
         r.warp_instructions += o.warp_instructions;
         r.thread_instructions += o.thread_instructions;
         r.diagnostics_dropped += o.diagnostics_dropped;
@@ -332,7 +302,18 @@ fn run_impl<O: crate::observer::Observer>(
         r.hangs.extend(hangs);
         r.budget_exhausted.extend(budget);
     }
-    Ok(r)
+    Ok((r, observers))
+}
+
+/// Runs a launch with the no-op observer. `global` must hold the kernel's module globals
+/// (see [`install_globals`]) and every buffer the parameters point to.
+pub fn run(
+    k: &Kernel,
+    l: &Launch,
+    global: &GlobalMemory,
+    opts: &RunOptions,
+) -> Result<RunResult, LaunchError> {
+    run_observed(k, l, global, opts, |_| NoObserver).map(|(r, _)| r)
 }
 
 /// Allocates the kernel's module `.global` variables at the addresses the loader gave them.

@@ -18,6 +18,7 @@ pub mod mem;
 pub mod observer;
 pub mod program;
 mod sched;
+pub mod tmem_sm;
 
 pub use error::{Diagnostic, HangReport, LaunchError, LoadError};
 pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};

@@ -1,69 +1,195 @@
 //! The observer seam: the engine steps, observers watch.
 //!
-//! `run` uses [`NoObserver`], whose empty inlined methods compile to nothing; the checker and
-//! the race detector (later issues) implement [`Observer`] and see the same execution.
+//! `run` uses [`NoObserver`], whose empty inlined methods compile to nothing; the checker, the
+//! race detector and the tracer implement [`Observer`] and see the same execution. Per-lane
+//! work (building memory events) is guarded by [`Observer::wants_memory`], so `NoObserver`
+//! pays no loop for it.
+//!
+//! # Event protocol
+//!
+//! The events mirror what `tmemu_race::RaceDetector` consumes (its vocabulary types are
+//! re-exported here), plus what the tracer needs (instructions, TMEM allocation changes, time).
+//!
+//! | PTX | events |
+//! |---|---|
+//! | every warp-instruction | [`Observer::instruction`] (before it executes) |
+//! | `ld`/`st`/`atom`/`red` on shared or global (also through generic addresses) | [`Observer::memory`] per lane and element, with its [`MemOrder`] (only when `wants_memory()`) |
+//! | `fence.proxy.async*`, `fence.{sc,acq_rel}`/`membar`, `tcgen05.fence::*` | [`Observer::fence`] |
+//! | `bar.sync`/`bar.arrive`/`barrier.cta.*` | `sync_arrive(CtaBarrier, Ordering)` per warp; `sync_complete` when the generation completes; `sync_wait` per waiting warp when it resumes (also the warp that completed it, for `.sync`) |
+//! | `barrier.cluster.arrive{.relaxed}` / `.wait` | `sync_arrive(ClusterBarrier, Ordering or Relaxed)`, `sync_complete`, `sync_wait(ClusterBarrier, Ordering)` when a `wait` passes |
+//! | `mbarrier.arrive*` | `sync_arrive(Mbarrier, sem)`; `sync_complete(Mbarrier)` when the phase completes |
+//! | successful `mbarrier.test_wait`/`try_wait` | `sync_wait(Mbarrier, sem)` |
+//! | `cp.async.bulk*` | `async_issue(Bulk)` + `async_access` per range; `async_complete`; `async_arrive(mbarrier)` for its complete_tx (then `sync_complete` if the phase completed) |
+//! | `tcgen05.mma/cp/shift/ld/st` | `async_issue` + `async_access` per operand (TMEM rectangles, smem ranges); `async_complete` when the op completes |
+//! | `tcgen05.commit` | `commit(at, id, cta_group)`; when its ops are done, `commit_fire(id, barriers)`, then `sync_complete` per barrier whose phase completed |
+//! | `tcgen05.wait::ld` / `::st` | [`Observer::tc_wait`] |
+//! | `tcgen05.alloc` | `alloc_address_store` (the weak store of the address), `tmem_event(Alloc / Blocked / Unblocked)` |
+//! | `tcgen05.dealloc` / `relinquish_alloc_permit` | `tmem_event(Dealloc / Relinquish)` |
+//! | a cluster becomes resident | [`Observer::cta_begin`] once per CTA, before any of its warps runs |
+//! | all lanes of a warp exited | [`Observer::warp_exit`] |
+//!
+//! # Identities
+//!
+//! - [`At::cta`] is the CTA's rank in its cluster (`%cluster_ctarank`); `MemSpace::Shared
+//!   { cta }`, `TmemRect::cta`, `SyncKey::{CtaBarrier, Mbarrier}::cta` are ranks in the
+//!   cluster of the event's `At` (for async ops: of the `At` given at `async_issue`; for
+//!   commits: at `commit`). [`At::slot`] numbers the clusters resident in the SM group
+//!   densely (reused when a cluster finishes; `cta_begin` announces the new one), so
+//!   `slot * cluster_size + cta` is a small dense CTA index for shadow maps.
+//! - [`AsyncId`] and [`CommitId`] are unique within one SM group (one observer).
+//! - [`At::time`] is the number of warp-instructions the SM group has executed before this
+//!   event: monotone within one observer. Events without an `At` carry the time explicitly.
 
-use crate::program::Space;
+pub use tmemu_race::{
+    AccessKind, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SyncKey, TmemRect,
+};
 
-/// Where an event happened.
-#[derive(Clone, Copy, Debug)]
+/// Where and when an event happened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct At {
+    /// Linear index of the cluster in the grid (x fastest).
     pub cluster: u32,
+    /// Dense index of the cluster among those resident in this SM group (see module docs).
+    pub slot: u32,
+    /// Rank of the CTA in its cluster (`%cluster_ctarank`).
     pub cta: u32,
+    /// `%ctaid` of the CTA.
+    pub ctaid: [u32; 3],
+    /// `%smid` of the CTA's SM.
+    pub sm: u32,
+    /// Warp index within the CTA.
     pub warp: u32,
     pub pc: u32,
     /// Lanes that executed (after the guard).
     pub lanes: u32,
+    /// Warp-instructions executed by this SM group before this event.
+    pub time: u64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AccessKind {
-    Read,
-    Write,
-    Atomic,
+/// An asynchronous operation (bulk copy, tcgen05.mma/cp/shift/ld/st), unique per SM group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AsyncId(pub u64);
+
+/// A `tcgen05.commit`, unique per SM group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CommitId(pub u64);
+
+/// Which `tcgen05.wait` form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcWait {
+    Ld,
+    St,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BarrierEvent {
-    /// bar.sync/arrive: lanes arrived at CTA barrier `id`.
-    CtaArrive {
-        id: u32,
-    },
-    CtaComplete {
-        id: u32,
-    },
-    ClusterArrive,
-    ClusterComplete,
-    /// mbarrier at a shared offset of CTA `owner` changed phase.
-    MbarPhase {
-        owner: u32,
-        offset: u32,
-        phase: u32,
-    },
-    Fence,
+/// A change of the SM's Tensor Memory allocation state, for traces and occupancy pictures.
+/// `at` of [`Observer::tmem_event`] names the CTA and warp concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmemEvent {
+    /// Columns `col..col+ncols` were allocated to the CTA.
+    Alloc { col: u32, ncols: u32 },
+    /// Columns `col..col+ncols` of the CTA were freed.
+    Dealloc { col: u32, ncols: u32 },
+    /// The warp blocks in `tcgen05.alloc` waiting for `ncols` free columns.
+    Blocked { ncols: u32 },
+    /// The blocked warp got its columns (an `Alloc` event follows).
+    Unblocked,
+    /// The CTA relinquished its allocation permit.
+    Relinquish,
 }
 
 pub trait Observer {
+    /// Whether [`Observer::memory`] wants per-lane events (lets the engine skip building
+    /// them, and keeps the fast paths of `ld`/`st`).
+    #[inline(always)]
+    fn wants_memory(&self) -> bool {
+        false
+    }
+
+    /// A CTA of a newly resident cluster, before any of its `warps` warps runs (`at.warp` 0,
+    /// `at.lanes` 0, `at.pc` the entry).
+    #[inline(always)]
+    fn cta_begin(&mut self, _at: At, _warps: u32) {}
+
+    /// A warp-instruction is about to execute.
     #[inline(always)]
     fn instruction(&mut self, _at: At) {}
+
+    /// One lane's access of `size` bytes at `addr` of `space` (shared offsets are offsets into
+    /// the owning CTA's shared memory). Atomics are `Write`s with a strong order.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn memory(
         &mut self,
         _at: At,
         _lane: u32,
-        _space: Space,
+        _space: MemSpace,
         _addr: u64,
         _size: u32,
         _kind: AccessKind,
+        _order: MemOrder,
     ) {
     }
+
     #[inline(always)]
-    fn barrier(&mut self, _at: At, _ev: BarrierEvent) {}
-    /// Whether `memory` wants per-lane events (lets the engine skip building them).
+    fn fence(&mut self, _at: At, _f: Fence) {}
+
+    /// An arrival on a barrier, the cluster barrier or an mbarrier.
     #[inline(always)]
-    fn wants_memory(&self) -> bool {
-        false
-    }
+    fn sync_arrive(&mut self, _at: At, _key: SyncKey, _sem: Sem) {}
+
+    /// The barrier generation or mbarrier phase `key` completed. `at` is the event that
+    /// completed it: the arriving warp, or for an asynchronous arrival (complete_tx, commit)
+    /// the issuer's `At` with `time` set to now.
+    #[inline(always)]
+    fn sync_complete(&mut self, _at: At, _key: SyncKey) {}
+
+    /// A wait observed a completion (a warp resumes after `bar.sync`/`barrier.cluster.wait`, a
+    /// `test_wait`/`try_wait` returned true).
+    #[inline(always)]
+    fn sync_wait(&mut self, _at: At, _key: SyncKey, _sem: Sem) {}
+
+    /// An asynchronous operation was issued; its accesses follow as `async_access`.
+    #[inline(always)]
+    fn async_issue(&mut self, _at: At, _id: AsyncId, _kind: OpKind) {}
+
+    /// A place the op reads or writes at some moment until it completes.
+    #[inline(always)]
+    fn async_access(&mut self, _id: AsyncId, _place: Place, _kind: AccessKind) {}
+
+    /// The op completed (its effects are visible in the engine's memories from now on).
+    #[inline(always)]
+    fn async_complete(&mut self, _id: AsyncId, _time: u64) {}
+
+    /// The completed op performed complete_tx on the mbarrier `key` (a bulk copy).
+    #[inline(always)]
+    fn async_arrive(&mut self, _id: AsyncId, _key: SyncKey) {}
+
+    /// A warp observed the op's completion without an mbarrier (`cp.async.bulk.wait_group`).
+    #[inline(always)]
+    fn async_observe(&mut self, _at: At, _id: AsyncId) {}
+
+    /// `tcgen05.commit`: tracks the warp's earlier incomplete mma/cp/shift of `cta_group`.
+    #[inline(always)]
+    fn commit(&mut self, _at: At, _id: CommitId, _cta_group: u8) {}
+
+    /// The commit's ops are done: it arrives (arrive::one, release at cluster scope) on `keys`.
+    #[inline(always)]
+    fn commit_fire(&mut self, _id: CommitId, _keys: &[SyncKey], _time: u64) {}
+
+    /// `tcgen05.wait::ld` / `wait::st` passed (every earlier ld/st of the warp completed).
+    #[inline(always)]
+    fn tc_wait(&mut self, _at: At, _which: TcWait) {}
+
+    /// The weak shared-memory store of the TMEM address by `tcgen05.alloc`.
+    #[inline(always)]
+    fn alloc_address_store(&mut self, _at: At, _space: MemSpace, _addr: u64) {}
+
+    #[inline(always)]
+    fn tmem_event(&mut self, _at: At, _ev: TmemEvent) {}
+
+    /// Every lane of the warp has exited.
+    #[inline(always)]
+    fn warp_exit(&mut self, _at: At) {}
 }
 
 /// The observer of `run`: watches nothing, costs nothing.

@@ -787,8 +787,11 @@ pub enum Inst {
         relaxed: bool,
     },
     ClusterWait,
-    /// membar / fence.* (kept as events; the sequential interpreter needs no memory effect)
-    Fence,
+    /// membar / fence.* (kept as events; the sequential interpreter needs no memory effect).
+    /// `kind` is what observers see (None: a fence no observer models, e.g. `fence.proxy.alias`).
+    Fence {
+        kind: Option<crate::observer::Fence>,
+    },
     Mbar(Box<MbarInst>),
     GriddepLaunch,
     GriddepWait,
@@ -879,6 +882,8 @@ pub struct LdSt {
     /// One register per vector element (1, 2, 4 or 8).
     pub regs: Vec<Any>,
     pub addr: Addr,
+    /// Memory-model strength (`.relaxed`/`.volatile`/`.acquire`/`.release`; plain = weak).
+    pub order: crate::observer::MemOrder,
 }
 
 #[derive(Clone, Debug)]
@@ -892,6 +897,8 @@ pub struct AtomInst {
     pub addr: Addr,
     pub b: Any,
     pub c: Option<Any>,
+    /// `.relaxed` (the default), `.acquire`, `.release`, `.acq_rel`.
+    pub order: crate::observer::MemOrder,
 }
 
 #[derive(Clone, Debug)]
@@ -937,6 +944,8 @@ pub struct MbarInst {
     pub dp: Option<u16>,
     /// count / tx-count / state / parity operand
     pub b: Option<Any>,
+    /// `.relaxed` or the default `.release` (arrive) / `.acquire` (waits).
+    pub sem: crate::observer::Sem,
 }
 
 /// Where an instruction came from, for diagnostics.

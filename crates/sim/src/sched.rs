@@ -13,8 +13,9 @@ use crate::error::{rules, BlockedWarp, HangReport};
 use crate::exec::{self, run_warp, ClusterShared, CtaBar, CtaState, Ctx, Env, Outcome, Stop, Warp};
 use crate::launch::{Launch, RunOptions};
 use crate::mem::GlobalMemory;
-use crate::observer::Observer;
+use crate::observer::{At, Observer};
 use crate::program::Kernel;
+use crate::tmem_sm::TcState;
 
 pub(crate) struct GroupPlan<'a> {
     pub kernel: &'a Kernel,
@@ -70,7 +71,13 @@ impl Rng {
     }
 }
 
-fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32, spare: Option<ClusterRun>) -> ClusterRun {
+fn make_cluster(
+    p: &GroupPlan<'_>,
+    idx: u64,
+    group: u32,
+    slot: u32,
+    spare: Option<ClusterRun>,
+) -> ClusterRun {
     let k = p.kernel;
     let l = p.launch;
     let nc = p.nclusters;
@@ -112,6 +119,8 @@ fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32, spare: Option<ClusterRu
             live_threads: threads * csize,
             bar_arrived: 0,
             bar_gen: 0,
+            index: idx as u32,
+            slot,
         };
         return c;
     }
@@ -148,6 +157,8 @@ fn make_cluster(p: &GroupPlan<'_>, idx: u64, group: u32, spare: Option<ClusterRu
             live_threads: threads * csize,
             bar_arrived: 0,
             bar_gen: 0,
+            index: idx as u32,
+            slot,
         },
     }
 }
@@ -192,10 +203,30 @@ pub(crate) fn run_group<O: Observer>(
         .seed
         .map(|s| Rng(s ^ (group as u64).wrapping_mul(0xa076_1d64_78bd_642f)));
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
+    let mut tc = TcState::new();
     'outer: loop {
         while resident.len() < p.per_sm as usize && next < p.total_clusters {
             let spare_one = spare.pop();
-            resident.push(make_cluster(p, next, group, spare_one));
+            // the smallest slot no resident cluster uses (observer `At::slot`)
+            let slot = (0..)
+                .find(|s| resident.iter().all(|c| c.shared.slot != *s))
+                .unwrap_or(0);
+            let c = make_cluster(p, next, group, slot, spare_one);
+            for (rank, (cta, ws)) in c.ctas.iter().zip(&c.warps).enumerate() {
+                let at = At {
+                    cluster: c.shared.index,
+                    slot,
+                    cta: rank as u32,
+                    ctaid: cta.ctaid,
+                    sm: cta.smid,
+                    warp: 0,
+                    pc: k.entry_pc,
+                    lanes: 0,
+                    time: out.warp_instructions,
+                };
+                obs.cta_begin(at, ws.len() as u32);
+            }
+            resident.push(c);
             next += p.ngroups as u64;
         }
         if resident.is_empty() {
@@ -228,6 +259,7 @@ pub(crate) fn run_group<O: Observer>(
                 me: ti,
                 obs: &mut *obs,
                 out: &mut out,
+                tc: &mut tc,
             };
             exec::sync::poll(w, &mut cx);
             if w.cur_mask == 0 {
@@ -244,7 +276,7 @@ pub(crate) fn run_group<O: Observer>(
             }
         }
         if out.warp_instructions > p.opts.max_steps {
-            budget.push(report(&env, &mut resident, obs, &mut out, true));
+            budget.push(report(&env, &mut resident, obs, &mut out, &mut tc, true));
             break;
         }
         if !progressed {
@@ -260,13 +292,14 @@ pub(crate) fn run_group<O: Observer>(
                             me: ti,
                             obs: &mut *obs,
                             out: &mut out,
+                            tc: &mut tc,
                         };
                         woke |= exec::sync::poll(w, &mut cx);
                     }
                 }
             }
             if !woke {
-                hangs.push(report(&env, &mut resident, obs, &mut out, false));
+                hangs.push(report(&env, &mut resident, obs, &mut out, &mut tc, false));
                 break;
             }
         }
@@ -287,6 +320,7 @@ fn report<O: Observer>(
     resident: &mut [ClusterRun],
     obs: &mut O,
     out: &mut Outcome,
+    tc: &mut TcState,
     livelock: bool,
 ) -> HangReport {
     let k = env.k;
@@ -301,6 +335,7 @@ fn report<O: Observer>(
                 me: ti,
                 obs: &mut *obs,
                 out: &mut *out,
+                tc: &mut *tc,
             };
             for w in ws {
                 if w.is_done() {

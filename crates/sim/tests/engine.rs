@@ -410,8 +410,8 @@ impl tmemu_sim::observer::Observer for Counter {
     fn instruction(&mut self, _at: tmemu_sim::observer::At) {
         self.instructions += 1;
     }
-    fn barrier(&mut self, _at: tmemu_sim::observer::At, ev: tmemu_sim::observer::BarrierEvent) {
-        if let tmemu_sim::observer::BarrierEvent::CtaComplete { .. } = ev {
+    fn sync_complete(&mut self, _at: tmemu_sim::observer::At, key: tmemu_sim::observer::SyncKey) {
+        if let tmemu_sim::observer::SyncKey::CtaBarrier { .. } = key {
             self.barrier_completions += 1;
         }
     }
@@ -433,8 +433,14 @@ fn observers_see_every_instruction_and_barrier() {
         dyn_shared: 0,
         params,
     };
-    let mut c = Counter::default();
-    let r = tmemu_sim::run_observed(&k, &launch, &g, &RunOptions::default(), &mut c).unwrap();
+    let (r, cs) = tmemu_sim::run_observed(&k, &launch, &g, &RunOptions::default(), |_| {
+        Counter::default()
+    })
+    .unwrap();
+    let c = Counter {
+        instructions: cs.iter().map(|c| c.instructions).sum(),
+        barrier_completions: cs.iter().map(|c| c.barrier_completions).sum(),
+    };
     assert_eq!(c.instructions, r.warp_instructions);
     // per CTA: the init barrier plus one per round (3 rounds)
     assert_eq!(c.barrier_completions, 2 * 4);

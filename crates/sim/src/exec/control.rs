@@ -8,7 +8,7 @@
 
 use super::{sync, Ctx, Flow, Warp};
 use crate::error::rules;
-use crate::observer::Observer;
+use crate::observer::{Observer, SyncKey};
 use crate::program::{Inst, Sreg};
 
 fn sreg<O: Observer>(w: &Warp, cx: &Ctx<'_, '_, O>, s: Sreg, lane: usize) -> u64 {
@@ -54,11 +54,31 @@ fn sreg<O: Observer>(w: &Warp, cx: &Ctx<'_, '_, O>, s: Sreg, lane: usize) -> u64
 pub(crate) fn exit<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, lanes: u32) {
     w.exit_lanes(lanes);
     let n = lanes.count_ones();
-    let cta = &mut cx.ctas[cx.me];
+    let me = cx.me;
+    let cta = &mut cx.ctas[me];
     cta.live_threads -= n;
+    let gens: [u64; 16] = std::array::from_fn(|i| cta.bars[i].gen);
     sync::check_bars(cta);
     cx.cluster.live_threads -= n;
+    let cgen = cx.cluster.bar_gen;
     sync::check_cluster_bar(cx.cluster);
+    // an exit can complete a barrier the others wait at
+    let at = cx.at(w, lanes);
+    for (id, g) in gens.iter().enumerate() {
+        if cx.ctas[me].bars[id].gen != *g {
+            let key = SyncKey::CtaBarrier {
+                cta: me as u32,
+                id: id as u32,
+            };
+            cx.obs.sync_complete(at, key);
+        }
+    }
+    if cx.cluster.bar_gen != cgen {
+        cx.obs.sync_complete(at, SyncKey::ClusterBarrier);
+    }
+    if w.live == 0 {
+        cx.obs.warp_exit(at);
+    }
 }
 
 pub(super) fn exec<O: Observer>(

@@ -7,7 +7,7 @@ use super::{sync, Ctx, Flow, Warp};
 use crate::error::rules;
 use crate::fp;
 use crate::mem::{self, classify, MemFault, Window};
-use crate::observer::{AccessKind, Observer};
+use crate::observer::{AccessKind, AsyncId, MemOrder, MemSpace, Observer, OpKind, Place, SyncKey};
 use crate::program::{Addr, Any, AtomInst, AtomOp, FMods, Inst, LdSt, Rnd, Space};
 
 /// A resolved location.
@@ -79,6 +79,30 @@ pub(crate) fn resolve<O: Observer>(
             Window::Param(o) => Loc::Param(o),
         },
     })
+}
+
+/// Tells the observer about one lane's access of a resolved location (shared and global
+/// only: local, param and const memory are private or read-only).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn observe_lane<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    lane: usize,
+    loc: Loc,
+    size: u32,
+    kind: AccessKind,
+    order: MemOrder,
+) {
+    let (space, addr) = match loc {
+        Loc::Global(a) => (MemSpace::Global, a),
+        Loc::Shared(c, off) => (MemSpace::Shared { cta: c as u32 }, off as u64),
+        _ => return,
+    };
+    let at = cx.at(w, mask);
+    cx.obs
+        .memory(at, lane as u32, space, addr, size, kind, order);
 }
 
 #[inline(always)]
@@ -302,14 +326,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
                 let le = advance(loc, e as u64 * size as u64);
                 *v = load(w, cx, l, le, size)?;
                 if cx.obs.wants_memory() {
-                    cx.obs.memory(
-                        cx.at(w, mask),
-                        l as u32,
-                        i.space,
-                        a + e as u64 * size as u64,
-                        size,
-                        AccessKind::Read,
-                    );
+                    observe_lane(w, cx, mask, l, le, size, AccessKind::Read, i.order);
                 }
             }
             Ok(vals)
@@ -427,16 +444,10 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             }
             for (e, r) in i.regs.iter().enumerate() {
                 let v = w.read_any(*r, l);
-                store(w, cx, l, advance(loc, e as u64 * size as u64), size, v)?;
+                let le = advance(loc, e as u64 * size as u64);
+                store(w, cx, l, le, size, v)?;
                 if cx.obs.wants_memory() {
-                    cx.obs.memory(
-                        cx.at(w, mask),
-                        l as u32,
-                        i.space,
-                        a + e as u64 * size as u64,
-                        size,
-                        AccessKind::Write,
-                    );
+                    observe_lane(w, cx, mask, l, le, size, AccessKind::Write, i.order);
                 }
             }
             Ok(())
@@ -538,14 +549,9 @@ fn atom<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &AtomI
         match res {
             Ok(old) => {
                 if cx.obs.wants_memory() {
-                    cx.obs.memory(
-                        cx.at(w, mask),
-                        l as u32,
-                        i.space,
-                        a,
-                        size,
-                        AccessKind::Atomic,
-                    );
+                    if let Ok(loc) = resolve(cx, i.space, a) {
+                        observe_lane(w, cx, mask, l, loc, size, AccessKind::Write, i.order);
+                    }
                 }
                 if let Some(d) = i.d {
                     w.write_any(d, l, old);
@@ -668,6 +674,42 @@ fn copy<O: Observer>(
     Ok(())
 }
 
+/// Issues a bulk copy to the observer with its source range.
+fn bulk_issue<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    lanes: u32,
+    src: Loc,
+    n: u32,
+    kind: AccessKind,
+) -> AsyncId {
+    let id = cx.tc.async_id();
+    let at = cx.at(w, lanes);
+    cx.obs.async_issue(at, id, OpKind::Bulk);
+    bulk_access(cx, id, src, n, kind);
+    id
+}
+
+fn bulk_access<O: Observer>(
+    cx: &mut Ctx<'_, '_, O>,
+    id: AsyncId,
+    at: Loc,
+    n: u32,
+    kind: AccessKind,
+) {
+    let (space, addr) = match at {
+        Loc::Global(a) => (MemSpace::Global, a),
+        Loc::Shared(c, off) => (MemSpace::Shared { cta: c as u32 }, off as u64),
+        _ => return,
+    };
+    let place = Place::Mem {
+        space,
+        addr,
+        len: n as u64,
+    };
+    cx.obs.async_access(id, place, kind);
+}
+
 fn aligned(l: Loc, off: u32, n: u64) -> bool {
     let a = match advance(l, off as u64) {
         Loc::Global(a) | Loc::Local(a) | Loc::Param(a) | Loc::Const(a) => a,
@@ -732,13 +774,26 @@ pub(super) fn exec_copy<O: Observer>(
                     } else {
                         dests.push((dst_a, mbar_a));
                     }
+                    let id = bulk_issue(w, cx, 1 << l, s, n, AccessKind::Read);
+                    let mut bars = Vec::with_capacity(dests.len());
                     for (da, ma) in dests {
                         let d = resolve(cx, Space::SharedCluster, da as u64)?;
+                        bulk_access(cx, id, d, n, AccessKind::Write);
                         copy(w, cx, l, d, s, n)?;
                         let Loc::Shared(c, off) = resolve(cx, Space::SharedCluster, ma as u64)?
                         else {
                             unreachable!()
                         };
+                        bars.push((c, off));
+                    }
+                    // copies complete at issue: completion, then each complete_tx
+                    cx.obs.async_complete(id, cx.out.warp_instructions);
+                    for (c, off) in bars {
+                        let key = SyncKey::Mbarrier {
+                            cta: c as u32,
+                            offset: off,
+                        };
+                        cx.obs.async_arrive(id, key);
                         sync::complete_tx(w, cx, c, off, n as i64);
                     }
                 }
@@ -746,7 +801,14 @@ pub(super) fn exec_copy<O: Observer>(
                     let n = w.read_any(size, l) as u32;
                     let d = resolve(cx, Space::Global, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;
+                    let id = bulk_issue(w, cx, 1 << l, s, n, AccessKind::Read);
+                    bulk_access(cx, id, d, n, AccessKind::Write);
                     copy(w, cx, l, d, s, n)?;
+                    cx.obs.async_complete(id, cx.out.warp_instructions);
+                    // DERIVED: the copy completes at issue and the group-wait is not tracked
+                    // per op, so the issuer observes it at once (hides races, never invents)
+                    let at = cx.at(w, 1 << l);
+                    cx.obs.async_observe(at, id);
                 }
                 Inst::CpBulkS2Cluster {
                     dst,
@@ -757,12 +819,20 @@ pub(super) fn exec_copy<O: Observer>(
                     let n = w.read_any(size, l) as u32;
                     let d = resolve(cx, Space::SharedCluster, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;
+                    let id = bulk_issue(w, cx, 1 << l, s, n, AccessKind::Read);
+                    bulk_access(cx, id, d, n, AccessKind::Write);
                     copy(w, cx, l, d, s, n)?;
                     let Loc::Shared(c, off) =
                         resolve(cx, Space::SharedCluster, lane_addr(w, mbar, l))?
                     else {
                         unreachable!()
                     };
+                    cx.obs.async_complete(id, cx.out.warp_instructions);
+                    let key = SyncKey::Mbarrier {
+                        cta: c as u32,
+                        offset: off,
+                    };
+                    cx.obs.async_arrive(id, key);
                     sync::complete_tx(w, cx, c, off, n as i64);
                 }
                 _ => unreachable!(),

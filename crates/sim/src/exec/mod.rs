@@ -422,6 +422,10 @@ pub struct ClusterShared {
     pub live_threads: u32,
     pub bar_arrived: u32,
     pub bar_gen: u64,
+    /// Linear index of the cluster in the grid (x fastest).
+    pub index: u32,
+    /// Dense index among the clusters resident in the SM group (observer `At::slot`).
+    pub slot: u32,
 }
 
 /// Read-only launch facts the instructions need.
@@ -481,6 +485,8 @@ pub struct Ctx<'a, 'e, O: Observer> {
     pub me: usize,
     pub obs: &'a mut O,
     pub out: &'a mut Outcome,
+    /// Tensor Memory, the async tcgen05 queue and observer identities of the SM group.
+    pub tc: &'a mut crate::tmem_sm::TcState,
 }
 
 impl<O: Observer> Ctx<'_, '_, O> {
@@ -505,13 +511,25 @@ impl<O: Observer> Ctx<'_, '_, O> {
         });
     }
 
+    /// The observer's view of "here and now". Pure (no panicking index), so it costs nothing
+    /// when the observer ignores it.
+    #[inline(always)]
     pub fn at(&self, w: &Warp, lanes: u32) -> At {
+        let (ctaid, sm) = self
+            .ctas
+            .get(self.me)
+            .map(|c| (c.ctaid, c.smid))
+            .unwrap_or_default();
         At {
-            cluster: 0,
+            cluster: self.cluster.index,
+            slot: self.cluster.slot,
             cta: self.me as u32,
+            ctaid,
+            sm,
             warp: w.id,
             pc: w.cur_pc,
             lanes,
+            time: self.out.warp_instructions,
         }
     }
 }
@@ -537,12 +555,16 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Some(g) => w.cur_mask & w.pred(g),
         };
         steps += 1;
+        // per step (not batched) so that observers see a monotone `At::time`
+        cx.out.warp_instructions += 1;
         threads += w.cur_mask.count_ones() as u64;
         cx.obs.instruction(cx.at(w, mask));
         let flow = match inst {
-            Inst::Fence => {
-                let at = cx.at(w, mask);
-                cx.obs.barrier(at, crate::observer::BarrierEvent::Fence);
+            Inst::Fence { kind } => {
+                if let Some(f) = *kind {
+                    let at = cx.at(w, mask);
+                    cx.obs.fence(at, f);
+                }
                 Flow::Next
             }
             Inst::Nop | Inst::AsyncGroupMark | Inst::GriddepLaunch | Inst::GriddepWait => {
@@ -629,7 +651,6 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Flow::Trap => break Stop::Trap,
         }
     };
-    cx.out.warp_instructions += steps;
     cx.out.thread_instructions += threads;
     stop
 }

@@ -13,7 +13,7 @@
 
 use super::{CtaState, Ctx, Flow, Warp, FULL};
 use crate::error::rules;
-use crate::observer::{BarrierEvent, Observer};
+use crate::observer::{Observer, Sem, SyncKey};
 use crate::program::{Any, BarKind, Inst, MbarInst, MbarOp, Space};
 
 /// What parked lanes wait for.
@@ -94,14 +94,14 @@ pub(crate) fn complete_tx<O: Observer>(
             format!("mbarrier tx-count left [-(2^20-1), 2^20-1] after complete_tx of {n} bytes"),
         );
     }
+    let _ = phase;
     if done {
         let at = cx.at(w, 0);
-        cx.obs.barrier(
+        cx.obs.sync_complete(
             at,
-            BarrierEvent::MbarPhase {
-                owner: c as u32,
+            SyncKey::Mbarrier {
+                cta: c as u32,
                 offset: off,
-                phase,
             },
         );
     }
@@ -326,20 +326,26 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 }
             }
         }
-        let phase = m.phase;
+        let waited = matches!(i.op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. })
+            && i.dp.is_some_and(|p| w.preds[p as usize] >> l & 1 != 0);
         if let Some((rule, msg)) = diag {
             cx.diag(w, pc, 1 << l, rule, msg);
         }
+        let key = SyncKey::Mbarrier {
+            cta: c as u32,
+            offset: off,
+        };
+        if matches!(i.op, MbarOp::Arrive { .. }) {
+            let at = cx.at(w, 1 << l);
+            cx.obs.sync_arrive(at, key, i.sem);
+        }
         if completed {
             let at = cx.at(w, 1 << l);
-            cx.obs.barrier(
-                at,
-                BarrierEvent::MbarPhase {
-                    owner: c as u32,
-                    offset: off,
-                    phase,
-                },
-            );
+            cx.obs.sync_complete(at, key);
+        }
+        if waited {
+            let at = cx.at(w, 1 << l);
+            cx.obs.sync_wait(at, key, i.sem);
         }
     }
     if memo_after.is_some() {
@@ -443,14 +449,16 @@ pub(super) fn exec<O: Observer>(
             check_bars(cta);
             let done = cta.bars[id as usize].gen != gen;
             let at = cx.at(w, mask);
-            cx.obs.barrier(at, BarrierEvent::CtaArrive { id });
+            let key = SyncKey::CtaBarrier { cta: me as u32, id };
+            cx.obs.sync_arrive(at, key, Sem::Ordering);
             if done {
-                cx.obs.barrier(at, BarrierEvent::CtaComplete { id });
+                cx.obs.sync_complete(at, key);
             }
             if b.kind == BarKind::Arrive {
                 return Flow::Next;
             }
             if done {
+                cx.obs.sync_wait(at, key, Sem::Ordering);
                 write_bar_red(w, cx, pc, mask);
                 return Flow::Next;
             }
@@ -470,7 +478,7 @@ pub(super) fn exec<O: Observer>(
             }
             Flow::Next
         }
-        Inst::ClusterArrive { .. } => {
+        Inst::ClusterArrive { relaxed } => {
             if mask == 0 {
                 return Flow::Next;
             }
@@ -490,9 +498,18 @@ pub(super) fn exec<O: Observer>(
             let fresh = mask & !w.cluster_arrived;
             w.cluster_arrived |= mask;
             cx.cluster.bar_arrived += fresh.count_ones();
+            let gen = cx.cluster.bar_gen;
             check_cluster_bar(cx.cluster);
             let at = cx.at(w, mask);
-            cx.obs.barrier(at, BarrierEvent::ClusterArrive);
+            let sem = if *relaxed {
+                Sem::Relaxed
+            } else {
+                Sem::Ordering
+            };
+            cx.obs.sync_arrive(at, SyncKey::ClusterBarrier, sem);
+            if cx.cluster.bar_gen != gen {
+                cx.obs.sync_complete(at, SyncKey::ClusterBarrier);
+            }
             Flow::Next
         }
         Inst::ClusterWait => {
@@ -504,6 +521,8 @@ pub(super) fn exec<O: Observer>(
                 w.block(mask, pc, WaitKind::ClusterBar { gen });
                 return Flow::Moved;
             }
+            let at = cx.at(w, mask);
+            cx.obs.sync_wait(at, SyncKey::ClusterBarrier, Sem::Ordering);
             Flow::Next
         }
         Inst::Mbar(i) => mbar(w, cx, mask, i),
@@ -596,6 +615,20 @@ pub(crate) fn poll<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>) -> bool {
             w.waits.swap_remove(i);
             if let WaitKind::Bar { .. } = wt.kind {
                 write_bar_red(w, cx, wt.pc, wt.mask);
+            }
+            let key = match wt.kind {
+                WaitKind::Bar { id, .. } => Some(SyncKey::CtaBarrier {
+                    cta: cx.me as u32,
+                    id: id as u32,
+                }),
+                WaitKind::ClusterBar { .. } => Some(SyncKey::ClusterBarrier),
+                // an mbarrier waiter re-executes its test/try_wait, which reports the wait
+                _ => None,
+            };
+            if let Some(key) = key {
+                let mut at = cx.at(w, wt.mask & w.live);
+                at.pc = wt.pc;
+                cx.obs.sync_wait(at, key, Sem::Ordering);
             }
             w.unblock(wt.mask & w.live, resume_pc);
             any = true;

@@ -10,6 +10,7 @@ use tmemu_ptx::span::Span;
 use super::{invalid, unsupported, Gen, Scopes, Sym, VarSpace};
 use crate::error::LoadError;
 use crate::fp;
+use crate::observer::{Fence, MemOrder, Sem};
 use crate::program::*;
 
 type R<T> = Result<T, LoadError>;
@@ -529,7 +530,9 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "bar" | "barrier" => bar(d),
         // every fence/membar orders memory, which a sequential interpreter does anyway
         // fences order memory, which a sequential interpreter does anyway; kept as events
-        "membar" | "fence" => Ok(Inst::Fence),
+        "membar" | "fence" => Ok(Inst::Fence {
+            kind: fence_kind(d),
+        }),
         "shfl" | "vote" | "redux" | "match" | "elect" | "activemask" => warp_op(d),
         "mbarrier" => mbar(d),
         "cp" if d.has("tensor") || d.has("prefetch") => tma::cp_tensor(d),
@@ -1634,6 +1637,7 @@ fn ldst(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         },
         regs,
         addr,
+        order: mem_order(d, MemOrder::Weak),
     };
     Ok(if is_ld {
         Inst::Ld(Box::new(i))
@@ -1702,6 +1706,7 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         addr: d.addr(base)?,
         b: d.any_w(d.op(base + 1)?, ty.bits())?,
         c,
+        order: mem_order(d, MemOrder::Relaxed),
     })))
 }
 
@@ -2070,7 +2075,42 @@ fn mbar(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         d: dst,
         dp,
         b,
+        sem: if d.has("relaxed") {
+            Sem::Relaxed
+        } else {
+            Sem::Ordering
+        },
     })))
+}
+
+/// The memory-model strength of `ld`/`st`/`atom`/`red` (PTX ISA §8.4: `.volatile` is
+/// `.relaxed.sys`; `.mmio` is `.relaxed`).
+fn mem_order(d: &D<'_, '_, '_, '_>, plain: MemOrder) -> MemOrder {
+    if d.has("acq_rel") {
+        MemOrder::AcqRel
+    } else if d.has("acquire") {
+        MemOrder::Acquire
+    } else if d.has("release") {
+        MemOrder::Release
+    } else if d.has("relaxed") || d.has("volatile") || d.has("mmio") {
+        MemOrder::Relaxed
+    } else {
+        plain
+    }
+}
+
+/// What a `fence`/`membar` is to observers. `fence.proxy.async*` bridges the async proxy;
+/// `fence.{sc,acq_rel}`, `membar` and `fence.mbarrier_init` (a release fence) order strong
+/// accesses; the other proxy fences (alias, tensormap) order nothing an observer models.
+fn fence_kind(d: &D<'_, '_, '_, '_>) -> Option<Fence> {
+    if d.has("proxy") {
+        return d
+            .mods
+            .iter()
+            .any(|m| m.starts_with("async"))
+            .then_some(Fence::ProxyAsync);
+    }
+    Some(Fence::AcqRel)
 }
 
 fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
@@ -2106,6 +2146,7 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             d: None,
             dp: None,
             b: None,
+            sem: Sem::Ordering,
         })));
     }
     if d.has("bulk") {
