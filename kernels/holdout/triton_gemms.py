@@ -289,6 +289,68 @@ def _tf32_cases(precision):
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# Two accumulators live at once (a gated MLP, SwiGLU): h = silu(x @ w1) * (x @ w3), fp16 out.
+# Two TMEM accumulators of 128 columns each; 8 warps, 2 stages.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def swiglu_kernel(x_ptr, w1_ptr, w3_ptr, h_ptr, M, N, K,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    up = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        x = tl.load(x_ptr + rm[:, None] * K + (k0 + rk)[None, :], mask=rm[:, None] < M, other=0.0)
+        w1 = tl.load(w1_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        w3 = tl.load(w3_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        gate = tl.dot(x, w1, gate)
+        up = tl.dot(x, w3, up)
+    h = gate * tl.sigmoid(gate) * up
+    tl.store(h_ptr + rm[:, None] * N + rn[None, :], h.to(tl.float16), mask=rm[:, None] < M)
+
+
+def _swiglu_cases():
+    M, N, K = 160, 128, 96
+    rng = np.random.default_rng(1007)
+    x = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+    w1 = rng.uniform(-0.5, 0.5, size=(K, N)).astype(np.float16)
+    w3 = rng.uniform(-0.5, 0.5, size=(K, N)).astype(np.float16)
+    g = x.astype(np.float64) @ w1.astype(np.float64)
+    u = x.astype(np.float64) @ w3.astype(np.float64)
+    h = (g / (1 + np.exp(-g)) * u).astype(np.float32)
+    why = ("fp16 output (2^-11 relative); sigmoid through ex2.approx and an approximate "
+           "division (about 2^-21 relative); f32 accumulation below 1e-5")
+    return [Case("ho_swiglu", grid=[triton.cdiv(M, 128), N // 128],
+                 buffers=dict(x=Input(x, "f16"), w1=Input(w1, "f16"), w3=Input(w3, "f16"),
+                              h=Output("f16", [M, N], h, 2e-3, 1e-3, why)),
+                 args=dict(x_ptr=Ptr("x"), w1_ptr=Ptr("w1"), w3_ptr=Ptr("w3"), h_ptr=Ptr("h"),
+                           M=M, N=N, K=K),
+                 note=f"H[{M}x{N}] = silu(X @ W1) * (X @ W3), X[{M}x{K}], fp16; two TMEM "
+                      "accumulators, 8 warps, 2 stages")]
+
+
+# ---------------------------------------------------------------------------------------------
+# A 128x256 tile (a 256-column accumulator), 8 warps, 2 stages, fp16 out.
+# ---------------------------------------------------------------------------------------------
+def _wide_cases():
+    M, N, K = 128, 256, 128
+    rng = np.random.default_rng(1008)
+    a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    return [Case("ho_gemm_f16_128x256", grid=[1],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [M, N], expected, 2e-3, 1e-3, F16_WHY)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                           lda=K, ldb=N, ldc=N),
+                 note=f"C[{M}x{N}] = A @ B, fp16, one 128x256x64 tile (256 TMEM columns), "
+                      "8 warps, 2 stages")]
+
+
 def _sig(**kw):
     return {k: v for k, v in kw.items()}
 
@@ -339,4 +401,19 @@ KERNELS = [
                  aligned=("a_ptr", "b_ptr", "c_ptr"),
                  must_contain=("tcgen05.mma.cta_group::1.kind::tf32", "tcgen05.ld"))
     for p in ("tf32", "tf32x3")
+] + [
+    TritonKernel(name="ho_swiglu", fn=swiglu_kernel,
+                 signature=_sig(x_ptr="*fp16", w1_ptr="*fp16", w3_ptr="*fp16", h_ptr="*fp16",
+                                M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=32), cases=_swiglu_cases,
+                 num_warps=8, num_stages=2, aligned=("x_ptr", "w1_ptr", "w3_ptr", "h_ptr"),
+                 must_contain=("tcgen05.mma", "tcgen05.ld")),
+    TritonKernel(name="ho_gemm_f16_128x256", fn=gemm_m64_kernel,
+                 signature=_sig(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32",
+                                K="i32", lda="i32", ldb="i32", ldc="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64), cases=_wide_cases,
+                 num_warps=8, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("tcgen05.mma", "tcgen05.ld")),
 ]
