@@ -807,6 +807,8 @@ pub enum Inst {
     Tma(Box<crate::exec::tma::TmaInst>),
     /// tensormap.replace and tensormap.cp_fenceproxy (exec/tma.rs).
     Tensormap(Box<crate::exec::tma::TensormapInst>),
+    /// tcgen05.mma{.ws} (exec/mma.rs).
+    Mma(Box<crate::exec::mma::MmaInst>),
 }
 
 #[derive(Clone, Debug)]

@@ -16,6 +16,8 @@ use crate::program::*;
 type R<T> = Result<T, LoadError>;
 
 // Child modules of this one (so they use the decoding context `D`), kept in files of their own.
+#[path = "mma.rs"]
+mod mma;
 #[path = "tma.rs"]
 mod tma;
 
@@ -538,6 +540,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "cp" if d.has("tensor") || d.has("prefetch") => tma::cp_tensor(d),
         "cp" => cp(d),
         "tensormap" => tma::tensormap(d),
+        "tcgen05" if d.has("mma") => mma::mma(d),
         "mapa" => {
             let generic = !d.has("shared::cluster");
             Ok(Inst::Mapa {

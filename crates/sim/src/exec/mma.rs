@@ -1,0 +1,412 @@
+//! `tcgen05.mma{.ws}` in the engine: decode the instruction descriptor, check shape and
+//! descriptors (TM03xx at the instruction), gather A and B from shared memory through their
+//! matrix descriptors (or A from TMEM), apply block scales read from TMEM, and accumulate into
+//! D in TMEM with the datapath layout — all through `tmemu_tmem::mma`, which owns the
+//! arithmetic and the layouts (its module docs give the rounding model).
+//!
+//! [`compute`] is the whole operation on plain memories (the CTAs' shared memories and TMEM
+//! grids); the engine calls it when the operation *executes*, which the async queue decides,
+//! so it reads shared memory and TMEM as they are then.
+//!
+//! `.cta_group::2` (mma.md §9, DERIVED from CUTLASS's 2-SM atoms): the pair's even CTA holds
+//! rows 0..M/2 of A and D, the odd CTA rows M/2..M; B's N columns are split N/2 per CTA, each
+//! CTA supplying its half (and its A rows) from its own shared memory at the same descriptor
+//! addresses; block scales likewise come from each CTA's TMEM for its rows / columns.
+
+use std::cell::RefCell;
+
+use tmemu_tmem::desc::{
+    InstrDescriptor, Major, MmaKind, MmaShapeContext, ScaleType, SmemDescriptor,
+};
+use tmemu_tmem::mma::{
+    apply_block_scales, execute, gather_operand, gather_scales_tmem, gather_tmem, DLayout,
+    GatherOrder, MmaError, MmaRequest, MmaScratch, OperandFormat,
+};
+
+use crate::program::{Addr, PSrc, S32, S64};
+
+/// Where A comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum MmaA {
+    /// A shared-memory matrix descriptor (64-bit register or immediate).
+    Desc(S64),
+    /// A TMEM address operand `[a-tmem]`.
+    Tmem(Addr),
+}
+
+/// The block-scale vector size qualifier (PTX ISA §9.7.16.10.7.1, mma.md §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleVec {
+    X1,
+    X2,
+    X4,
+    Block16,
+    Block32,
+}
+
+impl ScaleVec {
+    /// Scale factors per row of one instruction's K (dense).
+    pub fn per_row(self, k: u32) -> u32 {
+        match self {
+            ScaleVec::X1 => 1,
+            ScaleVec::X2 => 2,
+            ScaleVec::X4 => 4,
+            ScaleVec::Block16 => k / 16,
+            ScaleVec::Block32 => k / 32,
+        }
+    }
+}
+
+/// One decoded `tcgen05.mma`.
+#[derive(Clone, Debug)]
+pub struct MmaInst {
+    pub kind: MmaKind,
+    pub cta_group: u8,
+    pub ws: bool,
+    /// `[d-tmem]`.
+    pub d: Addr,
+    pub a: MmaA,
+    pub b: S64,
+    pub idesc: S32,
+    /// disable-output-lane: empty, 4 (cta_group::1) or 8 (cta_group::2) words.
+    pub dol: Vec<S32>,
+    pub enable_d: PSrc,
+    /// scale-input-d (0 when absent).
+    pub sid: u32,
+    pub scale: Option<ScaleVec>,
+    pub scale_a: Option<Addr>,
+    pub scale_b: Option<Addr>,
+}
+
+/// One MMA with its operands read from registers: what the async queue keeps until the
+/// operation executes.
+#[derive(Clone, Copy, Debug)]
+pub struct MmaOp {
+    pub kind: MmaKind,
+    pub cta_group: u8,
+    pub ws: bool,
+    pub idesc: u32,
+    pub d_taddr: u32,
+    pub a: AOperand,
+    pub b_desc: u64,
+    pub dol: [u32; 8],
+    pub enable_d: bool,
+    pub sid: u32,
+    /// (vector size, scale_A TMEM address, scale_B TMEM address).
+    pub scale: Option<(ScaleVec, u32, u32)>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum AOperand {
+    Desc(u64),
+    Tmem(u32),
+}
+
+/// What an MMA will touch, decoded and checked at issue: the descriptor errors and the shape
+/// are reported at the instruction even when execution is deferred.
+#[derive(Clone, Copy, Debug)]
+pub struct Checked {
+    pub idesc: InstrDescriptor,
+    pub layout: DLayout,
+    /// TMEM columns of D from the D address's column.
+    pub d_cols: u32,
+}
+
+/// Decodes and checks everything that does not need memory contents.
+pub fn check(op: &MmaOp) -> Result<Checked, MmaError> {
+    let idesc = InstrDescriptor::decode(op.idesc, op.kind)?;
+    idesc.check_shape(MmaShapeContext {
+        cta_group: op.cta_group,
+        ws: op.ws,
+        allow_k96: false,
+    })?;
+    let layout = DLayout::select(idesc.m, op.cta_group, op.ws, idesc.sparse)?;
+    layout.check_lane(op.d_taddr >> 16)?;
+    if let AOperand::Desc(a) = op.a {
+        let d = SmemDescriptor::decode(a)?;
+        d.check_sm100()?;
+        InstrDescriptor::check_operand_swizzle(idesc.a_type, idesc.a_major, d.swizzle, 'A')?;
+    } else if idesc.a_major == Major::MN {
+        // A in TMEM has no major-ness of its own (K runs along the columns).
+        return Err(MmaError::Unsupported("MN-major A read from TMEM"));
+    }
+    let d = SmemDescriptor::decode(op.b_desc)?;
+    d.check_sm100()?;
+    InstrDescriptor::check_operand_swizzle(idesc.b_type, idesc.b_major, d.swizzle, 'B')?;
+    if let Some((sv, _, _)) = op.scale {
+        let k = idesc.k();
+        let nsf = sv.per_row(k);
+        let ok = match (op.kind, sv) {
+            (MmaKind::MxF8f6f4, ScaleVec::X1 | ScaleVec::Block32) => true,
+            (MmaKind::MxF4, ScaleVec::X2 | ScaleVec::Block32) => true,
+            (MmaKind::MxF4Nvf4, ScaleVec::X2 | ScaleVec::Block32) => {
+                idesc.scale_type == Some(ScaleType::Ue8m0)
+            }
+            (MmaKind::MxF4Nvf4, ScaleVec::X4 | ScaleVec::Block16) => true,
+            _ => false,
+        };
+        if !ok || nsf == 0 || k % nsf != 0 {
+            return Err(MmaError::Desc(tmemu_tmem::desc::DescError::IdescScaleType));
+        }
+    }
+    Ok(Checked {
+        idesc,
+        layout,
+        d_cols: layout.columns(idesc.n),
+    })
+}
+
+#[derive(Default)]
+struct Buffers {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    sc: Vec<f32>,
+    scratch: MmaScratch,
+}
+
+thread_local! {
+    static BUFS: RefCell<Buffers> = RefCell::new(Buffers::default());
+}
+
+fn order(m: Major) -> GatherOrder {
+    match m {
+        Major::K => GatherOrder::RowsByK,
+        Major::MN => GatherOrder::KByRows,
+    }
+}
+
+/// Executes a checked MMA on the group's memories: `smem[v]` and `tmem[v]` are the shared
+/// memory (CTA window, offset 0 = shared address `SHARED_BASE`) and the TMEM grid (128 × 512,
+/// lane-major) of pair member `v` (one entry for cta_group::1).
+pub fn compute(
+    op: &MmaOp,
+    c: &Checked,
+    smem: &[&[u8]],
+    tmem: &mut [&mut [u32]],
+) -> Result<(), MmaError> {
+    let idesc = &c.idesc;
+    let nctas = op.cta_group as usize;
+    debug_assert_eq!(smem.len(), nctas);
+    debug_assert_eq!(tmem.len(), nctas);
+    let (m, n, k) = (idesc.m as usize, idesc.n as usize, idesc.k() as usize);
+    let rows = c.layout.rows_per_cta() as usize;
+    let ncta = n / nctas;
+    let fa = OperandFormat {
+        elem: idesc.a_type,
+        kind: op.kind,
+    };
+    let fb = OperandFormat {
+        elem: idesc.b_type,
+        kind: op.kind,
+    };
+    // With one CTA the operands are gathered in their natural order (no scatter); a pair
+    // concatenates per-CTA parts, which needs rows (A) and columns (B) outermost.
+    let (ao, bo) = if nctas == 1 {
+        let ao = match op.a {
+            AOperand::Desc(_) => order(idesc.a_major),
+            AOperand::Tmem(_) => GatherOrder::RowsByK,
+        };
+        (ao, order(idesc.b_major))
+    } else {
+        (GatherOrder::RowsByK, GatherOrder::RowsByK)
+    };
+    BUFS.with(|cell| {
+        let bufs = &mut *cell.borrow_mut();
+        bufs.a.resize(m * k, 0.0);
+        bufs.b.resize(n * k, 0.0);
+        for v in 0..nctas {
+            let (sh, tm) = (smem[v], &*tmem[v]);
+            let a_part = &mut bufs.a[v * rows * k..(v + 1) * rows * k];
+            match op.a {
+                AOperand::Desc(raw) => gather_operand(
+                    sh,
+                    raw,
+                    idesc.a_major,
+                    fa,
+                    'A',
+                    rows as u32,
+                    k as u32,
+                    ao,
+                    a_part,
+                )?,
+                AOperand::Tmem(t) => {
+                    gather_tmem(tm, t, c.layout, fa, rows as u32, k as u32, a_part)?
+                }
+            }
+            let b_part = &mut bufs.b[v * ncta * k..(v + 1) * ncta * k];
+            gather_operand(
+                sh,
+                op.b_desc,
+                idesc.b_major,
+                fb,
+                'B',
+                ncta as u32,
+                k as u32,
+                bo,
+                b_part,
+            )?;
+            if let Some((sv, sfa, sfb)) = op.scale {
+                let nsf = sv.per_row(k as u32);
+                let ty = idesc.scale_type.unwrap_or(ScaleType::Ue8m0);
+                bufs.sc.resize(rows.max(ncta) * nsf as usize, 0.0);
+                gather_scales_tmem(tm, sfa, rows as u32, nsf, idesc.sfa_id, ty, &mut bufs.sc)?;
+                apply_block_scales(a_part, rows as u32, k as u32, ao, &bufs.sc, nsf);
+                gather_scales_tmem(tm, sfb, ncta as u32, nsf, idesc.sfb_id, ty, &mut bufs.sc)?;
+                apply_block_scales(b_part, ncta as u32, k as u32, bo, &bufs.sc, nsf);
+            }
+        }
+        for v in 0..nctas {
+            let mut dol = [0u32; 4];
+            if !op.dol.iter().all(|&x| x == 0) {
+                dol.copy_from_slice(&op.dol[4 * v..4 * v + 4]);
+            }
+            let req = MmaRequest {
+                idesc,
+                layout: c.layout,
+                a: &bufs.a,
+                a_order: ao,
+                b: &bufs.b,
+                b_order: bo,
+                enable_input_d: op.enable_d,
+                scale_input_d: op.sid,
+                disable_output_lane: dol,
+            };
+            execute(&req, v as u32, op.d_taddr, tmem[v], &mut bufs.scratch)?;
+        }
+        Ok(())
+    })
+}
+
+// ---- the engine side ----------------------------------------------------------------------
+
+use super::memory::lane_addr;
+use super::{Ctx, Flow, Warp};
+use crate::error::Rule;
+use crate::observer::Observer;
+
+fn rule_of(r: &'static tmemu_tmem::rules::Rule) -> Rule {
+    Rule {
+        id: r.id,
+        name: r.name,
+    }
+}
+
+/// The operands of lane `l`'s MMA, read from registers at issue.
+fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
+    let mut dol = [0u32; 8];
+    for (k, s) in i.dol.iter().enumerate() {
+        dol[k] = w.get(*s)[l];
+    }
+    let a = match i.a {
+        MmaA::Desc(s) => AOperand::Desc(w.get(s)[l]),
+        MmaA::Tmem(t) => AOperand::Tmem(lane_addr(w, t, l) as u32),
+    };
+    let scale = match (i.scale, i.scale_a, i.scale_b) {
+        (Some(sv), Some(sa), Some(sb)) => {
+            Some((sv, lane_addr(w, sa, l) as u32, lane_addr(w, sb, l) as u32))
+        }
+        _ => None,
+    };
+    MmaOp {
+        kind: i.kind,
+        cta_group: i.cta_group,
+        ws: i.ws,
+        idesc: w.get(i.idesc)[l],
+        d_taddr: lane_addr(w, i.d, l) as u32,
+        a,
+        b_desc: w.get(i.b)[l],
+        dol,
+        enable_d: w.pred(i.enable_d) >> l & 1 != 0,
+        sid: i.sid,
+        scale,
+    }
+}
+
+#[cold]
+fn report<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, e: MmaError) {
+    let msg = format!("tcgen05.mma (lane {l}): {e}");
+    let rule = match e.rule() {
+        Some(r) => rule_of(r),
+        // Not a rule: a form tmemu does not model (never a clean run) or a shared-memory
+        // operand outside the CTA's window (an out-of-bounds access).
+        None => match e {
+            MmaError::SmemOutOfBounds { .. } => crate::error::rules::OUT_OF_BOUNDS,
+            _ => rule_of(&tmemu_tmem::rules::MMA_SHAPE),
+        },
+    };
+    let msg = if matches!(e, MmaError::Unsupported(_)) {
+        format!("{msg}; tmemu cannot run it")
+    } else {
+        msg
+    };
+    cx.diag(w, w.cur_pc, 1 << l, rule, msg);
+}
+
+/// Pair members of the issuing CTA: its own rank, or the even and odd rank of its pair.
+fn members<O: Observer>(cx: &Ctx<'_, '_, O>, cta_group: u8) -> Option<[usize; 2]> {
+    if cta_group == 1 {
+        return Some([cx.me, cx.me]);
+    }
+    let even = cx.me & !1;
+    (even + 1 < cx.ctas.len()).then_some([even, even + 1])
+}
+
+pub(super) fn exec<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    i: &MmaInst,
+) -> Flow {
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let op = operands(w, l, i);
+        let c = match check(&op) {
+            Ok(c) => c,
+            Err(e) => {
+                report(w, cx, l, e);
+                continue;
+            }
+        };
+        let Some(m) = members(cx, op.cta_group) else {
+            cx.diag(
+                w,
+                w.cur_pc,
+                1 << l,
+                rule_of(&tmemu_tmem::rules::MMA_SHAPE),
+                format!(
+                    "tcgen05.mma.cta_group::2 (lane {l}): the CTA has no pair peer in its cluster"
+                ),
+            );
+            continue;
+        };
+        if let Err(e) = issue(cx, &op, &c, m) {
+            report(w, cx, l, e);
+        }
+    }
+    Flow::Next
+}
+
+/// Runs the MMA on the group's memories (at issue, until the async queue defers it).
+fn issue<O: Observer>(
+    cx: &mut Ctx<'_, '_, O>,
+    op: &MmaOp,
+    c: &Checked,
+    m: [usize; 2],
+) -> Result<(), MmaError> {
+    let n = op.cta_group as usize;
+    let smids = [cx.ctas[m[0]].smid, cx.ctas[m[1]].smid];
+    let smem: [&[u8]; 2] = [&cx.ctas[m[0]].shared, &cx.ctas[m[1]].shared];
+    let Some(r) = with_tmem(&smids[..n], |tmem| compute(op, c, &smem[..n], tmem)) else {
+        return Err(MmaError::Unsupported(
+            "Tensor Memory of this SM is not available",
+        ));
+    };
+    r
+}
+
+/// The TMEM grids of the SMs `smids` (the storage belongs to the tcgen05 engine).
+fn with_tmem<R>(_smids: &[u32], _f: impl FnOnce(&mut [&mut [u32]]) -> R) -> Option<R> {
+    None
+}
