@@ -1,0 +1,578 @@
+//! The one conversion from an engine run to a [`tmemu_diag::Report`]: diagnostics (with their
+//! spans, related spans and execution context), hangs, exhausted budgets and unmodelled forms,
+//! each mapped through the PTX's `.loc` lines to the kernel's own source line.
+//!
+//! Every front end that renders findings (`tmemu run`, `tmemu check`, `tmemu explore`) builds
+//! its report here, so a finding reads the same whichever command found it:
+//!
+//! ```ignore
+//! let mut b = ReportBuilder::new(&shown, &ptx_text).cluster_dims(launch_cluster);
+//! b.add_run(&outcome.result);
+//! let report = b.finish();
+//! ```
+//!
+//! Decisions:
+//! - Severity is the catalogue's when the catalogue knows the rule *under the same name*
+//!   (`tmemu_diag::catalogued`), else `error`: an engine rule not yet catalogued is reported,
+//!   never silently demoted (fail closed).
+//! - A diagnostic of a rule that marks a limit of tmemu (section `TMEMU_LIMIT`: the step
+//!   budget TM0506, the call depth TM0510) is not a PTX ISA violation: it becomes an
+//!   [`Incomplete`] item (verdict `incomplete`), not a finding.
+//! - The cluster of a CTA is `%ctaid / %cluster_nctaid` per dimension (PTX ISA §10.10–10.12),
+//!   computed from the launch's cluster shape given to [`ReportBuilder::cluster_dims`].
+//! - `.loc`: an instruction maps to the last `.loc` before it *in the same function* (a `.loc`
+//!   stays in force until the next one; PTX ISA §11.6.6). `.loc` line 0 (code the compiler
+//!   made up) maps to nothing. With `inlined_at`, the location shown is the inlined callee's
+//!   own line, which is the line that produced the instruction.
+
+use std::collections::HashMap;
+
+use tmemu_diag::{
+    catalogued, BlockedWarp as DiagBlockedWarp, ExecContext, Finding, HangReport as DiagHang,
+    Incomplete, Location, Report, Severity, SourceLine,
+};
+use tmemu_ptx::ast::{Block, ModuleItem, Statement};
+use tmemu_ptx::span::Span;
+use tmemu_sim::error::{Context, Diagnostic, HangReport};
+use tmemu_sim::RunResult;
+use tmemu_tmem::rules;
+
+/// `.loc` line information of one PTX text: which kernel source line each byte offset of a
+/// function body belongs to.
+#[derive(Clone, Debug, Default)]
+pub struct LocTable {
+    /// `.file` index → path as written.
+    files: HashMap<u32, String>,
+    /// Function bodies as byte ranges, sorted by start, each with the range of its entries in
+    /// `locs`.
+    bodies: Vec<(u32, u32, std::ops::Range<usize>)>,
+    /// (byte offset of the `.loc`, file index, line, column), sorted by offset.
+    locs: Vec<(u32, u32, u32, u32)>,
+}
+
+impl LocTable {
+    /// Reads the `.file`/`.loc` directives of a PTX text. A text that does not parse has no
+    /// line information (the run would not have started either).
+    pub fn from_source(ptx: &str) -> LocTable {
+        match tmemu_ptx::parse(ptx) {
+            Ok(module) => LocTable::from_module(&module),
+            Err(_) => LocTable::default(),
+        }
+    }
+
+    pub fn from_module(module: &tmemu_ptx::ast::Module<'_>) -> LocTable {
+        let mut t = LocTable::default();
+        for f in module.files() {
+            t.files.insert(f.index, f.path.to_string());
+        }
+        for item in &module.items {
+            let ModuleItem::Function(f) = item else {
+                continue;
+            };
+            let Some(body) = &f.body else { continue };
+            let first = t.locs.len();
+            collect_locs(body, &mut t.locs);
+            // Nested blocks were visited in order, so offsets are already sorted; sort anyway
+            // so a parser that reorders statements cannot break the binary search.
+            t.locs[first..].sort_by_key(|l| l.0);
+            t.bodies
+                .push((body.span.start, body.span.end, first..t.locs.len()));
+        }
+        t.bodies.sort_by_key(|b| b.0);
+        t
+    }
+
+    /// Whether the text carries any line information.
+    pub fn is_empty(&self) -> bool {
+        self.locs.is_empty()
+    }
+
+    /// The kernel source line of the instruction that starts at byte `offset`.
+    pub fn source_line(&self, offset: u32) -> Option<SourceLine> {
+        let i = self.bodies.partition_point(|b| b.0 <= offset);
+        let (_, end, range) = self.bodies.get(i.checked_sub(1)?)?;
+        if offset >= *end {
+            return None;
+        }
+        let locs = &self.locs[range.clone()];
+        let j = locs.partition_point(|l| l.0 <= offset);
+        let &(_, file, line, column) = locs.get(j.checked_sub(1)?)?;
+        if line == 0 {
+            return None;
+        }
+        Some(SourceLine {
+            file: self.files.get(&file)?.clone(),
+            line,
+            column,
+        })
+    }
+}
+
+fn collect_locs(block: &Block<'_>, out: &mut Vec<(u32, u32, u32, u32)>) {
+    for s in &block.statements {
+        match s {
+            Statement::Loc(l) => out.push((l.span.start, l.file, l.line, l.col)),
+            Statement::Block(b) => collect_locs(b, out),
+            _ => {}
+        }
+    }
+}
+
+/// A place related to a finding (the race's other access, the allocation a leak comes from).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    pub span: Span,
+    pub label: String,
+}
+
+/// Builds one [`Report`] from what one or more engine runs of one PTX file reported.
+#[derive(Clone, Debug)]
+pub struct ReportBuilder {
+    file: String,
+    locs: LocTable,
+    cluster_dims: [u32; 3],
+    seed: Option<u64>,
+    findings: Vec<Finding>,
+    hang: Option<DiagHang>,
+    incomplete: Vec<Incomplete>,
+}
+
+impl ReportBuilder {
+    /// `file` names the PTX in every location (as the user gave it); `ptx` is its text, read
+    /// for `.loc` line information.
+    pub fn new(file: impl Into<String>, ptx: &str) -> ReportBuilder {
+        ReportBuilder::with_locs(file, LocTable::from_source(ptx))
+    }
+
+    /// As [`ReportBuilder::new`] with a line table already built (e.g. from a parsed module).
+    pub fn with_locs(file: impl Into<String>, locs: LocTable) -> ReportBuilder {
+        ReportBuilder {
+            file: file.into(),
+            locs,
+            cluster_dims: [1, 1, 1],
+            seed: None,
+            findings: Vec::new(),
+            hang: None,
+            incomplete: Vec::new(),
+        }
+    }
+
+    /// The launch's cluster shape (CTAs per cluster in x, y, z); 1×1×1 without clusters.
+    pub fn cluster_dims(mut self, dims: [u32; 3]) -> ReportBuilder {
+        self.cluster_dims = dims.map(|d| d.max(1));
+        self
+    }
+
+    /// The schedule seed of the run(s) added next (None: the default schedule).
+    pub fn seed(mut self, seed: Option<u64>) -> ReportBuilder {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets the seed for the findings added from now on.
+    pub fn set_seed(&mut self, seed: Option<u64>) {
+        self.seed = seed;
+    }
+
+    /// A span of the PTX file as a location (byte range kept for the caret).
+    pub fn location(&self, span: Span) -> Location {
+        let loc = Location::new(self.file.clone(), span.line, span.col);
+        if span.end > span.start {
+            loc.with_range(span.start..span.end)
+        } else {
+            loc
+        }
+    }
+
+    /// The execution context of an engine context.
+    pub fn context(&self, c: &Context) -> ExecContext {
+        ExecContext {
+            cluster: cluster_of(c.cta, self.cluster_dims, c.cluster),
+            cta: c.cta,
+            sm: None,
+            warp: Some(c.warp),
+            lanes: c.lanes,
+        }
+    }
+
+    /// One engine diagnostic as a finding: rule, severity (catalogue, else error), message,
+    /// primary location, context, `.loc` source line, seed.
+    pub fn finding(&self, d: &Diagnostic) -> Finding {
+        let severity = catalogued(d.rule.id, d.rule.name)
+            .map_or(Severity::Error, |r| Severity::from(r.severity));
+        let mut f = Finding::new(
+            d.rule.id,
+            d.rule.name,
+            severity,
+            d.message.clone(),
+            self.location(d.span),
+        )
+        .with_context(self.context(&d.ctx));
+        if let Some(s) = self.locs.source_line(d.span.start) {
+            f = f.with_source(s);
+        }
+        if let Some(seed) = self.seed {
+            f = f.with_seed(seed);
+        }
+        f
+    }
+
+    /// [`ReportBuilder::finding`] with related places ("allocated here", a race's first access).
+    pub fn finding_with_related(&self, d: &Diagnostic, related: &[Related]) -> Finding {
+        related.iter().fold(self.finding(d), |f, r| {
+            f.with_related(self.location(r.span).with_label(r.label.clone()))
+        })
+    }
+
+    /// Adds a diagnostic: a finding, or an incomplete item for a tmemu limit.
+    pub fn add_diagnostic(&mut self, d: &Diagnostic, related: &[Related]) {
+        if is_tmemu_limit(d.rule.id) {
+            self.add_incomplete(
+                format!("{} {}: {}", d.rule.id, d.rule.name, d.message),
+                Some(d.span),
+            );
+        } else {
+            let f = self.finding_with_related(d, related);
+            self.findings.push(f);
+        }
+    }
+
+    /// Adds a finding built elsewhere (e.g. by a checker with its own related spans).
+    pub fn add_finding(&mut self, f: Finding) {
+        self.findings.push(f);
+    }
+
+    /// Adds a hang. Several SM groups may each report one; their blocked warps are merged into
+    /// one report under the first group's rule and summary.
+    pub fn add_hang(&mut self, h: &HangReport) {
+        let warps: Vec<DiagBlockedWarp> = h
+            .warps
+            .iter()
+            .map(|w| DiagBlockedWarp {
+                context: ExecContext {
+                    cluster: cluster_of(w.cta, self.cluster_dims, [0; 3]),
+                    cta: w.cta,
+                    sm: None,
+                    warp: Some(w.warp),
+                    lanes: w.lanes,
+                },
+                location: self.location(w.span),
+                instruction: w.opcode.clone(),
+                waiting_for: w.waiting_for.clone(),
+            })
+            .collect();
+        match &mut self.hang {
+            Some(existing) => existing.warps.extend(warps),
+            None => {
+                self.hang = Some(DiagHang {
+                    rule: h.rule.id,
+                    name: h.rule.name,
+                    summary: h.summary.clone(),
+                    warps,
+                })
+            }
+        }
+    }
+
+    /// A step budget ran out: the run is incomplete (not a hang: the warps were still moving).
+    pub fn add_budget_exhausted(&mut self, h: &HangReport) {
+        let span = h.warps.first().map(|w| w.span);
+        self.add_incomplete(
+            format!("{} {}: {}", h.rule.id, h.rule.name, h.summary),
+            span,
+        );
+    }
+
+    /// Something tmemu does not model (or a limit it hit), with where, when known.
+    pub fn add_incomplete(&mut self, message: impl Into<String>, span: Option<Span>) {
+        let location = span.map(|s| self.location(s));
+        let inc = Incomplete {
+            message: message.into(),
+            location,
+        };
+        if !self.incomplete.contains(&inc) {
+            self.incomplete.push(inc);
+        }
+    }
+
+    /// Everything one engine run reported: diagnostics, hangs, exhausted budgets. (A `trap`
+    /// is a diagnostic of its own, TM0505.)
+    pub fn add_run(&mut self, r: &RunResult) {
+        for d in &r.diagnostics {
+            self.add_diagnostic(d, &[]);
+        }
+        for h in &r.hangs {
+            self.add_hang(h);
+        }
+        for h in &r.budget_exhausted {
+            self.add_budget_exhausted(h);
+        }
+    }
+
+    /// The report: findings grouped (one per rule, place and message, counted over warps and
+    /// CTAs).
+    pub fn finish(self) -> Report {
+        let mut report = Report::new(self.findings);
+        report.hang = self.hang;
+        report.incomplete = self.incomplete;
+        report
+    }
+}
+
+/// A rule that marks a limit of tmemu rather than a PTX ISA rule (TM0506, TM0510).
+fn is_tmemu_limit(id: &str) -> bool {
+    rules::lookup(id).is_some_and(|r| r.section == rules::TMEMU_LIMIT)
+}
+
+/// `%clusterid` of a CTA: its `%ctaid` divided by the cluster shape. `fallback` is what the
+/// engine said, used only when the shape is unknown (all ones gives the CTA id itself).
+fn cluster_of(cta: [u32; 3], dims: [u32; 3], fallback: [u32; 3]) -> [u32; 3] {
+    if dims == [1, 1, 1] && fallback != [0; 3] {
+        return fallback;
+    }
+    [cta[0] / dims[0], cta[1] / dims[1], cta[2] / dims[2]]
+}
+
+/// A load error message of [`crate::load_ptx_source`] (`{file}:{line}:{col}: unsupported:
+/// {form}`) as an incomplete report, with its location when the message carries one.
+pub fn unsupported_report(file: &str, message: &str) -> Report {
+    let (location, text) = split_location(file, message);
+    Report {
+        incomplete: vec![Incomplete {
+            message: text.to_string(),
+            location,
+        }],
+        ..Report::default()
+    }
+}
+
+/// Splits `{file}:{line}:{col}: rest` into a location and `rest`.
+fn split_location<'m>(file: &str, message: &'m str) -> (Option<Location>, &'m str) {
+    let parsed = message
+        .strip_prefix(file)
+        .and_then(|m| m.strip_prefix(':'))
+        .and_then(|m| {
+            let (line, m) = m.split_once(':')?;
+            let (col, rest) = m.split_once(": ")?;
+            Some((line.parse().ok()?, col.parse().ok()?, rest))
+        });
+    match parsed {
+        Some((line, col, rest)) => (Some(Location::new(file, line, col)), rest),
+        None => (None, message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tmemu_sim::error::{BlockedWarp, Rule};
+
+    const PTX: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+	.file	1 "kern.py"
+	.file	2 "lib.cuh"
+
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<4>;
+	.loc	1 10 5
+	mov.u32 %r1, 1;
+	.loc	2 0 0
+	mov.u32 %r2, 2;
+	{
+	.loc	2 7 3, function_name $L__info_string0, inlined_at 1 12 4
+	add.u32 %r3, %r1, %r2;
+	}
+	ret;
+}
+.visible .entry k2()
+{
+	ret;
+}
+"#;
+
+    fn span_of(needle: &str) -> Span {
+        let start = PTX.find(needle).unwrap() as u32;
+        let line = PTX[..start as usize].matches('\n').count() as u32 + 1;
+        let col = start
+            - PTX[..start as usize]
+                .rfind('\n')
+                .map_or(0, |i| i as u32 + 1)
+            + 1;
+        Span {
+            start,
+            end: start + needle.len() as u32,
+            line,
+            col,
+        }
+    }
+
+    #[test]
+    fn loc_table_maps_instructions_to_the_last_loc_of_their_function() {
+        let t = LocTable::from_source(PTX);
+        let at = |n: &str| t.source_line(span_of(n).start);
+        assert_eq!(
+            at("mov.u32 %r1"),
+            Some(SourceLine {
+                file: "kern.py".into(),
+                line: 10,
+                column: 5
+            })
+        );
+        // line 0: generated code, no source line
+        assert_eq!(at("mov.u32 %r2"), None);
+        // nested block, inlined: the callee's own line
+        assert_eq!(
+            at("add.u32"),
+            Some(SourceLine {
+                file: "lib.cuh".into(),
+                line: 7,
+                column: 3
+            })
+        );
+        // the second function has no .loc of its own: the first one's do not leak into it
+        let second_ret = PTX.rfind("ret;").unwrap() as u32;
+        assert_eq!(t.source_line(second_ret), None);
+        // outside every body
+        assert_eq!(t.source_line(0), None);
+        assert_eq!(t.source_line(u32::MAX), None);
+    }
+
+    #[test]
+    fn unparsable_ptx_has_no_line_info() {
+        assert!(LocTable::from_source("not ptx {{{").is_empty());
+    }
+
+    fn diag(rule: &'static tmemu_tmem::rules::Rule, span: Span, cta: [u32; 3]) -> Diagnostic {
+        Diagnostic {
+            rule: Rule {
+                id: rule.id,
+                name: rule.name,
+            },
+            message: "m".into(),
+            span,
+            ctx: Context {
+                cluster: [0; 3],
+                cta,
+                warp: 1,
+                lanes: 0xffff_ffff,
+                pc: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn diagnostics_become_grouped_findings_with_source_context_and_related() {
+        let mut b = ReportBuilder::new("k.ptx", PTX)
+            .cluster_dims([2, 1, 1])
+            .seed(Some(7));
+        let sp = span_of("add.u32 %r3, %r1, %r2;");
+        let rel = Related {
+            span: span_of("mov.u32 %r1, 1;"),
+            label: "written here".into(),
+        };
+        for x in 0..4 {
+            b.add_diagnostic(
+                &diag(&rules::OUT_OF_BOUNDS_ACCESS, sp, [x, 0, 0]),
+                std::slice::from_ref(&rel),
+            );
+        }
+        let r = b.finish();
+        assert_eq!(r.findings.len(), 1, "four CTAs, one group");
+        let f = &r.findings[0];
+        assert_eq!(f.rule, rules::OUT_OF_BOUNDS_ACCESS.id);
+        assert_eq!(
+            f.severity,
+            Severity::from(rules::OUT_OF_BOUNDS_ACCESS.severity)
+        );
+        assert_eq!((f.primary.file.as_str(), f.primary.line), ("k.ptx", 16));
+        assert_eq!(f.primary.byte_range, Some(sp.start..sp.end));
+        assert_eq!(f.related.len(), 1);
+        assert_eq!(f.related[0].line, 11);
+        assert_eq!(f.related[0].label.as_deref(), Some("written here"));
+        assert_eq!(f.source.as_ref().map(|s| s.line), Some(7));
+        assert_eq!(f.seed, Some(7));
+        assert_eq!(f.occurrences.count, 4);
+        assert_eq!(f.occurrences.ctas, 4);
+        let c = f.context.unwrap();
+        assert_eq!((c.cta, c.cluster, c.warp), ([0, 0, 0], [0, 0, 0], Some(1)));
+        assert_eq!(r.verdict(), tmemu_diag::Verdict::Violation);
+    }
+
+    #[test]
+    fn cluster_comes_from_the_cluster_shape() {
+        let b = ReportBuilder::new("k.ptx", PTX).cluster_dims([2, 1, 1]);
+        let d = diag(&rules::OUT_OF_BOUNDS_ACCESS, span_of("ret;"), [5, 3, 0]);
+        assert_eq!(b.context(&d.ctx).cluster, [2, 3, 0]);
+    }
+
+    #[test]
+    fn uncatalogued_rules_are_errors_and_limits_are_incomplete() {
+        let mut b = ReportBuilder::new("k.ptx", PTX);
+        let mut d = diag(&rules::OUT_OF_BOUNDS_ACCESS, span_of("ret;"), [0; 3]);
+        d.rule = Rule {
+            id: "TM0999",
+            name: "not-in-the-catalogue",
+        };
+        b.add_diagnostic(&d, &[]);
+        b.add_diagnostic(
+            &diag(&rules::CALL_DEPTH_EXCEEDED, span_of("ret;"), [0; 3]),
+            &[],
+        );
+        let r = b.finish();
+        assert_eq!(r.findings.len(), 1);
+        assert_eq!(r.findings[0].severity, Severity::Error);
+        assert_eq!(r.incomplete.len(), 1);
+        assert!(r.incomplete[0].message.starts_with("TM0510"));
+        assert_eq!(r.verdict(), tmemu_diag::Verdict::Violation);
+    }
+
+    #[test]
+    fn hangs_of_several_groups_merge_and_budgets_are_incomplete() {
+        let sp = span_of("ret;");
+        let h = |cta: u32| HangReport {
+            rule: Rule {
+                id: rules::BARRIER_DEADLOCK.id,
+                name: rules::BARRIER_DEADLOCK.name,
+            },
+            summary: "stuck".into(),
+            warps: vec![BlockedWarp {
+                cta: [cta, 0, 0],
+                warp: 0,
+                lanes: 1,
+                span: sp,
+                opcode: "bar.sync".into(),
+                waiting_for: "barrier 0".into(),
+            }],
+        };
+        let mut b = ReportBuilder::new("k.ptx", PTX);
+        b.add_hang(&h(0));
+        b.add_hang(&h(1));
+        let r = b.finish();
+        let hang = r.hang.as_ref().unwrap();
+        assert_eq!(hang.warps.len(), 2);
+        assert_eq!(hang.warps[1].context.cta, [1, 0, 0]);
+        assert_eq!(hang.warps[0].location.line, sp.line);
+        assert_eq!(r.verdict(), tmemu_diag::Verdict::Hang);
+
+        let mut b = ReportBuilder::new("k.ptx", PTX);
+        b.add_budget_exhausted(&h(0));
+        b.add_budget_exhausted(&h(0));
+        let r = b.finish();
+        assert_eq!(r.incomplete.len(), 1, "identical items merge");
+        assert_eq!(r.verdict(), tmemu_diag::Verdict::Incomplete);
+    }
+
+    #[test]
+    fn unsupported_messages_keep_their_location() {
+        let r = unsupported_report("a.ptx", "a.ptx:52:2: unsupported: `tcgen05.x`");
+        let i = &r.incomplete[0];
+        assert_eq!(i.message, "unsupported: `tcgen05.x`");
+        let l = i.location.as_ref().unwrap();
+        assert_eq!((l.line, l.column), (52, 2));
+        let r = unsupported_report("a.ptx", "something else");
+        assert!(r.incomplete[0].location.is_none());
+        assert_eq!(r.verdict(), tmemu_diag::Verdict::Incomplete);
+    }
+}
