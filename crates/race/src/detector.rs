@@ -280,7 +280,16 @@ fn check_range(
                     return false;
                 }
             } else {
-                if !tmem && prev.strong && new.strong {
+                // Strong accesses never race each other; a weak *read* racing only strong
+                // writes (atomics, relaxed/release stores) is not reported either: each
+                // strong write is single-copy atomic, so the read returns one of the written
+                // values, and the idiom that relies on it (the CUDA Programming Guide's
+                // `old = *p; do { ... } while (atomicCAS(p, ...) != old)`) is correct code.
+                // A weak write racing anything is a data race.
+                if !tmem
+                    && (prev.strong || prev_kind == AccessKind::Read)
+                    && (new.strong || kind == AccessKind::Read)
+                {
                     return false;
                 }
                 Cause::Unordered {

@@ -43,7 +43,8 @@
 //!   release, or by the reader after its acquire). A read followed by a cross-proxy write only
 //!   needs ordering (deviation: real pipelines release TMA stages without a proxy fence).
 //! - **Strong accesses** (`.relaxed`, `.acquire`, `.release`, `atom`, `.volatile`) never race
-//!   each other; release stores / acquire loads and `fence.acq_rel` synchronise through
+//!   each other, and a weak *read* racing only strong writes is not reported (it returns one
+//!   of the written values; the CUDA atomicCAS loop's `old = *p` relies on it); release stores / acquire loads and `fence.acq_rel` synchronise through
 //!   per-location clocks that only grow (release sequences over-approximated). Scopes are not
 //!   modelled (treated as wide enough).
 //! - **TM0207 (reading of §9.7.16.6.3–4, see docs/arch/race.md).** The tcgen05 fence pair
