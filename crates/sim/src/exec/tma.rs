@@ -20,7 +20,7 @@ use super::memory::{fault, lane_addr, resolve, Loc};
 use super::{sync, Ctx, Flow, Warp};
 use crate::error::Rule;
 use crate::mem::{GlobalMemory, MemFault};
-use crate::observer::Observer;
+use crate::observer::{AccessKind, AsyncId, MemSpace, Observer, OpKind, Place, SyncKey};
 use crate::program::{Addr, Any, Space, S32};
 
 /// One decoded tensor copy.
@@ -208,6 +208,45 @@ fn shared_of(loc: Loc) -> (usize, u32) {
     }
 }
 
+/// Tells the observer about a bulk tensor op: its shared-memory extent in CTA `cta` and, when
+/// the observer wants memory events, every global run of the box.
+fn observe_box<O: Observer>(
+    cx: &mut Ctx<'_, '_, O>,
+    id: AsyncId,
+    b: &TileBox,
+    cta: usize,
+    smem_kind: AccessKind,
+    global_kind: AccessKind,
+) {
+    let (start, end) = b.smem_extent();
+    let place = Place::Mem {
+        space: MemSpace::Shared { cta: cta as u32 },
+        addr: start,
+        len: end - start,
+    };
+    cx.obs.async_access(id, place, smem_kind);
+    if cx.obs.wants_memory() {
+        let obs = &mut *cx.obs;
+        b.for_each_run(|r| {
+            if let Some(g) = r.global {
+                let place = Place::Mem {
+                    space: MemSpace::Global,
+                    addr: g,
+                    len: u64::from(r.len),
+                };
+                obs.async_access(id, place, global_kind);
+            }
+        });
+    }
+}
+
+fn issue<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize) -> AsyncId {
+    let id = cx.tc.async_id();
+    let at = cx.at(w, 1 << l);
+    cx.obs.async_issue(at, id, OpKind::Bulk);
+    id
+}
+
 fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) -> Result<(), Fail> {
     let desc = read_map(w, cx, l, i)?;
     let (c, n) = coords(w, l, i);
@@ -232,7 +271,16 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
             let tx = b.box_bytes() as i64;
             match multicast {
                 None => {
+                    b.check_smem(cx.ctas[dcta].shared.len())?;
+                    let id = issue(w, cx, l);
+                    observe_box(cx, id, &b, dcta, AccessKind::Write, AccessKind::Read);
                     tmemu_tma::load(&b, &Global(global), &mut cx.ctas[dcta].shared)?;
+                    cx.obs.async_complete(id, cx.out.warp_instructions);
+                    let key = SyncKey::Mbarrier {
+                        cta: mcta as u32,
+                        offset: moff,
+                    };
+                    cx.obs.async_arrive(id, key);
                     sync::complete_tx(w, cx, mcta, moff, tx);
                 }
                 Some(m) => {
@@ -256,12 +304,25 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                         }
                         b.check_smem(cx.ctas[cta_rank as usize].shared.len())?;
                     }
-                    for &(cta_rank, mbar_rank) in targets {
+                    let id = issue(w, cx, l);
+                    for &(cta_rank, _) in targets {
+                        let at = cta_rank as usize;
+                        observe_box(cx, id, &b, at, AccessKind::Write, AccessKind::Read);
+                    }
+                    for &(cta_rank, _) in targets {
                         tmemu_tma::load(
                             &b,
                             &Global(global),
                             &mut cx.ctas[cta_rank as usize].shared,
                         )?;
+                    }
+                    cx.obs.async_complete(id, cx.out.warp_instructions);
+                    for &(_, mbar_rank) in targets {
+                        let key = SyncKey::Mbarrier {
+                            cta: mbar_rank,
+                            offset: moff,
+                        };
+                        cx.obs.async_arrive(id, key);
                         sync::complete_tx(w, cx, mbar_rank as usize, moff, tx);
                     }
                 }
@@ -273,13 +334,22 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                     .map_err(|f| Fail::Mem(f, Space::Shared))?,
             );
             let b = TileBox::new(&desc, &c[..n], soff)?;
+            b.check_smem(cx.ctas[scta].shared.len())?;
+            let id = issue(w, cx, l);
+            observe_box(cx, id, &b, scta, AccessKind::Read, AccessKind::Write);
             tmemu_tma::store(&b, &cx.ctas[scta].shared, &mut Global(global))?;
+            complete_observed(w, cx, l, id);
         }
         TmaOp::Reduce { op, src } => {
             let (scta, soff) = shared_of(
                 resolve(cx, Space::Shared, lane_addr(w, src, l))
                     .map_err(|f| Fail::Mem(f, Space::Shared))?,
             );
+            op.check(desc.elem_type)?;
+            let b = TileBox::new(&desc, &c[..n], soff)?;
+            b.check_smem(cx.ctas[scta].shared.len())?;
+            let id = issue(w, cx, l);
+            observe_box(cx, id, &b, scta, AccessKind::Read, AccessKind::Write);
             tmemu_tma::reduce_box(
                 &desc,
                 &c[..n],
@@ -288,6 +358,7 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                 &cx.ctas[scta].shared,
                 &mut Global(global),
             )?;
+            complete_observed(w, cx, l, id);
         }
         TmaOp::Prefetch => {
             // A prefetch has no visible effect, but its operands must still be legal. A box
@@ -296,6 +367,15 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
         }
     }
     Ok(())
+}
+
+/// A store or reduction completes at issue; `bulk_group` waits are not tracked per op, so the
+/// issuer observes the completion at once (as the non-tensor bulk store does: hides races,
+/// never invents them).
+fn complete_observed<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, id: AsyncId) {
+    cx.obs.async_complete(id, cx.out.warp_instructions);
+    let at = cx.at(w, 1 << l);
+    cx.obs.async_observe(at, id);
 }
 
 /// The rule handle of a catalogued ID.
