@@ -351,6 +351,60 @@ def _wide_cases():
                       "8 warps, 2 stages")]
 
 
+# ---------------------------------------------------------------------------------------------
+# Other accumulator types: fp16 accumulation (`out_dtype=tl.float16`: an f16 D in TMEM) and
+# int8 x int8 -> int32 (kind::i8).
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def gemm_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, ACC_TY: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_TY)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, out_dtype=ACC_TY)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def _f16acc_cases():
+    M, N, K = 128, 128, 64
+    rng = np.random.default_rng(1009)
+    # Small integers times powers of two: every product and partial sum is exact in fp16
+    # (|sum| <= 64·4·4/16 = 64 on a 2^-4 grid needs 11 bits), so the result cannot depend on
+    # the order or width of the hardware's fp16 accumulation.
+    a = (rng.integers(-4, 5, size=(M, K)) / 4).astype(np.float16)
+    b = (rng.integers(-4, 5, size=(K, N)) / 4).astype(np.float16)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    return [Case("ho_gemm_f16acc", grid=[M // 128, N // 64],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [M, N], expected, 0.0, 0.0,
+                                       "inputs on a 1/4 grid, |partial sums| <= 64: every "
+                                       "value is exact in fp16, so the result is exact")),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A @ B with an fp16 accumulator (out_dtype=float16): "
+                      "tcgen05.mma kind::f16 with an f16 D; exact by construction")]
+
+
+def _i8_cases():
+    M, N, K = 128, 128, 128
+    rng = np.random.default_rng(1010)
+    a = rng.integers(-128, 128, size=(M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, size=(K, N), dtype=np.int8)
+    expected = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
+    return [Case("ho_gemm_i8", grid=[M // 128, N // 64],
+                 buffers=dict(a=Input(a, "i8"), b=Input(b, "i8"),
+                              c=Output("i32", [M, N], expected, 0.0, 0.0,
+                                       "integer products and sums (|c| < 2^21): exact")),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A @ B, int8 x int8 -> int32 (tcgen05.mma kind::i8), "
+                      "full int8 range; exact")]
+
+
 def _sig(**kw):
     return {k: v for k, v in kw.items()}
 
@@ -416,4 +470,18 @@ KERNELS = [
                  constexprs=dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64), cases=_wide_cases,
                  num_warps=8, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
                  must_contain=("tcgen05.mma", "tcgen05.ld")),
+] + [
+    TritonKernel(name=name, fn=gemm_acc_kernel,
+                 signature=_sig(a_ptr=ab, b_ptr=ab, c_ptr=c, M="i32", N="i32", K="i32",
+                                ACC_TY="constexpr", BLOCK_M="constexpr", BLOCK_N="constexpr",
+                                BLOCK_K="constexpr"),
+                 constexprs=dict(ACC_TY=acc, BLOCK_M=128, BLOCK_N=64, BLOCK_K=bk), cases=cases,
+                 num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=(kind, "tcgen05.ld"))
+    for name, ab, c, acc, bk, cases, kind in [
+        ("ho_gemm_f16acc", "*fp16", "*fp16", tl.float16, 32, _f16acc_cases,
+         "tcgen05.mma.cta_group::1.kind::f16"),
+        ("ho_gemm_i8", "*i8", "*i32", tl.int32, 64, _i8_cases,
+         "tcgen05.mma.cta_group::1.kind::i8"),
+    ]
 ]
