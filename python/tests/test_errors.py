@@ -127,6 +127,8 @@ def test_exceptions_are_value_errors_and_tmemu_errors():
     assert issubclass(tmemu.KernelError, tmemu.TmemuError)
 
 
-def test_check_mode_refuses_rather_than_pretends():
-    with pytest.raises(tmemu.UnsupportedError, match="check=True"):
-        launch(args(), check=True)
+def test_seeds_without_check_and_bad_seeds():
+    with pytest.raises(tmemu.LaunchError, match="'seeds': only with check=True"):
+        launch(args(), seeds=2)
+    with pytest.raises(tmemu.LaunchError, match="'seeds'"):
+        launch(args(), check=True, seeds=0)

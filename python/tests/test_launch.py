@@ -175,3 +175,45 @@ def test_read_only_array_is_not_written():
         r = tmemu.launch(TRITON / "axpy.ptx", None, 1, 128, [y, y, x, 1.0, 256, None, None])
     assert r.ok
     np.testing.assert_array_equal(x, 1.0)
+
+
+def test_check_mode_merges_runs_and_names_the_reproducing_run():
+    out = np.zeros(32, np.uint32)
+    r = tmemu.launch(DATA / "oob_store.ptx", None, 1, 32, [out, 4], check=True, seeds=3)
+    assert r.verdict == "violation"
+    # 3 adversarial runs (default schedule, seeds 1 and 2) + 1 immediate, as tmemu check does
+    runs = r.stats["per_run"]
+    assert [(x["seed"], x["policy"]) for x in runs] == [
+        (None, "adversarial"), (1, "adversarial"), (2, "adversarial"), (None, "immediate")]
+    assert r.stats["runs"] == 4 and all(x["verdict"] == "violation" for x in runs)
+    # the four out-of-bounds lanes of every run are one finding (same rule, same instruction)
+    assert len(r.findings) == 1
+    f = r.findings[0]
+    assert (f.rule, f.line, f.column) == ("TM0501", 20, 2)
+    assert f.occurrences["count"] == 4 * 4
+    assert f.runs == 4 and not f.schedule_dependent
+    assert f.seed is None and f.policy == "adversarial"
+    assert f.reproduce == "--async-policy adversarial"
+    # outputs are the first run's: the in-bounds lanes stored
+    np.testing.assert_array_equal(out[4:], np.arange(28, dtype=np.uint32))
+
+
+def test_check_mode_clean_kernel_matches_numpy():
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 3, (64, 200)).astype(np.float32)
+    y = np.zeros_like(x)
+    r = tmemu.launch(TRITON / "softmax.ptx", None, 64, 128, [y, x, 200, 200, 200, None, None],
+                     shared_bytes=16, check=True, seeds=2, seed=11)
+    assert r.ok and r.findings == [], r.report()
+    assert [x["seed"] for x in r.stats["per_run"]] == [None, 11, None]
+    np.testing.assert_allclose(y, softmax_reference(x), rtol=1e-5, atol=1e-7)
+
+
+def test_check_mode_hang_with_blocked_warps(corpus):
+    r = tmemu.launch(corpus / "engine" / "barrier_deadlock.ptx", None, 1, 64, [], check=True)
+    assert r.verdict == "hang"
+    h = [f for f in r.findings if f.type == "hang"]
+    assert len(h) == 1 and h[0].blocked and h[0].runs == r.stats["runs"]
+    with pytest.raises(tmemu.KernelError, match="hang"):
+        tmemu.launch(corpus / "engine" / "barrier_deadlock.ptx", None, 1, 64, [], check=True,
+                     raise_on_findings=True)

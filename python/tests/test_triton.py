@@ -53,6 +53,16 @@ def test_elementwise_f32_matches_numpy():
     assert r.stats["ctas"] == triton.cdiv(n, 512)
 
 
+def test_check_mode_through_triton_run():
+    # tmemu's own options pass through run(): check=True runs tmemu check's schedules.
+    x = np.arange(512, dtype=np.float32)
+    out = np.zeros_like(x)
+    r = tt.run(add_kernel, (2,), x, x, out, 512, BLOCK=256, check=True, seeds=2)
+    assert r.ok, r.report()
+    assert r.stats["runs"] == 3
+    np.testing.assert_array_equal(out, x * x + x)
+
+
 def test_elementwise_f16_and_grid_callable():
     n = 700
     x = (np.arange(n) % 17).astype(np.float16)

@@ -324,6 +324,7 @@ def launch(
     raise_on_findings=False,
     threads=1,
     max_steps=2_000_000_000,
+    seeds=None,
     _ptx_name=None,
 ):
     """Runs one kernel launch under tmemu and writes the arrays back in place.
@@ -336,18 +337,21 @@ def launch(
     (same seed, same run); None is the default deterministic schedule. threads: worker threads
     (results are identical for any number).
 
+    check=True runs the launch as `tmemu check` does: `seeds` runs (default 4) under the
+    adversarial async policy (the default schedule, then seeded schedules from `seed`, default
+    1), then one under the immediate policy; the findings are their union, each with the seed
+    and policy that reproduce it; the arrays get the first run's results.
+
     Returns a tmemu.Result. Raises LaunchError (bad arguments, before anything runs), PtxError,
     UnsupportedError, and with raise_on_findings=True, KernelError when the verdict is not
     clean.
     """
-    if check:
-        # The engine (tmemu-sim) exposes one entry point, `run`, whose engine-level rules
-        # (TM05xx, mbarrier TM02xx) are always on. The rule checker and race detector that
-        # `check` should attach are not wired into it yet: refuse rather than pretend.
-        raise UnsupportedError(
-            "tmemu.launch: check=True needs the engine's rule checker and race detector, which "
-            "tmemu-sim does not expose yet; launch() without check reports the engine's own rules"
-        )
+    if seeds is not None and not check:
+        raise LaunchError("tmemu.launch: error: key 'seeds': only with check=True")
+    if seeds is None:
+        seeds = 4
+    if not isinstance(seeds, (int, np.integer)) or not 1 <= seeds <= 1 << 16:
+        raise LaunchError(f"tmemu.launch: error: key 'seeds': expected an int from 1 to 65536, found {seeds!r}")
     text, name = _read_ptx(ptx)
     if _ptx_name is not None:
         name = _ptx_name
@@ -380,6 +384,7 @@ def launch(
         None if seed is None else int(seed),
         int(threads),
         int(max_steps),
+        int(seeds) if check else None,
     )
     for (array, key), out in zip(arrays.items, raw["outputs"]):
         if array.nbytes == 0:

@@ -13,6 +13,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tmemu_diag::{catalogued, help_line, Severity, Verdict};
+use tmemu_host::{CheckOutcome, RunConfig, Source};
 use tmemu_ptx::span::Span;
 use tmemu_sim::{Diagnostic, HangReport, RunResult};
 
@@ -160,6 +161,49 @@ pub fn to_list<'py>(
     }
     for h in &r.budget_exhausted {
         out.append(hang(py, file, h, "incomplete", seed)?)?;
+    }
+    Ok(out)
+}
+
+/// A `tmemu_host::check` outcome: its deduplicated findings (each with the first run that
+/// produced it: `seed`, `policy`, `reproduce` — the `tmemu run` flags — and
+/// `schedule_dependent`), then hangs and exhausted budgets, as [`to_list`] orders them.
+pub fn check_to_list<'py>(
+    py: Python<'py>,
+    file: &str,
+    c: &CheckOutcome,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    let runs_of = |first: &RunConfig, runs: &[usize], dependent: bool, d: &Bound<'py, PyDict>| {
+        d.set_item("policy", first.policy.as_str())?;
+        d.set_item("reproduce", first.run_args())?;
+        d.set_item("runs", runs.len())?;
+        d.set_item("schedule_dependent", dependent)
+    };
+    for f in &c.findings {
+        let d = diagnostic(py, file, &f.diagnostic, f.first.seed)?;
+        d.set_item("severity", Severity::from(f.severity).as_str())?;
+        let occ = PyDict::new(py);
+        occ.set_item("count", f.occurrences)?;
+        occ.set_item("ctas", py.None())?;
+        occ.set_item("warps", py.None())?;
+        d.set_item("occurrences", occ)?;
+        d.set_item(
+            "source_kind",
+            match f.source {
+                Source::Engine => "engine",
+                Source::Race => "race",
+            },
+        )?;
+        runs_of(&f.first, &f.runs, f.schedule_dependent, &d)?;
+        out.append(d)?;
+    }
+    for (list, kind) in [(&c.hangs, "hang"), (&c.budget_exhausted, "incomplete")] {
+        for h in list {
+            let d = hang(py, file, &h.report, kind, h.first.seed)?;
+            runs_of(&h.first, &h.runs, h.schedule_dependent, &d)?;
+            out.append(d)?;
+        }
     }
     Ok(out)
 }

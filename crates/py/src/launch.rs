@@ -3,7 +3,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tmemu_host::{
-    load_ptx_source, param_infos, resolve_spec, ErrorClass, Kernel, RunOptions, Session,
+    load_ptx_source, param_infos, resolve_spec, CheckOptions, ErrorClass, Kernel, RunOptions,
+    Session,
 };
 
 use crate::convert::{build_spec, ArgIn, ArrayIn, FieldIn, Geometry, TensorMapIn};
@@ -84,8 +85,12 @@ fn arg_in(py: Python<'_>, index: usize, t: &Bound<'_, PyTuple>) -> PyResult<ArgI
 /// Runs one launch. `arrays` are `(name, dtype, shape, bytes)`; `args` tagged tuples (see
 /// python/tmemu/_launch.py). Returns a dict: `verdict`, `findings`, `stats`, `outputs` (the
 /// arrays' bytes after the run, in order), `kernel`.
+///
+/// `check = Some(seeds)` runs `tmemu_host::check` instead of one run: the adversarial async
+/// policy under the default schedule and `seeds - 1` seeded ones (from `seed`, default 1),
+/// then the immediate policy; findings are the union, `outputs` the first run's buffers.
 #[pyfunction]
-#[pyo3(signature = (ptx, ptx_name, kernel, grid, block, cluster, shared_bytes, arrays, args, sms, seed, threads, max_steps))]
+#[pyo3(signature = (ptx, ptx_name, kernel, grid, block, cluster, shared_bytes, arrays, args, sms, seed, threads, max_steps, check=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn launch<'py>(
     py: Python<'py>,
@@ -102,6 +107,7 @@ pub fn launch<'py>(
     seed: Option<u64>,
     threads: usize,
     max_steps: u64,
+    check: Option<u32>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let k = load_kernel(py, ptx, ptx_name, kernel)?;
     let params = param_infos(&k);
@@ -171,29 +177,66 @@ pub fn launch<'py>(
         max_steps,
         ..Default::default()
     };
-    // The engine does not touch Python objects: let other Python threads run meanwhile.
-    let run = py.detach(|| session.run(&opts));
-    let outcome = run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
-    let r = &outcome.result;
-    let wall = outcome.wall_seconds;
-
     let out = PyDict::new(py);
     out.set_item("kernel", &k.name)?;
-    out.set_item("verdict", findings::verdict(r))?;
-    out.set_item("findings", findings::to_list(py, ptx_name, r, seed)?)?;
-    out.set_item("diagnostics_dropped", r.diagnostics_dropped)?;
-    out.set_item("trapped", r.trapped)?;
     let stats = PyDict::new(py);
-    stats.set_item("warp_instructions", r.warp_instructions)?;
-    stats.set_item("thread_instructions", r.thread_instructions)?;
-    stats.set_item("wall_seconds", wall)?;
-    stats.set_item("ctas", r.ctas)?;
-    stats.set_item("warps", r.warps)?;
-    stats.set_item("threads", r.threads_used)?;
-    stats.set_item("ctas_per_sm", r.ctas_per_sm)?;
+    let buffers = match check {
+        None => {
+            // The engine does not touch Python objects: let other Python threads run meanwhile.
+            let run = py.detach(|| session.run(&opts));
+            let outcome =
+                run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
+            let r = &outcome.result;
+            out.set_item("verdict", findings::verdict(r))?;
+            out.set_item("findings", findings::to_list(py, ptx_name, r, seed)?)?;
+            out.set_item("diagnostics_dropped", r.diagnostics_dropped)?;
+            out.set_item("trapped", r.trapped)?;
+            stats.set_item("warp_instructions", r.warp_instructions)?;
+            stats.set_item("thread_instructions", r.thread_instructions)?;
+            stats.set_item("wall_seconds", outcome.wall_seconds)?;
+            stats.set_item("ctas", r.ctas)?;
+            stats.set_item("warps", r.warps)?;
+            stats.set_item("threads", r.threads_used)?;
+            stats.set_item("ctas_per_sm", r.ctas_per_sm)?;
+            outcome.buffers
+        }
+        Some(seeds) => {
+            drop(session);
+            let copts = CheckOptions {
+                seeds: seeds.max(1),
+                base_seed: seed.unwrap_or(CheckOptions::default().base_seed),
+                engine: opts,
+                ..Default::default()
+            };
+            let run = py.detach(|| tmemu_host::check(&k, &resolved, &copts));
+            let c =
+                run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
+            out.set_item("verdict", c.verdict.as_str())?;
+            out.set_item("findings", findings::check_to_list(py, ptx_name, &c)?)?;
+            out.set_item("diagnostics_dropped", c.stats.diagnostics_dropped)?;
+            out.set_item("trapped", false)?;
+            stats.set_item("runs", c.stats.runs)?;
+            stats.set_item("warp_instructions", c.stats.warp_instructions)?;
+            stats.set_item("wall_seconds", c.stats.wall_seconds)?;
+            let ctas: u64 = resolved.grid.iter().map(|&d| d as u64).product();
+            stats.set_item("ctas", ctas)?;
+            let per_run = PyList::empty(py);
+            for r in &c.runs {
+                let d = PyDict::new(py);
+                d.set_item("seed", r.config.seed)?;
+                d.set_item("policy", r.config.policy.as_str())?;
+                d.set_item("verdict", r.verdict.as_str())?;
+                d.set_item("warp_instructions", r.warp_instructions)?;
+                d.set_item("wall_seconds", r.wall_seconds)?;
+                per_run.append(d)?;
+            }
+            stats.set_item("per_run", per_run)?;
+            c.buffers
+        }
+    };
     out.set_item("stats", stats)?;
     let outputs = PyList::empty(py);
-    for bytes in &outcome.buffers {
+    for bytes in &buffers {
         outputs.append(PyBytes::new(py, bytes))?;
     }
     out.set_item("outputs", outputs)?;
