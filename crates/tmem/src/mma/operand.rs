@@ -194,6 +194,11 @@ impl OperandFormat {
 
 /// Gathers a `rows × k` operand from shared memory into `out` in `order`.
 /// `rows` (MN-major) or `k` (K-major) must be a multiple of the chunk's element count.
+///
+/// The element type is matched once per operand, not per chunk: each format gets its own
+/// monomorphised chunk loop ([`gather_chunks`]) whose decoder writes a fixed-size array, so
+/// the f16/bf16/tf32 conversions vectorise and the narrow formats are one table lookup per
+/// byte (e2m1 pairs: one lookup per byte for both nibbles).
 pub fn gather_smem(
     smem: &[u8],
     layout: &OperandLayout,
@@ -203,64 +208,196 @@ pub fn gather_smem(
     order: GatherOrder,
     out: &mut [f32],
 ) -> Result<(), MmaError> {
-    let t = fmt.per_chunk();
-    let tu = t as usize;
-    let (rs, ks) = match order {
-        GatherOrder::RowsByK => (k as usize, 1),
-        GatherOrder::KByRows => (1, rows as usize),
+    let g = Gather {
+        smem,
+        layout,
+        rows,
+        k,
+        order,
     };
-    assert!(out.len() >= (rows * k) as usize, "output too small");
-    let mut buf = [0f32; 32];
-    let (mask, shift) = layout.desc.swizzle.xor_params();
-    let start = layout.desc.start;
-    // The two address terms are separable (see OperandLayout::chunk_offset): hoist them.
-    let (n_outer, n_inner) = match layout.major {
-        Major::K => (rows, k / t),
-        Major::MN => (rows / t, k),
-    };
-    let divisible = match layout.major {
-        Major::K => k.is_multiple_of(t),
-        Major::MN => rows.is_multiple_of(t),
-    };
-    if !divisible {
-        return Err(MmaError::Unsupported(
-            "operand extent not a multiple of the chunk width",
-        ));
+    match fmt.elem {
+        ElemType::Tf32 => g.run::<4>(out, |c, o| {
+            for (e, o) in o.iter_mut().enumerate() {
+                let w = u32::from_le_bytes([c[4 * e], c[4 * e + 1], c[4 * e + 2], c[4 * e + 3]]);
+                *o = f32::from_bits(w & !0x1FFF);
+            }
+        }),
+        ElemType::F16 => g.run::<8>(out, |c, o| {
+            for (e, o) in o.iter_mut().enumerate() {
+                *o = f16_to_f32(u16::from_le_bytes([c[2 * e], c[2 * e + 1]]));
+            }
+        }),
+        ElemType::Bf16 => g.run::<8>(out, |c, o| {
+            for (e, o) in o.iter_mut().enumerate() {
+                *o = f32::from_bits(u32::from(u16::from_le_bytes([c[2 * e], c[2 * e + 1]])) << 16);
+            }
+        }),
+        ElemType::U8 => g.run::<16>(out, |c, o| {
+            for (o, &b) in o.iter_mut().zip(c) {
+                *o = f32::from(b);
+            }
+        }),
+        ElemType::S8 => g.run::<16>(out, |c, o| {
+            for (o, &b) in o.iter_mut().zip(c) {
+                *o = f32::from(b as i8);
+            }
+        }),
+        ElemType::E4m3 | ElemType::E5m2 => {
+            let t = fmt.narrow().unwrap().table();
+            g.run::<16>(out, |c, o| {
+                for (o, &b) in o.iter_mut().zip(c) {
+                    *o = t[b as usize];
+                }
+            })
+        }
+        ElemType::E2m3 | ElemType::E3m2 => {
+            let t = fmt.narrow().unwrap().table();
+            g.run::<16>(out, |c, o| {
+                let v = unpack_b6x16(c[..12].try_into().unwrap());
+                for (o, &b) in o.iter_mut().zip(&v) {
+                    *o = t[b as usize];
+                }
+            })
+        }
+        ElemType::E2m1 if fmt.per_chunk() == 32 => {
+            // Both nibbles of a byte in one lookup: low nibble first.
+            let t = fmt.narrow().unwrap().table();
+            let pairs: [[f32; 2]; 256] = core::array::from_fn(|b| [t[b & 0xF], t[b >> 4]]);
+            g.run::<32>(out, |c, o| {
+                for (o, &b) in o.chunks_exact_mut(2).zip(c) {
+                    o.copy_from_slice(&pairs[b as usize]);
+                }
+            })
+        }
+        ElemType::E2m1 => {
+            let t = fmt.narrow().unwrap().table();
+            g.run::<16>(out, |c, o| {
+                let v = unpack_b4x16(c[..8].try_into().unwrap());
+                for (o, &b) in o.iter_mut().zip(&v) {
+                    *o = t[b as usize];
+                }
+            })
+        }
     }
-    let mut inner_terms = [0u32; 256];
-    if n_inner as usize > inner_terms.len() {
-        return Err(MmaError::Unsupported("operand K extent above 256 chunks"));
-    }
-    for (i, x) in inner_terms[..n_inner as usize].iter_mut().enumerate() {
-        *x = layout.inner_term(i as u32);
-    }
-    for outer in 0..n_outer {
-        let base = start.wrapping_add(layout.outer_term(outer));
-        for inner in 0..n_inner {
-            let a = base.wrapping_add(inner_terms[inner as usize]);
-            let addr = (a ^ (((a >> 7) & mask) << shift)) as usize;
-            let chunk: &[u8; 16] = smem
-                .get(addr..addr + 16)
-                .and_then(|s| s.try_into().ok())
-                .ok_or(MmaError::SmemOutOfBounds { addr: addr as u32 })?;
-            // (row, kk) of the chunk's first element; the chunk runs along K (K-major) or
-            // along rows (MN-major).
-            let (row, kk, step) = match layout.major {
-                Major::K => (outer as usize, (inner * t) as usize, ks),
-                Major::MN => ((outer * t) as usize, inner as usize, rs),
-            };
-            let o = row * rs + kk * ks;
-            if step == 1 {
-                fmt.decode_chunk_into(chunk, &mut out[o..o + tu]);
-            } else {
-                fmt.decode_chunk(chunk, &mut buf);
-                for e in 0..tu {
-                    out[o + e * step] = buf[e];
+}
+
+/// One shared-memory gather: where the operand is and how the output is ordered.
+struct Gather<'a> {
+    smem: &'a [u8],
+    layout: &'a OperandLayout,
+    rows: u32,
+    k: u32,
+    order: GatherOrder,
+}
+
+impl Gather<'_> {
+    /// Walks the operand's 16-byte chunks (`T` elements each) and decodes each with
+    /// `decode` into its place in `out`.
+    #[inline(always)]
+    fn run<const T: usize>(
+        &self,
+        out: &mut [f32],
+        decode: impl Fn(&[u8; 16], &mut [f32; T]),
+    ) -> Result<(), MmaError> {
+        let (rows, k, layout) = (self.rows, self.k, self.layout);
+        let t = T as u32;
+        let (rs, ks) = match self.order {
+            GatherOrder::RowsByK => (k as usize, 1),
+            GatherOrder::KByRows => (1, rows as usize),
+        };
+        assert!(out.len() >= (rows * k) as usize, "output too small");
+        let (mask, shift) = layout.desc.swizzle.xor_params();
+        let start = layout.desc.start;
+        // The two address terms are separable (see OperandLayout::chunk_offset): hoist them.
+        let (n_outer, n_inner) = match layout.major {
+            Major::K => (rows, k / t),
+            Major::MN => (rows / t, k),
+        };
+        let divisible = match layout.major {
+            Major::K => k.is_multiple_of(t),
+            Major::MN => rows.is_multiple_of(t),
+        };
+        if !divisible {
+            return Err(MmaError::Unsupported(
+                "operand extent not a multiple of the chunk width",
+            ));
+        }
+        let mut inner_terms = [0u32; 256];
+        if n_inner as usize > inner_terms.len() {
+            return Err(MmaError::Unsupported("operand K extent above 256 chunks"));
+        }
+        for (i, x) in inner_terms[..n_inner as usize].iter_mut().enumerate() {
+            *x = layout.inner_term(i as u32);
+        }
+        let inner_terms = &inner_terms[..n_inner as usize];
+        // Every swizzle XORs address bits 4..6 with higher bits, so a chunk stays inside the
+        // 128-byte line of its unswizzled address: when the highest unswizzled address's
+        // line is in bounds and no sum wraps, every chunk is, and the loop skips the
+        // per-chunk check (the checked loop below reports the first faulting chunk).
+        // Chunks must also be 16-byte aligned (descriptors encode addresses in 16-byte
+        // units, but the fields are public).
+        let (mut max_outer, mut bits) = (0, start);
+        for o in 0..n_outer {
+            let t = layout.outer_term(o);
+            max_outer = max_outer.max(t);
+            bits |= t;
+        }
+        let max_inner = inner_terms.iter().copied().max().unwrap_or(0);
+        bits |= inner_terms.iter().fold(0, |acc, &t| acc | t);
+        let top = u64::from(start) + u64::from(max_outer) + u64::from(max_inner);
+        let in_bounds = bits % 16 == 0 && top < 1 << 32 && (top | 127) < self.smem.len() as u64;
+        // (row, kk) of a chunk's first element advance by (1, 0) per outer and (0, T) per
+        // inner step (K-major), or (T, 0) and (0, 1) (MN-major); the chunk's elements run
+        // along K (K-major) or along rows (MN-major).
+        let (outer_step, inner_step, elem_step) = match layout.major {
+            Major::K => (rs, T * ks, ks),
+            Major::MN => (T * rs, ks, rs),
+        };
+        let swz = |a: u32| (a ^ (((a >> 7) & mask) << shift)) as usize;
+        if in_bounds && elem_step == 1 && inner_step == T {
+            // The common case (K-major gathered by rows, MN-major by K): each outer step
+            // fills one contiguous run of `n_inner` chunks.
+            let run = n_inner as usize * T;
+            for outer in 0..n_outer {
+                let base = start.wrapping_add(layout.outer_term(outer));
+                let o = outer as usize * outer_step;
+                let dst = &mut out[o..o + run];
+                for (dst, &term) in dst.chunks_exact_mut(T).zip(inner_terms) {
+                    let addr = swz(base.wrapping_add(term));
+                    // SAFETY: `in_bounds` showed that the 128-byte line of every chunk
+                    // address, hence the chunk (16-aligned within it), lies in `smem`.
+                    let chunk: &[u8; 16] =
+                        unsafe { &*(self.smem.as_ptr().add(addr) as *const [u8; 16]) };
+                    decode(chunk, dst.try_into().unwrap());
+                }
+            }
+            return Ok(());
+        }
+        let mut buf = [0f32; T];
+        for outer in 0..n_outer {
+            let base = start.wrapping_add(layout.outer_term(outer));
+            let row_o = outer as usize * outer_step;
+            for (inner, &term) in inner_terms.iter().enumerate() {
+                let addr = swz(base.wrapping_add(term));
+                let chunk: &[u8; 16] = self
+                    .smem
+                    .get(addr..addr + 16)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or(MmaError::SmemOutOfBounds { addr: addr as u32 })?;
+                let o = row_o + inner * inner_step;
+                if elem_step == 1 {
+                    let dst: &mut [f32; T] = (&mut out[o..o + T]).try_into().unwrap();
+                    decode(chunk, dst);
+                } else {
+                    decode(chunk, &mut buf);
+                    for (e, &v) in buf.iter().enumerate() {
+                        out[o + e * elem_step] = v;
+                    }
                 }
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Decodes a raw shared-memory descriptor, checks it (sm_100a descriptor rules, and
@@ -374,13 +511,206 @@ pub fn apply_block_scales(
 ) {
     let (rows, k, nsf) = (rows as usize, k as usize, nsf as usize);
     let block = k / nsf;
-    for r in 0..rows {
-        for kk in 0..k {
-            let at = match order {
-                GatherOrder::RowsByK => r * k + kk,
-                GatherOrder::KByRows => kk * rows + r,
-            };
-            m[at] *= scales[r * nsf + kk / block];
+    assert!(
+        m.len() >= rows * k && scales.len() >= rows * nsf && block * nsf == k,
+        "block scales: matrix or scale vector too small, or K not a multiple of the blocks"
+    );
+    // Contiguous runs times one scalar (RowsByK) or times a strided scale column (KByRows),
+    // so both loops vectorise; no division per element.
+    match order {
+        GatherOrder::RowsByK => {
+            for (row, sf) in m[..rows * k]
+                .chunks_exact_mut(k)
+                .zip(scales.chunks_exact(nsf))
+            {
+                for (run, &s) in row.chunks_exact_mut(block).zip(sf) {
+                    run.iter_mut().for_each(|x| *x *= s);
+                }
+            }
+        }
+        GatherOrder::KByRows => {
+            // One scale column per block, made contiguous once (M/N ≤ 256 rows).
+            let mut col_scale = [0f32; 256];
+            for (kk, col) in m[..rows * k].chunks_exact_mut(rows).enumerate() {
+                let j = kk / block;
+                if rows > col_scale.len() {
+                    for (r, x) in col.iter_mut().enumerate() {
+                        *x *= scales[r * nsf + j];
+                    }
+                    continue;
+                }
+                if kk % block == 0 {
+                    for (r, s) in col_scale[..rows].iter_mut().enumerate() {
+                        *s = scales[r * nsf + j];
+                    }
+                }
+                for (x, &s) in col.iter_mut().zip(&col_scale[..rows]) {
+                    *x *= s;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desc::Swizzle;
+
+    /// The per-chunk reference: `decode_chunk` (the element-by-element decoder) on the chunk
+    /// at `chunk_address`, each element placed by its (row, k).
+    fn reference(
+        smem: &[u8],
+        layout: &OperandLayout,
+        fmt: OperandFormat,
+        rows: u32,
+        k: u32,
+        order: GatherOrder,
+    ) -> Vec<f32> {
+        let t = fmt.per_chunk();
+        let mut out = vec![f32::NAN; (rows * k) as usize];
+        let (n_outer, n_inner) = match layout.major {
+            Major::K => (rows, k / t),
+            Major::MN => (rows / t, k),
+        };
+        for outer in 0..n_outer {
+            for inner in 0..n_inner {
+                let a = layout.chunk_address(outer, inner) as usize;
+                let mut buf = [0f32; 32];
+                fmt.decode_chunk(smem[a..a + 16].try_into().unwrap(), &mut buf);
+                for e in 0..t {
+                    let (row, kk) = match layout.major {
+                        Major::K => (outer, inner * t + e),
+                        Major::MN => (outer * t + e, inner),
+                    };
+                    let at = match order {
+                        GatherOrder::RowsByK => row * k + kk,
+                        GatherOrder::KByRows => kk * rows + row,
+                    };
+                    out[at as usize] = buf[e as usize];
+                }
+            }
+        }
+        out
+    }
+
+    fn layout(major: Major, swizzle: Swizzle, start: u32) -> OperandLayout {
+        let (lbo, sbo) = match major {
+            Major::K => (16, 1024),
+            Major::MN => (8192, 1024),
+        };
+        OperandLayout::new(
+            SmemDescriptor {
+                start,
+                lbo,
+                sbo,
+                base_offset: 0,
+                lbo_absolute: false,
+                swizzle,
+            },
+            major,
+        )
+    }
+
+    /// Every format, both major orders, both gather orders, every swizzle: the fast
+    /// (bounds proven once) and the checked loop both equal the per-chunk reference, bit
+    /// for bit (NaN codes included).
+    #[test]
+    fn gather_equals_per_chunk_reference() {
+        let mut x = 0x1234_5678_9abc_def0u64;
+        let smem: Vec<u8> = (0..0x14000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let formats = [
+            (ElemType::F16, MmaKind::F16, 16),
+            (ElemType::Bf16, MmaKind::F16, 16),
+            (ElemType::Tf32, MmaKind::Tf32, 8),
+            (ElemType::E4m3, MmaKind::F8f6f4, 32),
+            (ElemType::E5m2, MmaKind::F8f6f4, 32),
+            (ElemType::E2m3, MmaKind::F8f6f4, 32),
+            (ElemType::E3m2, MmaKind::F8f6f4, 32),
+            (ElemType::E2m1, MmaKind::F8f6f4, 32),
+            (ElemType::U8, MmaKind::I8, 32),
+            (ElemType::S8, MmaKind::I8, 32),
+            (ElemType::E2m1, MmaKind::MxF4, 64),
+        ];
+        let swizzles = [
+            Swizzle::None,
+            Swizzle::B32,
+            Swizzle::B64,
+            Swizzle::B128,
+            Swizzle::B128Atom32,
+        ];
+        for (elem, kind, k) in formats {
+            let fmt = OperandFormat { elem, kind };
+            for major in [Major::K, Major::MN] {
+                for sw in swizzles {
+                    if major == Major::K && sw == Swizzle::B128Atom32 {
+                        continue;
+                    }
+                    // start 0x40: not line-aligned; 0x13000: operand runs past the end.
+                    for start in [0u32, 0x40, 0x13000] {
+                        let l = layout(major, sw, start);
+                        for order in [GatherOrder::RowsByK, GatherOrder::KByRows] {
+                            let rows = 128;
+                            let mut got = vec![0f32; (rows * k) as usize];
+                            let r = gather_smem(&smem, &l, fmt, rows, k, order, &mut got);
+                            let t = fmt.per_chunk();
+                            let (n_outer, n_inner) = match major {
+                                Major::K => (rows, k / t),
+                                Major::MN => (rows / t, k),
+                            };
+                            let fits = (0..n_outer).all(|o| {
+                                (0..n_inner)
+                                    .all(|i| l.chunk_address(o, i) as usize + 16 <= smem.len())
+                            });
+                            if r.is_err() {
+                                assert!(
+                                    matches!(r, Err(MmaError::SmemOutOfBounds { .. })),
+                                    "{r:?}"
+                                );
+                                assert!(!fits, "{elem:?} {major:?} {sw:?} start {start:#x}");
+                                continue;
+                            }
+                            let want = reference(&smem, &l, fmt, rows, k, order);
+                            let same = got
+                                .iter()
+                                .zip(&want)
+                                .all(|(a, b)| a.to_bits() == b.to_bits());
+                            assert!(
+                                same,
+                                "{elem:?} {kind:?} {major:?} {sw:?} start {start:#x} {order:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn block_scales_both_orders() {
+        let (rows, k, nsf) = (8u32, 64u32, 4u32);
+        let base: Vec<f32> = (0..rows * k).map(|i| i as f32 + 0.5).collect();
+        let scales: Vec<f32> = (0..rows * nsf).map(|i| (i % 7) as f32 - 3.0).collect();
+        for order in [GatherOrder::RowsByK, GatherOrder::KByRows] {
+            let mut m = base.clone();
+            apply_block_scales(&mut m, rows, k, order, &scales, nsf);
+            for r in 0..rows {
+                for kk in 0..k {
+                    let at = match order {
+                        GatherOrder::RowsByK => r * k + kk,
+                        GatherOrder::KByRows => kk * rows + r,
+                    } as usize;
+                    let s = scales[(r * nsf + kk / (k / nsf)) as usize];
+                    assert_eq!(m[at], base[at] * s, "{order:?} ({r}, {kk})");
+                }
+            }
         }
     }
 }
