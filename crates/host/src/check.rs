@@ -209,6 +209,9 @@ pub struct CheckFinding {
     /// The first occurrence (its context and message are the first run's).
     pub diagnostic: Diagnostic,
     pub source: Source,
+    /// Related spans of the first occurrence with their labels (a race's earlier access,
+    /// "conflicting write here"; an allocation a leak refers to).
+    pub related: Vec<(Span, &'static str)>,
     /// The catalogue severity of its rule (Error when the rule is not catalogued).
     pub severity: Severity,
     /// The first run that reported it; `run_args()` reproduces it.
@@ -369,7 +372,7 @@ impl Accumulator {
         &mut self,
         cfg: RunConfig,
         r: &RunResult,
-        races: Vec<Diagnostic>,
+        races: Vec<(Diagnostic, Vec<(Span, &'static str)>)>,
         wall_seconds: f64,
         expects_failed: Vec<ExpectReport>,
     ) {
@@ -380,9 +383,9 @@ impl Accumulator {
             .diagnostics
             .iter()
             .cloned()
-            .map(|d| (d, Source::Engine))
-            .chain(races.into_iter().map(|d| (d, Source::Race)));
-        for (d, source) in tagged {
+            .map(|d| (d, Vec::new(), Source::Engine))
+            .chain(races.into_iter().map(|(d, rel)| (d, rel, Source::Race)));
+        for (d, related, source) in tagged {
             let severity = severity_of(d.rule.id);
             if is_tmemu_limit(d.rule.id) {
                 verdict = verdict.max(Verdict::Incomplete);
@@ -408,6 +411,7 @@ impl Accumulator {
                     self.findings.push(CheckFinding {
                         diagnostic: d,
                         source,
+                        related,
                         severity,
                         first: cfg,
                         runs: vec![run],
