@@ -109,19 +109,39 @@ pub fn render_human_body(report: &Report, sources: &Sources, opts: HumanOptions)
         );
         out.push_str("\n\n");
     }
+    for e in &report.expects {
+        let status = if e.passed { "ok" } else { "FAILED" };
+        let _ = writeln!(
+            out,
+            "expect {} == {}: {status} ({})",
+            e.buffer, e.reference, e.detail
+        );
+    }
     out
 }
 
-/// `verdict: violation (2 errors, 1 warning, 0 notes)`
+/// `verdict: violation (2 errors, 1 warning, 0 notes)`, plus `; 1 of 2 expects passed` when
+/// the report has `[[expect]]` comparisons.
 pub fn summary_line(report: &Report) -> String {
     let c = report.counts();
-    format!(
-        "verdict: {} ({}, {}, {})",
+    let mut s = format!(
+        "verdict: {} ({}, {}, {}",
         report.verdict(),
         plural(c.errors, "error"),
         plural(c.warnings, "warning"),
         plural(c.notes, "note")
-    )
+    );
+    if !report.expects.is_empty() {
+        let n = report.expects.len();
+        let _ = write!(
+            s,
+            "; {} of {} passed",
+            n - c.expects_failed,
+            plural(n, "expect")
+        );
+    }
+    s.push(')');
+    s
 }
 
 fn plural(n: usize, what: &str) -> String {

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::catalogue::help_line;
 use crate::hang::HangReport;
 use crate::model::{ExecContext, Finding, Location, Occurrences, Severity};
-use crate::report::{Incomplete, Report};
+use crate::report::{ExpectResult, Incomplete, Report};
 
 #[derive(Serialize)]
 struct JsonFinding<'a> {
@@ -87,6 +87,16 @@ struct JsonIncomplete<'a> {
 }
 
 #[derive(Serialize)]
+struct JsonExpect<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    buffer: &'a str,
+    reference: &'a str,
+    passed: bool,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
 struct JsonSummary {
     #[serde(rename = "type")]
     kind: &'static str,
@@ -98,6 +108,8 @@ struct JsonSummary {
     notes: usize,
     hang: bool,
     incomplete: usize,
+    expects: usize,
+    expects_failed: usize,
 }
 
 fn context(c: &ExecContext) -> JsonContext {
@@ -168,6 +180,16 @@ fn hang(h: &HangReport) -> JsonHang<'_> {
     }
 }
 
+fn expect(e: &ExpectResult) -> JsonExpect<'_> {
+    JsonExpect {
+        kind: "expect",
+        buffer: &e.buffer,
+        reference: &e.reference,
+        passed: e.passed,
+        detail: &e.detail,
+    }
+}
+
 fn incomplete(i: &Incomplete) -> JsonIncomplete<'_> {
     JsonIncomplete {
         kind: "incomplete",
@@ -203,6 +225,8 @@ pub fn summary_json(report: &Report) -> String {
             notes: c.notes,
             hang: report.hang.is_some(),
             incomplete: report.incomplete.len(),
+            expects: report.expects.len(),
+            expects_failed: c.expects_failed,
         },
     );
     out
@@ -219,6 +243,9 @@ pub fn render_json(report: &Report) -> String {
     }
     for i in &report.incomplete {
         line(&mut out, &incomplete(i));
+    }
+    for e in &report.expects {
+        line(&mut out, &expect(e));
     }
     out.push_str(&summary_json(report));
     out

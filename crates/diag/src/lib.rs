@@ -26,7 +26,7 @@ pub use human::{
 };
 pub use json::{render_json, summary_json};
 pub use model::{ExecContext, Finding, LaneSet, Location, Occurrences, Severity, SourceLine};
-pub use report::{Counts, Incomplete, Report};
+pub use report::{Counts, ExpectResult, Incomplete, Report};
 pub use sarif::{render_sarif, SarifOptions};
 pub use sources::{resolve_kernel_source, Sources};
 pub use verdict::{Verdict, EXIT_BAD_INPUT};

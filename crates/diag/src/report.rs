@@ -12,6 +12,19 @@ pub struct Incomplete {
     pub location: Option<Location>,
 }
 
+/// One `[[expect]]` of a launch spec: a buffer compared with its reference after the run.
+/// A failed comparison makes the verdict `violation` (the kernel computed the wrong thing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectResult {
+    /// The buffer's name in the spec.
+    pub buffer: String,
+    /// The reference as the spec wrote it (a `.npy` path, a value).
+    pub reference: String,
+    pub passed: bool,
+    /// `128 elements, max abs err 0.000e0, ...` or why it failed.
+    pub detail: String,
+}
+
 /// The input of every renderer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -19,6 +32,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub hang: Option<HangReport>,
     pub incomplete: Vec<Incomplete>,
+    /// `[[expect]]` comparisons, in spec order (empty when the command made none).
+    pub expects: Vec<ExpectResult>,
 }
 
 /// Counts by severity, after grouping (a finding in 96 CTAs counts once).
@@ -28,6 +43,8 @@ pub struct Counts {
     pub errors: usize,
     pub warnings: usize,
     pub notes: usize,
+    /// `[[expect]]` comparisons that failed.
+    pub expects_failed: usize,
 }
 
 impl Report {
@@ -37,6 +54,7 @@ impl Report {
             findings: group(findings),
             hang: None,
             incomplete: Vec::new(),
+            expects: Vec::new(),
         }
     }
 
@@ -50,9 +68,15 @@ impl Report {
         self
     }
 
+    pub fn with_expect(mut self, expect: ExpectResult) -> Report {
+        self.expects.push(expect);
+        self
+    }
+
     pub fn counts(&self) -> Counts {
         let mut c = Counts {
             findings: self.findings.len(),
+            expects_failed: self.expects.iter().filter(|e| !e.passed).count(),
             ..Counts::default()
         };
         for f in &self.findings {
@@ -65,10 +89,12 @@ impl Report {
         c
     }
 
+    /// A failed `[[expect]]` counts as an error: the kernel computed the wrong result.
     pub fn verdict(&self) -> Verdict {
+        let c = self.counts();
         Verdict::decide(
             self.hang.is_some(),
-            self.counts().errors,
+            c.errors + c.expects_failed,
             !self.incomplete.is_empty(),
         )
     }

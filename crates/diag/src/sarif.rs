@@ -454,6 +454,22 @@ pub fn sarif_log(report: &Report, opts: &SarifOptions) -> Log {
                         },
                         locations: i.location.iter().map(|l| location(l, None, None)).collect(),
                     })
+                    .chain(
+                        report
+                            .expects
+                            .iter()
+                            .filter(|e| !e.passed)
+                            .map(|e| Notification {
+                                level: "error",
+                                message: Text {
+                                    text: format!(
+                                        "expect {} == {} failed: {}",
+                                        e.buffer, e.reference, e.detail
+                                    ),
+                                },
+                                locations: Vec::new(),
+                            }),
+                    )
                     .collect(),
                 properties: InvocationProperties { verdict },
             }],

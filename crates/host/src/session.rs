@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use tmemu_sim::observer::Observer;
 use tmemu_sim::{
     install_globals, GlobalMemory, Kernel, Launch, LaunchError, RunOptions, RunResult,
 };
@@ -71,16 +72,33 @@ impl<'k> Session<'k> {
     pub fn run(&self, opts: &RunOptions) -> Result<Outcome, LaunchError> {
         let t0 = Instant::now();
         let result = tmemu_sim::run(self.kernel, &self.launch, &self.global, opts)?;
+        Ok(self.outcome(result, t0))
+    }
+
+    /// [`Session::run`] with one observer per SM group (`make(group)`, see
+    /// `tmemu_sim::run_observed`); the observers come back in group order.
+    pub fn run_observed<O: Observer + Send>(
+        &self,
+        opts: &RunOptions,
+        make: impl Fn(u32) -> O + Sync,
+    ) -> Result<(Outcome, Vec<O>), LaunchError> {
+        let t0 = Instant::now();
+        let (result, observers) =
+            tmemu_sim::run_observed(self.kernel, &self.launch, &self.global, opts, make)?;
+        Ok((self.outcome(result, t0), observers))
+    }
+
+    fn outcome(&self, result: RunResult, t0: Instant) -> Outcome {
         let wall_seconds = t0.elapsed().as_secs_f64();
         let buffers = self
             .addrs
             .iter()
             .map(|&a| self.global.read_buffer(a).unwrap_or_default())
             .collect();
-        Ok(Outcome {
+        Outcome {
             result,
             wall_seconds,
             buffers,
-        })
+        }
     }
 }
