@@ -46,7 +46,8 @@ def run_case(k, case):
             continue
         v = case.args[name]
         args.append(tensors[v.buffer] if isinstance(v, regen.Ptr) else v)
-    k.fn[tuple(case.grid)](*args, num_warps=k.num_warps, num_stages=k.num_stages)
+    k.fn[tuple(case.grid)](*args, num_warps=k.num_warps, num_stages=k.num_stages,
+                           num_ctas=k.num_ctas)
     torch.cuda.synchronize()
     notes = []
     for name, b in case.buffers.items():
@@ -72,6 +73,11 @@ def main():
     for path in sorted((REPO / "kernels" / "holdout").glob("triton_*.py")):
         mod = regen.load_kernel_module(str(path.relative_to(REPO)))
         for k in mod.KERNELS:
+            if "WS" in k.constexprs and torch.cuda.get_device_capability()[0] < 10:
+                # Triton 3.6's Hopper warp specialisation returns wrong, varying numbers for
+                # ho_ws_matmul (see triton_ws.py); check the kernel's logic without it.
+                print(f"note {k.name}: warp specialisation off on this pre-Blackwell GPU")
+                k.constexprs = dict(k.constexprs, WS=False)
             for case in k.cases():
                 try:
                     print(f"PASS {case.name}: {run_case(k, case)}")

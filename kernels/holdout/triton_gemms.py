@@ -405,6 +405,22 @@ def _i8_cases():
                       "full int8 range; exact")]
 
 
+def _bmm_cluster_cases():
+    B, M, N, K = 2, 192, 256, 64
+    rng = np.random.default_rng(1011)
+    a = rng.uniform(-1, 1, size=(B, M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(B, K, N)).astype(np.float16)
+    expected = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    return [Case("ho_bmm_f16_cluster2", grid=[triton.cdiv(M, 128), triton.cdiv(N, 128), B],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [B, M, N], expected, 2e-3, 1e-3, F16_WHY)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                           stride_ab=M * K, stride_bb=K * N, stride_cb=M * N),
+                 note=f"The batched matmul with num_ctas = 2: each 128x128 tile is split over a "
+                      f"cluster of 2 CTAs (64 TMEM columns each, %cluster_ctarank, "
+                      f"barrier.cluster); {B} batches of {M}x{K} @ {K}x{N}, fp16")]
+
+
 def _sig(**kw):
     return {k: v for k, v in kw.items()}
 
@@ -484,4 +500,12 @@ KERNELS = [
         ("ho_gemm_i8", "*i8", "*i32", tl.int32, 64, _i8_cases,
          "tcgen05.mma.cta_group::1.kind::i8"),
     ]
+] + [
+    TritonKernel(name="ho_bmm_f16_cluster2", fn=bmm_kernel,
+                 signature=_sig(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32",
+                                K="i32", stride_ab="i32", stride_bb="i32", stride_cb="i32",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64), cases=_bmm_cluster_cases,
+                 num_warps=4, num_stages=3, num_ctas=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("tcgen05.mma", "barrier.cluster", "%cluster_ctarank")),
 ]
