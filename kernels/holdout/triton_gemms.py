@@ -421,6 +421,22 @@ def _bmm_cluster_cases():
                       f"barrier.cluster); {B} batches of {M}x{K} @ {K}x{N}, fp16")]
 
 
+def _narrow_cases():
+    M, N, K = 256, 96, 80
+    rng = np.random.default_rng(1012)
+    a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    return [Case("ho_gemm_f16_k16_n32", grid=[triton.cdiv(M, 128) * triton.cdiv(N, 32)],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [M, N], expected, 2e-3, 1e-3, F16_WHY)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                           lda=K, ldb=N, ldc=N),
+                 note=f"C[{M}x{N}] = A @ B, fp16; narrow 128x32x16 tiles: 32-byte K rows (a "
+                      "32B-swizzle or no-swizzle operand layout), an N = 32 MMA, 32 TMEM "
+                      "columns, 4 stages")]
+
+
 def _sig(**kw):
     return {k: v for k, v in kw.items()}
 
@@ -508,4 +524,12 @@ KERNELS = [
                  constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64), cases=_bmm_cluster_cases,
                  num_warps=4, num_stages=3, num_ctas=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
                  must_contain=("tcgen05.mma", "barrier.cluster", "%cluster_ctarank")),
+] + [
+    TritonKernel(name="ho_gemm_f16_k16_n32", fn=gemm_m64_kernel,
+                 signature=_sig(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32",
+                                K="i32", lda="i32", ldb="i32", ldc="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=32, BLOCK_K=16), cases=_narrow_cases,
+                 num_warps=4, num_stages=4, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("tcgen05.mma", "tcgen05.ld")),
 ]
