@@ -77,9 +77,29 @@ def _roundtrip_case():
              "fragment maps in numpy")
 
 
+def _mma_layouts_case():
+    rng = np.random.default_rng(4002)
+    # Multiples of 1/2 in [-2, 2]: products are multiples of 1/4 and K = 32 sums stay below
+    # 2^7, so every D is exact in f32 whatever the summation order.
+    a = (rng.integers(-4, 5, size=(5, 128, 32)) / 2).astype(np.float16)
+    b = (rng.integers(-4, 5, size=(5, 32, 64)) / 2).astype(np.float16)
+    d = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    return Case(
+        "ho_nvcc_mma_layouts", grid=[5],
+        buffers=dict(a=Input(a.view(np.uint16), "u16"), b=Input(b.view(np.uint16), "u16"),
+                     d=Output("f32", [5, 128, 64], d, 0.0, 0.0,
+                              "inputs on a 1/2 grid, |d| < 2^7: exact in f32")),
+        args=dict(a=Ptr("a"), b=Ptr("b"), d=Ptr("d")),
+        note="tcgen05.mma kind::f16, M=128 N=64, K=32 in two steps, one CTA per operand layout "
+             "pair (A, B): (K 32B, K 32B), (K 64B, MN 64B), (MN none, K none), (MN 128B, MN 32B), "
+             "(K none, MN none); fp16 bits passed as u16")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
-            lambda: [_roundtrip_case()])]
+            lambda: [_roundtrip_case()]),
+           ("mma_layouts.cu", "mma_layouts", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_layouts_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
