@@ -1394,6 +1394,13 @@ add_engine("TM0222-mbarrier-count-range", "keep", "clean",
            ["The same init with a count of 1."],
            ["    mov.u32 %r22, 1;", "    @%p2 mbarrier.init.shared::cta.b64 [%r7], %r22;"])
 
+add_engine("TM0222-mbarrier-count-range", "break-arrive-count", "violation",
+           ["mbarrier.arrive with a count of 0 (a register, so ptxas cannot see it): an arrive",
+            "count must be in [1, 2^20-1] too (§9.7.13.15.13). The arrive takes no effect."],
+           mbar_init() + ["    mov.u32 %r22, 0;",
+                          "    @%p2 mbarrier.arrive.shared::cta.b64 %rd3, [%r7], %r22;"
+                          + E("TM0222")])
+
 add_engine("TM0223-mbarrier-overarrive", "break", "violation",
            ["An mbarrier initialised for 1 arrival receives an arrive with count 2 in one phase."],
            mbar_init() + ["    mov.u32 %r22, 2;",
@@ -1413,6 +1420,13 @@ add_engine("TM0224-mbarrier-tx-range", "keep", "clean",
            mbar_init() + ["    mov.u32 %r22, 64;",
                           "    @%p2 mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r7], %r22;",
                           "    @%p2 mbarrier.complete_tx.shared::cta.b64 [%r7], %r22;"])
+
+add_engine("TM0224-mbarrier-tx-range", "break-expect-tx", "violation",
+           ["A plain mbarrier.expect_tx of 2^20 bytes (no arrive): the tx-count leaves",
+            "[-(2^20-1), 2^20-1] just the same."],
+           mbar_init() + ["    mov.u32 %r22, 1048576;",
+                          "    @%p2 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r7], %r22;"
+                          + E("TM0224")])
 
 add_engine("TM0225-mbarrier-hang", "break", "hang",
            ["The mbarrier expects 2 arrivals, only thread 0 arrives, and the whole warp waits",

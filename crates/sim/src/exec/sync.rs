@@ -67,6 +67,14 @@ impl Mbar {
     }
 }
 
+/// TM0224's message for a plain `expect_tx` / `complete_tx` of `n` bytes.
+fn tx_range_message(tx: i64, op: &str, n: u64) -> String {
+    format!(
+        "mbarrier tx-count {tx} outside [-(2^20-1), 2^20-1] after {op} of {} bytes",
+        n as u32
+    )
+}
+
 /// Applies complete_tx(n) from an async copy to the mbarrier at `off` of CTA `c`.
 pub(crate) fn complete_tx<O: Observer>(
     w: &Warp,
@@ -191,6 +199,20 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
             }
         };
         let b = i.b.map(|b| w.read_any(b, l)).unwrap_or(1);
+        // sync.md §7.4: an arrive count outside [1, 2^20-1] is undefined (TM0222); the
+        // arrive is reported and takes no effect, as a rejected operation does
+        let counted = matches!(
+            i.op,
+            MbarOp::Arrive {
+                expect_tx: false,
+                ..
+            }
+        ) && i.b.is_some();
+        if counted && !(1..=TX_LIMIT).contains(&(b as u32 as i64)) {
+            let msg = format!("mbarrier arrive count {} outside [1, 2^20-1]", b as u32);
+            cx.diag(w, pc, 1 << l, rules::MBAR_COUNT_RANGE, msg);
+            continue;
+        }
         let remote = c != cx.me;
         if remote
             && !matches!(
@@ -255,10 +277,18 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
             MbarOp::ExpectTx => {
                 m.tx += b as u32 as i64;
                 m.version += 1;
+                if m.tx.abs() > TX_LIMIT {
+                    let msg = tx_range_message(m.tx, "expect_tx", b);
+                    diag = Some((rules::MBAR_TX_RANGE, msg));
+                }
             }
             MbarOp::CompleteTx => {
                 m.tx -= b as u32 as i64;
                 m.version += 1;
+                if m.tx.abs() > TX_LIMIT {
+                    let msg = tx_range_message(m.tx, "complete_tx", b);
+                    diag = Some((rules::MBAR_TX_RANGE, msg));
+                }
                 completed = m.try_complete();
             }
             MbarOp::Arrive {

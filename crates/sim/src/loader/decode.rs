@@ -2042,9 +2042,6 @@ fn mbar(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             } else {
                 None
             };
-            if no_complete {
-                return d.unsup();
-            }
             (
                 MbarOp::Arrive {
                     drop,
