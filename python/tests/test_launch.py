@@ -160,7 +160,9 @@ def test_exhausted_step_budget_is_incomplete():
     r = tmemu.launch(TRITON / "softmax.ptx", None, 64, 128, [y, x, 200, 200, 200, None, None],
                      shared_bytes=16, max_steps=50)
     assert r.verdict == "incomplete" and not r.ok
-    assert r.findings and all(f.type == "incomplete" and f.rule == "TM0506" for f in r.findings)
+    # as tmemu run reports it: an incomplete item naming the step budget, not a finding
+    assert r.findings and all(f.type == "incomplete" for f in r.findings)
+    assert r.findings[0].message.startswith("TM0506") and r.findings[0].line > 0
     with pytest.raises(tmemu.KernelError):
         tmemu.launch(TRITON / "softmax.ptx", None, 64, 128, [y, x, 200, 200, 200, None, None],
                      shared_bytes=16, max_steps=50, raise_on_findings=True)
@@ -189,11 +191,11 @@ def test_check_mode_merges_runs_and_names_the_reproducing_run():
     # the four out-of-bounds lanes of every run are one finding (same rule, same instruction)
     assert len(r.findings) == 1
     f = r.findings[0]
-    assert (f.rule, f.line, f.column) == ("TM0501", 20, 2)
+    assert (f.type, f.rule, f.line, f.column) == ("finding", "TM0501", 20, 2)
     assert f.occurrences["count"] == 4 * 4
-    assert f.runs == 4 and not f.schedule_dependent
-    assert f.seed is None and f.policy == "adversarial"
-    assert f.reproduce == "--async-policy adversarial"
+    # every run reported it: not schedule-dependent, so no seed and no reproduce note
+    assert f.seed is None and f.notes == []
+    assert r.summary["verdict"] == "violation" and r.summary["errors"] == 1
     # outputs are the first run's: the in-bounds lanes stored
     np.testing.assert_array_equal(out[4:], np.arange(28, dtype=np.uint32))
 
@@ -213,7 +215,8 @@ def test_check_mode_hang_with_blocked_warps(corpus):
     r = tmemu.launch(corpus / "engine" / "barrier_deadlock.ptx", None, 1, 64, [], check=True)
     assert r.verdict == "hang"
     h = [f for f in r.findings if f.type == "hang"]
-    assert len(h) == 1 and h[0].blocked and h[0].runs == r.stats["runs"]
+    assert len(h) == 1 and h[0].blocked
+    assert all(b["line"] > 0 and b["file"].endswith("barrier_deadlock.ptx") for b in h[0].blocked)
     with pytest.raises(tmemu.KernelError, match="hang"):
         tmemu.launch(corpus / "engine" / "barrier_deadlock.ptx", None, 1, 64, [], check=True,
                      raise_on_findings=True)

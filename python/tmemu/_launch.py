@@ -6,6 +6,7 @@ scalar range checks and tensor-map encoding happen once, in the Rust crate tmemu
 as for `tmemu run SPEC.toml`.
 """
 
+import json
 import os
 import warnings
 
@@ -92,9 +93,15 @@ class Packed:
 
 
 class Finding(dict):
-    """One finding: a dict with the CLI's JSON fields (``rule``, ``name``, ``severity``,
-    ``message``, ``file``, ``line``, ``column``, ``related``, ``context``, ``source``, ``seed``;
-    hangs also ``blocked``), readable as attributes too (``f.rule``)."""
+    """One item of the report: a dict with exactly the fields of one object of ``tmemu run
+    --format json`` (docs/cli.md), readable as attributes too (``f.rule``).
+
+    ``type`` is ``"finding"`` (``rule``, ``name``, ``severity``, ``message``, ``file``,
+    ``line``, ``column``, ``byte_range``, ``label``, ``related``, ``context``, ``source``,
+    ``seed``, ``notes``, ``occurrences``, ``help``), ``"hang"`` (``rule``, ``name``,
+    ``severity``, ``message``, ``blocked``: one row per blocked instruction with its
+    ``file``/``line``/``column``) or ``"incomplete"`` (``message`` and, when known, ``file``,
+    ``line``, ``column``)."""
 
     def __getattr__(self, key):
         try:
@@ -103,6 +110,14 @@ class Finding(dict):
             raise AttributeError(key) from None
 
     def __str__(self):
+        kind = self.get("type")
+        if kind == "incomplete":
+            where = f"{self['file']}:{self['line']}:{self['column']}: " if self.get("file") else ""
+            return f"{where}incomplete: {self['message']}"
+        if kind == "hang":
+            rows = self.get("blocked") or []
+            where = f"{rows[0]['file']}:{rows[0]['line']}:{rows[0]['column']}: " if rows else ""
+            return f"{where}hang[{self['rule']}] {self['name']}: {self['message']} ({len(rows)} blocked instructions)"
         text = f"{self['file']}:{self['line']}:{self['column']}: {self['severity']}[{self['rule']}] {self['name']}: {self['message']}"
         c = self.get("context")
         if c:
@@ -115,18 +130,29 @@ class Result:
     """What a launch found. The arrays passed in already hold the kernel's outputs.
 
     - ``verdict``: ``"clean"``, ``"violation"``, ``"hang"`` or ``"incomplete"`` (as ``tmemu run``).
-    - ``findings``: list of :class:`Finding`.
+    - ``findings``: list of :class:`Finding`, the objects of ``tmemu run --format json`` before
+      its summary; ``summary``: that summary object (``verdict``, ``exit_code``, counts).
     - ``stats``: ``warp_instructions``, ``thread_instructions``, ``wall_seconds`` (the emulation
-      alone), ``ctas``, ``warps``, ``threads``, ``ctas_per_sm``.
+      alone), ``ctas``, ``warps``, ``threads``, ``ctas_per_sm`` (with ``check=True``: ``runs``,
+      ``per_run`` and sums).
+    - ``report()``: the text ``tmemu run`` prints.
     """
 
     def __init__(self, raw):
         self.kernel = raw["kernel"]
-        self.verdict = raw["verdict"]
-        self.findings = [Finding(f) for f in raw["findings"]]
+        self.findings = []
+        self.summary = {}
+        for line in raw["json"].splitlines():
+            item = json.loads(line)
+            if item.get("type") == "summary":
+                self.summary = item
+            else:
+                self.findings.append(Finding(item))
+        self.verdict = self.summary["verdict"]
         self.stats = raw["stats"]
         self.diagnostics_dropped = raw["diagnostics_dropped"]
         self.trapped = raw["trapped"]
+        self._report = raw["report"]
 
     @property
     def ok(self):
@@ -138,17 +164,19 @@ class Result:
             f"findings={len(self.findings)} warp_instructions={self.stats['warp_instructions']}>"
         )
 
-    def report(self):
-        """The findings as text, one per line, then a summary line."""
-        lines = [str(f) for f in self.findings]
+    def report(self, color=False):
+        """The findings as ``tmemu run`` prints them (rustc-like, with the PTX line and the
+        kernel's own source line where ``.loc`` names it), the verdict line, then a line of
+        statistics."""
+        text = self._report.human(bool(color))
         if self.diagnostics_dropped:
-            lines.append(f"... and {self.diagnostics_dropped} more diagnostics")
+            text += f"... and {self.diagnostics_dropped} more diagnostics (dropped past the engine's cap)\n"
         s = self.stats
-        lines.append(
-            f"kernel {self.kernel}: {s['ctas']} CTAs, {s['warp_instructions']} warp-instructions "
-            f"in {s['wall_seconds']:.3f} s; verdict: {self.verdict}"
+        runs = f" over {s['runs']} runs" if "runs" in s else ""
+        return text + (
+            f"kernel {self.kernel}: {s['ctas']} CTAs, {s['warp_instructions']} warp-instructions{runs} "
+            f"in {s['wall_seconds']:.3f} s"
         )
-        return "\n".join(lines)
 
 
 def _read_ptx(ptx):

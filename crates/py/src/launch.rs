@@ -3,12 +3,12 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tmemu_host::{
-    load_ptx_source, param_infos, resolve_spec, CheckOptions, ErrorClass, Kernel, RunOptions,
-    Session,
+    load_ptx_source, param_infos, resolve_spec, CheckOptions, ErrorClass, Kernel, ReportBuilder,
+    RunOptions, Session,
 };
 
 use crate::convert::{build_spec, ArgIn, ArrayIn, FieldIn, Geometry, TensorMapIn};
-use crate::findings;
+use crate::report::NativeReport;
 
 /// An instance of `tmemu._errors.<class>` with `message`, as a `PyErr`.
 fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
@@ -180,6 +180,14 @@ pub fn launch<'py>(
     let out = PyDict::new(py);
     out.set_item("kernel", &k.name)?;
     let stats = PyDict::new(py);
+    // As the CLI does (crates/cli prepare.rs): the launch's cluster shape, else the kernel's
+    // `.reqnctapercluster`, groups CTAs into clusters in the findings' context.
+    let cluster_dims = if resolved.cluster != [1, 1, 1] {
+        resolved.cluster
+    } else {
+        k.reqnctapercluster.unwrap_or([1, 1, 1])
+    };
+    let mut builder = ReportBuilder::new(ptx_name, ptx).cluster_dims(cluster_dims);
     let buffers = match check {
         None => {
             // The engine does not touch Python objects: let other Python threads run meanwhile.
@@ -187,8 +195,8 @@ pub fn launch<'py>(
             let outcome =
                 run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
             let r = &outcome.result;
-            out.set_item("verdict", findings::verdict(r))?;
-            out.set_item("findings", findings::to_list(py, ptx_name, r, seed)?)?;
+            builder.set_seed(seed);
+            builder.add_run(r);
             out.set_item("diagnostics_dropped", r.diagnostics_dropped)?;
             out.set_item("trapped", r.trapped)?;
             stats.set_item("warp_instructions", r.warp_instructions)?;
@@ -211,8 +219,7 @@ pub fn launch<'py>(
             let run = py.detach(|| tmemu_host::check(&k, &resolved, &copts));
             let c =
                 run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
-            out.set_item("verdict", c.verdict.as_str())?;
-            out.set_item("findings", findings::check_to_list(py, ptx_name, &c)?)?;
+            builder.add_check(&c);
             out.set_item("diagnostics_dropped", c.stats.diagnostics_dropped)?;
             out.set_item("trapped", false)?;
             stats.set_item("runs", c.stats.runs)?;
@@ -235,6 +242,9 @@ pub fn launch<'py>(
         }
     };
     out.set_item("stats", stats)?;
+    let report = builder.finish();
+    out.set_item("json", tmemu_diag::render_json(&report))?;
+    out.set_item("report", NativeReport::new(report, ptx_name, ptx))?;
     let outputs = PyList::empty(py);
     for bytes in &buffers {
         outputs.append(PyBytes::new(py, bytes))?;

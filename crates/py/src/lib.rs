@@ -10,8 +10,8 @@
 //! package has one hierarchy), with the CLI's `file:line:col: error: ...` messages.
 
 mod convert;
-mod findings;
 mod launch;
+mod report;
 
 use pyo3::prelude::*;
 
@@ -21,6 +21,7 @@ fn _tmemu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(launch::launch, m)?)?;
     m.add_function(wrap_pyfunction!(launch::kernel_params, m)?)?;
     m.add_function(wrap_pyfunction!(launch::entries, m)?)?;
+    m.add_class::<report::NativeReport>()?;
     m.add("DTYPES", tmemu_spec::DType::ALL.map(|d| d.name()).to_vec())?;
     Ok(())
 }
