@@ -809,6 +809,8 @@ pub enum Inst {
     Tensormap(Box<crate::exec::tma::TensormapInst>),
     /// tcgen05.mma{.ws} (exec/mma.rs).
     Mma(Box<crate::exec::mma::MmaInst>),
+    /// ldmatrix / stmatrix (exec/matrix.rs).
+    Matrix(Box<crate::exec::matrix::MatrixInst>),
 }
 
 #[derive(Clone, Debug)]

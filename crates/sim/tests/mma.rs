@@ -136,7 +136,7 @@ fn f16_gemm(n: usize, bf16: bool, b_mn: bool, col: u32) {
             scale: None,
         };
         let c = check(&op).expect("legal mma");
-        compute(&op, &c, &[&smem], &mut [&mut tmem]).expect("mma");
+        compute(&op, &c, &[&smem], &mut [&mut tmem[..]]).expect("mma");
     }
     let want = reference(&a, &b, m, n, k);
     for i in 0..m {
@@ -194,7 +194,7 @@ fn cta_pair_m256_each_cta_gets_its_rows_from_both_ctas_b_halves() {
         scale: None,
     };
     let c = check(&op).expect("legal");
-    compute(&op, &c, &[&s0, &s1], &mut [&mut t0, &mut t1]).expect("mma");
+    compute(&op, &c, &[&s0, &s1], &mut [&mut t0[..], &mut t1[..]]).expect("mma");
     let want = reference(&a, &b, m, n, k);
     for i in 0..m {
         let t = if i < 128 { &t0 } else { &t1 };

@@ -175,19 +175,36 @@ fn order(m: Major) -> GatherOrder {
     }
 }
 
-/// Executes a checked MMA on the group's memories: `smem[v]` and `tmem[v]` are the shared
-/// memory (CTA window, offset 0 = shared address `SHARED_BASE`) and the TMEM grid (128 × 512,
-/// lane-major) of pair member `v` (one entry for cta_group::1).
+/// The TMEM grids (128 × 512 cells, lane-major) of the pair members, one at a time: the
+/// engine's storage hands out one SM's cells per borrow.
+pub trait TmemGrids {
+    fn grid(&mut self, v: usize) -> &mut [u32];
+}
+
+impl TmemGrids for [&mut [u32]] {
+    fn grid(&mut self, v: usize) -> &mut [u32] {
+        self[v]
+    }
+}
+
+impl<const N: usize> TmemGrids for [&mut [u32]; N] {
+    fn grid(&mut self, v: usize) -> &mut [u32] {
+        self[v]
+    }
+}
+
+/// Executes a checked MMA on the group's memories: `smem[v]` is the shared memory (CTA window,
+/// offset 0 = shared address `SHARED_BASE`) and `tmem.grid(v)` the TMEM of pair member `v`
+/// (one member for cta_group::1).
 pub fn compute(
     op: &MmaOp,
     c: &Checked,
     smem: &[&[u8]],
-    tmem: &mut [&mut [u32]],
+    tmem: &mut (impl TmemGrids + ?Sized),
 ) -> Result<(), MmaError> {
     let idesc = &c.idesc;
     let nctas = op.cta_group as usize;
     debug_assert_eq!(smem.len(), nctas);
-    debug_assert_eq!(tmem.len(), nctas);
     let (m, n, k) = (idesc.m as usize, idesc.n as usize, idesc.k() as usize);
     let rows = c.layout.rows_per_cta() as usize;
     let ncta = n / nctas;
@@ -215,7 +232,7 @@ pub fn compute(
         bufs.a.resize(m * k, 0.0);
         bufs.b.resize(n * k, 0.0);
         for v in 0..nctas {
-            let (sh, tm) = (smem[v], &*tmem[v]);
+            let (sh, tm) = (smem[v], &*tmem.grid(v));
             let a_part = &mut bufs.a[v * rows * k..(v + 1) * rows * k];
             match op.a {
                 AOperand::Desc(raw) => gather_operand(
@@ -271,7 +288,7 @@ pub fn compute(
                 scale_input_d: op.sid,
                 disable_output_lane: dol,
             };
-            execute(&req, v as u32, op.d_taddr, tmem[v], &mut bufs.scratch)?;
+            execute(&req, v as u32, op.d_taddr, tmem.grid(v), &mut bufs.scratch)?;
         }
         Ok(())
     })
@@ -291,6 +308,20 @@ fn rule_of(r: &'static tmemu_tmem::rules::Rule) -> Rule {
     }
 }
 
+/// A descriptor's start address as an offset into the CTA's shared bytes: the field holds a
+/// shared-window address (`SHARED_BASE` + offset, see `mem`). `SHARED_BASE` is a multiple of
+/// 1024, so every swizzle (bits 7..9 into 4..6) is the same function of the offset. A start
+/// below the base is left as it is and fails the bounds check.
+fn to_offset(desc: u64) -> u64 {
+    let base = u64::from(crate::mem::SHARED_BASE >> 4);
+    let start = desc & 0x3FFF;
+    if start >= base {
+        (desc & !0x3FFF) | (start - base)
+    } else {
+        desc
+    }
+}
+
 /// The operands of lane `l`'s MMA, read from registers at issue.
 fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
     let mut dol = [0u32; 8];
@@ -298,7 +329,7 @@ fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
         dol[k] = w.get(*s)[l];
     }
     let a = match i.a {
-        MmaA::Desc(s) => AOperand::Desc(w.get(s)[l]),
+        MmaA::Desc(s) => AOperand::Desc(to_offset(w.get(s)[l])),
         MmaA::Tmem(t) => AOperand::Tmem(lane_addr(w, t, l) as u32),
     };
     let scale = match (i.scale, i.scale_a, i.scale_b) {
@@ -314,7 +345,7 @@ fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
         idesc: w.get(i.idesc)[l],
         d_taddr: lane_addr(w, i.d, l) as u32,
         a,
-        b_desc: w.get(i.b)[l],
+        b_desc: to_offset(w.get(i.b)[l]),
         dol,
         enable_d: w.pred(i.enable_d) >> l & 1 != 0,
         sid: i.sid,
@@ -322,35 +353,8 @@ fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
     }
 }
 
-#[cold]
-fn report<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, e: MmaError) {
-    let msg = format!("tcgen05.mma (lane {l}): {e}");
-    let rule = match e.rule() {
-        Some(r) => rule_of(r),
-        // Not a rule: a form tmemu does not model (never a clean run) or a shared-memory
-        // operand outside the CTA's window (an out-of-bounds access).
-        None => match e {
-            MmaError::SmemOutOfBounds { .. } => crate::error::rules::OUT_OF_BOUNDS,
-            _ => rule_of(&tmemu_tmem::rules::MMA_SHAPE),
-        },
-    };
-    let msg = if matches!(e, MmaError::Unsupported(_)) {
-        format!("{msg}; tmemu cannot run it")
-    } else {
-        msg
-    };
-    cx.diag(w, w.cur_pc, 1 << l, rule, msg);
-}
-
-/// Pair members of the issuing CTA: its own rank, or the even and odd rank of its pair.
-fn members<O: Observer>(cx: &Ctx<'_, '_, O>, cta_group: u8) -> Option<[usize; 2]> {
-    if cta_group == 1 {
-        return Some([cx.me, cx.me]);
-    }
-    let even = cx.me & !1;
-    (even + 1 < cx.ctas.len()).then_some([even, even + 1])
-}
-
+/// Until the tcgen05 engine's TMEM storage and async queue are wired, an MMA that passes its
+/// checks cannot run: reported, never skipped.
 pub(super) fn exec<O: Observer>(
     w: &mut Warp,
     cx: &mut Ctx<'_, '_, O>,
@@ -362,51 +366,18 @@ pub(super) fn exec<O: Observer>(
             continue;
         }
         let op = operands(w, l, i);
-        let c = match check(&op) {
-            Ok(c) => c,
-            Err(e) => {
-                report(w, cx, l, e);
-                continue;
-            }
+        let msg = match check(&op) {
+            Ok(_) => "tcgen05.mma: Tensor Memory is not available; tmemu cannot run it".to_string(),
+            Err(e) => format!("tcgen05.mma: {e}"),
         };
-        let Some(m) = members(cx, op.cta_group) else {
-            cx.diag(
-                w,
-                w.cur_pc,
-                1 << l,
-                rule_of(&tmemu_tmem::rules::MMA_SHAPE),
-                format!(
-                    "tcgen05.mma.cta_group::2 (lane {l}): the CTA has no pair peer in its cluster"
-                ),
-            );
-            continue;
+        let rule = match check(&op) {
+            Err(e) => e
+                .rule()
+                .map(rule_of)
+                .unwrap_or(rule_of(&tmemu_tmem::rules::MMA_SHAPE)),
+            Ok(_) => rule_of(&tmemu_tmem::rules::MMA_SHAPE),
         };
-        if let Err(e) = issue(cx, &op, &c, m) {
-            report(w, cx, l, e);
-        }
+        cx.diag(w, w.cur_pc, 1 << l, rule, format!("{msg} (lane {l})"));
     }
     Flow::Next
-}
-
-/// Runs the MMA on the group's memories (at issue, until the async queue defers it).
-fn issue<O: Observer>(
-    cx: &mut Ctx<'_, '_, O>,
-    op: &MmaOp,
-    c: &Checked,
-    m: [usize; 2],
-) -> Result<(), MmaError> {
-    let n = op.cta_group as usize;
-    let smids = [cx.ctas[m[0]].smid, cx.ctas[m[1]].smid];
-    let smem: [&[u8]; 2] = [&cx.ctas[m[0]].shared, &cx.ctas[m[1]].shared];
-    let Some(r) = with_tmem(&smids[..n], |tmem| compute(op, c, &smem[..n], tmem)) else {
-        return Err(MmaError::Unsupported(
-            "Tensor Memory of this SM is not available",
-        ));
-    };
-    r
-}
-
-/// The TMEM grids of the SMs `smids` (the storage belongs to the tcgen05 engine).
-fn with_tmem<R>(_smids: &[u32], _f: impl FnOnce(&mut [&mut [u32]]) -> R) -> Option<R> {
-    None
 }

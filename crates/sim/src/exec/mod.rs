@@ -14,6 +14,7 @@ mod float;
 mod int;
 mod memory;
 pub(crate) mod sync;
+pub mod matrix;
 pub mod mma;
 pub mod tma;
 mod warp_ops;
@@ -609,6 +610,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::CpBulkS2Cluster { .. } => memory::exec_copy(w, cx, mask, inst),
             Inst::Tma(t) => tma::exec(w, cx, mask, t),
             Inst::Mma(m) => mma::exec(w, cx, mask, m),
+            Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),
             Inst::Bra { target, .. } => {

@@ -16,6 +16,8 @@ use crate::program::*;
 type R<T> = Result<T, LoadError>;
 
 // Child modules of this one (so they use the decoding context `D`), kept in files of their own.
+#[path = "matrix.rs"]
+mod matrix;
 #[path = "mma.rs"]
 mod mma;
 #[path = "tma.rs"]
@@ -541,6 +543,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "cp" => cp(d),
         "tensormap" => tma::tensormap(d),
         "tcgen05" if d.has("mma") => mma::mma(d),
+        "ldmatrix" | "stmatrix" => matrix::matrix(d),
         "mapa" => {
             let generic = !d.has("shared::cluster");
             Ok(Inst::Mapa {

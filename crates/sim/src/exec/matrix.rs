@@ -1,0 +1,162 @@
+//! `ldmatrix` / `stmatrix` (PTX ISA 9.1 §9.7.14.5.15, §9.7.14.5.16): warp-collective loads and
+//! stores of 8×8 matrices of 16-bit elements between shared memory and registers, which
+//! Triton emits around its tcgen05 matmuls (operand staging, epilogues).
+//!
+//! `.m8n8.xN.b16`: matrix i (i < N) has its 8 rows at the addresses held by lanes 8i..8i+7
+//! (16 contiguous bytes per row). In registers, lane t holds for matrix i the 32-bit pair
+//! (row t/4, columns 2(t%4), 2(t%4)+1), low half first; with `.trans` the pair is (rows 2(t%4),
+//! 2(t%4)+1 of column t/4), i.e. the matrix is transposed on the way. `stmatrix` is the
+//! inverse. The sub-byte and `.m16n16`/`.m8n16` shapes are load-time `unsupported`.
+
+use super::memory::{fault, lane_addr, resolve, Loc};
+use super::{Ctx, Flow, Warp, FULL};
+use crate::error::rules;
+use crate::mem::MemFault;
+use crate::observer::{AccessKind, MemOrder, MemSpace, Observer};
+use crate::program::{Addr, Space};
+
+#[derive(Clone, Debug)]
+pub struct MatrixInst {
+    pub store: bool,
+    pub trans: bool,
+    /// Registers of the N matrices (destinations of ldmatrix, sources of stmatrix).
+    pub regs: Vec<u16>,
+    pub addr: Addr,
+    /// `Shared` (`.shared{::cta}`) or `Generic`.
+    pub space: Space,
+}
+
+/// The (row, 2-column) pair lane `t` holds, as (row, column) of its first element and the step
+/// to its second: `(t/4, 2(t%4))`, step one column; transposed `(2(t%4), t/4)`, step one row.
+#[inline]
+fn pair(t: usize, trans: bool) -> [(usize, usize); 2] {
+    let (a, b) = (t / 4, 2 * (t % 4));
+    if trans {
+        [(b, a), (b + 1, a)]
+    } else {
+        [(a, b), (a, b + 1)]
+    }
+}
+
+pub(super) fn exec<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    i: &MatrixInst,
+) -> Flow {
+    let pc = w.cur_pc;
+    if mask != FULL & w.live || mask == 0 {
+        if mask != 0 {
+            let what = if i.store { "stmatrix" } else { "ldmatrix" };
+            cx.diag(
+                w,
+                pc,
+                mask,
+                rules::DIVERGENT_ALIGNED,
+                format!(
+                    "{what}.sync.aligned executed by a subset of the warp (lanes {mask:#010x})"
+                ),
+            );
+        }
+        return Flow::Next;
+    }
+    let n = i.regs.len();
+    // rows[m][r]: the shared location of row r of matrix m
+    let mut rows = [[None::<(usize, u32)>; 8]; 4];
+    for m in 0..n {
+        for r in 0..8 {
+            let l = 8 * m + r;
+            let raw = lane_addr(w, i.addr, l);
+            match resolve(cx, i.space, raw) {
+                Ok(Loc::Shared(c, off)) => {
+                    let mem = &cx.ctas[c].shared;
+                    if off % 16 != 0 || off as usize + 16 > mem.len() {
+                        let f = if off % 16 != 0 {
+                            MemFault::Misaligned {
+                                space: "shared",
+                                addr: raw,
+                                size: 16,
+                            }
+                        } else {
+                            MemFault::OutOfBounds {
+                                space: "shared",
+                                addr: raw,
+                                size: 16,
+                                nearest: None,
+                            }
+                        };
+                        fault(w, cx, 1 << l, l, f, Space::Shared);
+                    } else {
+                        rows[m][r] = Some((c, off));
+                    }
+                }
+                Ok(_) => fault(
+                    w,
+                    cx,
+                    1 << l,
+                    l,
+                    MemFault::OutOfBounds {
+                        space: "shared",
+                        addr: raw,
+                        size: 16,
+                        nearest: Some("not a shared-memory address".into()),
+                    },
+                    Space::Shared,
+                ),
+                Err(f) => fault(w, cx, 1 << l, l, f, Space::Shared),
+            }
+        }
+    }
+    if cx.obs.wants_memory() {
+        let at = cx.at(w, mask);
+        let kind = if i.store {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        };
+        for (m, rs) in rows.iter().enumerate().take(n) {
+            for (r, loc) in rs.iter().enumerate() {
+                if let Some((c, off)) = loc {
+                    let space = MemSpace::Shared { cta: *c as u32 };
+                    cx.obs.memory(
+                        at,
+                        (8 * m + r) as u32,
+                        space,
+                        u64::from(*off),
+                        16,
+                        kind,
+                        MemOrder::Weak,
+                    );
+                }
+            }
+        }
+    }
+    for (m, &reg) in i.regs.iter().enumerate() {
+        if i.store {
+            let v = w.r32[reg as usize];
+            for t in 0..32 {
+                for (h, (row, col)) in pair(t, i.trans).into_iter().enumerate() {
+                    if let Some((c, off)) = rows[m][row] {
+                        let at = off as usize + 2 * col;
+                        let half = (v[t] >> (16 * h)) as u16;
+                        cx.ctas[c].shared[at..at + 2].copy_from_slice(&half.to_le_bytes());
+                    }
+                }
+            }
+        } else {
+            let mut out = [0u32; 32];
+            for (t, o) in out.iter_mut().enumerate() {
+                for (h, (row, col)) in pair(t, i.trans).into_iter().enumerate() {
+                    // a faulting row reads as zero (the fault is already reported)
+                    if let Some((c, off)) = rows[m][row] {
+                        let at = off as usize + 2 * col;
+                        let s = &cx.ctas[c].shared;
+                        *o |= u32::from(u16::from_le_bytes([s[at], s[at + 1]])) << (16 * h);
+                    }
+                }
+            }
+            w.set(reg, mask, &out);
+        }
+    }
+    Flow::Next
+}
