@@ -2,10 +2,13 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use std::sync::Arc;
+
 use tmemu_host::{
-    load_ptx_source, param_infos, resolve_spec, CheckOptions, ErrorClass, Kernel, ReportBuilder,
-    RunOptions, Session,
+    param_infos, resolve_spec, CheckOptions, ErrorClass, ReportBuilder, RunOptions, Session,
 };
+
+use crate::cache::{self, Loaded};
 
 use crate::convert::{build_spec, ArgIn, ArrayIn, FieldIn, Geometry, TensorMapIn};
 use crate::report::NativeReport;
@@ -22,9 +25,14 @@ fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
     }
 }
 
-/// The same `file:line:col: error: ...` texts as `tmemu run`.
-fn load_kernel(py: Python<'_>, src: &str, shown: &str, entry: Option<&str>) -> PyResult<Kernel> {
-    load_ptx_source(src, shown, entry).map_err(|e| {
+/// The same `file:line:col: error: ...` texts as `tmemu run`. Cached by text (crate::cache).
+fn load_kernel(
+    py: Python<'_>,
+    src: &str,
+    shown: &str,
+    entry: Option<&str>,
+) -> PyResult<Arc<Loaded>> {
+    cache::load(src, shown, entry).map_err(|e| {
         let class = match e.class {
             ErrorClass::Unsupported => "UnsupportedError",
             ErrorClass::BadInput => "PtxError",
@@ -109,8 +117,9 @@ pub fn launch<'py>(
     max_steps: u64,
     check: Option<u32>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let k = load_kernel(py, ptx, ptx_name, kernel)?;
-    let params = param_infos(&k);
+    let loaded = load_kernel(py, ptx, ptx_name, kernel)?;
+    let k = &loaded.kernel;
+    let params = param_infos(k);
     let arrays: Vec<ArrayIn> = arrays
         .into_iter()
         .map(|(name, dtype, shape, bytes)| ArrayIn {
@@ -165,10 +174,10 @@ pub fn launch<'py>(
         .map_err(|m| raise(py, "LaunchError", m))?;
     let mut spec = spec;
     let resolved =
-        resolve_spec(&mut spec, &[], &k).map_err(|e| raise(py, "LaunchError", e.message))?;
+        resolve_spec(&mut spec, &[], k).map_err(|e| raise(py, "LaunchError", e.message))?;
     drop(spec);
 
-    let session = Session::new(&k, &resolved)
+    let session = Session::new(k, &resolved)
         .map_err(|e| raise(py, "LaunchError", format!("{ptx_name}: error: {e}")))?;
     let opts = RunOptions {
         nsms: sms,
@@ -187,7 +196,8 @@ pub fn launch<'py>(
     } else {
         k.reqnctapercluster.unwrap_or([1, 1, 1])
     };
-    let mut builder = ReportBuilder::new(ptx_name, ptx).cluster_dims(cluster_dims);
+    let mut builder =
+        ReportBuilder::with_locs(ptx_name, loaded.locs.clone()).cluster_dims(cluster_dims);
     let buffers = match check {
         None => {
             // The engine does not touch Python objects: let other Python threads run meanwhile.
@@ -216,7 +226,7 @@ pub fn launch<'py>(
                 engine: opts,
                 ..Default::default()
             };
-            let run = py.detach(|| tmemu_host::check(&k, &resolved, &copts));
+            let run = py.detach(|| tmemu_host::check(k, &resolved, &copts));
             let c =
                 run.map_err(|e| raise(py, "LaunchError", format!("tmemu.launch: error: {e}")))?;
             builder.add_check(&c);
@@ -263,7 +273,8 @@ pub fn kernel_params<'py>(
     ptx_name: &str,
     kernel: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let k = load_kernel(py, ptx, ptx_name, kernel)?;
+    let loaded = load_kernel(py, ptx, ptx_name, kernel)?;
+    let k = &loaded.kernel;
     let out = PyList::empty(py);
     for p in &k.params {
         let d = PyDict::new(py);

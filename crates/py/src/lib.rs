@@ -9,6 +9,7 @@
 //! Errors are raised as the exception classes of `tmemu._errors` (defined in Python, so the
 //! package has one hierarchy), with the CLI's `file:line:col: error: ...` messages.
 
+mod cache;
 mod convert;
 mod launch;
 mod report;
