@@ -220,3 +220,21 @@ def test_check_mode_hang_with_blocked_warps(corpus):
     with pytest.raises(tmemu.KernelError, match="hang"):
         tmemu.launch(corpus / "engine" / "barrier_deadlock.ptx", None, 1, 64, [], check=True,
                      raise_on_findings=True)
+
+
+def test_kernel_cache_never_serves_a_different_text():
+    # Loaded kernels are cached by text: an edited text (same length, same name) must run as
+    # edited, and the original again as the original.
+    text = (DATA / "oob_store.ptx").read_text()
+    edited = text.replace("st.global.u32 \t[%rd3], %r2;", "st.global.u32 \t[%rd3], %r1;")
+    assert edited != text and len(edited) == len(text)
+    for t, want in [(text, np.arange(32)), (edited, np.zeros(32)), (text, np.arange(32))]:
+        out = np.full(32, 7, np.uint32)
+        r = tmemu.launch(t, None, 1, 32, [out, 0])
+        assert r.ok
+        np.testing.assert_array_equal(out, want)
+    # the name findings are shown under is part of the key
+    out = np.zeros(32, np.uint32)
+    a = tmemu.launch(text, None, 1, 32, [out, 4])
+    b = tmemu.launch(DATA / "oob_store.ptx", None, 1, 32, [out, 4])
+    assert a.findings[0].file == "<ptx>" and b.findings[0].file.endswith("oob_store.ptx")
