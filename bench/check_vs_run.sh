@@ -1,0 +1,7 @@
+#!/bin/sh
+# check against run on the corpus' largest kernels, ratios measured in one process
+# (crates/host/examples/check_vs_run.rs says what each column is). Extra arguments are spec
+# paths to measure instead of the default list.
+set -e
+cd "$(dirname "$0")/.."
+exec cargo run --release -q -p tmemu-host --example check_vs_run -- "$@"

@@ -1,0 +1,119 @@
+//! `check` against `run` on the corpus' largest kernels (issue 6: check at most 2× run per
+//! schedule). Run through `bench/check_vs_run.sh`, or:
+//!
+//! ```text
+//! cargo run --release -p tmemu-host --example check_vs_run [-- SPEC.toml ...]
+//! ```
+//!
+//! For each spec, in one process, best of `REPS` of each:
+//! - `run`: one engine run, default options (one thread, as check's runs);
+//! - `check1`: [`tmemu_host::check`] with one schedule and no immediate pass — one adversarial
+//!   run with every checker attached: the per-schedule cost;
+//! - `check`: the default check (`CheckOptions::default()`: its `plan()` says how many runs).
+//!
+//! Ratios are `check1 / run` (the goal: ≤ 2) and `check / run` (divide by the run count for
+//! the per-run figure). A spec the engine cannot run is listed as skipped with the reason.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use tmemu_host::{
+    check, load_ptx_file, resolve_spec, CheckOptions, ErrorClass, RunOptions, Session,
+};
+use tmemu_spec::Spec;
+
+const REPS: usize = 3;
+
+/// The corpus' largest kernels by PTX size and by instructions executed.
+const DEFAULT_SPECS: &[&str] = &[
+    "tests/corpus/kernels/triton/matmul_bf16.toml",
+    "tests/corpus/kernels/triton/dot_scaled_mxfp8.toml",
+    "tests/corpus/kernels/triton/attn_fwd.toml",
+    "tests/corpus/kernels/gluon/gluon_tcgen05_copy.toml",
+    "tests/corpus/kernels/holdout/ho_gemm_fp8_e4m3_e5m2.toml",
+    "tests/corpus/kernels/triton/softmax_bench2048.toml",
+];
+
+fn best(mut f: impl FnMut() -> f64) -> f64 {
+    (0..REPS).map(|_| f()).fold(f64::INFINITY, f64::min)
+}
+
+fn measure(path: &Path) -> Result<String, String> {
+    let mut spec = Spec::load(path).map_err(|e| e.to_string())?;
+    let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+    let (_, kernel) = load_ptx_file(&spec.ptx.value, entry.as_deref()).map_err(|e| {
+        if e.class == ErrorClass::Unsupported {
+            format!("skipped (engine: {})", e.message)
+        } else {
+            e.message
+        }
+    })?;
+    let resolved = resolve_spec(&mut spec, &[], &kernel).map_err(|e| e.message)?;
+    let engine = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    let mut warp_instructions = 0;
+    let run = best(|| {
+        let s = Session::new(&kernel, &resolved).unwrap();
+        let t = Instant::now();
+        let out = s.run(&engine).unwrap();
+        warp_instructions = out.result.warp_instructions;
+        t.elapsed().as_secs_f64()
+    });
+    let one = CheckOptions {
+        seeds: 1,
+        immediate: false,
+        engine: engine.clone(),
+        ..Default::default()
+    };
+    let full = CheckOptions {
+        engine,
+        ..Default::default()
+    };
+    let mut verdict = String::new();
+    let check1 = best(|| {
+        let t = Instant::now();
+        let out = check(&kernel, &resolved, &one).unwrap();
+        verdict = out.verdict.to_string();
+        t.elapsed().as_secs_f64()
+    });
+    let runs = full.plan().len();
+    let checkn = best(|| {
+        let t = Instant::now();
+        check(&kernel, &resolved, &full).unwrap();
+        t.elapsed().as_secs_f64()
+    });
+    Ok(format!(
+        "{:>12} {:>9.4} {:>9.4} {:>6.2} {:>9.4} {:>4} {:>6.2} {:>6.2}  {verdict}",
+        warp_instructions,
+        run,
+        check1,
+        check1 / run,
+        checkn,
+        runs,
+        checkn / run,
+        checkn / run / runs as f64,
+    ))
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let args: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    let specs: Vec<PathBuf> = if args.is_empty() {
+        DEFAULT_SPECS.iter().map(|s| root.join(s)).collect()
+    } else {
+        args
+    };
+    println!(
+        "{:<34} {:>12} {:>9} {:>9} {:>6} {:>9} {:>4} {:>6} {:>6}  verdict",
+        "kernel", "warp-instr", "run s", "check1 s", "ratio", "check s", "runs", "ratio", "/run"
+    );
+    for p in &specs {
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        match measure(p) {
+            Ok(line) => println!("{name:<34} {line}"),
+            Err(e) => println!("{name:<34} {e}"),
+        }
+    }
+}
