@@ -7,6 +7,7 @@
 
 pub mod annotations;
 mod cta_group;
+pub mod dynamic;
 mod finding;
 mod instr;
 mod regs;

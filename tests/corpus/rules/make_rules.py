@@ -786,10 +786,18 @@ def flag_wait(label: str, order: str = "relaxed") -> list[str]:
 # creating happens-before.
 
 
+# With 256 threads, only threads 0-127 zero A (threads 128-143 would write B's bytes, which
+# threads 0-15 zero too: a shared-memory data race of its own, TM0211).
+ZERO_SMEM_256 = ([ZERO_SMEM[0], ZERO_SMEM[1], ZERO_SMEM[2], ZERO_SMEM[3], ZERO_SMEM[4],
+                  "    setp.lt.u32 %p8, %r1, 128;"]
+                 + ["    @%p8" + l[3:] for l in ZERO_SMEM[5:7]] + ZERO_SMEM[7:])
+assert ZERO_SMEM[5].startswith("    st.shared") and ZERO_SMEM[7].startswith("    setp.lt")
+
+
 def tmem_a_race(keep: bool) -> list[str]:
     mark = "" if keep else E("TM0204")
     rel = "" if keep else "  // ~RELATED TM0204"
-    return (FLAG_INIT + alloc("64") + mbar_init() + ZERO_SMEM + PUBLISH
+    return (FLAG_INIT + alloc("64") + mbar_init() + ZERO_SMEM_256 + PUBLISH
             + ["    setp.lt.u32 %p3, %r2, 4;", "    add.u32 %r32, %r12, 32;",
                # warps 0-3 write A (column 32 of their quarter), ordered before the mma
                "    @!%p3 bra L_A_WRITTEN;",

@@ -1,0 +1,11 @@
+//! Checks that watch a run: observers of the engine (`tmemu_sim::Observer`) that turn the
+//! execution into findings. `tmemu check` attaches them through `tmemu_sim::run_observed`, one
+//! observer per SM group.
+//!
+//! - [`RaceObserver`]: the happens-before race detector (`tmemu_race`) fed with the run's
+//!   accesses, synchronisations and asynchronous operations; its findings are TM0204–TM0213
+//!   diagnostics with both spans (the access and the earlier one it races).
+
+mod race;
+
+pub use race::{RaceFinding, RaceObserver};

@@ -1,0 +1,102 @@
+//! Zero race findings on correct compiler output: every launch spec of
+//! tests/corpus/kernels/{triton,gluon,cutedsl,nvcc} that the engine can run is run under the
+//! race observer and must give no race finding at all (errors, warnings or notes). Specs the
+//! engine cannot run yet are listed, printed and counted as pending, never passed. The
+//! benchmark-sized specs (`*_bench*.toml`) are left to the cost measurement
+//! (docs/arch/race.md).
+
+mod race_util;
+
+use std::path::{Path, PathBuf};
+
+use race_util::{root, run_spec, NotRun};
+use tmemu_sim::RunOptions;
+
+fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            specs(&p, out);
+        } else if p.extension().is_some_and(|e| e == "toml")
+            && !p.file_name().unwrap().to_string_lossy().contains("_bench")
+        {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn compiler_corpus_has_no_race_findings() {
+    let mut all = Vec::new();
+    for sub in ["triton", "gluon", "cutedsl", "nvcc"] {
+        specs(&root().join("tests/corpus/kernels").join(sub), &mut all);
+    }
+    let opts = RunOptions::default();
+    let (mut clean, mut pending, mut failed) = (Vec::new(), Vec::new(), Vec::new());
+    for p in &all {
+        let shown = p.strip_prefix(root()).unwrap_or(p).display().to_string();
+        match run_spec(p, &opts) {
+            Ok(run)
+                if !run.result.diagnostics.is_empty()
+                    || !run.result.hangs.is_empty()
+                    || !run.result.budget_exhausted.is_empty() =>
+            {
+                // The engine could not run it as the hardware would (a form it reports as not
+                // modelled, a hang): a race verdict on that run would mean nothing.
+                pending.push(format!(
+                    "{shown}: engine: {}",
+                    run.result
+                        .diagnostics
+                        .first()
+                        .map(|d| d.to_string())
+                        .or(run.result.hangs.first().map(|h| h.summary.clone()))
+                        .or(run
+                            .result
+                            .budget_exhausted
+                            .first()
+                            .map(|h| h.summary.clone()))
+                        .unwrap_or_default()
+                ))
+            }
+            Ok(run) if run.findings.is_empty() => clean.push(format!(
+                "{shown} ({} thread accesses, {} async ops, {:.2}s)",
+                run.stats.thread_accesses, run.stats.ops_issued, run.seconds
+            )),
+            Ok(run) => failed.push(format!(
+                "{shown}: {} findings, first: {} [{} line {}; related line {}]",
+                run.findings.len(),
+                run.findings[0].message,
+                run.findings[0].rule.id,
+                run.findings[0].span.line,
+                run.findings[0].related.line
+            )),
+            Err(NotRun::Unsupported(why)) => pending.push(format!("{shown}: {why}")),
+            Err(NotRun::Error(e)) => pending.push(format!("{shown}: does not run: {e}")),
+        }
+    }
+    println!(
+        "race on the compiler corpus: {} clean, {} pending, {} with findings",
+        clean.len(),
+        pending.len(),
+        failed.len()
+    );
+    for c in &clean {
+        println!("  clean   {c}");
+    }
+    for p in &pending {
+        println!("  pending {p}");
+    }
+    for f in &failed {
+        println!("  FAIL    {f}");
+    }
+    assert!(
+        failed.is_empty(),
+        "{} kernels with race findings",
+        failed.len()
+    );
+    assert!(!clean.is_empty());
+}

@@ -1,0 +1,100 @@
+//! Shared by the race tests: run a launch spec under the race observer.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use tmemu_check::dynamic::{RaceFinding, RaceObserver};
+use tmemu_host::{load_ptx_file, resolve_spec, ErrorClass};
+use tmemu_sim::{install_globals, GlobalMemory, Launch, RunOptions, RunResult};
+use tmemu_spec::Spec;
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A run under the race observer.
+pub struct RaceRun {
+    pub result: RunResult,
+    pub findings: Vec<RaceFinding>,
+    pub stats: tmemu_race::Stats,
+    pub seconds: f64,
+}
+
+/// Why a spec did not run.
+#[derive(Debug)]
+pub enum NotRun {
+    /// The engine does not model a form the kernel uses (pending, never passed).
+    Unsupported(String),
+    /// A broken spec, PTX or launch (a test failure).
+    Error(String),
+}
+
+/// Loads `spec_path` and runs it with one [`RaceObserver`] per SM group.
+pub fn run_spec(spec_path: &Path, opts: &RunOptions) -> Result<RaceRun, NotRun> {
+    let mut spec = Spec::load(spec_path).map_err(|e| NotRun::Error(format!("spec: {e}")))?;
+    let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+    let (_, kernel) = load_ptx_file(Path::new(&spec.ptx.value), entry.as_deref()).map_err(|e| {
+        if e.class == ErrorClass::Unsupported {
+            NotRun::Unsupported(e.message)
+        } else {
+            NotRun::Error(format!("load: {e}"))
+        }
+    })?;
+    let resolved =
+        resolve_spec(&mut spec, &[], &kernel).map_err(|e| NotRun::Error(format!("{e}")))?;
+    let mut global = GlobalMemory::new();
+    install_globals(&kernel, &mut global).map_err(|e| NotRun::Error(e.0))?;
+    let addrs: Vec<u64> = resolved
+        .buffers
+        .iter()
+        .map(|b| global.alloc(&b.name, &b.bytes))
+        .collect();
+    let launch = Launch {
+        grid: resolved.grid,
+        block: resolved.block,
+        cluster: (resolved.cluster != [1, 1, 1]).then_some(resolved.cluster),
+        dyn_shared: resolved.shared_bytes,
+        params: resolved.param_block(&addrs),
+    };
+    let cluster = resolved.cluster;
+    let t0 = std::time::Instant::now();
+    let (result, observers) = tmemu_sim::run_observed(&kernel, &launch, &global, opts, |_| {
+        RaceObserver::new(&kernel).with_cluster_dim(cluster)
+    })
+    .map_err(|e| NotRun::Error(format!("launch: {e}")))?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let mut findings = Vec::new();
+    let mut stats = tmemu_race::Stats::default();
+    for o in observers {
+        let s = o.stats();
+        stats.thread_accesses += s.thread_accesses;
+        stats.op_accesses += s.op_accesses;
+        stats.ops_issued += s.ops_issued;
+        stats.forced_reuses += s.forced_reuses;
+        findings.extend(o.into_findings());
+    }
+    Ok(RaceRun {
+        result,
+        findings,
+        stats,
+        seconds,
+    })
+}
+
+/// The race rules: TM0204–TM0213.
+pub fn is_race_rule(id: &str) -> bool {
+    matches!(
+        id,
+        "TM0204"
+            | "TM0205"
+            | "TM0206"
+            | "TM0207"
+            | "TM0208"
+            | "TM0209"
+            | "TM0210"
+            | "TM0211"
+            | "TM0212"
+            | "TM0213"
+    )
+}
