@@ -1,21 +1,42 @@
 //! The `tmemu` binary: a thin layer that parses the command line and hands each subcommand
-//! to its own module (`parse_cmd`, and later `run`, `check`, `explain`, ...).
-//!
-//! Exit codes (design.md): 0 clean, 1 violations, 2 bad input or usage, 3 hang.
+//! to its own module (`<name>_cmd`). Exit codes: docs/cli.md.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod check_cmd;
 mod explain_cmd;
+mod explore_cmd;
+mod observe;
+mod output;
 mod parse_cmd;
+mod prepare;
+mod progress;
 mod run_cmd;
 
 #[derive(Parser)]
 #[command(
     name = "tmemu",
     version,
-    about = "Blackwell (sm_100a) PTX / TMEM / tcgen05 emulator and checker"
+    about = "Blackwell (sm_100a) PTX / TMEM / tcgen05 emulator and checker",
+    long_about = "tmemu runs unmodified Blackwell (sm_100a) PTX — from nvcc, Triton, Gluon or CuTe DSL — on \
+the CPU, computes what the GPU would, and reports every violation of the PTX ISA's rules for \
+Tensor Memory and tcgen05 with the instruction, the kernel's source line, the CTA/warp/lanes \
+and the rule ID.
+
+A launch spec (TOML, docs/launch-spec.md) names the PTX, the grid, the arguments and the \
+references to compare with.",
+    after_help = "Exit codes: 0 clean, 1 violation (or a failed [[expect]]), 2 bad input or usage, \
+3 hang, 4 incomplete (something tmemu does not model, or the step budget ran out).
+
+Examples:
+  tmemu run tests/corpus/kernels/triton/softmax.toml
+  tmemu run tests/corpus/bugs/tmem_without_alloc/buggy.toml
+  tmemu check tests/corpus/kernels/triton/*.toml --format sarif > tmemu.sarif
+  tmemu explore kernel.toml --runs 64 --stop-on-hang
+  tmemu run kernel.toml --trace trace.json --tmem-map tmem.svg
+  tmemu explain TM0003"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -25,12 +46,24 @@ struct Cli {
 /// One variant per subcommand; each delegates to `<name>_cmd::run`.
 #[derive(Subcommand)]
 enum Command {
-    /// Parse PTX files and print one summary line per file.
-    Parse(parse_cmd::Args),
-    /// Run a kernel from a launch spec (TOML): outputs, expects, summary.
+    /// Run a kernel from a launch spec: findings, expects, summary (and optionally a trace
+    /// and a TMEM map).
     Run(run_cmd::Args),
+    /// Check many specs in parallel, each under several schedules and async policies.
+    Check(check_cmd::Args),
+    /// Run one spec under many seeded schedules; print the seeds that produce findings.
+    Explore(explore_cmd::Args),
     /// Print a rule's documentation (`tmemu explain TM0009`); `--list` lists every rule.
+    #[command(after_help = "Examples:
+  tmemu explain TM0003
+  tmemu explain alloc-after-relinquish
+  tmemu explain --list")]
     Explain(explain_cmd::Args),
+    /// Parse PTX files and print one summary line per file.
+    #[command(after_help = "Examples:
+  tmemu parse tests/corpus/kernels/triton/*.ptx
+  tmemu parse --print kernel.ptx   # normalised PTX")]
+    Parse(parse_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,9 +76,11 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
-        Command::Parse(args) => parse_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Check(args) => check_cmd::run(&args),
+        Command::Explore(args) => explore_cmd::run(&args),
         Command::Explain(args) => explain_cmd::run(&args),
+        Command::Parse(args) => parse_cmd::run(&args),
     };
     ExitCode::from(code)
 }

@@ -1,40 +1,110 @@
-//! `tmemu run SPEC.toml`: spec → PTX → engine → saved buffers, `[[expect]]` checks, summary.
+//! `tmemu run SPEC.toml`: spec → PTX → engine → saved buffers, `[[expect]]` checks, and the
+//! report (findings, hang, what was not modelled) in the chosen format; optionally a
+//! Chrome/Perfetto trace and a TMEM occupancy map.
 //!
-//! Exit codes: 0 clean, 1 diagnostics (or a failed expect), 2 bad input or usage, 3 hang,
-//! 4 incomplete (an unsupported form, or the step budget ran out).
+//! Exit codes (docs/cli.md): 0 clean, 1 violation (or a failed expect), 2 bad input or usage,
+//! 3 hang, 4 incomplete (an unsupported form, or the step budget ran out).
 
-use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use clap::ValueEnum;
 use tmemu_host::{
-    check_expects, load_ptx_file, resolve_spec, save_outputs, ErrorClass, RunOptions, Session,
+    check_expects, expect_result, save_outputs, Policy, RunConfig, RunOptions, Session,
 };
-use tmemu_spec::Spec;
+use tmemu_trace::{Recorder, TmemMapOptions};
 
-/// Arguments of `tmemu run`.
-#[derive(clap::Args)]
-pub struct Args {
-    /// The launch spec (TOML).
-    pub spec: PathBuf,
-    /// Write run statistics as JSON to this file.
-    #[arg(long)]
-    pub stats: Option<PathBuf>,
+use crate::observe::{mbarrier_wait_pcs, RunObserver, TraceRecorder};
+use crate::output::{self, OutputArgs};
+use crate::prepare::{prepare, PrepError};
+use crate::progress::{Measure, Progress};
+
+/// How asynchronous tcgen05 and bulk-copy operations complete.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum AsyncPolicy {
+    /// Every op completes at issue.
+    #[default]
+    Immediate,
+    /// Ops complete some scheduler rounds after issue.
+    Delayed,
+    /// As late as the rules allow, so a missing wait shows up as a finding.
+    Adversarial,
+}
+
+impl From<AsyncPolicy> for Policy {
+    fn from(p: AsyncPolicy) -> Policy {
+        match p {
+            AsyncPolicy::Immediate => Policy::Immediate,
+            AsyncPolicy::Delayed => Policy::Delayed,
+            AsyncPolicy::Adversarial => Policy::Adversarial,
+        }
+    }
+}
+
+/// Engine options shared by `run`, `check` and `explore`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct EngineArgs {
     /// Worker threads (SM groups run in parallel; results are identical for any N).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Select a seeded random warp schedule (same seed, same run).
-    #[arg(long)]
-    pub schedule_seed: Option<u64>,
     /// Number of SMs.
     #[arg(long, default_value_t = 148)]
     pub sms: u32,
     /// Override a scalar argument: `--set 3=512` or `--set n_cols=512`.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub sets: Vec<String>,
-    /// Warp-instructions per SM group before the run counts as a livelock.
+    /// Warp-instructions per SM group before the run counts as a livelock (verdict
+    /// incomplete).
     #[arg(long, default_value_t = 2_000_000_000)]
     pub max_steps: u64,
 }
+
+impl EngineArgs {
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            nsms: self.sms,
+            threads: self.threads,
+            max_steps: self.max_steps,
+            ..Default::default()
+        }
+    }
+}
+
+/// Arguments of `tmemu run`.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  tmemu run tests/corpus/kernels/triton/softmax.toml
+  tmemu run kernel.toml --format json > findings.jsonl
+  tmemu run kernel.toml --schedule-seed 7 --async-policy adversarial
+  tmemu run kernel.toml --trace trace.json --tmem-map tmem.svg   # open trace.json in ui.perfetto.dev
+  tmemu run kernel.toml --set n=4096 --threads 2")]
+pub struct Args {
+    /// The launch spec (TOML; format in docs/launch-spec.md).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Use a seeded random warp schedule (same seed, same run).
+    #[arg(long)]
+    pub schedule_seed: Option<u64>,
+    /// How asynchronous operations complete.
+    #[arg(long, value_enum, default_value_t = AsyncPolicy::Immediate)]
+    pub async_policy: AsyncPolicy,
+    /// Write a Chrome/Perfetto trace (JSON): one track per SM / CTA / warp, blocking waits,
+    /// async tensor-core and TMA ops, mbarrier phases, TMEM allocations.
+    #[arg(long, value_name = "OUT.json")]
+    pub trace: Option<PathBuf>,
+    /// Write a picture of TMEM occupancy per SM over time (SVG).
+    #[arg(long, value_name = "OUT.svg")]
+    pub tmem_map: Option<PathBuf>,
+    /// Write run statistics as JSON to this file.
+    #[arg(long, value_name = "OUT.json")]
+    pub stats: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Records kept per SM group for `--trace` / `--tmem-map` (a trace past this is truncated,
+/// and says so).
+const TRACE_RECORDS_PER_GROUP: usize = 1 << 20;
 
 pub fn run(args: &Args) -> u8 {
     match run_inner(args) {
@@ -47,111 +117,70 @@ pub fn run(args: &Args) -> u8 {
 }
 
 fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
-    let bad = |m: String| (2u8, m);
-    let mut spec = Spec::load(&args.spec).map_err(|e| bad(e.to_string()))?;
-    let ptx_path = spec.ptx.value.clone();
-    let shown = ptx_path.display().to_string();
-    let entry = spec.kernel.as_ref().map(|k| k.value.clone());
-    let (_src, kernel) = load_ptx_file(&ptx_path, entry.as_deref()).map_err(|e| {
-        let code = e.exit_code();
-        match e.class {
-            ErrorClass::Unsupported => (code, format!("{}\nverdict: incomplete", e.message)),
-            ErrorClass::BadInput => (code, e.message),
+    let bad = |m: String| (tmemu_diag::EXIT_BAD_INPUT, m);
+    let p = match prepare(&args.spec, &args.engine.sets) {
+        Ok(p) => p,
+        Err(PrepError::Bad(m)) => return Err(bad(m)),
+        Err(PrepError::Unsupported(report)) => {
+            output::print(&output::render(&report, &args.out, None));
+            return Ok(report.verdict().exit_code());
         }
-    })?;
-    let launch_spec =
-        resolve_spec(&mut spec, &args.sets, &kernel).map_err(|e| (e.exit_code(), e.message))?;
-    if !launch_spec.tensor_maps.is_empty() {
-        return Err((4, "unsupported: tensor-map arguments (cp.async.bulk.tensor is not modelled yet)\nverdict: incomplete".into()));
-    }
-
-    let session = Session::new(&kernel, &launch_spec).map_err(|e| bad(e.to_string()))?;
-    let opts = RunOptions {
-        nsms: args.sms,
-        threads: args.threads,
+    };
+    let session = Session::new(&p.kernel, &p.launch).map_err(|e| bad(e.to_string()))?;
+    let config = RunConfig {
         seed: args.schedule_seed,
-        max_steps: args.max_steps,
-        ..Default::default()
+        policy: args.async_policy.into(),
     };
-    let outcome = session
-        .run(&opts)
-        .map_err(|e| bad(format!("launch: {e}")))?;
-    let r = &outcome.result;
-    let wall = outcome.wall_seconds;
+    let opts = config.options(&args.engine.options());
 
-    let mut out = String::new();
-    for d in &r.diagnostics {
-        let _ = writeln!(out, "{shown}:{}: {d}", d.span);
-    }
-    if r.diagnostics_dropped > 0 {
-        let _ = writeln!(out, "... and {} more diagnostics", r.diagnostics_dropped);
-    }
-    for h in r.hangs.iter().chain(&r.budget_exhausted) {
-        let _ = writeln!(
-            out,
-            "{}: {} {}: {}",
-            shown, h.rule.id, h.rule.name, h.summary
-        );
-        for w in &h.warps {
-            let _ = writeln!(
-                out,
-                "  {shown}:{}: cta ({},{},{}) warp {} lanes {:#010x}: blocked in `{}`: {}",
-                w.span, w.cta[0], w.cta[1], w.cta[2], w.warp, w.lanes, w.opcode, w.waiting_for
-            );
-        }
-    }
-    save_outputs(&launch_spec, &outcome.buffers).map_err(|e| (e.exit_code(), e.message))?;
-    let mut expect_failed = 0;
-    for e in check_expects(&launch_spec, &outcome.buffers) {
-        match &e.comparison {
-            Ok(c) if c.passed() => {
-                let _ = writeln!(
-                    out,
-                    "expect {} == {}: ok ({} elements, max abs err {:.3e}, max rel err {:.3e})",
-                    e.name, e.label, c.elements, c.max_abs_err, c.max_rel_err
-                );
-            }
-            Ok(c) => {
-                expect_failed += 1;
-                let _ = writeln!(
-                    out,
-                    "expect {} == {}: FAILED ({} of {} elements differ, first at flat index {}, max abs err {:.3e}, max rel err {:.3e}, rtol {}, atol {})",
-                    e.name,
-                    e.label,
-                    c.mismatches,
-                    c.elements,
-                    c.first_mismatch_index.unwrap_or(0),
-                    c.max_abs_err,
-                    c.max_rel_err,
-                    e.rtol,
-                    e.atol
-                );
-            }
-            Err(err) => {
-                expect_failed += 1;
-                let _ = writeln!(out, "expect {} == {}: FAILED ({err})", e.name, e.label);
-            }
-        }
-    }
-    let code = if !r.hangs.is_empty() {
-        3
-    } else if !r.budget_exhausted.is_empty() {
-        4
-    } else if !r.diagnostics.is_empty() || r.trapped || expect_failed > 0 {
-        1
+    let tracing = args.trace.is_some() || args.tmem_map.is_some();
+    let mbar_pcs = if tracing {
+        mbarrier_wait_pcs(&p.kernel)
     } else {
-        0
+        Vec::new()
     };
-    let verdict = match code {
-        0 => "clean",
-        1 => "violation",
-        3 => "hang",
-        _ => "incomplete",
-    };
-    let _ = writeln!(
-        out,
-        "kernel {}: {} CTAs, {} warps, {} warp-instructions ({} thread-instructions) in {:.3} s ({:.1} M warp-instr/s, {} thread{}), {} diagnostics, {} of {} expects passed; verdict: {verdict}",
-        kernel.name,
+    let grid = p.launch.grid;
+    let mut progress = Progress::start(
+        !args.out.quiet,
+        format!("running {}", p.kernel.name),
+        Measure::WarpInstructions,
+    );
+    let counter = progress.counter();
+    let (outcome, observers) = session
+        .run_observed(&opts, |_| {
+            RunObserver::new(
+                Some(&*counter),
+                tracing.then(|| TraceRecorder::new(grid, &mbar_pcs, TRACE_RECORDS_PER_GROUP)),
+            )
+        })
+        .map_err(|e| bad(format!("launch: {e}")))?;
+    progress.finish();
+    let r = &outcome.result;
+
+    if tracing {
+        let mut rec = Recorder::new();
+        for o in observers {
+            if let Some(g) = o.into_recorder() {
+                rec.merge(g);
+            }
+        }
+        write_trace_outputs(&rec, args, &p.kernel.name)?;
+    }
+
+    save_outputs(&p.launch, &outcome.buffers).map_err(|e| (e.exit_code(), e.message))?;
+    let mut builder = p.report_builder().seed(args.schedule_seed);
+    builder.add_run(r);
+    let mut report = builder.finish();
+    report.expects = check_expects(&p.launch, &outcome.buffers)
+        .iter()
+        .map(expect_result)
+        .collect();
+    let code = report.verdict().exit_code();
+
+    let wall = outcome.wall_seconds;
+    let mut stats = format!(
+        "kernel {}: {} CTAs, {} warps, {} warp-instructions ({} thread-instructions) in {:.3} s ({:.1} M warp-instr/s, {} thread{})",
+        p.kernel.name,
         r.ctas,
         r.warps,
         r.warp_instructions,
@@ -160,15 +189,19 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         r.warp_instructions as f64 / wall.max(1e-9) / 1e6,
         r.threads_used,
         if r.threads_used == 1 { "" } else { "s" },
-        r.diagnostics.len() as u64 + r.diagnostics_dropped,
-        launch_spec.expects.len() - expect_failed,
-        launch_spec.expects.len()
     );
-    print!("{out}");
-    if let Some(p) = &args.stats {
+    if r.diagnostics_dropped > 0 {
+        stats.push_str(&format!(
+            "; {} further diagnostics past the engine's cap were not kept",
+            r.diagnostics_dropped
+        ));
+    }
+    output::print(&output::render(&report, &args.out, Some(&stats)));
+
+    if let Some(path) = &args.stats {
         let json = format!(
-            "{{\"kernel\": \"{}\", \"warp_instructions\": {}, \"thread_instructions\": {}, \"wall_seconds\": {:.6}, \"ctas\": {}, \"warps\": {}, \"threads\": {}, \"ctas_per_sm\": {}, \"diagnostics\": {}, \"hangs\": {}, \"expects_failed\": {}, \"exit_code\": {}}}\n",
-            kernel.name.replace('"', "\\\""),
+            "{{\"kernel\": {}, \"warp_instructions\": {}, \"thread_instructions\": {}, \"wall_seconds\": {:.6}, \"ctas\": {}, \"warps\": {}, \"threads\": {}, \"ctas_per_sm\": {}, \"diagnostics\": {}, \"hangs\": {}, \"expects_failed\": {}, \"exit_code\": {}}}\n",
+            serde_json::Value::from(p.kernel.name.as_str()),
             r.warp_instructions,
             r.thread_instructions,
             wall,
@@ -178,10 +211,34 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
             r.ctas_per_sm,
             r.diagnostics.len() as u64 + r.diagnostics_dropped,
             r.hangs.len(),
-            expect_failed,
+            report.counts().expects_failed,
             code
         );
-        std::fs::write(p, json).map_err(|e| bad(format!("{}: cannot write: {e}", p.display())))?;
+        std::fs::write(path, json)
+            .map_err(|e| bad(format!("{}: cannot write: {e}", path.display())))?;
     }
     Ok(code)
+}
+
+fn write_trace_outputs(rec: &Recorder, args: &Args, kernel: &str) -> Result<(), (u8, String)> {
+    let cannot = |p: &Path, e: std::io::Error| {
+        (
+            tmemu_diag::EXIT_BAD_INPUT,
+            format!("{}: cannot write: {e}", p.display()),
+        )
+    };
+    if let Some(path) = &args.trace {
+        let f = std::fs::File::create(path).map_err(|e| cannot(path, e))?;
+        tmemu_trace::write_chrome_trace(rec, std::io::BufWriter::new(f))
+            .map_err(|e| cannot(path, e))?;
+    }
+    if let Some(path) = &args.tmem_map {
+        let f = std::fs::File::create(path).map_err(|e| cannot(path, e))?;
+        let opts = TmemMapOptions {
+            title: Some(format!("TMEM occupancy: {kernel}")),
+        };
+        tmemu_trace::write_tmem_map(rec, &opts, std::io::BufWriter::new(f))
+            .map_err(|e| cannot(path, e))?;
+    }
+    Ok(())
 }

@@ -34,7 +34,7 @@ pub use expect::{check_expects, save_outputs, ExpectReport};
 pub use explore::{explore, ExploreOptions, ExploreOutcome};
 pub use load::{load_ptx_file, load_ptx_source};
 pub use params::{param_infos, resolve_spec};
-pub use report::{unsupported_report, LocTable, Related, ReportBuilder};
+pub use report::{expect_result, unsupported_report, LocTable, Related, ReportBuilder};
 pub use session::{Outcome, Session};
 
 // Re-exported so that front ends name one crate for the types this API hands out.

@@ -28,14 +28,17 @@
 use std::collections::HashMap;
 
 use tmemu_diag::{
-    catalogued, BlockedWarp as DiagBlockedWarp, ExecContext, Finding, HangReport as DiagHang,
-    Incomplete, Location, Report, Severity, SourceLine,
+    catalogued, BlockedWarp as DiagBlockedWarp, ExecContext, ExpectResult, Finding,
+    HangReport as DiagHang, Incomplete, Location, Occurrences, Report, Severity, SourceLine,
 };
 use tmemu_ptx::ast::{Block, ModuleItem, Statement};
 use tmemu_ptx::span::Span;
 use tmemu_sim::error::{Context, Diagnostic, HangReport};
 use tmemu_sim::RunResult;
 use tmemu_tmem::rules;
+
+use crate::check::{CheckOutcome, RunConfig};
+use crate::expect::ExpectReport;
 
 /// `.loc` line information of one PTX text: which kernel source line each byte offset of a
 /// function body belongs to.
@@ -135,6 +138,7 @@ pub struct ReportBuilder {
     findings: Vec<Finding>,
     hang: Option<DiagHang>,
     incomplete: Vec<Incomplete>,
+    expects: Vec<ExpectResult>,
 }
 
 impl ReportBuilder {
@@ -154,6 +158,7 @@ impl ReportBuilder {
             findings: Vec::new(),
             hang: None,
             incomplete: Vec::new(),
+            expects: Vec::new(),
         }
     }
 
@@ -309,13 +314,105 @@ impl ReportBuilder {
         }
     }
 
+    /// Everything a check or an exploration merged from its runs. A finding that not every
+    /// run reported carries the seed of the first run that did and a note with the `tmemu run`
+    /// flags that reproduce it; failed `[[expect]]`s name their run.
+    pub fn add_check(&mut self, o: &CheckOutcome) {
+        let nruns = o.runs.len();
+        for cf in &o.findings {
+            if is_tmemu_limit(cf.diagnostic.rule.id) {
+                continue; // listed in `o.incomplete`
+            }
+            let related: Vec<Related> = cf
+                .related
+                .iter()
+                .map(|&(span, label)| Related {
+                    span,
+                    label: label.to_string(),
+                })
+                .collect();
+            let mut f = self.finding_with_related(&cf.diagnostic, &related);
+            f.severity = Severity::from(cf.severity);
+            f.seed = None;
+            if cf.schedule_dependent {
+                f.seed = cf.first.seed;
+                f = f.with_note(format!(
+                    "reported by {} of {nruns} runs; reproduce with `tmemu run <spec> {}`",
+                    cf.runs.len(),
+                    cf.first.run_args()
+                ));
+            }
+            if cf.occurrences > 1 {
+                f.occurrences = Occurrences {
+                    count: u32::try_from(cf.occurrences).unwrap_or(u32::MAX),
+                    ctas: 1,
+                    warps: 1,
+                };
+            }
+            self.findings.push(f);
+        }
+        for h in &o.hangs {
+            self.add_hang(&h.report);
+        }
+        for h in &o.budget_exhausted {
+            self.add_budget_exhausted(&h.report);
+        }
+        for i in &o.incomplete {
+            self.add_incomplete(i.reason.clone(), i.span);
+        }
+        for (run, e) in &o.expects_failed {
+            let mut r = expect_result(e);
+            if let Some(cfg) = o.runs.get(*run).map(|r| r.config) {
+                r.detail = format!("{} (run {}: {})", r.detail, run + 1, describe(cfg));
+            }
+            self.expects.push(r);
+        }
+    }
+
+    /// Adds `[[expect]]` comparisons (in spec order).
+    pub fn add_expects(&mut self, expects: &[ExpectReport]) {
+        self.expects.extend(expects.iter().map(expect_result));
+    }
+
     /// The report: findings grouped (one per rule, place and message, counted over warps and
     /// CTAs).
     pub fn finish(self) -> Report {
         let mut report = Report::new(self.findings);
         report.hang = self.hang;
         report.incomplete = self.incomplete;
+        report.expects = self.expects;
         report
+    }
+}
+
+fn describe(cfg: RunConfig) -> String {
+    cfg.to_string()
+}
+
+/// An `[[expect]]` comparison as the report shows it.
+pub fn expect_result(e: &ExpectReport) -> ExpectResult {
+    let detail = match &e.comparison {
+        Ok(c) if c.passed() => format!(
+            "{} elements, max abs err {:.3e}, max rel err {:.3e}",
+            c.elements, c.max_abs_err, c.max_rel_err
+        ),
+        Ok(c) => format!(
+            "{} of {} elements differ, first at flat index {}, max abs err {:.3e}, max rel err {:.3e}, rtol {}, atol {}",
+            c.mismatches,
+            c.elements,
+            c.first_mismatch_index.unwrap_or(0),
+            c.max_abs_err,
+            c.max_rel_err,
+            e.rtol,
+            e.atol
+        ),
+        Err(err) => err.to_string(),
+    };
+    ExpectResult {
+        buffer: e.name.clone(),
+        reference: e.label.clone(),
+        passed: e.passed(),
+        detail,
     }
 }
 
@@ -459,6 +556,7 @@ mod tests {
                 lanes: 0xffff_ffff,
                 pc: 0,
             },
+            related: Vec::new(),
         }
     }
 

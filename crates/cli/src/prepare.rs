@@ -1,0 +1,64 @@
+//! Spec → PTX → kernel → resolved launch: the steps every running command (`run`, `check`,
+//! `explore`) takes before the engine, with their failures classified for the exit code.
+
+use std::path::Path;
+
+use tmemu_diag::Report;
+use tmemu_host::{
+    load_ptx_file, resolve_spec, unsupported_report, ErrorClass, Kernel, ReportBuilder,
+    ResolvedLaunch,
+};
+use tmemu_spec::Spec;
+
+/// A launch ready to run.
+pub struct Prepared {
+    /// The PTX path as findings name it.
+    pub shown: String,
+    /// The PTX text (for `.loc` line information).
+    pub src: String,
+    pub kernel: Kernel,
+    pub launch: ResolvedLaunch,
+}
+
+/// Why a spec could not be run.
+pub enum PrepError {
+    /// Bad input (spec, PTX, overrides): the message, exit 2.
+    Bad(String),
+    /// A form tmemu does not model: an `incomplete` report, exit 4.
+    Unsupported(Report),
+}
+
+pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError> {
+    let mut spec = Spec::load(spec_path).map_err(|e| PrepError::Bad(e.to_string()))?;
+    let ptx_path = spec.ptx.value.clone();
+    let shown = ptx_path.display().to_string();
+    let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+    let (src, kernel) = load_ptx_file(&ptx_path, entry.as_deref()).map_err(|e| match e.class {
+        ErrorClass::Unsupported => PrepError::Unsupported(unsupported_report(&shown, &e.message)),
+        ErrorClass::BadInput => PrepError::Bad(e.message),
+    })?;
+    let launch = resolve_spec(&mut spec, sets, &kernel).map_err(|e| PrepError::Bad(e.message))?;
+    Ok(Prepared {
+        shown,
+        src,
+        kernel,
+        launch,
+    })
+}
+
+impl Prepared {
+    /// The cluster shape CTAs are grouped by: the spec's, else the kernel's
+    /// `.reqnctapercluster`, else 1×1×1.
+    pub fn cluster_dims(&self) -> [u32; 3] {
+        if self.launch.cluster != [1, 1, 1] {
+            self.launch.cluster
+        } else {
+            self.kernel.reqnctapercluster.unwrap_or([1, 1, 1])
+        }
+    }
+
+    /// A report builder naming this PTX, with its `.loc` lines and cluster shape.
+    pub fn report_builder(&self) -> ReportBuilder {
+        ReportBuilder::new(self.shown.clone(), &self.src).cluster_dims(self.cluster_dims())
+    }
+}
