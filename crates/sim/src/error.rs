@@ -108,6 +108,8 @@ pub struct Diagnostic {
     pub message: String,
     pub span: Span,
     pub ctx: Context,
+    /// Other places the finding refers to (e.g. where a leaked allocation was made).
+    pub related: Vec<(Span, String)>,
 }
 
 impl fmt::Display for Diagnostic {

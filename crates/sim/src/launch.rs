@@ -71,6 +71,12 @@ pub struct RunOptions {
     pub quantum: u64,
     pub limits: Limits,
     pub max_call_depth: usize,
+    /// When queued tcgen05 operations complete (exec/tcgen05/queue.rs).
+    pub async_policy: crate::exec::tcgen05::queue::AsyncPolicy,
+    /// Whether the first warp of a `.cta_group::2` dealloc/relinquish waits for its peer.
+    pub pair_collective: tmemu_tmem::alloc::PairCollective,
+    /// Where TMEM allocations land.
+    pub tmem_placement: tmemu_tmem::alloc::Placement,
 }
 
 impl Default for RunOptions {
@@ -83,6 +89,9 @@ impl Default for RunOptions {
             quantum: 512,
             limits: Limits::default(),
             max_call_depth: 64,
+            async_policy: Default::default(),
+            pair_collective: tmemu_tmem::alloc::PairCollective::Blocking,
+            tmem_placement: tmemu_tmem::alloc::Placement::Lowest,
         }
     }
 }

@@ -802,6 +802,9 @@ pub enum Inst {
     /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
     /// copies complete immediately (`immediate` policy), so these only mark the point.
     AsyncGroupMark,
+    /// tcgen05 alloc/dealloc/relinquish, ld/st/wait, cp, shift, commit, fence
+    /// (exec/tcgen05).
+    Tc(Box<crate::exec::tcgen05::TcInst>),
     /// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / cp.async.bulk.prefetch.tensor
     /// (exec/tma.rs).
     Tma(Box<crate::exec::tma::TmaInst>),

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use crate::error::{rules, BlockedWarp, HangReport};
+use crate::exec::tcgen05::queue::{drain, AsyncPolicy, Drain, Pending};
 use crate::exec::{self, run_warp, ClusterShared, CtaBar, CtaState, Ctx, Env, Outcome, Stop, Warp};
 use crate::launch::{Launch, RunOptions};
 use crate::mem::GlobalMemory;
@@ -203,7 +204,19 @@ pub(crate) fn run_group<O: Observer>(
         .seed
         .map(|s| Rng(s ^ (group as u64).wrapping_mul(0xa076_1d64_78bd_642f)));
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
-    let mut tc = TcState::new();
+    let csize = p.cluster.iter().product::<u32>();
+    let mut tc = TcState::new(
+        k.code
+            .iter()
+            .any(|i| matches!(i, crate::program::Inst::Tc(_))),
+        csize,
+        p.opts.async_policy,
+        tmemu_tmem::alloc::Config {
+            sms: csize,
+            placement: p.opts.tmem_placement,
+            pair_collective: p.opts.pair_collective,
+        },
+    );
     'outer: loop {
         while resident.len() < p.per_sm as usize && next < p.total_clusters {
             let spare_one = spare.pop();
@@ -225,6 +238,10 @@ pub(crate) fn run_group<O: Observer>(
                     time: out.warp_instructions,
                 };
                 obs.cta_begin(at, ws.len() as u32);
+            }
+            if tc.enabled {
+                // a refusal here is an allocator contract bug; the run goes on without TMEM
+                let _ = exec::tcgen05::cta_launch(&mut tc, c.shared.index, csize);
             }
             resident.push(c);
             next += p.ngroups as u64;
@@ -279,6 +296,36 @@ pub(crate) fn run_group<O: Observer>(
             budget.push(report(&env, &mut resident, obs, &mut out, &mut tc, true));
             break;
         }
+        // queued tcgen05 ops: the Delayed policy completes those old enough; under any
+        // policy a round in which no warp ran completes the oldest one (a pending op is
+        // never a hang)
+        if !tc.queue.is_empty() {
+            let now = tc.round;
+            if let AsyncPolicy::Delayed(n) = tc.policy {
+                for c in resident.iter_mut() {
+                    let idx = c.shared.index;
+                    drain_cluster(
+                        &env,
+                        c,
+                        obs,
+                        &mut out,
+                        &mut tc,
+                        idx,
+                        &|q| q.round + n as u64 <= now,
+                        usize::MAX,
+                    );
+                }
+            }
+            if !progressed {
+                if let Some(idx) = tc.queue.oldest_cluster() {
+                    if let Some(c) = resident.iter_mut().find(|c| c.shared.index == idx) {
+                        drain_cluster(&env, c, obs, &mut out, &mut tc, idx, &|_| true, 1);
+                        progressed = true;
+                    }
+                }
+            }
+        }
+        tc.round += 1;
         if !progressed {
             // one more poll pass: a barrier may have completed by the last exit
             let mut woke = false;
@@ -306,6 +353,20 @@ pub(crate) fn run_group<O: Observer>(
         let mut i = 0;
         while i < resident.len() {
             if resident[i].done() {
+                let idx = resident[i].shared.index;
+                if tc.queue.has_cluster(idx) {
+                    // its ops complete before the cluster leaves the SM
+                    drain_cluster(
+                        &env,
+                        &mut resident[i],
+                        obs,
+                        &mut out,
+                        &mut tc,
+                        idx,
+                        &|_| true,
+                        usize::MAX,
+                    );
+                }
                 spare.push(resident.swap_remove(i));
             } else {
                 i += 1;
@@ -313,6 +374,27 @@ pub(crate) fn run_group<O: Observer>(
         }
     }
     (out, hangs, budget)
+}
+
+/// Completes queued tcgen05 ops of cluster `idx` (resident as `c`) that `ready` accepts.
+#[allow(clippy::too_many_arguments)]
+fn drain_cluster<O: Observer>(
+    env: &Env<'_>,
+    c: &mut ClusterRun,
+    obs: &mut O,
+    out: &mut Outcome,
+    tc: &mut TcState,
+    idx: u32,
+    ready: &dyn Fn(&Pending) -> bool,
+    limit: usize,
+) -> usize {
+    let mut d = Drain {
+        env,
+        ctas: &mut c.ctas,
+        obs,
+        out,
+    };
+    drain(&mut d, tc, idx, ready, limit)
 }
 
 fn report<O: Observer>(

@@ -9,22 +9,23 @@
 use super::{sync, Ctx, Flow, Warp};
 use crate::error::rules;
 use crate::observer::{Observer, SyncKey};
-use crate::program::{Inst, Sreg};
+use crate::program::{Any, Inst, Sreg};
 
 fn sreg<O: Observer>(w: &Warp, cx: &Ctx<'_, '_, O>, s: Sreg, lane: usize) -> u64 {
     let env = cx.env;
     let cta = &cx.ctas[cx.me];
     let b = env.block;
-    let t = w.id * 32 + lane as u32;
-    let tid = [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])];
     let cd = env.cluster_dim;
-    let lane = lane as u32;
     (match s {
-        Sreg::Tid(i) => tid[i as usize],
+        Sreg::Tid(i) => {
+            let t = w.id * 32 + lane as u32;
+            let tid = [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])];
+            tid[i as usize]
+        }
         Sreg::Ntid(i) => b[i as usize],
         Sreg::Ctaid(i) => cta.ctaid[i as usize],
         Sreg::Nctaid(i) => env.grid[i as usize],
-        Sreg::LaneId => lane,
+        Sreg::LaneId => lane as u32,
         Sreg::WarpId => w.id,
         Sreg::NWarpId => (b[0] * b[1] * b[2]).div_ceil(32),
         Sreg::ClusterCtaRank => cta.rank,
@@ -52,6 +53,7 @@ fn sreg<O: Observer>(w: &Warp, cx: &Ctx<'_, '_, O>, s: Sreg, lane: usize) -> u64
 
 /// Ends `lanes` of the current group and settles barriers that were waiting for them.
 pub(crate) fn exit<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, lanes: u32) {
+    let pc = w.cur_pc;
     w.exit_lanes(lanes);
     let n = lanes.count_ones();
     let me = cx.me;
@@ -62,8 +64,23 @@ pub(crate) fn exit<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, lanes: u3
     cx.cluster.live_threads -= n;
     let cgen = cx.cluster.bar_gen;
     sync::check_cluster_bar(cx.cluster);
+    exited(w, cx, pc, lanes, gens, cgen);
+}
+
+/// Observer events and TMEM bookkeeping after `lanes` exited (`gens`/`cgen`: the barrier
+/// generations before): completed barriers, the warp's exit, the CTA's exit.
+fn exited<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    pc: u32,
+    lanes: u32,
+    gens: [u64; 16],
+    cgen: u64,
+) {
+    let me = cx.me;
     // an exit can complete a barrier the others wait at
-    let at = cx.at(w, lanes);
+    let mut at = cx.at(w, lanes);
+    at.pc = pc;
     for (id, g) in gens.iter().enumerate() {
         if cx.ctas[me].bars[id].gen != *g {
             let key = SyncKey::CtaBarrier {
@@ -79,6 +96,9 @@ pub(crate) fn exit<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, lanes: u3
     if w.live == 0 {
         cx.obs.warp_exit(at);
     }
+    if cx.tc.enabled && cx.ctas[me].live_threads == 0 {
+        super::tcgen05::cta_exit(w, cx, pc);
+    }
 }
 
 pub(super) fn exec<O: Observer>(
@@ -90,6 +110,34 @@ pub(super) fn exec<O: Observer>(
     let pc = w.cur_pc;
     match inst {
         Inst::MovSreg { d, s } => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            let per_lane = matches!(
+                s,
+                Sreg::Tid(_)
+                    | Sreg::LaneId
+                    | Sreg::LanemaskEq
+                    | Sreg::LanemaskLe
+                    | Sreg::LanemaskLt
+                    | Sreg::LanemaskGe
+                    | Sreg::LanemaskGt
+            );
+            if let Any::R32(r) = *d {
+                // whole register array; a warp-uniform register is computed once
+                let t0 = w.id * 32;
+                let v: [u32; 32] = match *s {
+                    // 1-D thread index inside the block's x extent: tid.x is the thread
+                    // number itself (no division per lane)
+                    Sreg::Tid(0) if t0 + 31 < cx.env.block[0] => {
+                        std::array::from_fn(|l| t0 + l as u32)
+                    }
+                    _ if per_lane => std::array::from_fn(|l| sreg(w, cx, *s, l) as u32),
+                    _ => [sreg(w, cx, *s, mask.trailing_zeros() as usize) as u32; 32],
+                };
+                w.set(r, mask, &v);
+                return Flow::Next;
+            }
             for l in 0..32 {
                 if mask >> l & 1 != 0 {
                     let v = sreg(w, cx, *s, l);
@@ -136,9 +184,12 @@ pub(super) fn exec<O: Observer>(
                 let n = leave.count_ones();
                 let cta = &mut cx.ctas[cx.me];
                 cta.live_threads -= n;
+                let gens: [u64; 16] = std::array::from_fn(|i| cta.bars[i].gen);
                 sync::check_bars(cta);
                 cx.cluster.live_threads -= n;
+                let cgen = cx.cluster.bar_gen;
                 sync::check_cluster_bar(cx.cluster);
+                exited(w, cx, pc, leave, gens, cgen);
             }
             w.regroup_from_pcs();
             Flow::Moved

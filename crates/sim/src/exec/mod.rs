@@ -14,6 +14,7 @@ mod float;
 mod int;
 mod memory;
 pub(crate) mod sync;
+pub mod tcgen05;
 pub mod matrix;
 pub mod mma;
 pub mod tma;
@@ -510,6 +511,7 @@ impl<O: Observer> Ctx<'_, '_, O> {
                 lanes,
                 pc,
             },
+            related: Vec::new(),
         });
     }
 
@@ -612,6 +614,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Mma(m) => mma::exec(w, cx, mask, m),
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
+            Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),
             Inst::Bra { target, .. } => {
                 if mask == w.cur_mask {

@@ -37,6 +37,8 @@ pub enum WaitKind {
     WarpSync {
         member: u32,
     },
+    /// Blocked in a tcgen05 instruction (exec/tcgen05).
+    Tcgen05(super::tcgen05::TcBlocked),
 }
 
 /// mbarrier state (sync.md §7.4).
@@ -56,7 +58,7 @@ const TX_LIMIT: i64 = (1 << 20) - 1;
 const STATE_TAG: u64 = 0x7e30_0000_0000_0000;
 
 impl Mbar {
-    fn try_complete(&mut self) -> bool {
+    pub(crate) fn try_complete(&mut self) -> bool {
         if self.pending == 0 && self.tx == 0 {
             self.phase = self.phase.wrapping_add(1);
             self.pending = self.expected;
@@ -625,6 +627,10 @@ pub(crate) fn poll<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>) -> bool {
                     .fold(0u32, |m, x| m | x.mask);
                 (member & w.live & !here == 0, wt.pc)
             }
+            WaitKind::Tcgen05(b) => (
+                super::tcgen05::poll(w, cx, wt.pc, wt.mask & w.live, b),
+                wt.pc + 1,
+            ),
         };
         if ready {
             if let WaitKind::WarpSync { .. } = wt.kind {
@@ -678,6 +684,7 @@ pub(crate) fn describe<O: Observer>(wt: &WaitKind, cx: &Ctx<'_, '_, O>) -> Strin
             let exp = if b.all { cta.live_threads } else { b.expected };
             format!("CTA barrier {id}: {} of {} threads arrived", b.arrived, exp)
         }
+        WaitKind::Tcgen05(ref b) => super::tcgen05::describe(b, cx),
         WaitKind::WarpSync { member } => {
             format!("the other live lanes of membermask {member:#010x} to reach this .sync instruction")
         }

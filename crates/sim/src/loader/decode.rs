@@ -22,6 +22,8 @@ mod matrix;
 mod mma;
 #[path = "tma.rs"]
 mod tma;
+#[path = "tcgen05.rs"]
+mod tcgen05;
 
 /// Lane width and kind of a type modifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -544,6 +546,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "tensormap" => tma::tensormap(d),
         "tcgen05" if d.has("mma") => mma::mma(d),
         "ldmatrix" | "stmatrix" => matrix::matrix(d),
+        "tcgen05" => tcgen05::decode(d),
         "mapa" => {
             let generic = !d.has("shared::cluster");
             Ok(Inst::Mapa {

@@ -1,0 +1,236 @@
+//! tcgen05.ld / tcgen05.st / tcgen05.wait::{ld,st} (PTX ISA §9.7.16.8; data-movement.md §2,
+//! §4). Cells move through the fragment maps of `tmemu_tmem::layout::LdStForm`.
+//!
+//! Timing: ld and st act on TMEM at issue (see `queue` for why that is a legal moment) and
+//! complete, for observers, at the warp's next `wait::ld` / `wait::st`.
+
+use tmemu_tmem::layout::{LayoutError, LdStForm};
+
+use super::{columns_owned, layout_rule, population, rule_of};
+use crate::exec::memory::lane_addr;
+use crate::exec::{Ctx, Flow, Warp};
+use crate::observer::{AccessKind, Observer, OpKind, Place, TcWait, TmemRect};
+use crate::program::{Addr, Any};
+use tmemu_tmem::rules as cat;
+
+/// The warp-level checks shared by ld/st/wait: converged, nobody exited (TM0101).
+fn converged<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, what: &str) -> bool {
+    let pop = population(w, cx);
+    let exited = pop & !w.live;
+    let missing = pop & w.live & !mask;
+    if exited != 0 || missing != 0 {
+        let pc = w.cur_pc;
+        let why = if exited != 0 {
+            format!("{} of its threads have exited", exited.count_ones())
+        } else {
+            format!(
+                "{} of its threads do not execute it together with the others",
+                missing.count_ones()
+            )
+        };
+        cx.diag(
+            w,
+            pc,
+            exited | missing,
+            rule_of(&cat::LDST_WARP_NOT_CONVERGED),
+            format!("{what} is .sync.aligned but {why} (warp {})", w.id),
+        );
+        return false;
+    }
+    true
+}
+
+/// The warp-uniform TMEM address (TM0102), quarter and bounds (TM0103/TM0105), and column
+/// ownership (TM0105). Returns the address if the access may proceed.
+fn checked_taddr<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    form: &LdStForm,
+    taddr: Addr,
+    split: u32,
+    what: &str,
+) -> Option<u32> {
+    let pc = w.cur_pc;
+    let first = mask.trailing_zeros() as usize;
+    let t = lane_addr(w, taddr, first) as u32;
+    let differ = (0..32)
+        .filter(|&l| mask >> l & 1 != 0 && lane_addr(w, taddr, l) as u32 != t)
+        .fold(0u32, |m, l| m | 1 << l);
+    if differ != 0 {
+        let l = differ.trailing_zeros() as usize;
+        cx.diag(
+            w,
+            pc,
+            differ,
+            rule_of(&cat::LDST_TADDR_NOT_UNIFORM),
+            format!(
+                "{what} taddr differs across the warp: lane {first} has {t:#x}, lane {l} has {:#x}",
+                lane_addr(w, taddr, l) as u32
+            ),
+        );
+        return None;
+    }
+    if let Err(e) = form.check_access(t, split, w.id) {
+        let (rule, msg) = layout_rule(&e, what);
+        let msg = match e {
+            LayoutError::LaneQuarter { .. } => format!("{msg} (warp {} at taddr {t:#x})", w.id),
+            _ => msg,
+        };
+        cx.diag(w, pc, mask, rule, msg);
+        return None;
+    }
+    let me = cx.me;
+    for cols in form.column_ranges(t, split) {
+        if let Err(msg) = columns_owned(cx, me, cols) {
+            cx.diag(
+                w,
+                pc,
+                mask,
+                rule_of(&cat::ACCESS_UNALLOCATED_COLUMNS),
+                format!("{what} at taddr {t:#x}: {msg}"),
+            );
+            return None;
+        }
+    }
+    Some(t)
+}
+
+fn observe<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    form: &LdStForm,
+    t: u32,
+    split: u32,
+    st: bool,
+) {
+    let at = cx.at(w, mask);
+    let id = cx.tc.async_id();
+    let kind = if st { OpKind::St } else { OpKind::Ld };
+    cx.obs.async_issue(at, id, kind);
+    let lanes = form.lane_ranges(t, split);
+    let cols = form.column_ranges(t, split);
+    let n = if form.shape == tmemu_tmem::layout::LdStShape::S16x32bx2 {
+        2
+    } else {
+        1
+    };
+    for (l, c) in lanes.iter().zip(cols.iter()).take(n) {
+        let rect = TmemRect {
+            cta: cx.me as u32,
+            lane: l.start,
+            lanes: l.end - l.start,
+            col: c.start,
+            cols: c.end - c.start,
+        };
+        let a = if st {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        };
+        cx.obs.async_access(id, Place::Tmem(rect), a);
+    }
+    let key = (cx.tc.cta_id(cx.cluster.index, cx.me as u32), w.id, st);
+    cx.tc.pending_ldst.entry(key).or_default().push(id);
+}
+
+pub(super) fn ld<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    form: &LdStForm,
+    taddr: Addr,
+    split: u32,
+    dst: &[u16],
+) -> Flow {
+    if mask == 0 || !converged(w, cx, mask, "tcgen05.ld") {
+        return Flow::Next;
+    }
+    let Some(t) = checked_taddr(w, cx, mask, form, taddr, split, "tcgen05.ld") else {
+        return Flow::Next;
+    };
+    let me = cx.me;
+    let mut buf = std::mem::take(&mut cx.tc.scratch);
+    buf.resize(form.regs() as usize, [0; 32]);
+    let r = form.load(cx.tc.tmem_mut(me), t, split, &mut buf);
+    if let Err(e) = r {
+        let (rule, msg) = layout_rule(&e, "tcgen05.ld");
+        let pc = w.cur_pc;
+        cx.diag(w, pc, mask, rule, msg);
+    } else {
+        for (k, &d) in dst.iter().enumerate() {
+            let reg = &mut w.r32[d as usize];
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    reg[l] = buf[k][l];
+                }
+            }
+        }
+        observe(w, cx, mask, form, t, split, false);
+    }
+    cx.tc.scratch = buf;
+    Flow::Next
+}
+
+pub(super) fn st<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    form: &LdStForm,
+    taddr: Addr,
+    split: u32,
+    src: &[Any],
+) -> Flow {
+    if mask == 0 || !converged(w, cx, mask, "tcgen05.st") {
+        return Flow::Next;
+    }
+    let Some(t) = checked_taddr(w, cx, mask, form, taddr, split, "tcgen05.st") else {
+        return Flow::Next;
+    };
+    let me = cx.me;
+    let mut buf = std::mem::take(&mut cx.tc.scratch);
+    buf.resize(form.regs() as usize, [0; 32]);
+    for (k, &s) in src.iter().enumerate() {
+        for l in 0..32 {
+            buf[k][l] = w.read_any(s, l) as u32;
+        }
+    }
+    let r = form.store(cx.tc.tmem_mut(me), t, split, &buf);
+    cx.tc.scratch = buf;
+    if let Err(e) = r {
+        let (rule, msg) = layout_rule(&e, "tcgen05.st");
+        let pc = w.cur_pc;
+        cx.diag(w, pc, mask, rule, msg);
+    } else {
+        observe(w, cx, mask, form, t, split, true);
+    }
+    Flow::Next
+}
+
+pub(super) fn wait<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    st: bool,
+) -> Flow {
+    if mask == 0 {
+        return Flow::Next;
+    }
+    let what = if st {
+        "tcgen05.wait::st"
+    } else {
+        "tcgen05.wait::ld"
+    };
+    converged(w, cx, mask, what);
+    let key = (cx.tc.cta_id(cx.cluster.index, cx.me as u32), w.id, st);
+    let now = cx.out.warp_instructions;
+    if let Some(ids) = cx.tc.pending_ldst.get_mut(&key) {
+        for id in ids.drain(..) {
+            cx.obs.async_complete(id, now);
+        }
+    }
+    let at = cx.at(w, mask);
+    cx.obs.tc_wait(at, if st { TcWait::St } else { TcWait::Ld });
+    Flow::Next
+}
