@@ -21,7 +21,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tmemu_sim::observer::{AsyncId, At, Observer, OpKind, SyncKey, TmemEvent};
+use tmemu_check::dynamic::{RaceFinding, RaceObserver};
+use tmemu_sim::observer::{
+    AccessKind, AsyncId, At, CommitId, Fence, MemOrder, MemSpace, Observer, OpKind, Place, Sem,
+    SyncKey, TcWait, TmemEvent,
+};
 use tmemu_sim::Kernel;
 use tmemu_trace::{
     AsyncOp, Blocked, Cta, CtaHandle, OpHandle, Pipe, Recorder, SpanHandle, Warp, WarpHandle,
@@ -30,25 +34,38 @@ use tmemu_trace::{
 /// Warp-instructions counted locally before they are added to the shared counter.
 const PROGRESS_BATCH: u64 = 1 << 14;
 
-/// The observer of one SM group.
+/// The observer of one SM group: progress count, optional trace recorder, optional race
+/// detector (`tmemu_check`'s, fed every event first).
 pub struct RunObserver<'a> {
     progress: Option<&'a AtomicU64>,
     pending: u64,
     trace: Option<TraceRecorder<'a>>,
+    race: Option<RaceObserver<'a>>,
 }
 
 impl<'a> RunObserver<'a> {
-    pub fn new(progress: Option<&'a AtomicU64>, trace: Option<TraceRecorder<'a>>) -> Self {
+    pub fn new(
+        progress: Option<&'a AtomicU64>,
+        trace: Option<TraceRecorder<'a>>,
+        race: Option<RaceObserver<'a>>,
+    ) -> Self {
         RunObserver {
             progress,
             pending: 0,
             trace,
+            race,
         }
     }
 
-    /// The recorder, closed at the group's last step.
-    pub fn into_recorder(mut self) -> Option<Recorder> {
-        self.trace.take().map(TraceRecorder::finish)
+    /// The recorder (closed at the group's last step) and the races found.
+    pub fn into_parts(mut self) -> (Option<Recorder>, Vec<RaceFinding>) {
+        (
+            self.trace.take().map(TraceRecorder::finish),
+            self.race
+                .take()
+                .map(RaceObserver::into_findings)
+                .unwrap_or_default(),
+        )
     }
 }
 
@@ -146,8 +163,78 @@ impl<'a> TraceRecorder<'a> {
 }
 
 impl Observer for RunObserver<'_> {
+    fn wants_memory(&self) -> bool {
+        self.race.is_some()
+    }
+
+    fn memory(
+        &mut self,
+        at: At,
+        lane: u32,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        if let Some(r) = &mut self.race {
+            r.memory(at, lane, space, addr, size, kind, order);
+        }
+    }
+
+    fn fence(&mut self, at: At, f: Fence) {
+        if let Some(r) = &mut self.race {
+            r.fence(at, f);
+        }
+    }
+
+    fn async_access(&mut self, id: AsyncId, place: Place, kind: AccessKind) {
+        if let Some(r) = &mut self.race {
+            r.async_access(id, place, kind);
+        }
+    }
+
+    fn async_arrive(&mut self, id: AsyncId, key: SyncKey) {
+        if let Some(r) = &mut self.race {
+            r.async_arrive(id, key);
+        }
+    }
+
+    fn async_observe(&mut self, at: At, id: AsyncId) {
+        if let Some(r) = &mut self.race {
+            r.async_observe(at, id);
+        }
+    }
+
+    fn commit(&mut self, at: At, id: CommitId, cta_group: u8) {
+        if let Some(r) = &mut self.race {
+            r.commit(at, id, cta_group);
+        }
+    }
+
+    fn commit_fire(&mut self, id: CommitId, keys: &[SyncKey], time: u64) {
+        if let Some(r) = &mut self.race {
+            r.commit_fire(id, keys, time);
+        }
+    }
+
+    fn tc_wait(&mut self, at: At, which: TcWait) {
+        if let Some(r) = &mut self.race {
+            r.tc_wait(at, which);
+        }
+    }
+
+    fn alloc_address_store(&mut self, at: At, space: MemSpace, addr: u64) {
+        if let Some(r) = &mut self.race {
+            r.alloc_address_store(at, space, addr);
+        }
+    }
+
     #[inline]
     fn instruction(&mut self, at: At) {
+        if let Some(r) = &mut self.race {
+            r.instruction(at);
+        }
         if let Some(p) = self.progress {
             self.pending += 1;
             if self.pending >= PROGRESS_BATCH {
@@ -166,6 +253,9 @@ impl Observer for RunObserver<'_> {
     }
 
     fn cta_begin(&mut self, at: At, warps: u32) {
+        if let Some(r) = &mut self.race {
+            r.cta_begin(at, warps);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         let cta = Cta {
@@ -188,6 +278,9 @@ impl Observer for RunObserver<'_> {
     }
 
     fn warp_exit(&mut self, at: At) {
+        if let Some(r) = &mut self.race {
+            r.warp_exit(at);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         let Some(c) = t.ctas.get_mut(&(at.slot, at.cta)) else {
@@ -202,7 +295,10 @@ impl Observer for RunObserver<'_> {
         }
     }
 
-    fn sync_arrive(&mut self, at: At, key: SyncKey, _sem: tmemu_sim::observer::Sem) {
+    fn sync_arrive(&mut self, at: At, key: SyncKey, sem: Sem) {
+        if let Some(r) = &mut self.race {
+            r.sync_arrive(at, key, sem);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         if matches!(key, SyncKey::CtaBarrier { .. } | SyncKey::ClusterBarrier) {
@@ -211,6 +307,9 @@ impl Observer for RunObserver<'_> {
     }
 
     fn sync_complete(&mut self, at: At, key: SyncKey) {
+        if let Some(r) = &mut self.race {
+            r.sync_complete(at, key);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         if let SyncKey::Mbarrier { cta, offset } = key {
@@ -222,7 +321,10 @@ impl Observer for RunObserver<'_> {
         }
     }
 
-    fn sync_wait(&mut self, at: At, key: SyncKey, _sem: tmemu_sim::observer::Sem) {
+    fn sync_wait(&mut self, at: At, key: SyncKey, sem: Sem) {
+        if let Some(r) = &mut self.race {
+            r.sync_wait(at, key, sem);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         let wk = (at.slot, at.cta, at.warp);
@@ -265,6 +367,9 @@ impl Observer for RunObserver<'_> {
     }
 
     fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
+        if let Some(r) = &mut self.race {
+            r.async_issue(at, id, kind);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         let (pipe, name, cta_group) = match kind {
@@ -288,6 +393,9 @@ impl Observer for RunObserver<'_> {
     }
 
     fn async_complete(&mut self, id: AsyncId, time: u64) {
+        if let Some(r) = &mut self.race {
+            r.async_complete(id, time);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(time);
         if let Some(h) = t.ops.remove(&id) {
@@ -296,6 +404,9 @@ impl Observer for RunObserver<'_> {
     }
 
     fn tmem_event(&mut self, at: At, ev: TmemEvent) {
+        if let Some(r) = &mut self.race {
+            r.tmem_event(at, ev);
+        }
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         let warp = t.warp_of(&at);

@@ -8,8 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use tmemu_check::dynamic::RaceObserver;
 use tmemu_host::{
-    check_expects, expect_result, save_outputs, Policy, RunConfig, RunOptions, Session,
+    check_expects, expect_result, save_outputs, Policy, Related, RunConfig, RunOptions, Session,
 };
 use tmemu_trace::{Recorder, TmemMapOptions};
 
@@ -95,6 +96,10 @@ pub struct Args {
     /// Write a picture of TMEM occupancy per SM over time (SVG).
     #[arg(long, value_name = "OUT.svg")]
     pub tmem_map: Option<PathBuf>,
+    /// Also run the happens-before race detector (TM0204-TM0213: each race with both
+    /// accesses); slower, since every lane's memory access is observed.
+    #[arg(long)]
+    pub races: bool,
     /// Write run statistics as JSON to this file.
     #[arg(long, value_name = "OUT.json")]
     pub stats: Option<PathBuf>,
@@ -140,6 +145,7 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         Vec::new()
     };
     let grid = p.launch.grid;
+    let cluster = p.cluster_dims();
     let mut progress = Progress::start(
         !args.out.quiet,
         format!("running {}", p.kernel.name),
@@ -151,25 +157,41 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
             RunObserver::new(
                 Some(&*counter),
                 tracing.then(|| TraceRecorder::new(grid, &mbar_pcs, TRACE_RECORDS_PER_GROUP)),
+                args.races
+                    .then(|| RaceObserver::new(&p.kernel).with_cluster_dim(cluster)),
             )
         })
         .map_err(|e| bad(format!("launch: {e}")))?;
     progress.finish();
     let r = &outcome.result;
 
-    if tracing {
-        let mut rec = Recorder::new();
-        for o in observers {
-            if let Some(g) = o.into_recorder() {
-                rec.merge(g);
-            }
+    let mut rec = Recorder::new();
+    let mut races = Vec::new();
+    for o in observers {
+        let (g, found) = o.into_parts();
+        if let Some(g) = g {
+            rec.merge(g);
         }
+        races.extend(found);
+    }
+    if tracing {
         write_trace_outputs(&rec, args, &p.kernel.name)?;
     }
 
     save_outputs(&p.launch, &outcome.buffers).map_err(|e| (e.exit_code(), e.message))?;
     let mut builder = p.report_builder().seed(args.schedule_seed);
     builder.add_run(r);
+    for race in &races {
+        let related: Vec<Related> = race
+            .related_spans()
+            .into_iter()
+            .map(|(span, label)| Related {
+                span,
+                label: label.to_string(),
+            })
+            .collect();
+        builder.add_diagnostic(&race.to_diagnostic(), &related);
+    }
     let mut report = builder.finish();
     report.expects = check_expects(&p.launch, &outcome.buffers)
         .iter()
