@@ -10,6 +10,7 @@ mod race_util;
 use std::path::{Path, PathBuf};
 
 use race_util::{root, run_spec, NotRun};
+use tmemu_sim::AsyncPolicy;
 use tmemu_sim::RunOptions;
 
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -35,10 +36,21 @@ fn compiler_corpus_has_no_race_findings() {
     for sub in ["triton", "gluon", "cutedsl", "nvcc"] {
         specs(&root().join("tests/corpus/kernels").join(sub), &mut all);
     }
-    let opts = RunOptions::default();
     let (mut clean, mut pending, mut failed) = (Vec::new(), Vec::new(), Vec::new());
-    for p in &all {
-        let shown = p.strip_prefix(root()).unwrap_or(p).display().to_string();
+    // `tmemu check`'s adversarial policy (ops complete as late as the rules allow) and the
+    // immediate one.
+    for (p, policy) in all
+        .iter()
+        .flat_map(|p| [AsyncPolicy::Adversarial, AsyncPolicy::Immediate].map(|q| (p, q)))
+    {
+        let opts = RunOptions {
+            async_policy: policy,
+            ..Default::default()
+        };
+        let shown = format!(
+            "{} [{policy:?}]",
+            p.strip_prefix(root()).unwrap_or(p).display()
+        );
         match run_spec(p, &opts) {
             Ok(run)
                 if !run.result.diagnostics.is_empty()

@@ -17,13 +17,23 @@ use std::path::{Path, PathBuf};
 
 use race_util::{is_race_rule, root, run_spec, NotRun};
 use tmemu_check::annotations::{self, Mark, MarkKind};
+use tmemu_sim::AsyncPolicy;
 use tmemu_sim::RunOptions;
 
-fn opts() -> RunOptions {
+/// The async policies every program runs under: `tmemu check`'s adversarial one (ops
+/// complete as late as the rules allow) and the immediate one.
+const POLICIES: [AsyncPolicy; 2] = [AsyncPolicy::Adversarial, AsyncPolicy::Immediate];
+
+fn opts_with(policy: AsyncPolicy) -> RunOptions {
     RunOptions {
         max_steps: 5_000_000,
+        async_policy: policy,
         ..Default::default()
     }
+}
+
+fn opts() -> RunOptions {
+    opts_with(AsyncPolicy::Adversarial)
 }
 
 fn programs() -> Vec<PathBuf> {
@@ -52,10 +62,17 @@ fn programs() -> Vec<PathBuf> {
 
 /// Compares one program's race findings with its marks; `Err` lists the mismatches.
 fn compare(path: &Path) -> Result<(), Result<String, String>> {
+    for policy in POLICIES {
+        compare_under(path, policy).map_err(|e| e.map(|m| format!("{policy:?}: {m}")))?;
+    }
+    Ok(())
+}
+
+fn compare_under(path: &Path, policy: AsyncPolicy) -> Result<(), Result<String, String>> {
     let text = std::fs::read_to_string(path).unwrap();
     let ann = annotations::parse(&text)
         .unwrap_or_else(|e| panic!("{}:{}: {}", path.display(), e.line, e.message));
-    let run = match run_spec(&path.with_extension("toml"), &opts()) {
+    let run = match run_spec(&path.with_extension("toml"), &opts_with(policy)) {
         Ok(r) => r,
         Err(NotRun::Unsupported(why)) => return Err(Ok(why)),
         Err(NotRun::Error(e)) => return Err(Err(e)),
