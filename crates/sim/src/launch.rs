@@ -71,6 +71,9 @@ pub struct RunOptions {
     pub quantum: u64,
     pub limits: Limits,
     pub max_call_depth: usize,
+    /// With a seed: probabilistic concurrency testing with this depth (`pct.rs`; 0: the
+    /// plain seeded random schedule).
+    pub pct_depth: u32,
     /// When queued tcgen05 operations complete (exec/tcgen05/queue.rs).
     pub async_policy: crate::exec::tcgen05::queue::AsyncPolicy,
     /// Whether the first warp of a `.cta_group::2` dealloc/relinquish waits for its peer.
@@ -89,6 +92,7 @@ impl Default for RunOptions {
             quantum: 512,
             limits: Limits::default(),
             max_call_depth: 64,
+            pct_depth: 0,
             async_policy: Default::default(),
             pair_collective: tmemu_tmem::alloc::PairCollective::Blocking,
             tmem_placement: tmemu_tmem::alloc::Placement::Lowest,

@@ -16,6 +16,7 @@ pub mod launch;
 pub mod loader;
 pub mod mem;
 pub mod observer;
+mod pct;
 pub mod program;
 mod sched;
 pub mod tmem_sm;

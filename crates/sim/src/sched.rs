@@ -204,6 +204,7 @@ pub(crate) fn run_group<O: Observer>(
         .seed
         .map(|s| Rng(s ^ (group as u64).wrapping_mul(0xa076_1d64_78bd_642f)));
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
+    let mut pct = crate::pct::Pct::new(p.opts, group);
     let csize = p.cluster.iter().product::<u32>();
     let mut tc = TcState::new(
         k.code
@@ -265,6 +266,9 @@ pub(crate) fn run_group<O: Observer>(
                 order.swap(i, j);
             }
         }
+        if let Some(x) = pct.as_mut() {
+            x.order(&mut order, |ci| resident[ci].shared.index);
+        }
         let mut progressed = false;
         for &(ci, ti, wi) in &order {
             let c = &mut resident[ci];
@@ -286,6 +290,7 @@ pub(crate) fn run_group<O: Observer>(
                 Some(r) => 1 + r.below(p.opts.quantum),
                 None => p.opts.quantum,
             };
+            let q = pct.as_mut().map_or(q, |x| x.quantum(p.opts.quantum));
             progressed = true;
             let stop = run_warp(w, &mut cx, q);
             if stop == Stop::Trap {
