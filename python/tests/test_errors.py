@@ -132,3 +132,10 @@ def test_seeds_without_check_and_bad_seeds():
         launch(args(), seeds=2)
     with pytest.raises(tmemu.LaunchError, match="'seeds'"):
         launch(args(), check=True, seeds=0)
+
+
+def test_bad_async_policy():
+    with pytest.raises(tmemu.LaunchError, match="'async_policy': expected 'immediate', 'delayed' or 'adversarial', found 'eager'"):
+        launch(args(), async_policy="eager")
+    with pytest.raises(tmemu.LaunchError, match="'async_policy': check=True chooses"):
+        launch(args(), async_policy="delayed", check=True)

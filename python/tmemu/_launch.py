@@ -353,6 +353,7 @@ def launch(
     threads=1,
     max_steps=2_000_000_000,
     seeds=None,
+    async_policy=None,
     _ptx_name=None,
 ):
     """Runs one kernel launch under tmemu and writes the arrays back in place.
@@ -364,6 +365,9 @@ def launch(
     tmemu.TensorMap. sms: SMs of the modelled GPU (148, a B200). seed: a random warp schedule
     (same seed, same run); None is the default deterministic schedule. threads: worker threads
     (results are identical for any number).
+
+    async_policy: when queued tcgen05 operations complete, as `tmemu run --async-policy`:
+    "immediate" (the default), "delayed" or "adversarial" (as late as the rules allow).
 
     check=True runs the launch as `tmemu check` does: `seeds` runs (default 4) under the
     adversarial async policy (the default schedule, then seeded schedules from `seed`, default
@@ -378,6 +382,13 @@ def launch(
         raise LaunchError("tmemu.launch: error: key 'seeds': only with check=True")
     if seeds is None:
         seeds = 4
+    if async_policy is not None and check:
+        raise LaunchError(
+            "tmemu.launch: error: key 'async_policy': check=True chooses the policies itself "
+            "(adversarial, then immediate)"
+        )
+    if async_policy is not None and not isinstance(async_policy, str):
+        raise LaunchError(f"tmemu.launch: error: key 'async_policy': expected a string, found {async_policy!r}")
     if not isinstance(seeds, (int, np.integer)) or not 1 <= seeds <= 1 << 16:
         raise LaunchError(f"tmemu.launch: error: key 'seeds': expected an int from 1 to 65536, found {seeds!r}")
     text, name = _read_ptx(ptx)
@@ -413,6 +424,7 @@ def launch(
         int(threads),
         int(max_steps),
         int(seeds) if check else None,
+        async_policy,
     )
     for (array, key), out in zip(arrays.items, raw["outputs"]):
         if array.nbytes == 0:

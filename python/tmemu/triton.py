@@ -52,7 +52,7 @@ _TL_DTYPES = {
 
 # Keyword arguments that configure tmemu rather than the kernel (unless the kernel has a
 # parameter of that name, which then wins).
-_TMEMU_OPTIONS = ("check", "seeds", "sms", "seed", "raise_on_findings", "threads", "max_steps")
+_TMEMU_OPTIONS = ("check", "seeds", "async_policy", "sms", "seed", "raise_on_findings", "threads", "max_steps")
 
 _ALIGNED_PTR = 1 << 20  # any 256-byte-aligned address: tmemu aligns every buffer to 256
 
@@ -263,7 +263,7 @@ def run(fn, grid, *args, **kwargs):
     grid: an int, a tuple of 1 to 3 ints, or a callable taking the bound arguments (a dict of
     name -> value, as Triton's launcher passes ``META``). args/kwargs: the kernel's arguments
     (numpy arrays, ints, floats, None) and constexprs, plus Triton's options (``num_warps``,
-    ``num_stages``, ``num_ctas``, ...) and tmemu's (``check``, ``seeds``, ``sms``, ``seed``,
+    ``num_stages``, ``num_ctas``, ...) and tmemu's (``check``, ``seeds``, ``async_policy``, ``sms``, ``seed``,
     ``raise_on_findings``, ``threads``, ``max_steps``). Arrays are written back in place.
     Returns the :class:`tmemu.Result` with ``.compiled`` (the :class:`Compiled` kernel).
     """

@@ -5,7 +5,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
 use tmemu_host::{
-    param_infos, resolve_spec, CheckOptions, ErrorClass, ReportBuilder, RunOptions, Session,
+    param_infos, resolve_spec, CheckOptions, ErrorClass, Policy, ReportBuilder, RunConfig,
+    RunOptions, Session,
 };
 
 use crate::cache::{self, Loaded};
@@ -98,7 +99,7 @@ fn arg_in(py: Python<'_>, index: usize, t: &Bound<'_, PyTuple>) -> PyResult<ArgI
 /// policy under the default schedule and `seeds - 1` seeded ones (from `seed`, default 1),
 /// then the immediate policy; findings are the union, `outputs` the first run's buffers.
 #[pyfunction]
-#[pyo3(signature = (ptx, ptx_name, kernel, grid, block, cluster, shared_bytes, arrays, args, sms, seed, threads, max_steps, check=None))]
+#[pyo3(signature = (ptx, ptx_name, kernel, grid, block, cluster, shared_bytes, arrays, args, sms, seed, threads, max_steps, check=None, async_policy=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn launch<'py>(
     py: Python<'py>,
@@ -116,7 +117,19 @@ pub fn launch<'py>(
     threads: usize,
     max_steps: u64,
     check: Option<u32>,
+    async_policy: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // The CLI's names and mapping (`tmemu run --async-policy`, tmemu_host::RunConfig).
+    let policy = match async_policy {
+        None => Policy::Immediate,
+        Some(name) => Policy::parse(name).ok_or_else(|| {
+            raise(
+                py,
+                "LaunchError",
+                format!("tmemu.launch: error: key 'async_policy': expected 'immediate', 'delayed' or 'adversarial', found '{name}'"),
+            )
+        })?,
+    };
     let loaded = load_kernel(py, ptx, ptx_name, kernel)?;
     let k = &loaded.kernel;
     let params = param_infos(k);
@@ -179,13 +192,14 @@ pub fn launch<'py>(
 
     let session = Session::new(k, &resolved)
         .map_err(|e| raise(py, "LaunchError", format!("{ptx_name}: error: {e}")))?;
-    let opts = RunOptions {
+    let base = RunOptions {
         nsms: sms,
         threads: threads.max(1),
         seed,
         max_steps,
         ..Default::default()
     };
+    let opts = RunConfig { seed, policy }.options(&base);
     let out = PyDict::new(py);
     out.set_item("kernel", &k.name)?;
     let stats = PyDict::new(py);
