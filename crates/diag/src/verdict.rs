@@ -42,16 +42,17 @@ impl Verdict {
         }
     }
 
-    /// Precedence when several apply: a hang (the run did not finish; its outputs mean
-    /// nothing) over a violation (a definite finding) over incomplete (what ran was fine, but
-    /// not everything was modelled) over clean.
+    /// Precedence when several apply (the project's contract, tests/corpus/rules/README.md):
+    /// a hang (the run did not finish; its outputs mean nothing) over incomplete (a run that
+    /// could not be completed, or a form that was not modelled, may hide anything) over a
+    /// violation (the findings are still reported) over clean.
     pub fn decide(has_hang: bool, errors: usize, incomplete: bool) -> Verdict {
         if has_hang {
             Verdict::Hang
-        } else if errors > 0 {
-            Verdict::Violation
         } else if incomplete {
             Verdict::Incomplete
+        } else if errors > 0 {
+            Verdict::Violation
         } else {
             Verdict::Clean
         }
