@@ -451,6 +451,19 @@ fn gen_block<'src>(
             declare(g, &mut scope, v)?;
         }
     }
+    // labels are block-scoped: inline-asm `{ }` blocks reuse names such as `DONE`, and a
+    // branch must reach its own block's label, not the last one of that name
+    let mut pc = g.code.len() as u32;
+    for s in &b.statements {
+        match s {
+            Statement::Label(id) => {
+                scope.insert(id.name.to_string(), Sym::Label(pc));
+            }
+            Statement::Instruction(_) => pc += 1,
+            Statement::Block(inner) => pc = assign_labels(inner, pc, &mut HashMap::new()),
+            _ => {}
+        }
+    }
     sc.stack.push(scope);
     for s in &b.statements {
         match s {

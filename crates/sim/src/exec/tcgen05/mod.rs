@@ -99,12 +99,50 @@ pub enum TcBlocked {
     Allocator { warp: u32, dst: Option<u32> },
 }
 
+/// `.sync.aligned` warp instructions: "each thread waits until all threads of the warp
+/// execute the same instruction". Lanes the engine has parked in a wait (an mbarrier spin,
+/// a barrier) or that already wait here will come: the group waits for them (as `.sync`
+/// warp instructions do, `WaitKind::WarpSync`). Lanes that diverged elsewhere and are still
+/// running are not waited for: the instruction executes without them and the rules report
+/// the divergence (TM0005, TM0101). Returns false when the group blocked.
+fn gather<O: Observer>(w: &mut Warp, cx: &Ctx<'_, '_, O>) -> bool {
+    let member = population(w, cx) & w.live;
+    let missing = member & !w.cur_mask;
+    if missing == 0 {
+        return true;
+    }
+    let pc = w.cur_pc;
+    let coming = w
+        .waits
+        .iter()
+        .filter(|x| x.pc == pc || !matches!(x.kind, super::WaitKind::WarpSync { .. }))
+        .fold(0u32, |m, x| m | x.mask);
+    if missing & !coming != 0 {
+        return true;
+    }
+    let group = w.cur_mask;
+    w.block(group, pc, super::WaitKind::WarpSync { member });
+    false
+}
+
 pub(crate) fn exec<O: Observer>(
     w: &mut Warp,
     cx: &mut Ctx<'_, '_, O>,
     mask: u32,
     t: &TcInst,
 ) -> Flow {
+    let collective = matches!(
+        t.op,
+        TcOp::Alloc { .. }
+            | TcOp::Dealloc { .. }
+            | TcOp::Relinquish { .. }
+            | TcOp::Ld { .. }
+            | TcOp::St { .. }
+            | TcOp::Wait { .. }
+    );
+    if collective && mask != 0 && !gather(w, cx) {
+        return Flow::Moved;
+    }
     match &t.op {
         TcOp::Alloc {
             group,
