@@ -177,7 +177,7 @@ fn render_human(results: &[SpecResult], out: &OutputArgs) -> String {
         }
         match &r.report {
             Ok(report) => s.push_str(&output::render(report, out, r.stats.as_deref())),
-            Err(m) => s.push_str(&format!("error: {m}\nverdict: bad input\n")),
+            Err(m) => s.push_str(&format!("{m}\nverdict: bad input\n")),
         }
         if results.len() > 1 {
             s.push('\n');
@@ -209,13 +209,15 @@ fn render_json(results: &[SpecResult]) -> String {
         let spec = r.spec.display().to_string();
         match &r.report {
             Ok(report) => {
+                // The spec goes first in each object; the renderer's field order is kept.
+                let field = format!("{{\"spec\":{},", serde_json::Value::from(spec.as_str()));
                 for line in tmemu_diag::render_json(report).lines() {
-                    match serde_json::from_str::<serde_json::Value>(line) {
-                        Ok(serde_json::Value::Object(mut m)) => {
-                            m.insert("spec".into(), spec.clone().into());
-                            s.push_str(&serde_json::Value::Object(m).to_string());
+                    match line.strip_prefix('{') {
+                        Some(rest) => {
+                            s.push_str(&field);
+                            s.push_str(rest);
                         }
-                        _ => s.push_str(line),
+                        None => s.push_str(line),
                     }
                     s.push('\n');
                 }

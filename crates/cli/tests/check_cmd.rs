@@ -1,0 +1,90 @@
+//! `tmemu check` over several specs (per-spec reports, one overall exit code, JSON Lines with a
+//! `spec` field and a final `check_summary`) and `tmemu explore` (the reproducing flags).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn tmemu(args: &[&str]) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+        .args(args)
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+    )
+}
+
+const CLEAN: &str = "tests/corpus/engine/divergence.toml";
+const HANG: &str = "tests/corpus/engine/barrier_deadlock.toml";
+const MISSING: &str = "tests/corpus/engine/no_such_spec.toml";
+
+#[test]
+fn check_reports_per_spec_and_exits_with_the_worst() {
+    let (code, out) = tmemu(&["check", CLEAN, HANG, "--quiet", "--color", "never"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains(&format!("==> {CLEAN}")), "{out}");
+    assert!(out.contains(&format!("==> {HANG}")), "{out}");
+    assert!(out.contains("error[TM0504]: barrier-deadlock"), "{out}");
+    assert!(
+        out.contains("checked 2 specs: 1 hang, 1 clean; verdict: hang"),
+        "{out}"
+    );
+    // bad input outranks clean but not a hang
+    let (code, out) = tmemu(&["check", CLEAN, MISSING, "--quiet"]);
+    assert_eq!(code, 2, "{out}");
+    let (code, _) = tmemu(&["check", CLEAN]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn check_json_names_the_spec_of_every_object() {
+    let (code, out) = tmemu(&["check", CLEAN, HANG, MISSING, "--format", "json"]);
+    assert_eq!(code, 3, "{out}");
+    let objs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (last, rest) = objs.split_last().unwrap();
+    assert_eq!(last["type"], "check_summary");
+    assert_eq!(last["specs"], 3);
+    assert_eq!(last["hang"], 1);
+    assert_eq!(last["clean"], 1);
+    assert_eq!(last["bad_input"], 1);
+    assert_eq!(last["exit_code"], 3);
+    for o in rest {
+        assert!(o["spec"].is_string(), "{o}");
+    }
+    assert!(rest
+        .iter()
+        .any(|o| o["type"] == "hang" && o["spec"] == HANG));
+    assert!(rest
+        .iter()
+        .any(|o| o["type"] == "error" && o["spec"] == MISSING));
+}
+
+#[test]
+fn check_sarif_has_one_run_per_readable_spec() {
+    let (code, out) = tmemu(&["check", CLEAN, HANG, "--format", "sarif"]);
+    assert_eq!(code, 3, "{out}");
+    let log: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(log["runs"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn explore_prints_the_flags_that_reproduce_a_hang() {
+    let spec = "tests/corpus/bugs/expect_tx_overcount/buggy.toml";
+    let (code, out) = tmemu(&[
+        "explore", spec, "--runs", "2", "--quiet", "--color", "never",
+    ]);
+    assert_eq!(code, 3, "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("first hang: tmemu run "))
+        .unwrap_or_else(|| panic!("{out}"));
+    // the printed command reproduces the hang
+    let args: Vec<&str> = line["first hang: tmemu ".len()..].split(' ').collect();
+    let (code, out) = tmemu(&args);
+    assert_eq!(code, 3, "{out}");
+}
