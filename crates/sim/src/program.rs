@@ -814,6 +814,8 @@ pub enum Inst {
     Mma(Box<crate::exec::mma::MmaInst>),
     /// ldmatrix / stmatrix (exec/matrix.rs).
     Matrix(Box<crate::exec::matrix::MatrixInst>),
+    /// brx.idx (exec/brx.rs).
+    Brx(Box<crate::exec::brx::BrxInst>),
 }
 
 #[derive(Clone, Debug)]

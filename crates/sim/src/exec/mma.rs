@@ -296,10 +296,15 @@ pub fn compute(
 
 // ---- the engine side ----------------------------------------------------------------------
 
+use tmemu_tmem::desc::OperandLayout;
+
 use super::memory::lane_addr;
+use super::tcgen05::queue::{AsyncWork, OpCtx};
+use super::tcgen05::{columns_owned, issue_async, target_ranks};
 use super::{Ctx, Flow, Warp};
 use crate::error::Rule;
-use crate::observer::Observer;
+use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place, TmemRect};
+use crate::tmem_sm::TcState;
 
 fn rule_of(r: &'static tmemu_tmem::rules::Rule) -> Rule {
     Rule {
@@ -353,31 +358,242 @@ fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
     }
 }
 
-/// Until the tcgen05 engine's TMEM storage and async queue are wired, an MMA that passes its
-/// checks cannot run: reported, never skipped.
+/// The rule and message of an MMA error.
+fn rule_for(e: &MmaError) -> (Rule, String) {
+    let msg = format!("tcgen05.mma: {e}");
+    match e.rule() {
+        Some(r) => (rule_of(r), msg),
+        None => match e {
+            MmaError::SmemOutOfBounds { .. } => (crate::error::rules::OUT_OF_BOUNDS, msg),
+            // A form tmemu does not model: never a clean run (reported on the shape rule, the
+            // closest catalogued one, with the reason in the message).
+            _ => (
+                rule_of(&tmemu_tmem::rules::MMA_SHAPE),
+                format!("{msg}; tmemu cannot run it"),
+            ),
+        },
+    }
+}
+
+/// The pair members' TMEM in the group's storage.
+struct Grids<'a> {
+    tc: &'a mut TcState,
+    ranks: [usize; 2],
+}
+
+impl TmemGrids for Grids<'_> {
+    fn grid(&mut self, v: usize) -> &mut [u32] {
+        self.tc.tmem_mut(self.ranks[v])
+    }
+}
+
+/// A queued MMA: executes when the async queue completes it, reading shared memory and TMEM
+/// as they are then.
+struct MmaWork {
+    op: MmaOp,
+    c: Checked,
+    /// Cluster ranks of pair members 0 (even) and 1 (odd); both the issuer for cta_group::1.
+    ranks: [usize; 2],
+}
+
+impl AsyncWork for MmaWork {
+    fn execute(&mut self, cx: &mut OpCtx<'_>) -> Result<(), (Rule, String)> {
+        let n = self.op.cta_group as usize;
+        let smem: [&[u8]; 2] = [
+            &cx.ctas[self.ranks[0]].shared,
+            &cx.ctas[self.ranks[1]].shared,
+        ];
+        let mut g = Grids {
+            tc: &mut *cx.tc,
+            ranks: self.ranks,
+        };
+        compute(&self.op, &self.c, &smem[..n], &mut g).map_err(|e| rule_for(&e))
+    }
+}
+
+/// `[lo, hi)` of the shared-memory bytes an operand's descriptor addresses.
+fn operand_extent(
+    raw: u64,
+    major: Major,
+    fmt: OperandFormat,
+    rows: u32,
+    k: u32,
+) -> Option<(u64, u64)> {
+    let desc = SmemDescriptor::decode(raw).ok()?;
+    let l = OperandLayout::new(desc, major);
+    let t = fmt.per_chunk();
+    let (no, ni) = match major {
+        Major::K => (rows, k.div_ceil(t)),
+        Major::MN => (rows.div_ceil(t), k),
+    };
+    let (mut lo, mut hi) = (u32::MAX, 0u32);
+    for o in 0..no {
+        for i in 0..ni {
+            let a = l.chunk_address(o, i);
+            lo = lo.min(a);
+            hi = hi.max(a + 16);
+        }
+    }
+    (lo < hi).then_some((u64::from(lo), u64::from(hi)))
+}
+
+/// What the MMA reads and writes, for observers.
+fn places(op: &MmaOp, c: &Checked, ranks: &[usize]) -> Vec<(Place, AccessKind)> {
+    let idesc = &c.idesc;
+    let nctas = ranks.len() as u32;
+    let rows = c.layout.rows_per_cta();
+    let k = idesc.k();
+    let (l0, c0) = (op.d_taddr >> 16, op.d_taddr & 0xFFFF);
+    let mut out = Vec::with_capacity(8);
+    let (blocks, count) = c.layout.blocks(idesc.n);
+    for &r in ranks {
+        for b in &blocks[..count] {
+            let rect = TmemRect {
+                cta: r as u32,
+                lane: l0 + b.lane,
+                lanes: b.rows,
+                col: c0 + b.column,
+                cols: b.cols,
+            };
+            if op.enable_d {
+                out.push((Place::Tmem(rect), AccessKind::Read));
+            }
+            out.push((Place::Tmem(rect), AccessKind::Write));
+        }
+        let smem = |lo: u64, hi: u64| Place::Mem {
+            space: MemSpace::Shared { cta: r as u32 },
+            addr: lo,
+            len: hi - lo,
+        };
+        let fa = OperandFormat {
+            elem: idesc.a_type,
+            kind: op.kind,
+        };
+        match op.a {
+            AOperand::Desc(raw) => {
+                if let Some((lo, hi)) = operand_extent(raw, idesc.a_major, fa, rows, k) {
+                    out.push((smem(lo, hi), AccessKind::Read));
+                }
+            }
+            AOperand::Tmem(t) => {
+                let per_cell = 32 / fa.tmem_bits();
+                out.push((
+                    Place::Tmem(TmemRect {
+                        cta: r as u32,
+                        lane: t >> 16,
+                        lanes: 128 - (t >> 16).min(128),
+                        col: t & 0xFFFF,
+                        cols: k.div_ceil(per_cell),
+                    }),
+                    AccessKind::Read,
+                ));
+            }
+        }
+        let fb = OperandFormat {
+            elem: idesc.b_type,
+            kind: op.kind,
+        };
+        if let Some((lo, hi)) = operand_extent(op.b_desc, idesc.b_major, fb, idesc.n / nctas, k) {
+            out.push((smem(lo, hi), AccessKind::Read));
+        }
+        if let Some((_, sfa, sfb)) = op.scale {
+            for (t, n) in [(sfa, rows), (sfb, idesc.n / nctas)] {
+                out.push((
+                    Place::Tmem(TmemRect {
+                        cta: r as u32,
+                        lane: (t >> 16) & 0x3FFF,
+                        lanes: 32,
+                        col: t & 0xFFFF,
+                        cols: n.div_ceil(32),
+                    }),
+                    AccessKind::Read,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The TMEM columns the MMA touches on each member must belong to the CTA (TM0105).
+fn check_columns<O: Observer>(
+    cx: &Ctx<'_, '_, O>,
+    op: &MmaOp,
+    c: &Checked,
+    ranks: &[usize],
+) -> Result<(), String> {
+    let col = |t: u32| t & 0xFFFF;
+    let k = c.idesc.k();
+    for &r in ranks {
+        let d0 = col(op.d_taddr);
+        columns_owned(cx, r, d0..d0 + c.d_cols)
+            .map_err(|m| format!("D at taddr {:#x} in CTA rank {r}: {m}", op.d_taddr))?;
+        if let AOperand::Tmem(t) = op.a {
+            let per_cell = 32
+                / OperandFormat {
+                    elem: c.idesc.a_type,
+                    kind: op.kind,
+                }
+                .tmem_bits();
+            columns_owned(cx, r, col(t)..col(t) + k.div_ceil(per_cell))
+                .map_err(|m| format!("A at taddr {t:#x} in CTA rank {r}: {m}"))?;
+        }
+        if let Some((_, sfa, sfb)) = op.scale {
+            for (what, t) in [("scale_A", sfa), ("scale_B", sfb)] {
+                columns_owned(cx, r, col(t)..col(t) + 1)
+                    .map_err(|m| format!("{what} at taddr {t:#x} in CTA rank {r}: {m}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn exec<O: Observer>(
     w: &mut Warp,
     cx: &mut Ctx<'_, '_, O>,
     mask: u32,
     i: &MmaInst,
 ) -> Flow {
+    // one MMA per executing thread ("one thread starts the operation"; compilers elect one)
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;
         }
+        let lane = 1u32 << l;
+        let pc = w.cur_pc;
         let op = operands(w, l, i);
-        let msg = match check(&op) {
-            Ok(_) => "tcgen05.mma: Tensor Memory is not available; tmemu cannot run it".to_string(),
-            Err(e) => format!("tcgen05.mma: {e}"),
+        let c = match check(&op) {
+            Ok(c) => c,
+            Err(e) => {
+                let (rule, msg) = rule_for(&e);
+                cx.diag(w, pc, lane, rule, format!("{msg} (lane {l})"));
+                continue;
+            }
         };
-        let rule = match check(&op) {
-            Err(e) => e
-                .rule()
-                .map(rule_of)
-                .unwrap_or(rule_of(&tmemu_tmem::rules::MMA_SHAPE)),
-            Ok(_) => rule_of(&tmemu_tmem::rules::MMA_SHAPE),
+        let Some(mut ranks) = target_ranks(w, cx, lane, op.cta_group, "tcgen05.mma") else {
+            continue;
         };
-        cx.diag(w, w.cur_pc, 1 << l, rule, format!("{msg} (lane {l})"));
+        ranks.sort_unstable();
+        if let Err(msg) = check_columns(cx, &op, &c, &ranks) {
+            cx.diag(
+                w,
+                pc,
+                lane,
+                rule_of(&tmemu_tmem::rules::ACCESS_UNALLOCATED_COLUMNS),
+                format!("tcgen05.mma (lane {l}): {msg}"),
+            );
+            continue;
+        }
+        let places = places(&op, &c, &ranks);
+        let kind = OpKind::Mma {
+            cta_group: op.cta_group,
+            accum: u64::from(op.d_taddr) | u64::from(c.idesc.m) << 32 | u64::from(c.idesc.n) << 48,
+        };
+        let work = MmaWork {
+            op,
+            c,
+            ranks: [ranks[0], *ranks.last().unwrap()],
+        };
+        issue_async(w, cx, lane, kind, &places, Box::new(work));
     }
     Flow::Next
 }

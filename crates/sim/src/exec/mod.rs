@@ -15,6 +15,7 @@ mod int;
 mod memory;
 pub(crate) mod sync;
 pub mod tcgen05;
+pub mod brx;
 pub mod matrix;
 pub mod mma;
 pub mod tma;
@@ -613,6 +614,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Tma(t) => tma::exec(w, cx, mask, t),
             Inst::Mma(m) => mma::exec(w, cx, mask, m),
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
+            Inst::Brx(b) => brx::exec(w, cx, mask, b),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),

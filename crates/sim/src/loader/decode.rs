@@ -16,6 +16,8 @@ use crate::program::*;
 type R<T> = Result<T, LoadError>;
 
 // Child modules of this one (so they use the decoding context `D`), kept in files of their own.
+#[path = "brx.rs"]
+mod brx;
 #[path = "matrix.rs"]
 mod matrix;
 #[path = "mma.rs"]
@@ -546,6 +548,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "tensormap" => tma::tensormap(d),
         "tcgen05" if d.has("mma") => mma::mma(d),
         "ldmatrix" | "stmatrix" => matrix::matrix(d),
+        "brx" => brx::brx(d),
         "tcgen05" => tcgen05::decode(d),
         "mapa" => {
             let generic = !d.has("shared::cluster");
