@@ -105,6 +105,34 @@ pub(crate) fn observe_lane<O: Observer>(
         .memory(at, lane as u32, space, addr, size, kind, order);
 }
 
+/// Whether the fast `ld`/`st` paths may run: no per-lane observer, or one that takes a
+/// warp-instruction's accesses as one batch ([`Observer::memory_lanes`]).
+#[inline(always)]
+fn fast_ok<O: Observer>(cx: &Ctx<'_, '_, O>) -> bool {
+    !cx.obs.wants_memory() || cx.obs.wants_memory_lanes()
+}
+
+/// Reports a fast path's accesses (lanes `lanes` at `addrs`) as one batch.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn observe_lanes<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    lanes: u32,
+    space: MemSpace,
+    addrs: &[u64; 32],
+    size: u32,
+    kind: AccessKind,
+    order: MemOrder,
+) {
+    if cx.obs.wants_memory() && lanes != 0 {
+        let at = cx.at(w, mask);
+        cx.obs
+            .memory_lanes(at, lanes, space, addrs, size, kind, order);
+    }
+}
+
 #[inline(always)]
 pub(crate) fn load<O: Observer>(
     w: &Warp,
@@ -229,7 +257,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
         && i.regs.len() == 1
         && !i.elem.signed
         && mask != 0
-        && !cx.obs.wants_memory()
+        && fast_ok(cx)
     {
         // hot path: a kernel parameter or constant at a fixed address is one value for the
         // whole warp; a fault falls through to the per-lane path, which reports it
@@ -244,7 +272,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             return;
         }
     }
-    if i.space == Space::Global && i.regs.len() == 1 && !i.elem.signed && !cx.obs.wants_memory() {
+    if i.space == Space::Global && i.regs.len() == 1 && !i.elem.signed && fast_ok(cx) {
         // hot path: scalar global load
         let r = i.regs[0];
         let mut hint = usize::MAX;
@@ -254,6 +282,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             let base = w.r64[b as usize];
             let mut out = w.r32[d as usize];
             let off = i.addr.offset as u64;
+            let mut ok = mask;
             for l in 0..32 {
                 if mask >> l & 1 != 0 {
                     match cx
@@ -264,29 +293,58 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
                         Ok(v) => out[l] = v as u32,
                         Err(f) => {
                             out[l] = 0;
+                            ok &= !(1 << l);
                             fault(w, cx, 1 << l, l, f, i.space);
                         }
                     }
                 }
             }
             w.r32[d as usize] = out;
+            if cx.obs.wants_memory() {
+                let seen: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    ok,
+                    MemSpace::Global,
+                    &seen,
+                    size,
+                    AccessKind::Read,
+                    i.order,
+                );
+            }
             return;
         }
+        let (mut ok, mut seen) = (mask, [0u64; 32]);
         for l in 0..32 {
             if mask >> l & 1 != 0 {
                 let a = lane_addr(w, i.addr, l);
+                seen[l] = a;
                 match cx.env.global.load_hinted(&mut hint, a, size) {
                     Ok(v) => w.write_any(r, l, v),
                     Err(f) => {
                         w.write_any(r, l, 0);
+                        ok &= !(1 << l);
                         fault(w, cx, 1 << l, l, f, i.space);
                     }
                 }
             }
         }
+        observe_lanes(
+            w,
+            cx,
+            mask,
+            ok,
+            MemSpace::Global,
+            &seen,
+            size,
+            AccessKind::Read,
+            i.order,
+        );
         return;
     }
-    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && !cx.obs.wants_memory() {
+    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && fast_ok(cx) {
         if let (Any::R32(b), Any::R32(d)) = (i.addr.base, i.regs[0]) {
             // hot path: 32-bit shared load through a 32-bit window register
             let sh = &cx.ctas[cx.me].shared;
@@ -299,6 +357,21 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
                         let o = offs[l] as usize;
                         out[l] = u32::from_le_bytes([sh[o], sh[o + 1], sh[o + 2], sh[o + 3]]);
                     }
+                }
+                if cx.obs.wants_memory() {
+                    let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
+                    let space = MemSpace::Shared { cta: cx.me as u32 };
+                    observe_lanes(
+                        w,
+                        cx,
+                        mask,
+                        mask,
+                        space,
+                        &seen,
+                        4,
+                        AccessKind::Read,
+                        i.order,
+                    );
                 }
                 return;
             }
@@ -374,13 +447,14 @@ fn advance(loc: Loc, by: u64) -> Loc {
 
 fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
-    if i.space == Space::Global && i.regs.len() == 1 && !cx.obs.wants_memory() {
+    if i.space == Space::Global && i.regs.len() == 1 && fast_ok(cx) {
         let r = i.regs[0];
         let mut hint = usize::MAX;
         if let (Any::R64(b), Any::R32(v)) = (i.addr.base, r) {
             // the common form, as in `ld`
             let (base, vals) = (w.r64[b as usize], w.r32[v as usize]);
             let off = i.addr.offset as u64;
+            let mut ok = mask;
             for l in 0..32 {
                 if mask >> l & 1 != 0 {
                     let a = base[l].wrapping_add(off);
@@ -389,24 +463,53 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
                         .global
                         .store_hinted(&mut hint, a, size, vals[l] as u64)
                     {
+                        ok &= !(1 << l);
                         fault(w, cx, 1 << l, l, f, i.space);
                     }
                 }
             }
+            if cx.obs.wants_memory() {
+                let seen: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    ok,
+                    MemSpace::Global,
+                    &seen,
+                    size,
+                    AccessKind::Write,
+                    i.order,
+                );
+            }
             return;
         }
+        let (mut ok, mut seen) = (mask, [0u64; 32]);
         for l in 0..32 {
             if mask >> l & 1 != 0 {
                 let a = lane_addr(w, i.addr, l);
+                seen[l] = a;
                 let v = w.read_any(r, l);
                 if let Err(f) = cx.env.global.store_hinted(&mut hint, a, size, v) {
+                    ok &= !(1 << l);
                     fault(w, cx, 1 << l, l, f, i.space);
                 }
             }
         }
+        observe_lanes(
+            w,
+            cx,
+            mask,
+            ok,
+            MemSpace::Global,
+            &seen,
+            size,
+            AccessKind::Write,
+            i.order,
+        );
         return;
     }
-    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && !cx.obs.wants_memory() {
+    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && fast_ok(cx) {
         if let (Any::R32(b), Any::R32(v)) = (i.addr.base, i.regs[0]) {
             // hot path: 32-bit shared store through a 32-bit window register, as in `ld`
             let me = cx.me;
@@ -420,6 +523,21 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
                         let o = offs[l] as usize;
                         sh[o..o + 4].copy_from_slice(&vals[l].to_le_bytes());
                     }
+                }
+                if cx.obs.wants_memory() {
+                    let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
+                    let space = MemSpace::Shared { cta: me as u32 };
+                    observe_lanes(
+                        w,
+                        cx,
+                        mask,
+                        mask,
+                        space,
+                        &seen,
+                        4,
+                        AccessKind::Write,
+                        i.order,
+                    );
                 }
                 return;
             }
