@@ -130,6 +130,36 @@ pub trait Observer {
     ) {
     }
 
+    /// One warp-instruction's accesses at once: lane `l` (bit `l` of `lanes`) accessed
+    /// `size` bytes at `addrs[l]` of `space`. The fast `ld`/`st` paths report this instead of
+    /// per-lane [`Observer::memory`] events when [`Observer::wants_memory_lanes`]; the default
+    /// forwards lane by lane.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn memory_lanes(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u32,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        for l in 0..32u32 {
+            if lanes >> l & 1 != 0 {
+                self.memory(at, l, space, addrs[l as usize], size, kind, order);
+            }
+        }
+    }
+
+    /// Whether the observer takes [`Observer::memory_lanes`] batches, so that the fast
+    /// `ld`/`st` paths stay enabled under it even though it [`Observer::wants_memory`].
+    #[inline(always)]
+    fn wants_memory_lanes(&self) -> bool {
+        false
+    }
+
     #[inline(always)]
     fn fence(&mut self, _at: At, _f: Fence) {}
 
