@@ -541,8 +541,16 @@ impl RaceDetector {
         order: MemOrder,
         span: SpanToken,
     ) {
-        let mut buf: SmallVec<[u64; 32]> = SmallVec::from_slice(addrs);
-        buf.sort_unstable();
+        // Coalesced accesses arrive in lane order, already sorted: no copy, no sort.
+        let sorted_copy: SmallVec<[u64; 32]>;
+        let buf: &[u64] = if addrs.windows(2).all(|p| p[0] <= p[1]) {
+            addrs
+        } else {
+            let mut v = SmallVec::from_slice(addrs);
+            v.sort_unstable();
+            sorted_copy = v;
+            &sorted_copy
+        };
         let mut i = 0;
         while i < buf.len() {
             let start = buf[i];

@@ -463,6 +463,43 @@ impl Observer for RaceObserver<'_> {
         self.addrs.push(addr);
     }
 
+    #[inline(always)]
+    fn wants_memory_lanes(&self) -> bool {
+        true
+    }
+
+    fn memory_lanes(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u32,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        self.flush();
+        let w = self.warp(at);
+        let mut n = 0;
+        let mut buf = [0u64; 32];
+        for (l, &a) in addrs.iter().enumerate() {
+            if lanes >> l & 1 != 0 {
+                buf[n] = a;
+                n += 1;
+            }
+        }
+        self.det.access_lanes(
+            w,
+            Self::space(at.slot, space),
+            &buf[..n],
+            size as u64,
+            kind,
+            order,
+            SpanToken(at.pc),
+        );
+        self.collect(at);
+    }
+
     fn fence(&mut self, at: At, f: Fence) {
         self.flush();
         let w = self.warp(at);
