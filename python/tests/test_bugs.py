@@ -19,8 +19,6 @@ NAMES = sorted(p.name for p in BUGS.iterdir() if (p / "expected.toml").is_file()
 # as crates/host/tests/bugs.rs keeps). Strict xfail: one that starts passing fails here, so
 # the list shrinks as the engine grows.
 PENDING = {
-    "alloc_address_unsynchronised": "TM0210 needs the race detector inside check",
-    "ld_stage_released_before_wait": "TM0205 needs the race detector inside check",
     "missing_relinquish": "TM0019's related span (the alloc) is not attached by the engine yet",
     "pair_dealloc_before_peer_alloc": "TM0201 (pair dealloc before the peer's alloc) is not reported by the engine yet",
 }

@@ -238,3 +238,23 @@ def test_kernel_cache_never_serves_a_different_text():
     a = tmemu.launch(text, None, 1, 32, [out, 4])
     b = tmemu.launch(DATA / "oob_store.ptx", None, 1, 32, [out, 4])
     assert a.findings[0].file == "<ptx>" and b.findings[0].file.endswith("oob_store.ptx")
+
+
+def test_async_policy_decides_when_the_mma_reads_shared_memory():
+    # mma_overwrite.ptx: thread 0 issues D = A·B (A 128x16, B 16x16, all ones) and then zeroes
+    # A before its commit. At issue (immediate) the mma sees the ones: D = ones @ ones;
+    # as late as the rules allow (adversarial) it reads A after the zeroing: D = 0.
+    ones = np.ones((128, 16)) @ np.ones((16, 16))
+    for policy, want in [("immediate", ones[:, 0]), (None, ones[:, 0]),
+                         ("adversarial", np.zeros(128))]:
+        out = np.full(128, np.nan, np.float32)
+        r = tmemu.launch(DATA / "mma_overwrite.ptx", None, 1, 128, [out], async_policy=policy)
+        assert r.verdict == "clean", r.report()  # a race: only check=True's detector sees it
+        np.testing.assert_array_equal(out, want)
+    # check=True (its race detector) names the overwrite and the mma it races
+    out = np.zeros(128, np.float32)
+    r = tmemu.launch(DATA / "mma_overwrite.ptx", None, 1, 128, [out], check=True)
+    assert r.verdict == "violation"
+    f = [f for f in r.findings if f.type == "finding"]
+    assert [(x.rule, x.line) for x in f] == [("TM0209", 75)], r.report()
+    assert [x["line"] for x in f[0].related] == [69]
