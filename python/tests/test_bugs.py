@@ -15,12 +15,15 @@ tomllib = pytest.importorskip("tomllib", reason="needs Python 3.11 (tomllib)")
 BUGS = REPO / "tests" / "corpus" / "bugs"
 NAMES = sorted(p.name for p in BUGS.iterdir() if (p / "expected.toml").is_file())
 
-# Buggy variants the engine runs but does not yet report as expected.toml says (the same list
-# as crates/host/tests/bugs.rs keeps). Strict xfail: one that starts passing fails here, so
+# Buggy variants the engine runs but whose report is not yet what expected.toml says
+# (crates/host/tests/bugs.rs and crates/cli/tests/bugs_json.rs keep the same kind of list). Strict xfail: one that starts passing fails here, so
 # the list shrinks as the engine grows.
 PENDING = {
-    "missing_relinquish": "TM0019's related span (the alloc) is not attached by the engine yet",
-    "pair_dealloc_before_peer_alloc": "TM0201 (pair dealloc before the peer's alloc) is not reported by the engine yet",
+    "missing_relinquish": "TM0019's related span (the alloc): the engine attaches it "
+    "(Diagnostic.related) but tmemu_host::ReportBuilder does not carry Diagnostic.related "
+    "into the report the CLI and Python share",
+    "pair_dealloc_before_peer_alloc": "TM0201 at the collective dealloc: the engine does not "
+    "treat the pair's collective alloc as TMEM activity to synchronise before the dealloc",
 }
 
 
