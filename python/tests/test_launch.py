@@ -258,3 +258,20 @@ def test_async_policy_decides_when_the_mma_reads_shared_memory():
     f = [f for f in r.findings if f.type == "finding"]
     assert [(x.rule, x.line) for x in f] == [("TM0209", 75)], r.report()
     assert [x["line"] for x in f[0].related] == [69]
+
+
+def test_overhead_of_a_tiny_launch_is_under_5_ms():
+    # The bound: launch() returns within 5 ms of the emulation itself (PTX load, packing,
+    # buffers, report, write-back). Measured ~0.05 ms (python/bench_overhead.py); the median
+    # of 30 keeps a busy machine's outliers out.
+    import statistics
+    import time
+
+    text = (DATA / "oob_store.ptx").read_text()
+    out = np.zeros(32, np.uint32)
+    over = []
+    for _ in range(30):
+        t0 = time.perf_counter()
+        r = tmemu.launch(text, None, 1, 32, [out, 0])
+        over.append(time.perf_counter() - t0 - r.stats["wall_seconds"])
+    assert statistics.median(over) < 5e-3, over
