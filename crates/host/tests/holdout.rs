@@ -5,6 +5,10 @@
 //! they are run, printed and counted, never passed, and the test fails when one of them starts
 //! to pass (so the list cannot go stale) or fails differently from what the list says.
 //!
+//! Each spec runs under the immediate and the adversarial async policy (tcgen05 operations
+//! completing at issue, and as late as the rules allow): a kernel whose waits are right is clean
+//! under both.
+//!
 //! Heavier specs are in `HEAVY` and run only with
 //! `cargo test -p tmemu-host --test holdout -- --ignored --nocapture`.
 
@@ -12,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tmemu_host::{check_expects, load_ptx_file, resolve_spec, ErrorClass, RunOptions, Session};
+use tmemu_sim::AsyncPolicy;
 use tmemu_spec::Spec;
 
 /// How a listed spec fails today: the failure message must contain `needle`, so a spec that
@@ -23,123 +28,7 @@ struct Known {
 }
 
 /// FIXME(engine): each entry goes away when the engine runs the kernel correctly.
-const KNOWN_FAILING: &[Known] = &[
-    Known {
-        spec: "ho_attn_causal_d128.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_bmm_f16.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_bmm_f16_cluster2.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_cute_bf16_nmajor.toml",
-        needle: "hang TM0225",
-        reason: "TM0225 mbarrier-hang: hang: every live warp waits on an mbarrier or barrier that can no longer change (main at ee25437)",
-    },
-    Known {
-        spec: "ho_cute_bf16_nmajor_tmastore.toml",
-        needle: "hang TM0225",
-        reason: "TM0225 mbarrier-hang: hang: every live warp waits on an mbarrier or barrier that can no longer change (main at ee25437)",
-    },
-    Known {
-        spec: "ho_dot_scaled_e4m3_e2m1.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_bf16_m64.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_f16_128x256.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_f16_k16_n32.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_f16acc.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_fp8_e4m3_e5m2.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_i8.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_tf32.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gemm_tf32x3.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gluon_pipe3_16x128b.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gluon_pipe3_16x256b.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gluon_pipe3_16x64b.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_gluon_tmem_operand.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_linear_bias_relu.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_nvcc_mma_layouts.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_persistent_grouped.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_swiglu.toml",
-        needle: "diagnostic TM0308",
-        reason: "TM0308 mma-shape: tcgen05.mma: Tensor Memory is not available (main at ee25437)",
-    },
-    Known {
-        spec: "ho_ws_matmul.toml",
-        needle: "unsupported: `brx.idx`",
-        reason: "`brx.idx` is not executed (main at ee25437)",
-    },
-];
+const KNOWN_FAILING: &[Known] = &[];
 
 /// Specs too slow for CI on two cores (each takes seconds of engine time); `--ignored` runs them.
 const HEAVY: &[&str] = &[];
@@ -162,8 +51,20 @@ fn name_of(p: &Path) -> String {
     p.file_name().unwrap().to_string_lossy().into_owned()
 }
 
-/// Runs one spec; Ok(notes) when it loaded, ran clean and matched every reference.
+/// Runs one spec under each policy; Ok(notes) when every run was clean and matched.
 fn run_spec(path: &Path) -> Result<String, String> {
+    let mut notes = Vec::new();
+    for (name, policy) in [
+        ("immediate", AsyncPolicy::Immediate),
+        ("adversarial", AsyncPolicy::Adversarial),
+    ] {
+        let n = run_spec_with(path, policy).map_err(|e| format!("[{name}] {e}"))?;
+        notes.push(format!("[{name}] {n}"));
+    }
+    Ok(notes.join(" "))
+}
+
+fn run_spec_with(path: &Path, policy: AsyncPolicy) -> Result<String, String> {
     let mut spec = Spec::load(path).map_err(|e| format!("spec: {e}"))?;
     let entry = spec.kernel.as_ref().map(|k| k.value.clone());
     let (_, k) = load_ptx_file(&spec.ptx.value, entry.as_deref()).map_err(|e| match e.class {
@@ -175,6 +76,7 @@ fn run_spec(path: &Path) -> Result<String, String> {
     let out = session
         .run(&RunOptions {
             threads: 2,
+            async_policy: policy,
             ..Default::default()
         })
         .map_err(|e| format!("launch: {e}"))?;
