@@ -296,3 +296,22 @@ def test_gluon_elementwise_matches_numpy():
     r = tt.run(scale_kernel, (4,), x, out, 1000, 0.25, BLOCK=256, num_warps=4)
     assert r.ok, r.report()
     np.testing.assert_array_equal(out, x * np.float32(0.25))  # exact: a power of two
+
+
+def test_docs_triton_example_runs(tmp_path):
+    # docs/python.md's Triton example, saved to a file and run as a user would (@triton.jit
+    # needs its source in a file).
+    import re
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    text = (REPO / "docs" / "python.md").read_text()
+    block = re.search(r"With Triton:\s*```python\n(.*?)```", text, re.S).group(1)
+    script = tmp_path / "example.py"
+    script.write_text(block + "print('ok', r.verdict)\n")
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=REPO,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().endswith("ok clean")
