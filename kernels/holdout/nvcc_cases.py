@@ -95,11 +95,44 @@ def _mma_layouts_case():
              "(K none, MN none); fp16 bits passed as u16")
 
 
+def _mma_features_case():
+    rng = np.random.default_rng(4003)
+    a = (rng.integers(-4, 5, size=(5, 128, 16)) / 2).astype(np.float16)
+    b1 = (rng.integers(-4, 5, size=(5, 16, 64)) / 2).astype(np.float16)
+    b2 = (rng.integers(-4, 5, size=(5, 16, 64)) / 2).astype(np.float16)
+    c = (rng.integers(-16, 17, size=(5, 128, 64)) / 2).astype(np.float32)
+    a64, b164, b264, c64 = (x.astype(np.float64) for x in (a, b1, b2, c))
+    ab = np.matmul(a64, b164)
+    d = np.empty_like(c64)
+    d[0] = -ab[0] + c64[0]
+    d[1] = ab[1] + c64[1]                      # (-A)(-B) = AB
+    d[2] = ab[2] + c64[2] * 2.0**-3
+    mask = np.zeros(128, bool)                 # disable-output-lane bits, lane 0 = bit 0 of r0
+    for word, bits in enumerate((0xAAAAAAAA, 0, 0xFFFF0000, 0x00000001)):
+        for i in range(32):
+            mask[32 * word + i] = bool((bits >> i) & 1)
+    d[3] = np.where(mask[:, None], c64[3], ab[3] + c64[3])
+    d[4] = ab[4] + np.matmul(a64[4], b264[4]) + c64[4]
+    return Case(
+        "ho_nvcc_mma_features", grid=[5],
+        buffers=dict(a=Input(a.view(np.uint16), "u16"), b1=Input(b1.view(np.uint16), "u16"),
+                     b2=Input(b2.view(np.uint16), "u16"), c=Input(c, "f32"),
+                     d=Output("f32", [5, 128, 64], d.astype(np.float32), 0.0, 0.0,
+                              "inputs on a 1/2 grid (C scaled by 2^-3 on a 1/16 grid), "
+                              "|d| < 2^8: exact in f32")),
+        args=dict(a=Ptr("a"), b1=Ptr("b1"), b2=Ptr("b2"), c=Ptr("c"), d=Ptr("d")),
+        note="tcgen05.mma kind::f16 M=128 N=64 K=16 accumulating onto a D stored with tcgen05.st; "
+             "one CTA per feature: negate-A, negate-A+B, scale-input-d 3, disable-output-lane "
+             "mask, collector::a::fill then ::lastuse")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
            ("mma_layouts.cu", "mma_layouts", dict(block=[128, 1, 1], shared=0),
-            lambda: [_mma_layouts_case()])]
+            lambda: [_mma_layouts_case()]),
+           ("mma_features.cu", "mma_features", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_features_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
