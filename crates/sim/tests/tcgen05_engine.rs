@@ -319,9 +319,13 @@ impl Observer for Recorder {
         self.ev.push(format!("issue {kind:?}"));
     }
     fn async_access(&mut self, _id: AsyncId, place: Place, kind: AccessKind) {
-        if let Place::Tmem(r) = place {
-            self.ev
-                .push(format!("access tmem {}x{} {kind:?}", r.lanes, r.cols));
+        match place {
+            Place::Tmem(r) => self
+                .ev
+                .push(format!("access tmem {}x{} {kind:?}", r.lanes, r.cols)),
+            Place::Mem { space, len, .. } => {
+                self.ev.push(format!("access mem {space:?} {len} {kind:?}"))
+            }
         }
     }
     fn async_complete(&mut self, id: AsyncId, _time: u64) {
@@ -393,6 +397,8 @@ fn observers_see_the_tcgen05_protocol_in_order() {
         at("fence TcAfterThreadSync");
         let cp = at("issue Cp { cta_group: 1, shape_4x256b: false }");
         assert_eq!(e[cp + 1], "access tmem 128x4 Write");
+        // the source: 128 rows of 16 bytes, dense (SBO 128), read from CTA 0's shared memory
+        assert_eq!(e[cp + 2], "access mem Shared { cta: 0 } 2048 Read");
         let commit = at("commit 1");
         let cp_done = at("done Some(Cp { cta_group: 1, shape_4x256b: false })");
         let fire = at(&mbar);

@@ -2,13 +2,15 @@
 //! The copy reads shared memory when it completes, through `CpForm::execute` (shapes,
 //! multicast, decompression), into this CTA and, for `.cta_group::2`, its peer.
 
+use tmemu_tmem::desc::{Major, OperandLayout, SmemDescriptor};
 use tmemu_tmem::layout::{CpForm, CpShape};
 
 use super::queue::Work;
 use super::{columns_owned, enqueue, rule_of, target_ranks};
 use crate::exec::memory::lane_addr;
 use crate::exec::{Ctx, Flow, Warp};
-use crate::observer::{AccessKind, Observer, OpKind, Place, TmemRect};
+use crate::mem::SHARED_BASE;
+use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place, TmemRect};
 use crate::program::{Addr, Any};
 use tmemu_tmem::rules as cat;
 
@@ -59,7 +61,7 @@ pub(super) fn cp<O: Observer>(
             })
             .max()
             .unwrap_or(0);
-        let places: Vec<(Place, AccessKind)> = ranks
+        let mut places: Vec<(Place, AccessKind)> = ranks
             .iter()
             .map(|&r| {
                 (
@@ -74,6 +76,11 @@ pub(super) fn cp<O: Observer>(
                 )
             })
             .collect();
+        if cx.obs.wants_memory() {
+            for &r in &ranks {
+                source_ranges(form, d, r as u32, &mut places);
+            }
+        }
         let kind = OpKind::Cp {
             cta_group: group,
             shape_4x256b: form.shape == CpShape::S4x256b,
@@ -92,4 +99,39 @@ pub(super) fn cp<O: Observer>(
         );
     }
     Flow::Next
+}
+
+/// The shared-memory bytes the copy reads (each CTA of the group reads its own shared memory
+/// at the descriptor), merged into ranges, as observer places. A malformed descriptor reads
+/// nothing (the copy reports it at completion).
+fn source_ranges(form: &CpForm, desc: u64, cta: u32, out: &mut Vec<(Place, AccessKind)>) {
+    let Ok(d) = SmemDescriptor::decode(desc) else {
+        return;
+    };
+    let layout = OperandLayout::new(d, Major::K);
+    let mut starts: Vec<u32> = form
+        .chunks()
+        .map(|ch| layout.chunk_address(ch.row, ch.chunk))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut i = 0;
+    while i < starts.len() {
+        let lo = starts[i];
+        let mut hi = lo + 16;
+        i += 1;
+        while i < starts.len() && starts[i] <= hi {
+            hi = hi.max(starts[i] + 16);
+            i += 1;
+        }
+        out.push((
+            Place::Mem {
+                space: MemSpace::Shared { cta },
+                // descriptor addresses are shared addresses; the observer's are offsets
+                addr: lo.wrapping_sub(SHARED_BASE) as u64,
+                len: (hi - lo) as u64,
+            },
+            AccessKind::Read,
+        ));
+    }
 }
