@@ -26,7 +26,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use tmemu_check::annotations::{self, Annotations, Mark, MarkKind};
-use tmemu_host::{check, load_ptx_source, resolve_spec, CheckOptions, ErrorClass, RunOptions};
+use tmemu_host::{
+    check, load_ptx_source, parse_pair, resolve_spec, CheckOptions, ErrorClass, RunOptions,
+};
 use tmemu_spec::Spec;
 use tmemu_tmem::rules;
 
@@ -85,7 +87,8 @@ fn static_findings(src: &str, shown: &str, got: &mut Reported) {
     }
 }
 
-fn run_program(ptx: &Path, ptxas_rejects: bool) -> Reported {
+fn run_program(ptx: &Path, ann: &Annotations) -> Reported {
+    let ptxas_rejects = ann.header("ptxas") == Some("reject");
     let src = std::fs::read_to_string(ptx).unwrap();
     // messages (and blessed reasons) name the file as the pending list does
     let shown = key(ptx);
@@ -112,11 +115,16 @@ fn run_program(ptx: &Path, ptxas_rejects: bool) -> Reported {
         Err(e) => panic!("{e}"),
     };
     let resolved = resolve_spec(&mut spec, &[], &kernel).unwrap_or_else(|e| panic!("{e}"));
+    let mut engine = RunOptions {
+        max_steps: MAX_STEPS,
+        ..Default::default()
+    };
+    if let Some(p) = ann.header("pair_collective") {
+        engine.pair_collective =
+            parse_pair(p).unwrap_or_else(|| panic!("{shown}: pair_collective = {p}?"));
+    }
     let opts = CheckOptions {
-        engine: RunOptions {
-            max_steps: MAX_STEPS,
-            ..Default::default()
-        },
+        engine,
         ..Default::default()
     };
     let out = check(&kernel, &resolved, &opts).unwrap_or_else(|e| panic!("{shown}: launch: {e}"));
@@ -124,6 +132,10 @@ fn run_program(ptx: &Path, ptxas_rejects: bool) -> Reported {
         let id = f.diagnostic.rule.id;
         got.primary
             .insert(mark(severity_mark(id), id, f.diagnostic.span.line));
+        let engine_related = f.diagnostic.related.iter().map(|(s, _)| s);
+        for s in engine_related.chain(f.related.iter().map(|(s, _)| s)) {
+            got.related.insert(mark(MarkKind::Related, id, s.line));
+        }
     }
     for h in &out.hangs {
         for w in &h.report.warps {
@@ -352,8 +364,7 @@ fn whole_rule_corpus_matches_marks() {
         let src = std::fs::read_to_string(&path).unwrap();
         let ann = annotations::parse(&src)
             .unwrap_or_else(|e| panic!("{}:{}: {}", path.display(), e.line, e.message));
-        let rejects = ann.header("ptxas") == Some("reject");
-        let got = run_program(&path, rejects);
+        let got = run_program(&path, &ann);
         let diff = compare(&ann, &got, &src);
         match (diff.is_empty(), pending.get(&k)) {
             (true, None) => {
@@ -413,9 +424,15 @@ fn whole_rule_corpus_matches_marks() {
     );
 
     if bless {
+        // a reason written by an earlier BLESS (it starts with the file's name) is refreshed;
+        // a reason a person wrote is kept
         let mut list: BTreeMap<String, String> = now_pending
             .into_iter()
-            .map(|(k, (why, _))| (k, why))
+            .map(|(k, (why, diff))| {
+                let auto = why.starts_with(&k) || why.starts_with(['-', '+']);
+                let why = if auto { auto_reason(&diff) } else { why };
+                (k, why)
+            })
             .collect();
         for (k, diff) in &failures {
             list.insert(k.clone(), auto_reason(diff));

@@ -135,6 +135,7 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
     let config = RunConfig {
         seed: args.schedule_seed,
         policy: args.async_policy.into(),
+        ..Default::default()
     };
     let opts = config.options(&args.engine.options());
 

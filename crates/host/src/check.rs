@@ -16,15 +16,20 @@
 //!   [`tmemu_tmem::rules::TMEMU_LIMIT`], e.g. TM0510) or a form the engine reports as
 //!   unsupported makes it `incomplete`, never `clean`.
 //!
+//! Every run has the race detector attached (`tmemu_check::dynamic::RaceObserver`, one per SM
+//! group): its findings are merged with the engine's, source [`Source::Race`].
+//!
 //! Each run is reproducible alone: [`RunConfig::run_args`] gives the `tmemu run` flags.
 
 use std::collections::HashMap;
 use std::fmt;
 
+use tmemu_check::dynamic::RaceObserver;
 use tmemu_ptx::span::Span;
 use tmemu_sim::error::Diagnostic;
-use tmemu_sim::{HangReport, Kernel, LaunchError, RunOptions, RunResult};
+use tmemu_sim::{AsyncPolicy, HangReport, Kernel, LaunchError, RunOptions, RunResult};
 use tmemu_spec::ResolvedLaunch;
+use tmemu_tmem::alloc::PairCollective;
 use tmemu_tmem::rules::{self, Severity};
 
 use crate::expect::{check_expects, ExpectReport};
@@ -64,46 +69,107 @@ impl fmt::Display for Policy {
     }
 }
 
+impl Policy {
+    /// The engine's policy (`delayed` completes an op two scheduler rounds after its issue,
+    /// what `tmemu run --async-policy delayed` does).
+    pub fn engine(self) -> AsyncPolicy {
+        match self {
+            Policy::Immediate => AsyncPolicy::Immediate,
+            Policy::Delayed => AsyncPolicy::Delayed(2),
+            Policy::Adversarial => AsyncPolicy::Adversarial,
+        }
+    }
+}
+
 /// One run of a check or an exploration: what makes it reproducible.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunConfig {
     /// None: the engine's default deterministic schedule (what `tmemu run` does without
     /// `--schedule-seed`).
     pub seed: Option<u64>,
     pub policy: Policy,
+    /// With a seed: probabilistic concurrency testing of this depth (0: the plain seeded
+    /// random schedule; `RunOptions::pct_depth`).
+    pub pct_depth: u32,
+    /// The engine's choice for a `.cta_group::2` dealloc/relinquish whose peer has not
+    /// joined yet; None: the base options' (blocking unless the caller chose).
+    pub pair_collective: Option<PairCollective>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            seed: None,
+            policy: Policy::Immediate,
+            pct_depth: 0,
+            pair_collective: None,
+        }
+    }
 }
 
 impl RunConfig {
     /// The `tmemu run` flags that repeat this run exactly (same seed, same schedule).
     pub fn run_args(&self) -> String {
-        match self.seed {
-            Some(s) => format!("--schedule-seed {s} --async-policy {}", self.policy),
+        let mut s = match self.seed {
+            Some(seed) => format!("--schedule-seed {seed} --async-policy {}", self.policy),
             None => format!("--async-policy {}", self.policy),
+        };
+        if self.pct_depth > 0 && self.seed.is_some() {
+            s += &format!(" --pct-depth {}", self.pct_depth);
         }
+        if let Some(p) = self.pair_collective {
+            s += &format!(" --pair-collective {}", pair_name(p));
+        }
+        s
     }
 
     /// Engine options of this run on top of `base`.
     pub fn options(&self, base: &RunOptions) -> RunOptions {
         let mut o = base.clone();
         o.seed = self.seed;
-        apply_policy(self.policy, &mut o);
+        o.async_policy = self.policy.engine();
+        o.pct_depth = self.pct_depth;
+        if let Some(p) = self.pair_collective {
+            o.pair_collective = p;
+        }
         o
+    }
+}
+
+/// `blocking` / `eager`, as the rule corpus' `//@ pair_collective` header names them.
+pub fn pair_name(p: PairCollective) -> &'static str {
+    match p {
+        PairCollective::Blocking => "blocking",
+        PairCollective::Eager => "eager",
+    }
+}
+
+/// The inverse of [`pair_name`].
+pub fn parse_pair(s: &str) -> Option<PairCollective> {
+    match s {
+        "blocking" => Some(PairCollective::Blocking),
+        "eager" => Some(PairCollective::Eager),
+        _ => None,
     }
 }
 
 impl fmt::Display for RunConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.seed {
-            Some(s) => write!(f, "seed {s}, {} policy", self.policy),
-            None => write!(f, "default schedule, {} policy", self.policy),
+            Some(s) if self.pct_depth > 0 => write!(
+                f,
+                "seed {s} (PCT depth {}), {} policy",
+                self.pct_depth, self.policy
+            )?,
+            Some(s) => write!(f, "seed {s}, {} policy", self.policy)?,
+            None => write!(f, "default schedule, {} policy", self.policy)?,
         }
+        if let Some(p) = self.pair_collective {
+            write!(f, ", {} pair collectives", pair_name(p))?;
+        }
+        Ok(())
     }
 }
-
-/// Puts `p` into the engine's options. The engine has no async queue yet (every op completes
-/// at issue, which is the immediate policy), so until it has one the policy changes nothing
-/// and only names the run.
-fn apply_policy(_p: Policy, _o: &mut RunOptions) {}
 
 /// What `check` runs.
 #[derive(Clone, Debug)]
@@ -138,19 +204,20 @@ impl CheckOptions {
     /// The runs `check` makes, in order.
     pub fn plan(&self) -> Vec<RunConfig> {
         let mut v = vec![RunConfig {
-            seed: None,
             policy: Policy::Adversarial,
+            ..Default::default()
         }];
         for i in 1..self.seeds.max(1) as u64 {
             v.push(RunConfig {
                 seed: Some(self.base_seed.wrapping_add(i - 1)),
                 policy: Policy::Adversarial,
+                ..Default::default()
             });
         }
         if self.immediate {
             v.push(RunConfig {
-                seed: None,
                 policy: Policy::Immediate,
+                ..Default::default()
             });
         }
         v
@@ -209,8 +276,8 @@ pub struct CheckFinding {
     /// The first occurrence (its context and message are the first run's).
     pub diagnostic: Diagnostic,
     pub source: Source,
-    /// Related spans of the first occurrence with their labels (a race's earlier access,
-    /// "conflicting write here"; an allocation a leak refers to).
+    /// Related spans of a race finding with their labels (its earlier access, "conflicting
+    /// write here"). An engine finding keeps its own in `diagnostic.related`.
     pub related: Vec<(Span, &'static str)>,
     /// The catalogue severity of its rule (Error when the rule is not catalogued).
     pub severity: Severity,
@@ -354,13 +421,26 @@ impl Accumulator {
         cfg: RunConfig,
     ) -> Result<bool, LaunchError> {
         let session = Session::new(kernel, resolved)?;
-        let out = session.run(&cfg.options(base))?;
+        // None: the kernel's `.reqnctapercluster`, which the observer takes by default
+        let cluster = session.launch().cluster;
+        let (out, observers) = session.run_observed(&cfg.options(base), |_| {
+            let o = RaceObserver::new(kernel);
+            match cluster {
+                Some(c) => o.with_cluster_dim(c),
+                None => o,
+            }
+        })?;
+        let races: Vec<(Diagnostic, Vec<(Span, &'static str)>)> = observers
+            .into_iter()
+            .flat_map(RaceObserver::into_findings)
+            .map(|f| (f.to_diagnostic(), f.related_spans()))
+            .collect();
         let expects: Vec<ExpectReport> = check_expects(resolved, &out.buffers)
             .into_iter()
             .filter(|e| !e.passed())
             .collect();
         let hung = !out.result.hangs.is_empty();
-        self.merge(cfg, &out.result, Vec::new(), out.wall_seconds, expects);
+        self.merge(cfg, &out.result, races, out.wall_seconds, expects);
         if self.buffers.is_none() {
             self.buffers = Some(out.buffers);
         }

@@ -2,13 +2,19 @@
 //!
 //! Run `i` uses schedule seed `base_seed + i` and the async policy `policies[i % len]`. A
 //! seeded schedule visits the warps of each round in a random order with random quanta
-//! (crates/sim/src/sched.rs), so different seeds interleave warps, CTAs and async
+//! (crates/sim/src/sched.rs); every other pair of runs (`i / 2` odd) uses probabilistic
+//! concurrency testing instead (`pct_depth`, crates/sim/src/pct.rs: seeded warp priorities
+//! with change points, so one warp runs far ahead of the others); and with
+//! `vary_pair_collective`, odd runs let a `.cta_group::2` dealloc/relinquish go on without its
+//! peer (`eager`) where even runs keep the base choice (blocking), since the hardware may do
+//! either (PTX ISA §9.7.16.5, Table 48). Different seeds interleave warps, CTAs and async
 //! completions differently; each finding keeps the first run that produced it, and
 //! [`crate::RunConfig::run_args`] gives the `tmemu run` flags that reproduce it exactly (same
 //! seed, same schedule, byte for byte).
 
 use tmemu_sim::{Kernel, LaunchError, RunOptions};
 use tmemu_spec::ResolvedLaunch;
+use tmemu_tmem::alloc::PairCollective;
 
 use crate::check::{Accumulator, CheckOutcome, Policy, RunConfig, Verdict};
 
@@ -23,6 +29,10 @@ pub struct ExploreOptions {
     pub stop_on_hang: bool,
     /// Stop after the first run whose verdict is not clean.
     pub stop_on_finding: bool,
+    /// Depth of the PCT runs (0: no PCT runs, only seeded random schedules).
+    pub pct_depth: u32,
+    /// Odd runs use eager pair collectives (see the module docs).
+    pub vary_pair_collective: bool,
     /// Engine options every run starts from; `seed` is overridden.
     pub engine: RunOptions,
 }
@@ -34,6 +44,8 @@ impl Default for ExploreOptions {
             policies: vec![Policy::Adversarial, Policy::Delayed],
             stop_on_hang: false,
             stop_on_finding: false,
+            pct_depth: 3,
+            vary_pair_collective: true,
             engine: RunOptions::default(),
         }
     }
@@ -47,9 +59,13 @@ impl ExploreOptions {
         } else {
             self.policies[i as usize % self.policies.len()]
         };
+        let pct = (i / 2) % 2 == 1;
+        let eager = self.vary_pair_collective && i % 2 == 1;
         RunConfig {
             seed: Some(self.base_seed.wrapping_add(i as u64)),
             policy,
+            pct_depth: if pct { self.pct_depth } else { 0 },
+            pair_collective: eager.then_some(PairCollective::Eager),
         }
     }
 }

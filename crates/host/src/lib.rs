@@ -26,8 +26,9 @@ mod report;
 mod session;
 
 pub use check::{
-    check, is_tmemu_limit, severity_of, CheckFinding, CheckHang, CheckOptions, CheckOutcome,
-    CheckStats, Incomplete, Policy, RunConfig, RunSummary, Source, Verdict,
+    check, is_tmemu_limit, pair_name, parse_pair, severity_of, CheckFinding, CheckHang,
+    CheckOptions, CheckOutcome, CheckStats, Incomplete, Policy, RunConfig, RunSummary, Source,
+    Verdict,
 };
 pub use error::{ErrorClass, HostError};
 pub use expect::{check_expects, save_outputs, ExpectReport};

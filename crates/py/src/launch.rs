@@ -5,10 +5,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
 use tmemu_host::{
-    param_infos, resolve_spec, CheckOptions, ErrorClass, ReportBuilder, RunOptions, Session,
+    param_infos, resolve_spec, CheckOptions, ErrorClass, Policy, ReportBuilder, RunConfig,
+    RunOptions, Session,
 };
-
-use tmemu_sim::AsyncPolicy;
 
 use crate::cache::{self, Loaded};
 
@@ -120,14 +119,14 @@ pub fn launch<'py>(
     check: Option<u32>,
     async_policy: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    // The engine's names (`tmemu run --async-policy` takes the same three).
+    // The CLI's names and mapping (`tmemu run --async-policy`, tmemu_host::RunConfig).
     let policy = match async_policy {
-        None => AsyncPolicy::default(),
-        Some(name) => AsyncPolicy::parse(name).ok_or_else(|| {
+        None => Policy::Immediate,
+        Some(name) => Policy::parse(name).ok_or_else(|| {
             raise(
                 py,
                 "LaunchError",
-                format!("tmemu.launch: error: key 'async_policy': expected 'immediate', 'delayed', 'delayed:N' or 'adversarial', found '{name}'"),
+                format!("tmemu.launch: error: key 'async_policy': expected 'immediate', 'delayed' or 'adversarial', found '{name}'"),
             )
         })?,
     };
@@ -193,14 +192,19 @@ pub fn launch<'py>(
 
     let session = Session::new(k, &resolved)
         .map_err(|e| raise(py, "LaunchError", format!("{ptx_name}: error: {e}")))?;
-    let opts = RunOptions {
+    let base = RunOptions {
         nsms: sms,
         threads: threads.max(1),
         seed,
         max_steps,
-        async_policy: policy,
         ..Default::default()
     };
+    let opts = RunConfig {
+        seed,
+        policy,
+        ..Default::default()
+    }
+    .options(&base);
     let out = PyDict::new(py);
     out.set_item("kernel", &k.name)?;
     let stats = PyDict::new(py);
