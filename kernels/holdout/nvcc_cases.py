@@ -126,13 +126,43 @@ def _mma_features_case():
              "mask, collector::a::fill then ::lastuse")
 
 
+def _mma_nvf4_case():
+    from regen import e2m1_nibbles_to_f64
+    rng = np.random.default_rng(4004)
+    an = rng.integers(0, 16, size=(128, 64), dtype=np.uint8)         # e2m1 nibbles A[r][k]
+    bn = rng.integers(0, 16, size=(64, 64), dtype=np.uint8)          # e2m1 nibbles B[k][n]
+    a = (an[:, 0::2] | (an[:, 1::2] << 4)).astype(np.uint8)           # [128][32]
+    bt = (bn.T[:, 0::2] | (bn.T[:, 1::2] << 4)).astype(np.uint8)      # [64][32], row n = B[:, n]
+    # ue4m3 scales from {0.5, 1, 1.5, 2} (E4M3 with the sign bit clear: 0x30, 0x38, 0x3C, 0x40).
+    codes = np.array([0x30, 0x38, 0x3C, 0x40], np.uint8)
+    values = np.array([0.5, 1.0, 1.5, 2.0])
+    ia = rng.integers(0, 4, size=(128, 4))
+    ib = rng.integers(0, 4, size=(64, 4))
+    sfa, sfb = codes[ia], codes[ib]
+    a64 = e2m1_nibbles_to_f64(an) * np.repeat(values[ia], 16, axis=1)
+    b64 = e2m1_nibbles_to_f64(bn) * np.repeat(values[ib], 16, axis=1).T
+    d = (a64 @ b64).astype(np.float32)
+    return Case(
+        "ho_nvcc_mma_nvf4", grid=[1],
+        buffers=dict(a=Input(a, "u8"), bt=Input(bt, "u8"), sfa=Input(sfa, "u8"),
+                     sfb=Input(sfb, "u8"),
+                     d=Output("f32", [128, 64], d, 0.0, 0.0,
+                              "e2m1 x ue4m3 values are multiples of 1/8 below 12, sums of 64 "
+                              "products stay below 2^14 on a 1/64 grid: exact in f32")),
+        args=dict(a=Ptr("a"), bt=Ptr("bt"), sfa=Ptr("sfa"), sfb=Ptr("sfb"), d=Ptr("d")),
+        note="NVFP4: tcgen05.mma.kind::mxf4nvf4.block_scale.block16, e2m1 A/B packed two per "
+             "byte (low nibble first), ue4m3 scales per 16 K, scales put in TMEM with tcgen05.st")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
            ("mma_layouts.cu", "mma_layouts", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_layouts_case()]),
            ("mma_features.cu", "mma_features", dict(block=[128, 1, 1], shared=0),
-            lambda: [_mma_features_case()])]
+            lambda: [_mma_features_case()]),
+           ("mma_nvf4.cu", "mma_nvf4", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_nvf4_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
