@@ -154,6 +154,25 @@ def _mma_nvf4_case():
              "byte (low nibble first), ue4m3 scales per 16 K, scales put in TMEM with tcgen05.st")
 
 
+def _mma_ws_case():
+    rng = np.random.default_rng(4005)
+    a = (rng.integers(-4, 5, size=(2, 64, 16)) / 2).astype(np.float16)
+    b = (rng.integers(-4, 5, size=(2, 16, 64)) / 2).astype(np.float16)
+    raw = np.zeros((2, 128, 32))
+    for v, (m, cols) in enumerate(((64, 32), (32, 16))):
+        dd = a[v, :m].astype(np.float64) @ b[v].astype(np.float64)      # [m][64]
+        for j in range(64):
+            raw[v, np.arange(m) + m * (j // cols), j % cols] = dd[:, j]
+    return Case(
+        "ho_nvcc_mma_ws", grid=[2],
+        buffers=dict(a=Input(a.view(np.uint16), "u16"), b=Input(b.view(np.uint16), "u16"),
+                     raw=Output("f32", [2, 128, 32], raw.astype(np.float32), 0.0, 0.0,
+                                "inputs on a 1/2 grid, K = 16: exact; unwritten cells stay 0")),
+        args=dict(a=Ptr("a"), b=Ptr("b"), raw=Ptr("raw")),
+        note="tcgen05.mma.ws kind::f16, M=64 (CTA 0) and M=32 (CTA 1), N=64, K=16; the raw 128x32 "
+             "TMEM block after the MMA, expected from the .ws D layouts E and G (mma.md §9)")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -162,7 +181,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_features.cu", "mma_features", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_features_case()]),
            ("mma_nvf4.cu", "mma_nvf4", dict(block=[128, 1, 1], shared=0),
-            lambda: [_mma_nvf4_case()])]
+            lambda: [_mma_nvf4_case()]),
+           ("mma_ws.cu", "mma_ws", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_ws_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
