@@ -178,33 +178,27 @@ fn misuse<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, m: &tmemu_tmem::alloc:
 }
 
 /// Steps the allocator; reports findings, registers woken warps, returns the effect.
-fn step<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, ev: Event) -> Option<Effect> {
-    let ncols = match &ev {
-        Event::Alloc { ncols, .. } | Event::Dealloc { ncols, .. } => Some(*ncols),
-        _ => None,
-    };
+/// `ncols`: the nCols operand of the first executing lane (alloc, dealloc).
+fn step<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    ev: Event,
+    ncols: Option<u32>,
+) -> Option<Effect> {
     match cx.tc.allocator.step(ev) {
         Ok(o) => Some(settle(w.id, cx, o)),
         Err(StepError::Violation(v)) => {
             report(cx, w.id, &v);
             // 48 is neither a multiple of 32 nor a power of two: both rules, as ptxas says
             // for an immediate (the allocator names the first that applies)
-            if let (true, Some(LaneValues::Uniform(n) | LaneValues::PerLane([n, ..]))) = (
-                v.rule.id == tmemu_tmem::rules::NCOLS_NOT_MULTIPLE_OF_32.id,
-                ncols,
-            ) {
-                let n = if let Some(LaneValues::PerLane(vals)) = ncols {
-                    vals[v.lanes.trailing_zeros().min(31) as usize].max(n)
-                } else {
-                    n
-                };
-                if !n.is_power_of_two() {
-                    let mut v2 = v.clone();
-                    v2.rule = &tmemu_tmem::rules::NCOLS_NOT_POWER_OF_TWO;
-                    v2.message = format!("nCols = {n} is not a power of two");
-                    v2.related.clear();
-                    report(cx, w.id, &v2);
-                }
+            if let Some(n) = ncols.filter(|n| {
+                v.rule.id == tmemu_tmem::rules::NCOLS_NOT_MULTIPLE_OF_32.id && !n.is_power_of_two()
+            }) {
+                let mut v2 = v.clone();
+                v2.rule = &tmemu_tmem::rules::NCOLS_NOT_POWER_OF_TWO;
+                v2.message = format!("nCols = {n} is not a power of two");
+                v2.related.clear();
+                report(cx, w.id, &v2);
             }
             None
         }
@@ -285,7 +279,7 @@ pub(super) fn alloc<O: Observer>(
         issue: iss,
         ncols: lane_values(w, ncols, mask),
     };
-    match step(w, cx, ev) {
+    match step(w, cx, ev, Some(n)) {
         Some(Effect::Granted(addr)) => {
             grant(w, cx, mask, off, addr.raw(), n);
             Flow::Next
@@ -325,12 +319,13 @@ pub(super) fn dealloc<O: Observer>(
         pair_in_flight(w, cx, mask, taddr, ncols);
     }
     let iss = issue(w, cx, mask, group);
+    let n = ncols_of(w, ncols, mask);
     let ev = Event::Dealloc {
         issue: iss,
         taddr: lane_values(w, taddr, mask),
         ncols: lane_values(w, ncols, mask),
     };
-    match step(w, cx, ev) {
+    match step(w, cx, ev, Some(n)) {
         Some(Effect::Freed(r)) => {
             let at = cx.at(w, mask);
             cx.obs.tmem_event(
@@ -402,7 +397,7 @@ pub(super) fn relinquish<O: Observer>(
     }
     let pc = w.cur_pc;
     let iss = issue(w, cx, mask, group);
-    match step(w, cx, Event::Relinquish { issue: iss }) {
+    match step(w, cx, Event::Relinquish { issue: iss }, None) {
         Some(Effect::Relinquished) => {
             let at = cx.at(w, mask);
             cx.obs.tmem_event(at, TmemEvent::Relinquish);
