@@ -242,6 +242,79 @@ impl GlobalMemory {
         Ok(())
     }
 
+    /// The buffer holding every active lane's `size`-byte access at `addrs[l]`, when one
+    /// buffer holds them all and each is naturally aligned: one range and alignment check
+    /// for the warp instead of one per lane. `None` tells the caller to take its per-lane
+    /// path, which reports the faults.
+    #[inline]
+    fn warp_span(&self, addrs: &[u64; 32], mask: u32, size: u32) -> Option<&Buffer> {
+        let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
+        for (l, &a) in addrs.iter().enumerate() {
+            let on = mask >> l & 1 != 0;
+            lo = lo.min(if on { a } else { u64::MAX });
+            hi = hi.max(if on { a } else { 0 });
+            bits |= if on { a } else { 0 };
+        }
+        if mask == 0 || bits & (size as u64 - 1) != 0 {
+            return None;
+        }
+        let i = self.buffers.partition_point(|b| b.addr <= lo);
+        let b = self.buffers.get(i.checked_sub(1)?)?;
+        (hi.checked_add(size as u64)? <= b.addr + b.len).then_some(b)
+    }
+
+    /// Warp-wide load of `size` (1, 2 or 4) bytes per active lane into `out` (zero-extended)
+    /// when [`warp_span`](Self::warp_span) proves every access in bounds and aligned;
+    /// returns false, touching nothing, otherwise.
+    #[inline]
+    pub fn load_lanes_u32(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: u32,
+        out: &mut [u32; 32],
+    ) -> bool {
+        let Some(b) = self.warp_span(addrs, mask, size) else {
+            return false;
+        };
+        for l in 0..32 {
+            if mask >> l & 1 != 0 {
+                // SAFETY: warp_span checked that this lane's access lies in `b` and is
+                // naturally aligned; the words are atomics.
+                out[l] =
+                    unsafe { atomic_load(b.ptr().add((addrs[l] - b.addr) as usize), size) } as u32;
+            }
+        }
+        true
+    }
+
+    /// Warp-wide store, the counterpart of [`load_lanes_u32`](Self::load_lanes_u32).
+    #[inline]
+    pub fn store_lanes_u32(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: u32,
+        vals: &[u32; 32],
+    ) -> bool {
+        let Some(b) = self.warp_span(addrs, mask, size) else {
+            return false;
+        };
+        for l in 0..32 {
+            if mask >> l & 1 != 0 {
+                // SAFETY: as in `load_lanes_u32`.
+                unsafe {
+                    atomic_store(
+                        b.ptr().add((addrs[l] - b.addr) as usize),
+                        size,
+                        u64::from(vals[l]),
+                    )
+                };
+            }
+        }
+        true
+    }
+
     /// Loads `size` (1, 2, 4, 8) bytes, zero-extended.
     #[inline]
     pub fn load(&self, addr: u64, size: u32) -> Result<u64, MemFault> {
@@ -389,5 +462,53 @@ mod tests {
         assert_eq!(classify(SHARED_WINDOW + 0x410), Window::Shared(0x410));
         assert_eq!(classify(LOCAL_WINDOW + 8), Window::Local(8));
         assert_eq!(classify(GLOBAL_BASE + 8), Window::Global(GLOBAL_BASE + 8));
+    }
+
+    /// The warp-wide fast paths agree with the per-lane accessors when every lane is in one
+    /// buffer, and refuse (touching nothing) when a lane is out of bounds, misaligned, or in
+    /// another buffer, so the per-lane path can report it.
+    #[test]
+    fn warp_lanes_fast_path() {
+        let mut g = GlobalMemory::new();
+        let init: Vec<u8> = (0..256u32).map(|i| i as u8).collect();
+        let a = g.alloc("a", &init);
+        let b = g.alloc("b", &init);
+        let addrs: [u64; 32] = std::array::from_fn(|l| a + 4 * ((l as u64 * 7) % 64));
+        let mask = 0xF0F0_FFFF;
+        let mut out = [0xDEAD_u32; 32];
+        assert!(g.load_lanes_u32(&addrs, mask, 4, &mut out));
+        for l in 0..32 {
+            let want = if mask >> l & 1 != 0 {
+                g.load(addrs[l], 4).unwrap() as u32
+            } else {
+                0xDEAD
+            };
+            assert_eq!(out[l], want, "lane {l}");
+        }
+        // 1- and 2-byte accesses zero-extend like `load`
+        assert!(g.load_lanes_u32(&addrs, mask, 2, &mut out));
+        assert_eq!(out[1], g.load(addrs[1], 2).unwrap() as u32);
+        let vals: [u32; 32] = std::array::from_fn(|l| 0x1000 + l as u32);
+        let st: [u64; 32] = std::array::from_fn(|l| a + 4 * l as u64);
+        assert!(g.store_lanes_u32(&st, u32::MAX, 4, &vals));
+        for l in 0..32 {
+            assert_eq!(g.load(st[l], 4).unwrap(), 0x1000 + l as u64);
+        }
+        // refusals: a lane past the end, a misaligned lane, lanes in two buffers, no lane
+        let mut bad = st;
+        bad[5] = a + 256;
+        assert!(!g.load_lanes_u32(&bad, u32::MAX, 4, &mut out));
+        assert!(!g.store_lanes_u32(&bad, u32::MAX, 4, &[7; 32]));
+        assert_eq!(
+            g.load(a + 20, 4).unwrap(),
+            0x1005,
+            "a refused store writes nothing"
+        );
+        assert!(g.load_lanes_u32(&bad, u32::MAX & !(1 << 5), 4, &mut out));
+        bad[5] = a + 2;
+        assert!(!g.load_lanes_u32(&bad, u32::MAX, 4, &mut out));
+        bad[5] = b;
+        assert!(!g.load_lanes_u32(&bad, u32::MAX, 4, &mut out));
+        assert!(!g.load_lanes_u32(&st, 0, 4, &mut out));
     }
 }

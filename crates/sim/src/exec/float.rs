@@ -46,24 +46,37 @@ fn bin_f64(op: FOp, m: FMods, x: u64, y: u64) -> u64 {
     }
 }
 
-/// The low and high f32 halves of f32x2 lanes.
+// f32x2 registers as 64 f32 values: on a little-endian target the `[u64; 32]` array is the
+// `[u32; 64]` array of lane 0 low, lane 0 high, lane 1 low, ... (same size, and u32 needs
+// no more alignment than u64).
+#[cfg(not(target_endian = "little"))]
+compile_error!("tmemu-sim assumes a little-endian host");
+
 #[inline(always)]
-fn halves(v: &[u64; 32]) -> ([u32; 32], [u32; 32]) {
-    let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
-    for l in 0..32 {
-        lo[l] = v[l] as u32;
-        hi[l] = (v[l] >> 32) as u32;
-    }
-    (lo, hi)
+fn as_halves(v: &[u64; 32]) -> [u32; 64] {
+    // SAFETY: both are 256 plain bytes with no invalid bit patterns.
+    unsafe { std::mem::transmute::<[u64; 32], [u32; 64]>(*v) }
 }
 
 #[inline(always)]
-fn join(lo: &[u32; 32], hi: &[u32; 32]) -> [u64; 32] {
-    let mut r = [0u64; 32];
-    for l in 0..32 {
-        r[l] = lo[l] as u64 | (hi[l] as u64) << 32;
-    }
-    r
+fn from_halves(v: [u32; 64]) -> [u64; 32] {
+    // SAFETY: as in `as_halves`; the result is a fresh, u64-aligned value.
+    unsafe { std::mem::transmute::<[u32; 64], [u64; 32]>(v) }
+}
+
+#[inline(always)]
+fn first(v: &[u32; 64]) -> &[u32; 32] {
+    v.first_chunk().unwrap()
+}
+
+#[inline(always)]
+fn second(v: &[u32; 64]) -> &[u32; 32] {
+    v.last_chunk().unwrap()
+}
+
+#[inline(always)]
+fn first_mut(v: &mut [u32]) -> &mut [u32; 32] {
+    v.first_chunk_mut().unwrap()
 }
 
 pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
@@ -132,18 +145,19 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         }
         Inst::F32x2Bin { op, m, d, a, b } if matches!(op, FOp::Add | FOp::Sub | FOp::Mul) => {
             // split into halves so each half runs through the 32-lane entry points
-            let (a, b) = (w.get(a), w.get(b));
-            let (alo, ahi) = halves(&a);
-            let (blo, bhi) = halves(&b);
-            let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+            // elementwise, so the 64 halves can run in any grouping: two calls over the
+            // register arrays seen as 64 f32 values (no split and join per lane)
+            let (a, b) = (as_halves(&w.get(a)), as_halves(&w.get(b)));
+            let mut r = [0u32; 64];
             let f = match op {
                 FOp::Add => nf::f32_add_lanes,
                 FOp::Sub => nf::f32_sub_lanes,
                 _ => nf::f32_mul_lanes,
             };
-            f(&alo, &blo, fp::mods(m), &mut lo);
-            f(&ahi, &bhi, fp::mods(m), &mut hi);
-            w.set(d, mask, &join(&lo, &hi));
+            let (r0, r1) = r.split_at_mut(32);
+            f(first(&a), first(&b), fp::mods(m), first_mut(r0));
+            f(second(&a), second(&b), fp::mods(m), first_mut(r1));
+            w.set(d, mask, &from_halves(r));
         }
         Inst::F32x2Bin { op, m, d, a, b } => {
             let (a, b) = (w.get(a), w.get(b));
@@ -156,12 +170,22 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::F32x2Fma { m, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
-            let ((alo, ahi), (blo, bhi), (clo, chi)) = (halves(&a), halves(&b), halves(&c));
-            let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
-            nf::f32_fma_lanes(&alo, &blo, &clo, fp::mods(m), &mut lo);
-            nf::f32_fma_lanes(&ahi, &bhi, &chi, fp::mods(m), &mut hi);
-            w.set(d, mask, &join(&lo, &hi));
+            let (a, b, c) = (
+                as_halves(&w.get(a)),
+                as_halves(&w.get(b)),
+                as_halves(&w.get(c)),
+            );
+            let mut r = [0u32; 64];
+            let (r0, r1) = r.split_at_mut(32);
+            nf::f32_fma_lanes(first(&a), first(&b), first(&c), fp::mods(m), first_mut(r0));
+            nf::f32_fma_lanes(
+                second(&a),
+                second(&b),
+                second(&c),
+                fp::mods(m),
+                first_mut(r1),
+            );
+            w.set(d, mask, &from_halves(r));
         }
         Inst::SetpHalf(ref h) => {
             let (a, b) = (w.get(h.a), w.get(h.b));

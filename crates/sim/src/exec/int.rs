@@ -5,7 +5,7 @@
 //! unspecified); signed overflow (MIN / -1) wraps to MIN, as two's-complement hardware does.
 
 use super::{Flow, Warp};
-use crate::program::{BoolOp, CmpOp, Inst, IntExtOp, IntOp, IntUnOp, Narrow, PSrc};
+use crate::program::{Any, BoolOp, CmpOp, Inst, IntExtOp, IntOp, IntUnOp, Narrow, PSrc};
 use tmemu_num::ops::int::{self as ni, IntTy};
 
 #[inline(always)]
@@ -808,6 +808,14 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         }
         Inst::Unpack64 { lo, hi, a } => {
             let a = w.get(a);
+            if let (Any::R32(x), Any::R32(y)) = (lo, hi) {
+                // whole register arrays; `hi` written last, as in the per-lane path
+                let lo_v: [u32; 32] = std::array::from_fn(|l| a[l] as u32);
+                let hi_v: [u32; 32] = std::array::from_fn(|l| (a[l] >> 32) as u32);
+                w.set(x, mask, &lo_v);
+                w.set(y, mask, &hi_v);
+                return Flow::Next;
+            }
             for l in 0..32 {
                 if mask >> l & 1 != 0 {
                     w.write_any(lo, l, a[l] & 0xffff_ffff);
@@ -817,6 +825,13 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         }
         Inst::Unpack32 { lo, hi, a } => {
             let a = w.get(a);
+            if let (Any::R32(x), Any::R32(y)) = (lo, hi) {
+                let lo_v: [u32; 32] = std::array::from_fn(|l| a[l] & 0xffff);
+                let hi_v: [u32; 32] = std::array::from_fn(|l| a[l] >> 16);
+                w.set(x, mask, &lo_v);
+                w.set(y, mask, &hi_v);
+                return Flow::Next;
+            }
             for l in 0..32 {
                 if mask >> l & 1 != 0 {
                     w.write_any(lo, l, (a[l] & 0xffff) as u64);

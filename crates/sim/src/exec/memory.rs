@@ -282,6 +282,22 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             let base = w.r64[b as usize];
             let mut out = w.r32[d as usize];
             let off = i.addr.offset as u64;
+            let addrs: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
+            if size <= 4 && cx.env.global.load_lanes_u32(&addrs, mask, size, &mut out) {
+                w.r32[d as usize] = out;
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    mask,
+                    MemSpace::Global,
+                    &addrs,
+                    size,
+                    AccessKind::Read,
+                    i.order,
+                );
+                return;
+            }
             let mut ok = mask;
             for l in 0..32 {
                 if mask >> l & 1 != 0 {
@@ -454,6 +470,21 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             // the common form, as in `ld`
             let (base, vals) = (w.r64[b as usize], w.r32[v as usize]);
             let off = i.addr.offset as u64;
+            let addrs: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
+            if size <= 4 && cx.env.global.store_lanes_u32(&addrs, mask, size, &vals) {
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    mask,
+                    MemSpace::Global,
+                    &addrs,
+                    size,
+                    AccessKind::Write,
+                    i.order,
+                );
+                return;
+            }
             let mut ok = mask;
             for l in 0..32 {
                 if mask >> l & 1 != 0 {

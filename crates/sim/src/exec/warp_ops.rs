@@ -56,37 +56,24 @@ pub(super) fn exec<O: Observer>(
                 return Flow::Moved;
             }
             let (av, bv, cv) = (w.get(a), w.get(b), w.get(c));
-            let mut r = av;
-            let mut pv = 0u32;
-            for lane in 0..32 {
-                let bval = (bv[lane] & 0x1f) as i32;
-                let cval = (cv[lane] & 0x1f) as i32;
-                let seg = ((cv[lane] >> 8) & 0x1f) as i32;
-                let l = lane as i32;
-                let max_lane = (l & seg) | (cval & !seg);
-                let min_lane = l & seg;
-                let (j, ok) = match mode {
-                    ShflMode::Up => {
-                        let j = l - bval;
-                        (j, j >= max_lane)
-                    }
-                    ShflMode::Down => {
-                        let j = l + bval;
-                        (j, j <= max_lane)
-                    }
-                    ShflMode::Bfly => {
-                        let j = l ^ bval;
-                        (j, j <= max_lane)
-                    }
-                    ShflMode::Idx => {
-                        let j = min_lane | (bval & !seg);
-                        (j, j <= max_lane)
-                    }
-                };
-                let src = if ok { j as usize } else { lane };
-                r[lane] = av[src & 31];
-                pv |= (ok as u32) << lane;
-            }
+            let (r, pv) = match mode {
+                ShflMode::Up => shfl_lanes(&av, &bv, &cv, |l, b, _seg, _min, max| {
+                    let j = l - b;
+                    (j, j >= max)
+                }),
+                ShflMode::Down => shfl_lanes(&av, &bv, &cv, |l, b, _seg, _min, max| {
+                    let j = l + b;
+                    (j, j <= max)
+                }),
+                ShflMode::Bfly => shfl_lanes(&av, &bv, &cv, |l, b, _seg, _min, max| {
+                    let j = l ^ b;
+                    (j, j <= max)
+                }),
+                ShflMode::Idx => shfl_lanes(&av, &bv, &cv, |_l, b, seg, min, max| {
+                    let j = min | (b & !seg);
+                    (j, j <= max)
+                }),
+            };
             w.set(d, mask, &r);
             if let Some(p) = p {
                 w.set_pred(p, mask, pv);
@@ -233,4 +220,31 @@ pub(super) fn exec<O: Observer>(
         _ => unreachable!("warp_ops::exec() called with {inst:?}"),
     }
     Flow::Next
+}
+
+/// The shfl.sync data movement (PTX ISA §9.7.8.6) with the mode chosen by the caller, so the
+/// lane loop has no per-lane match. `source(lane, b, seg, min_lane, max_lane)` gives the
+/// source lane and whether it is in range.
+#[inline(always)]
+fn shfl_lanes(
+    av: &[u32; 32],
+    bv: &[u32; 32],
+    cv: &[u32; 32],
+    source: impl Fn(i32, i32, i32, i32, i32) -> (i32, bool),
+) -> ([u32; 32], u32) {
+    let mut r = *av;
+    let mut pv = 0u32;
+    for lane in 0..32 {
+        let bval = (bv[lane] & 0x1f) as i32;
+        let cval = (cv[lane] & 0x1f) as i32;
+        let seg = ((cv[lane] >> 8) & 0x1f) as i32;
+        let l = lane as i32;
+        let max_lane = (l & seg) | (cval & !seg);
+        let min_lane = l & seg;
+        let (j, ok) = source(l, bval, seg, min_lane, max_lane);
+        let src = if ok { j as usize } else { lane };
+        r[lane] = av[src & 31];
+        pv |= (ok as u32) << lane;
+    }
+    (r, pv)
 }
