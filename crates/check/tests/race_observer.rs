@@ -11,10 +11,19 @@ const HEADER: &str = ".version 8.8\n.target sm_100a\n.address_size 64\n";
 /// Every CTA: thread 0 stores (or atomically adds) to out[0]; each warp writes its shared
 /// word, bar.sync, reads its neighbour's word and stores it to out[1 + global thread].
 fn kernel(atomic: bool) -> String {
+    // Even and odd CTAs store through different instructions (the same instruction's stores
+    // are a "uniform store" the detector deliberately does not report).
     let first = if atomic {
         "@%p1 red.global.add.u32 [%rd1], 1;"
     } else {
-        "@%p1 st.global.u32 [%rd1], %r2;"
+        "and.b32 %r13, %r2, 1;
+    setp.eq.u32 %p3, %r13, 0;
+    @%p3 bra ODD;
+    @%p1 st.global.u32 [%rd1], %r2;
+    bra.uni JOIN;
+ODD:
+    @%p1 st.global.u32 [%rd1], %r2;
+JOIN:"
     };
     format!(
         "{HEADER}
@@ -93,12 +102,23 @@ fn ctas_of_one_group_race_on_global_memory() {
     // One SM: all four CTAs in one group. Thread 0 of each stores out[0]: one finding per
     // pair of instructions (the same line), the earlier store of another CTA as related.
     let src = kernel(false);
-    let line = 1 + src
+    let lines: Vec<u32> = src
         .lines()
-        .position(|l| l.contains("st.global.u32 [%rd1]"))
-        .unwrap() as u32;
+        .enumerate()
+        .filter(|(_, l)| l.contains("st.global.u32 [%rd1]"))
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
     let f = run(&src, 4, 1);
-    assert_eq!(rules(&f), vec![("TM0212", line, line)], "{f:#?}");
+    // CTAs 0..3 in order: 1 (odd) races 0 (even), 2 races 1, 3 races 2; one finding per
+    // pair of instructions.
+    let mut got = rules(&f);
+    got.sort();
+    let (even, odd) = (lines[0], lines[1]);
+    assert_eq!(
+        got,
+        vec![("TM0212", even, odd), ("TM0212", odd, even)],
+        "{f:#?}"
+    );
     assert_ne!(f[0].ctx.cta, f[0].related_ctx.cta);
     assert!(f[0].message.contains("global"), "{}", f[0].message);
 }

@@ -270,8 +270,14 @@ fn check_range(
             let ordered =
                 ordered_in(view.hb, prev, &new, tmem) || (tmem && view.generic.covers(prev.stamp));
             let cause = if ordered {
+                // The proxy fence is what makes data written through one proxy visible to a
+                // read through the other (read-after-write). Write-after-write across proxies
+                // only needs ordering: the later write's data is what remains (Triton reuses
+                // the tcgen05.alloc address slot as a TMA destination after bar.sync, without
+                // fence.proxy.async).
                 if !tmem
                     && prev_kind == AccessKind::Write
+                    && kind == AccessKind::Read
                     && prev.agent.is_async_proxy() != new.agent.is_async_proxy()
                     && !view.pf.covers(prev.stamp)
                 {
@@ -289,6 +295,21 @@ fn check_range(
                 if !tmem
                     && (prev.strong || prev_kind == AccessKind::Read)
                     && (new.strong || kind == AccessKind::Read)
+                {
+                    return false;
+                }
+                // Two threads' writes by the same instruction: the "uniform store" of compiled
+                // code, where every thread of a CTA stores the same value to one address
+                // (Triton's `st.shared.b32 [global_smem+N], imm`). Whatever the order, the
+                // bytes end the same when the values are equal, which the detector cannot
+                // see: a deliberate miss (a same-instruction store of different values, e.g.
+                // `out[0] = tid`, is not reported either).
+                if !tmem
+                    && prev_kind == AccessKind::Write
+                    && kind == AccessKind::Write
+                    && prev.agent == Agent::Thread
+                    && new.agent == Agent::Thread
+                    && prev.span == new.span
                 {
                     return false;
                 }

@@ -3,7 +3,7 @@
 
 mod dsl;
 use dsl::*;
-use tmemu_race::{AccessKind, Fence, MemOrder, MemSpace, Place, Sem, SpanToken};
+use tmemu_race::{AccessKind, Fence, MemOrder, MemSpace, Place, Sem, SpanToken, WarpId};
 
 const G: MemSpace = MemSpace::Global;
 
@@ -318,4 +318,46 @@ fn access_lanes_merges_contiguous_lanes_and_keeps_gaps() {
     let hit = s.mem(1, SMEM, 0x17c, 4, AccessKind::Read, MemOrder::Weak);
     s.assert_one("TM0211", SpanToken(1), hit);
     let _ = gap;
+}
+
+#[test]
+fn alloc_slot_reused_as_tma_destination_after_bar_sync_is_silent() {
+    // Triton: tcgen05.alloc writes the address to smem[0], everyone reads it, bar.sync, then a
+    // TMA load lands on the same bytes. Write-after-write across proxies needs ordering only.
+    let mut s = Script::new(2);
+    s.alloc(0, 0x0);
+    s.bar_sync(&[0, 1]);
+    s.ld_shared(1, 0x0, 4);
+    s.bar_sync(&[0, 1]);
+    let (t, _) = s.tma_load(0, 0x0, 0x1000);
+    s.tma_land(t, mbar(0x2000));
+    s.assert_silent();
+    // Unordered, it is still a race.
+    let mut s = Script::new(2);
+    let st = s.st_shared(1, 0x0, 4);
+    let (_, tma) = s.tma_load(0, 0x0, 0x1000);
+    s.assert_one("TM0211", st, tma);
+}
+
+#[test]
+fn uniform_store_of_one_instruction_by_every_warp_is_silent() {
+    // Every thread stores the same constant (Triton's `st.shared.b32 [global_smem+N], imm`).
+    let mut s = Script::new(2);
+    let sp = SpanToken(500);
+    for w in 0..2 {
+        s.d.access(
+            WarpId(w),
+            SMEM,
+            0x60,
+            4,
+            AccessKind::Write,
+            MemOrder::Weak,
+            sp,
+        );
+    }
+    s.assert_silent();
+    // Another instruction's write to the same bytes still races (with warp 1's store, the
+    // last one the shadow keeps).
+    let other = s.st_shared(0, 0x60, 4);
+    s.assert_one("TM0211", sp, other);
 }
