@@ -516,7 +516,7 @@ pub const TMEM_ACCESS_RACE: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Two TMEM accesses, at least one a write, not ordered by the tcgen05 memory consistency model (sync.md TC-RACE).",
     hardware: "The read sees old, new or mixed data depending on timing.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const TMEM_OVERWRITE_BEFORE_WAIT_LD: Rule = Rule {
@@ -527,7 +527,7 @@ pub const TMEM_OVERWRITE_BEFORE_WAIT_LD: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "A write to TMEM cells (mma, cp, shift, st) must be ordered after the completion of an earlier tcgen05.ld of those cells: tcgen05.wait::ld, then across threads fence::before_thread_sync + sync + fence::after_thread_sync.",
     hardware: "The load may read the new data instead of the old (anti-dependency hazard); a register dependency on the load orders nothing in TMEM.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const TMEM_UNFINISHED_WRITE: Rule = Rule {
@@ -538,7 +538,7 @@ pub const TMEM_UNFINISHED_WRITE: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "An access of TMEM cells that an asynchronous tcgen05 op (mma, cp, shift, st) writes must follow its completion (commit + mbarrier wait, or wait::st) unless the pair is pipelined.",
     hardware: "The access sees old, new or partially written data depending on timing.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const TMEM_TCGEN05_FENCE_MISSING: Rule = Rule {
@@ -549,7 +549,7 @@ pub const TMEM_TCGEN05_FENCE_MISSING: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "A pipelined pair of tcgen05 ops (mma->mma on one accumulator, cp->mma, shift->mma, shift->cp.4x256b, mma->shift) split across threads is ordered only with tcgen05.fence::before_thread_sync before the thread synchronisation and tcgen05.fence::after_thread_sync after it. (A completion already observed through commit + mbarrier wait or tcgen05.wait::ld/st and handed over by a synchronisation needs no fence: Triton, Gluon and CuTe DSL rely on that.)",
     hardware: "The second op may start before the first one in the tensor core's pipeline and read or overwrite the cells too early.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const PROXY_FENCE_MISSING: Rule = Rule {
@@ -560,7 +560,7 @@ pub const PROXY_FENCE_MISSING: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Memory written through one proxy (generic st.shared, or async TMA/mma/cp) and then read or written through the other needs fence.proxy.async between the write and the synchronisation that orders them.",
     hardware: "The async-proxy access (e.g. an mma reading its smem operand) may see stale data.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const ASYNC_READ_OVERWRITTEN: Rule = Rule {
@@ -571,7 +571,7 @@ pub const ASYNC_READ_OVERWRITTEN: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Memory an asynchronous op (mma/cp smem operand, bulk-copy source) reads must not be overwritten before the op's completion is observed (commit + mbarrier wait, bulk async-group wait).",
     hardware: "The op reads the new data (a pipeline stage reused before its release).",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const ALLOC_ADDRESS_UNSYNCHRONISED: Rule = Rule {
@@ -582,7 +582,7 @@ pub const ALLOC_ADDRESS_UNSYNCHRONISED: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "The TMEM address tcgen05.alloc stores to shared memory is a weak write: other warps may read it only after a synchronisation that orders it (e.g. bar.sync).",
     hardware: "A reader may see the old contents and use a wrong TMEM address.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const SHARED_DATA_RACE: Rule = Rule {
@@ -593,7 +593,7 @@ pub const SHARED_DATA_RACE: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Two shared-memory accesses of different threads, at least one a write and not both morally strong, must be ordered by happens-before.",
     hardware: "Data race: the read sees an unspecified value.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const GLOBAL_DATA_RACE: Rule = Rule {
@@ -604,7 +604,7 @@ pub const GLOBAL_DATA_RACE: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Two global-memory accesses of different threads, at least one a write and not both morally strong, must be ordered by happens-before.",
     hardware: "Data race: the read sees an unspecified value.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const ASYNC_WRITE_IN_FLIGHT: Rule = Rule {
@@ -615,7 +615,7 @@ pub const ASYNC_WRITE_IN_FLIGHT: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Memory an asynchronous op writes (a TMA/bulk copy into shared or global memory) may be accessed only after its completion is observed (mbarrier wait, bulk async-group wait).",
     hardware: "The access sees old, new or partially copied data.",
-    checked_by: Some("tmemu_race (library; engine wiring pending)"),
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 // mbarrier and cluster-barrier rules reported by the engine (tmemu_sim), sync.md §7–§8.
