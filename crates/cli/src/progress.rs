@@ -72,6 +72,8 @@ impl Progress {
                     b
                 }
             };
+            // The bar appears after DELAY; its clock counts from the start of the work.
+            let bar = bar.with_elapsed(DELAY);
             bar.set_message(label);
             loop {
                 bar.set_position(c.load(Ordering::Relaxed));

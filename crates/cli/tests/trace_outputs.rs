@@ -125,6 +125,31 @@ fn trace_of_a_tcgen05_kernel_is_well_formed_and_ordered() {
 }
 
 #[test]
+fn trace_of_a_triton_tma_gemm_is_well_formed_and_ordered() {
+    let (t, svg) = traced("tests/corpus/kernels/triton/matmul_tma_host.toml", "gemm");
+    let count = check_trace(&t);
+    let n = |k: &str| count.get(k).copied().unwrap_or(0);
+    // 2 CTAs of 4 warps; TMA loads and tcgen05 ops from issue to completion; mbarrier
+    // phases (instant + counter); mbarrier / barrier waits; one TMEM allocation per CTA
+    assert_eq!(n("B:cta"), 2, "{count:?}");
+    assert_eq!(n("B:warp"), 8, "{count:?}");
+    assert!(n("b:tma") >= 2 && n("b:tma") == n("e:tma"), "{count:?}");
+    assert!(n("b:tensor_pipe") >= 2, "{count:?}");
+    assert!(
+        n("i:mbarrier") >= 1 && n("C:mbarrier") == n("i:mbarrier"),
+        "{count:?}"
+    );
+    assert!(n("X:wait") >= 1, "{count:?}");
+    assert_eq!(n("b:tmem"), 2, "{count:?}");
+    let doc = roxmltree::Document::parse(&svg).expect("SVG is XML");
+    let allocs = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("class") == Some("alloc"))
+        .count();
+    assert_eq!(allocs, 2);
+}
+
+#[test]
 fn trace_of_a_plain_kernel_has_every_cta_and_no_tmem() {
     let (t, svg) = traced("tests/corpus/kernels/triton/softmax.toml", "softmax");
     let count = check_trace(&t);
