@@ -5,8 +5,11 @@
 //! cargo run --release -p tmemu-host --example check_vs_run [-- SPEC.toml ...]
 //! ```
 //!
-//! For each spec, in one process, best of `REPS` of each:
+//! For each spec, in one process, best of `REPS` of each (every timing includes building the
+//! session — buffers and launch — as `tmemu run` does):
 //! - `run`: one engine run, default options (one thread, as check's runs);
+//! - `adv`: the same run under the adversarial async policy, no observer (the policy's cost);
+//! - `race`: the default run with the race observer attached (the observer's cost);
 //! - `check1`: [`tmemu_host::check`] with one schedule and no immediate pass — one adversarial
 //!   run with every checker attached: the per-schedule cost;
 //! - `check`: the default check (`CheckOptions::default()`: its `plan()` says how many runs).
@@ -17,9 +20,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use tmemu_check::dynamic::RaceObserver;
 use tmemu_host::{
     check, load_ptx_file, resolve_spec, CheckOptions, ErrorClass, RunOptions, Session,
 };
+use tmemu_sim::AsyncPolicy;
 use tmemu_spec::Spec;
 
 const REPS: usize = 3;
@@ -55,10 +60,27 @@ fn measure(path: &Path) -> Result<String, String> {
     };
     let mut warp_instructions = 0;
     let run = best(|| {
-        let s = Session::new(&kernel, &resolved).unwrap();
         let t = Instant::now();
+        let s = Session::new(&kernel, &resolved).unwrap();
         let out = s.run(&engine).unwrap();
         warp_instructions = out.result.warp_instructions;
+        t.elapsed().as_secs_f64()
+    });
+    let adversarial = RunOptions {
+        async_policy: AsyncPolicy::Adversarial,
+        ..engine.clone()
+    };
+    let adv = best(|| {
+        let t = Instant::now();
+        let s = Session::new(&kernel, &resolved).unwrap();
+        s.run(&adversarial).unwrap();
+        t.elapsed().as_secs_f64()
+    });
+    let race = best(|| {
+        let t = Instant::now();
+        let s = Session::new(&kernel, &resolved).unwrap();
+        s.run_observed(&engine, |_| RaceObserver::new(&kernel))
+            .unwrap();
         t.elapsed().as_secs_f64()
     });
     let one = CheckOptions {
@@ -85,9 +107,11 @@ fn measure(path: &Path) -> Result<String, String> {
         t.elapsed().as_secs_f64()
     });
     Ok(format!(
-        "{:>12} {:>9.4} {:>9.4} {:>6.2} {:>9.4} {:>4} {:>6.2} {:>6.2}  {verdict}",
+        "{:>12} {:>9.4} {:>6.2} {:>6.2} {:>9.4} {:>6.2} {:>9.4} {:>4} {:>6.2} {:>6.2}  {verdict}",
         warp_instructions,
         run,
+        adv / run,
+        race / run,
         check1,
         check1 / run,
         checkn,
@@ -106,8 +130,18 @@ fn main() {
         args
     };
     println!(
-        "{:<34} {:>12} {:>9} {:>9} {:>6} {:>9} {:>4} {:>6} {:>6}  verdict",
-        "kernel", "warp-instr", "run s", "check1 s", "ratio", "check s", "runs", "ratio", "/run"
+        "{:<34} {:>12} {:>9} {:>6} {:>6} {:>9} {:>6} {:>9} {:>4} {:>6} {:>6}  verdict",
+        "kernel",
+        "warp-instr",
+        "run s",
+        "adv/r",
+        "race/r",
+        "check1 s",
+        "ratio",
+        "check s",
+        "runs",
+        "ratio",
+        "/run"
     );
     for p in &specs {
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
