@@ -5,9 +5,12 @@
 //! they are run, printed and counted, never passed, and the test fails when one of them starts
 //! to pass (so the list cannot go stale) or fails differently from what the list says.
 //!
-//! Each spec runs under the immediate and the adversarial async policy (tcgen05 operations
-//! completing at issue, and as late as the rules allow): a kernel whose waits are right is clean
-//! under both.
+//! Each spec runs three times: under the immediate and the adversarial async policy (tcgen05
+//! operations completing at issue, and as late as the rules allow) on the default 148 SMs, and
+//! on the smallest GPU that holds one cluster (1 SM, or 2 for clusters of 2), where every CTA
+//! of the grid shares those SMs and their 512 TMEM columns (allocations block until a
+//! co-resident CTA frees its columns). A kernel whose waits and allocations are right is clean
+//! in all three.
 //!
 //! Heavier specs are in `HEAVY` and run only with
 //! `cargo test -p tmemu-host --test holdout -- --ignored --nocapture`.
@@ -54,17 +57,18 @@ fn name_of(p: &Path) -> String {
 /// Runs one spec under each policy; Ok(notes) when every run was clean and matched.
 fn run_spec(path: &Path) -> Result<String, String> {
     let mut notes = Vec::new();
-    for (name, policy) in [
-        ("immediate", AsyncPolicy::Immediate),
-        ("adversarial", AsyncPolicy::Adversarial),
+    for (name, policy, few_sms) in [
+        ("immediate", AsyncPolicy::Immediate, false),
+        ("adversarial", AsyncPolicy::Adversarial, false),
+        ("one cluster's SMs", AsyncPolicy::Immediate, true),
     ] {
-        let n = run_spec_with(path, policy).map_err(|e| format!("[{name}] {e}"))?;
+        let n = run_spec_with(path, policy, few_sms).map_err(|e| format!("[{name}] {e}"))?;
         notes.push(format!("[{name}] {n}"));
     }
     Ok(notes.join(" "))
 }
 
-fn run_spec_with(path: &Path, policy: AsyncPolicy) -> Result<String, String> {
+fn run_spec_with(path: &Path, policy: AsyncPolicy, few_sms: bool) -> Result<String, String> {
     let mut spec = Spec::load(path).map_err(|e| format!("spec: {e}"))?;
     let entry = spec.kernel.as_ref().map(|k| k.value.clone());
     let (_, k) = load_ptx_file(&spec.ptx.value, entry.as_deref()).map_err(|e| match e.class {
@@ -73,13 +77,15 @@ fn run_spec_with(path: &Path, policy: AsyncPolicy) -> Result<String, String> {
     })?;
     let l = resolve_spec(&mut spec, &[], &k).map_err(|e| format!("resolve: {e}"))?;
     let session = Session::new(&k, &l).map_err(|e| format!("globals: {e}"))?;
-    let out = session
-        .run(&RunOptions {
-            threads: 2,
-            async_policy: policy,
-            ..Default::default()
-        })
-        .map_err(|e| format!("launch: {e}"))?;
+    let mut opts = RunOptions {
+        threads: 2,
+        async_policy: policy,
+        ..Default::default()
+    };
+    if few_sms {
+        opts.nsms = l.cluster.iter().product::<u32>().max(1);
+    }
+    let out = session.run(&opts).map_err(|e| format!("launch: {e}"))?;
     let r = &out.result;
     let mut problems = Vec::new();
     for d in r.diagnostics.iter().take(3) {
