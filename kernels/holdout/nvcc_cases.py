@@ -26,6 +26,10 @@ def map_16x64b(t, r):
     return t // 4 + 8 * (t % 2), 2 * r + (t // 2) % 2
 
 
+def map_16x128b(t, r):
+    return t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
+
+
 def map_16x256b(t, r):
     return t // 4 + 8 * ((r // 2) % 2), 2 * (t % 4) + r % 2 + 8 * (r // 4)
 
@@ -173,6 +177,26 @@ def _mma_ws_case():
              "TMEM block after the MMA, expected from the .ws D layouts E and G (mma.md §9)")
 
 
+def _contention_case():
+    out = np.zeros((4, 4, 2, 32, 16), dtype=np.uint64)
+    for cta in range(4):
+        for w in range(4):
+            for half in range(2):
+                for t in range(32):
+                    for r in range(16):   # .16x128b.x8: 16 registers over 16 lanes x 32 columns
+                        dl, dc = map_16x128b(t, r)
+                        row = 32 * w + 16 * half + dl
+                        out[cta, w, half, t, r] = (cta << 24) | (row << 8) | dc
+    return Case(
+        "ho_nvcc_tmem_contention", grid=[4],
+        buffers=dict(out=Output("u32", list(out.shape), out.astype(np.float64), 0.0, 0.0,
+                                "bit patterns: exact")),
+        args=dict(out=Ptr("out")),
+        note="4 CTAs each allocate all 512 TMEM columns (co-resident CTAs must wait for each "
+             "other's dealloc), store a CTA-specific pattern with .32x32b.x32 into columns "
+             "480..511 and read it back with .16x128b.x8")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -183,7 +207,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_nvf4.cu", "mma_nvf4", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_nvf4_case()]),
            ("mma_ws.cu", "mma_ws", dict(block=[128, 1, 1], shared=0),
-            lambda: [_mma_ws_case()])]
+            lambda: [_mma_ws_case()]),
+           ("tmem_contention.cu", "tmem_contention", dict(block=[128, 1, 1], shared=0),
+            lambda: [_contention_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
