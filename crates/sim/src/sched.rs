@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::error::{rules, BlockedWarp, HangReport};
-use crate::exec::tcgen05::queue::{drain, AsyncPolicy, Drain, Pending};
+use crate::exec::tcgen05::queue::{drain, Drain, Pending};
 use crate::exec::{self, run_warp, ClusterShared, CtaBar, CtaState, Ctx, Env, Outcome, Stop, Warp};
 use crate::launch::{Launch, RunOptions};
 use crate::mem::GlobalMemory;
@@ -306,7 +306,7 @@ pub(crate) fn run_group<O: Observer>(
         // never a hang)
         if !tc.queue.is_empty() {
             let now = tc.round;
-            if let AsyncPolicy::Delayed(n) = tc.policy {
+            if let Some(n) = tc.policy.rounds_until_due() {
                 for c in resident.iter_mut() {
                     let idx = c.shared.index;
                     drain_cluster(

@@ -419,3 +419,24 @@ fn observers_see_the_tcgen05_protocol_in_order() {
         at("complete CtaBarrier { cta: 0, id: 0 }");
     }
 }
+
+#[test]
+fn a_warp_polling_tmem_sees_the_copy_under_every_policy() {
+    for policy in [
+        AsyncPolicy::Immediate,
+        AsyncPolicy::Delayed(5),
+        AsyncPolicy::Adversarial,
+    ] {
+        let p = prepare(
+            "engine",
+            "tcgen05-poll-tmem.ptx",
+            [1, 1, 1],
+            [32, 1, 1],
+            32,
+            &[],
+        );
+        let r = run(&p.k, &p.launch, &p.g, &opts(policy)).unwrap();
+        clean(&r);
+        assert_eq!(words(&p), vec![7; 32], "{policy:?}");
+    }
+}

@@ -19,7 +19,9 @@
 //!   mbarrier — or exited), the oldest pending op of the group completes; and when a cluster
 //!   finishes, its remaining ops complete before it leaves the SM. That is as late as the rules
 //!   allow: a pending op is never the reason for a hang, and any completion point a warp could
-//!   observe comes after every point where it could still run without it.
+//!   observe comes after every point where it could still run without it. One bound keeps it
+//!   fair: an op pending for [`ADVERSARIAL_MAX_ROUNDS`] rounds completes (a warp that polls
+//!   memory instead of parking on an mbarrier would otherwise spin forever).
 //!
 //! `tcgen05.ld` / `tcgen05.st` are not queued: they read/write TMEM at issue (the value a real
 //! load returns is sampled somewhere between issue and `wait::ld`; issue is one such point) and
@@ -46,7 +48,22 @@ pub enum AsyncPolicy {
     Adversarial,
 }
 
+/// Rounds after which the adversarial policy completes an op even though some warp could
+/// still run: hardware completes every operation eventually, and a warp polling memory that
+/// the op writes (instead of parking on an mbarrier) must not livelock the run.
+pub const ADVERSARIAL_MAX_ROUNDS: u32 = 64;
+
 impl AsyncPolicy {
+    /// Scheduler rounds after its issue round at which an op is completed regardless
+    /// (`None`: only at issue, `Immediate`).
+    pub fn rounds_until_due(self) -> Option<u32> {
+        match self {
+            AsyncPolicy::Immediate => None,
+            AsyncPolicy::Delayed(n) => Some(n),
+            AsyncPolicy::Adversarial => Some(ADVERSARIAL_MAX_ROUNDS),
+        }
+    }
+
     /// `immediate`, `delayed` (2 rounds), `delayed:N`, `adversarial`.
     pub fn parse(s: &str) -> Option<AsyncPolicy> {
         Some(match s {
