@@ -82,13 +82,14 @@ pub(crate) fn resolve<O: Observer>(
 }
 
 /// Tells the observer about one lane's access of a resolved location (shared and global
-/// only: local, param and const memory are private or read-only).
+/// only: local, param and const memory are private or read-only), with the instruction's
+/// `At` computed once for all its lanes (the general ld/st/atom paths report up to 8
+/// elements × 32 lanes per instruction).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn observe_lane<O: Observer>(
-    w: &Warp,
+pub(crate) fn observe_lane_at<O: Observer>(
     cx: &mut Ctx<'_, '_, O>,
-    mask: u32,
+    at: crate::observer::At,
     lane: usize,
     loc: Loc,
     size: u32,
@@ -100,7 +101,6 @@ pub(crate) fn observe_lane<O: Observer>(
         Loc::Shared(c, off) => (MemSpace::Shared { cta: c as u32 }, off as u64),
         _ => return,
     };
-    let at = cx.at(w, mask);
     cx.obs
         .memory(at, lane as u32, space, addr, size, kind, order);
 }
@@ -396,6 +396,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
     let mut first: Option<(usize, MemFault)> = None;
+    let at = cx.at(w, mask);
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;
@@ -415,7 +416,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
                 let le = advance(loc, e as u64 * size as u64);
                 *v = load(w, cx, l, le, size)?;
                 if cx.obs.wants_memory() {
-                    observe_lane(w, cx, mask, l, le, size, AccessKind::Read, i.order);
+                    observe_lane_at(cx, at, l, le, size, AccessKind::Read, i.order);
                 }
             }
             Ok(vals)
@@ -577,6 +578,7 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
     let mut first: Option<(usize, MemFault)> = None;
+    let at = cx.at(w, mask);
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;
@@ -596,7 +598,7 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
                 let le = advance(loc, e as u64 * size as u64);
                 store(w, cx, l, le, size, v)?;
                 if cx.obs.wants_memory() {
-                    observe_lane(w, cx, mask, l, le, size, AccessKind::Write, i.order);
+                    observe_lane_at(cx, at, l, le, size, AccessKind::Write, i.order);
                 }
             }
             Ok(())
@@ -699,7 +701,8 @@ fn atom<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &AtomI
             Ok(old) => {
                 if cx.obs.wants_memory() {
                     if let Ok(loc) = resolve(cx, i.space, a) {
-                        observe_lane(w, cx, mask, l, loc, size, AccessKind::Write, i.order);
+                        let at = cx.at(w, mask);
+                        observe_lane_at(cx, at, l, loc, size, AccessKind::Write, i.order);
                     }
                 }
                 if let Some(d) = i.d {
