@@ -57,6 +57,14 @@ pub struct EngineArgs {
     /// incomplete).
     #[arg(long, default_value_t = 2_000_000_000)]
     pub max_steps: u64,
+    /// With --schedule-seed: probabilistic concurrency testing of this depth (0: the plain
+    /// seeded schedule). `tmemu explore` prints it for the runs that used it.
+    #[arg(long, default_value_t = 0)]
+    pub pct_depth: u32,
+    /// Whether the first warp of a `.cta_group::2` dealloc/relinquish waits for its peer
+    /// (`blocking`) or goes on (`eager`); the hardware may do either (PTX ISA Table 48).
+    #[arg(long, value_parser = ["blocking", "eager"], default_value = "blocking")]
+    pub pair_collective: String,
 }
 
 impl EngineArgs {
@@ -65,6 +73,9 @@ impl EngineArgs {
             nsms: self.sms,
             threads: self.threads,
             max_steps: self.max_steps,
+            pct_depth: self.pct_depth,
+            pair_collective: tmemu_host::parse_pair(&self.pair_collective)
+                .unwrap_or(RunOptions::default().pair_collective),
             ..Default::default()
         }
     }

@@ -88,8 +88,8 @@ pub struct RunConfig {
     /// `--schedule-seed`).
     pub seed: Option<u64>,
     pub policy: Policy,
-    /// With a seed: probabilistic concurrency testing of this depth (0: the plain seeded
-    /// random schedule; `RunOptions::pct_depth`).
+    /// With a seed: probabilistic concurrency testing of this depth (`RunOptions::pct_depth`;
+    /// 0: the base options' depth, the plain seeded schedule unless the caller chose PCT).
     pub pct_depth: u32,
     /// The engine's choice for a `.cta_group::2` dealloc/relinquish whose peer has not
     /// joined yet; None: the base options' (blocking unless the caller chose).
@@ -128,7 +128,9 @@ impl RunConfig {
         let mut o = base.clone();
         o.seed = self.seed;
         o.async_policy = self.policy.engine();
-        o.pct_depth = self.pct_depth;
+        if self.pct_depth > 0 {
+            o.pct_depth = self.pct_depth;
+        }
         if let Some(p) = self.pair_collective {
             o.pair_collective = p;
         }
