@@ -39,6 +39,8 @@ const PROGRESS_BATCH: u64 = 1 << 14;
 pub struct RunObserver<'a> {
     progress: Option<&'a AtomicU64>,
     pending: u64,
+    /// `%ctaid` → SM of every CTA that became resident (for the findings' context).
+    cta_sms: Vec<([u32; 3], u32)>,
     trace: Option<TraceRecorder<'a>>,
     race: Option<RaceObserver<'a>>,
 }
@@ -52,19 +54,22 @@ impl<'a> RunObserver<'a> {
         RunObserver {
             progress,
             pending: 0,
+            cta_sms: Vec::new(),
             trace,
             race,
         }
     }
 
-    /// The recorder (closed at the group's last step) and the races found.
-    pub fn into_parts(mut self) -> (Option<Recorder>, Vec<RaceFinding>) {
+    /// The recorder (closed at the group's last step), the races found, and where each CTA
+    /// ran.
+    pub fn into_parts(mut self) -> (Option<Recorder>, Vec<RaceFinding>, Vec<([u32; 3], u32)>) {
         (
             self.trace.take().map(TraceRecorder::finish),
             self.race
                 .take()
                 .map(RaceObserver::into_findings)
                 .unwrap_or_default(),
+            std::mem::take(&mut self.cta_sms),
         )
     }
 }
@@ -256,6 +261,7 @@ impl Observer for RunObserver<'_> {
         if let Some(r) = &mut self.race {
             r.cta_begin(at, warps);
         }
+        self.cta_sms.push((at.ctaid, at.sm));
         let Some(t) = &mut self.trace else { return };
         let step = t.tick(at.time);
         let cta = Cta {

@@ -179,8 +179,10 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
 
     let mut rec = Recorder::new();
     let mut races = Vec::new();
+    let mut cta_sms = Vec::new();
     for o in observers {
-        let (g, found) = o.into_parts();
+        let (g, found, sms) = o.into_parts();
+        cta_sms.extend(sms);
         if let Some(g) = g {
             rec.merge(g);
         }
@@ -191,7 +193,7 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
     }
 
     save_outputs(&p.launch, &outcome.buffers).map_err(|e| (e.exit_code(), e.message))?;
-    let mut builder = p.report_builder().seed(args.schedule_seed);
+    let mut builder = p.report_builder().seed(args.schedule_seed).cta_sms(cta_sms);
     builder.add_run(r);
     for race in &races {
         let related: Vec<Related> = race

@@ -134,6 +134,8 @@ pub struct ReportBuilder {
     file: String,
     locs: LocTable,
     cluster_dims: [u32; 3],
+    /// The SM each CTA ran on, when the caller observed it (`%ctaid` → `%smid`).
+    sms: HashMap<[u32; 3], u32>,
     seed: Option<u64>,
     findings: Vec<Finding>,
     hang: Option<DiagHang>,
@@ -154,6 +156,7 @@ impl ReportBuilder {
             file: file.into(),
             locs,
             cluster_dims: [1, 1, 1],
+            sms: HashMap::new(),
             seed: None,
             findings: Vec::new(),
             hang: None,
@@ -165,6 +168,13 @@ impl ReportBuilder {
     /// The launch's cluster shape (CTAs per cluster in x, y, z); 1×1×1 without clusters.
     pub fn cluster_dims(mut self, dims: [u32; 3]) -> ReportBuilder {
         self.cluster_dims = dims.map(|d| d.max(1));
+        self
+    }
+
+    /// Where each CTA ran (`%ctaid` → SM), e.g. from an observer's `cta_begin` events; contexts
+    /// of CTAs in the map name their SM.
+    pub fn cta_sms(mut self, sms: impl IntoIterator<Item = ([u32; 3], u32)>) -> ReportBuilder {
+        self.sms.extend(sms);
         self
     }
 
@@ -194,7 +204,7 @@ impl ReportBuilder {
         ExecContext {
             cluster: cluster_of(c.cta, self.cluster_dims, c.cluster),
             cta: c.cta,
-            sm: None,
+            sm: self.sms.get(&c.cta).copied(),
             warp: Some(c.warp),
             lanes: c.lanes,
         }
@@ -595,14 +605,20 @@ mod tests {
         assert_eq!(f.occurrences.ctas, 4);
         let c = f.context.unwrap();
         assert_eq!((c.cta, c.cluster, c.warp), ([0, 0, 0], [0, 0, 0], Some(1)));
+        assert_eq!(c.sm, None, "no SM map given");
         assert_eq!(r.verdict(), tmemu_diag::Verdict::Violation);
     }
 
     #[test]
-    fn cluster_comes_from_the_cluster_shape() {
-        let b = ReportBuilder::new("k.ptx", PTX).cluster_dims([2, 1, 1]);
+    fn cluster_comes_from_the_cluster_shape_and_sm_from_the_map() {
+        let b = ReportBuilder::new("k.ptx", PTX)
+            .cluster_dims([2, 1, 1])
+            .cta_sms([([5, 3, 0], 17)]);
         let d = diag(&rules::OUT_OF_BOUNDS_ACCESS, span_of("ret;"), [5, 3, 0]);
         assert_eq!(b.context(&d.ctx).cluster, [2, 3, 0]);
+        assert_eq!(b.context(&d.ctx).sm, Some(17));
+        let d = diag(&rules::OUT_OF_BOUNDS_ACCESS, span_of("ret;"), [4, 3, 0]);
+        assert_eq!(b.context(&d.ctx).sm, None);
     }
 
     #[test]
