@@ -135,7 +135,7 @@ def test_seeds_without_check_and_bad_seeds():
 
 
 def test_bad_async_policy():
-    with pytest.raises(tmemu.LaunchError, match="'async_policy': expected 'immediate', 'delayed', 'delayed:N' or 'adversarial', found 'eager'"):
+    with pytest.raises(tmemu.LaunchError, match="'async_policy': expected 'immediate', 'delayed' or 'adversarial', found 'eager'"):
         launch(args(), async_policy="eager")
     with pytest.raises(tmemu.LaunchError, match="'async_policy': check=True chooses"):
         launch(args(), async_policy="delayed", check=True)
