@@ -34,3 +34,10 @@ def test_readme_python_section_runs(capsys):
     block = re.search(r"```python\n(.*?)```", section.group(1), re.S).group(1)
     assert len(block.strip().splitlines()) == 5
     assert run_block(block, "README.md", capsys) == "clean [1. 3. 5. 7.]"
+
+
+def test_docs_bug_example_prints_what_the_docs_show(capsys):
+    text = (REPO / "docs" / "python.md").read_text()
+    block = re.search(r"<!-- bug example: begin -->\s*```python\n(.*?)```", text, re.S).group(1)
+    shown = re.search(r"<!-- bug example: end -->.*?```\n(.*?)```", text, re.S).group(1)
+    assert run_block(block, "docs/python.md", capsys) == shown.strip()
