@@ -381,7 +381,7 @@ pub const TMA_COORDS_RANK: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "A .Nd tensor copy must give N coordinates, and N must be the rank of the tensor map it uses.",
     hardware: "Undefined behaviour per the ISA: the map is read with the wrong shape.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_SMEM_MISALIGNED: Rule = Rule {
@@ -392,7 +392,7 @@ pub const TMA_SMEM_MISALIGNED: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "The shared-memory address of a tensor copy (load destination, store/reduce source) must be 128-byte aligned; the swizzle phase comes from address bits 7 and up, so 1024-byte alignment is not required.",
     hardware: "Undefined behaviour per the ISA and the CUDA programming guide's TMA rules.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_BOX_EXCEEDS_SWIZZLE: Rule = Rule {
@@ -403,7 +403,7 @@ pub const TMA_BOX_EXCEEDS_SWIZZLE: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Without interleave, a swizzled tensor map's box inner dimension (boxDim[0] x element size) must span at most the swizzle width (32, 64 or 128 bytes).",
     hardware: "cuTensorMapEncodeTiled rejects such a map; one made by tensormap.replace is undefined behaviour.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_MAP_INVALID: Rule = Rule {
@@ -414,7 +414,7 @@ pub const TMA_MAP_INVALID: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "A tensor map used by a tensor copy must be a bound tmemu map that satisfies the cuTensorMapEncodeTiled rules (rank, dims, strides, box and element strides, type/fill/swizzle/interleave combinations).",
     hardware: "The driver rejects such a map at encode time; one produced by tensormap.replace or stray stores is undefined behaviour.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_MBARRIER_MISALIGNED: Rule = Rule {
@@ -425,7 +425,7 @@ pub const TMA_MBARRIER_MISALIGNED: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "The mbarrier operand of a tensor copy must be an 8-byte aligned mbarrier object.",
     hardware: "Undefined behaviour per the ISA: the complete-tx lands on an unspecified object.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_REDUCE_TYPE: Rule = Rule {
@@ -436,7 +436,7 @@ pub const TMA_REDUCE_TYPE: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "cp.reduce.async.bulk.tensor's operation must be defined for the map's element type (add: u32 s32 u64 f32 f64 f16 bf16; min/max: u32 s32 u64 s64 f16 bf16; inc/dec: u32; and/or/xor: 32/64-bit integers).",
     hardware: "Undefined behaviour per the ISA.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_SMEM_OUT_OF_BOUNDS: Rule = Rule {
@@ -447,7 +447,7 @@ pub const TMA_SMEM_OUT_OF_BOUNDS: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "The box a tensor copy writes or reads in shared memory must lie inside the CTA's shared memory window.",
     hardware: "Undefined behaviour: the copy corrupts other data or faults.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_GLOBAL_FAULT: Rule = Rule {
@@ -458,7 +458,7 @@ pub const TMA_GLOBAL_FAULT: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "Every in-bounds element of a tensor copy (inside the map's dims) must lie in allocated global memory; elements outside the dims are legal and filled or skipped.",
     hardware: "An illegal-address fault that kills the context.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 pub const TMA_MULTICAST_MASK: Rule = Rule {
@@ -469,7 +469,7 @@ pub const TMA_MULTICAST_MASK: Rule = Rule {
     detection: Detection::Dynamic,
     summary: "The ctaMask of .multicast::cluster must select only CTAs of the cluster (bit i = %cluster_ctarank i, DERIVED).",
     hardware: "Undefined behaviour per the ISA.",
-    checked_by: Some("tmemu_tma (library; engine wiring pending)"),
+    checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 // ----------------------------------------------------------------------------------------
