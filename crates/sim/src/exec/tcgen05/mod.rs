@@ -101,7 +101,7 @@ pub enum TcBlocked {
 
 /// `.sync.aligned` warp instructions: "each thread waits until all threads of the warp
 /// execute the same instruction". Lanes the engine has parked in a wait (an mbarrier spin,
-/// a barrier) or that already wait here will come: the group waits for them (as `.sync`
+/// a barrier) at an earlier PC, or that already wait here, will come: the group waits for them (as `.sync`
 /// warp instructions do, `WaitKind::WarpSync`). Lanes that diverged elsewhere and are still
 /// running are not waited for: the instruction executes without them and the rules report
 /// the divergence (TM0005, TM0101). Returns false when the group blocked.
@@ -115,7 +115,11 @@ fn gather<O: Observer>(w: &mut Warp, cx: &Ctx<'_, '_, O>) -> bool {
     let coming = w
         .waits
         .iter()
-        .filter(|x| x.pc == pc || !matches!(x.kind, super::WaitKind::WarpSync { .. }))
+        // a lane parked before this instruction comes here next; one parked after it has
+        // passed it already, and one in another .sync instruction waits for others itself
+        .filter(|x| {
+            x.pc == pc || (x.pc < pc && !matches!(x.kind, super::WaitKind::WarpSync { .. }))
+        })
         .fold(0u32, |m, x| m | x.mask);
     if missing & !coming != 0 {
         return true;
