@@ -116,7 +116,7 @@ fn check_spec(spec: &Path, sets: &[String], opts: &CheckOptions) -> SpecResult {
         Err(PrepError::Unsupported(r)) => {
             return SpecResult {
                 spec: spec.to_path_buf(),
-                report: Ok(r),
+                report: Ok(*r),
                 stats: None,
             }
         }

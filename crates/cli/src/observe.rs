@@ -62,7 +62,7 @@ impl<'a> RunObserver<'a> {
 
     /// The recorder (closed at the group's last step), the races found, and where each CTA
     /// ran.
-    pub fn into_parts(mut self) -> (Option<Recorder>, Vec<RaceFinding>, Vec<([u32; 3], u32)>) {
+    pub fn into_parts(mut self) -> ObservedParts {
         (
             self.trace.take().map(TraceRecorder::finish),
             self.race
@@ -73,6 +73,9 @@ impl<'a> RunObserver<'a> {
         )
     }
 }
+
+/// What one group's observer leaves: its trace recorder, the races found, `%ctaid` → SM.
+pub type ObservedParts = (Option<Recorder>, Vec<RaceFinding>, Vec<([u32; 3], u32)>);
 
 /// Which PCs are mbarrier waits (`try_wait` / `test_wait`), from the kernel's opcode text.
 pub fn mbarrier_wait_pcs(k: &Kernel) -> Vec<bool> {

@@ -25,7 +25,7 @@ pub enum PrepError {
     /// Bad input (spec, PTX, overrides): the message, exit 2.
     Bad(String),
     /// A form tmemu does not model: an `incomplete` report, exit 4.
-    Unsupported(Report),
+    Unsupported(Box<Report>),
 }
 
 pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError> {
@@ -34,7 +34,9 @@ pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError>
     let shown = ptx_path.display().to_string();
     let entry = spec.kernel.as_ref().map(|k| k.value.clone());
     let (src, kernel) = load_ptx_file(&ptx_path, entry.as_deref()).map_err(|e| match e.class {
-        ErrorClass::Unsupported => PrepError::Unsupported(unsupported_report(&shown, &e.message)),
+        ErrorClass::Unsupported => {
+            PrepError::Unsupported(Box::new(unsupported_report(&shown, &e.message)))
+        }
         ErrorClass::BadInput => PrepError::Bad(e.message),
     })?;
     let launch = resolve_spec(&mut spec, sets, &kernel).map_err(|e| PrepError::Bad(e.message))?;

@@ -53,7 +53,7 @@ fn missing(expected: &toml::Value, objs: &[Value], ptx: &str) -> Option<String> 
         let ok = hang.is_some_and(|h| {
             h["blocked"]
                 .as_array()
-                .is_some_and(|rows| rows.iter().any(|r| at_line(r)))
+                .is_some_and(|rows| rows.iter().any(at_line))
         });
         return (!ok).then(|| format!("no hang blocked at line {line}"));
     }
