@@ -38,10 +38,14 @@
 //!   mma/cp/shift of that cta_group, then arrives with their completion clocks, release at
 //!   cluster scope, implying `before_thread_sync`), bulk-copy `complete_tx` (release plus the
 //!   implicit proxy fence), `tcgen05.wait::ld/st` and bulk async-group waits.
-//! - **Proxies.** Shared/global writes remember their proxy; a read or write through the other
-//!   proxy must be ordered *and* proxy-fenced (a `fence.proxy.async` by the writer before its
-//!   release, or by the reader after its acquire). A read followed by a cross-proxy write only
-//!   needs ordering (deviation: real pipelines release TMA stages without a proxy fence).
+//! - **Proxies.** Shared/global writes remember their proxy; a read through the other proxy
+//!   must be ordered *and* proxy-fenced (a `fence.proxy.async` by the writer before its
+//!   release, or by the reader after its acquire). A cross-proxy write after a read or a write
+//!   only needs ordering (deviation: real pipelines release TMA stages without a proxy fence,
+//!   and Triton reuses the alloc address slot as a TMA destination).
+//! - **Same-instruction stores** by several warps (the "uniform store" of compiled code) are
+//!   not reported against each other: the values are equal in every compiled case we know,
+//!   and the detector cannot see values (a deliberate miss).
 //! - **Strong accesses** (`.relaxed`, `.acquire`, `.release`, `atom`, `.volatile`) never race
 //!   each other, and a weak *read* racing only strong writes is not reported (it returns one
 //!   of the written values; the CUDA atomicCAS loop's `old = *p` relies on it); release stores / acquire loads and `fence.acq_rel` synchronise through
