@@ -24,4 +24,4 @@ fi
 # no compiled extension).
 cd "$root"
 export TRITON_DEFAULT_FP_FUSION=1
-"$venv/bin/python" -m pytest -q -rs -p no:cacheprovider python/tests
+"$venv/bin/python" -m pytest -q -rsxX -p no:cacheprovider python/tests

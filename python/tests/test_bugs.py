@@ -15,9 +15,11 @@ tomllib = pytest.importorskip("tomllib", reason="needs Python 3.11 (tomllib)")
 BUGS = REPO / "tests" / "corpus" / "bugs"
 NAMES = sorted(p.name for p in BUGS.iterdir() if (p / "expected.toml").is_file())
 
-# Buggy variants the engine runs but whose report is not yet what expected.toml says
-# (crates/host/tests/bugs.rs and crates/cli/tests/bugs_json.rs keep the same kind of list). Strict xfail: one that starts passing fails here, so
-# the list shrinks as the engine grows.
+# Buggy variants the engine runs but whose report is not yet what expected.toml says.
+# crates/host/tests/bugs.rs and crates/cli/tests/bugs_json.rs keep the same list and fail when
+# one starts to pass; here an entry that passes shows as XPASS (ci.sh runs pytest -rxX), so a
+# fix landing in the engine or the report does not break this suite before the list is
+# updated.
 PENDING = {
     "missing_relinquish": "TM0019's related span (the alloc): the engine attaches it "
     "(Diagnostic.related) but tmemu_host::ReportBuilder does not carry Diagnostic.related "
@@ -28,8 +30,9 @@ PENDING = {
 
 
 def buggy_params():
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=PENDING[n])) if n in PENDING
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=PENDING[n])) if n in PENDING
             else n for n in NAMES]
+
 
 _DTYPES = {"u32": np.uint32, "i32": np.int32, "u64": np.uint64, "f32": np.float32}
 
