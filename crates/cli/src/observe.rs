@@ -75,6 +75,20 @@ impl<'a> RunObserver<'a> {
 }
 
 /// What one group's observer leaves: its trace recorder, the races found, `%ctaid` → SM.
+/// The observer of a plain run: only where each CTA became resident (for the findings'
+/// context). It takes no per-instruction event, so the engine's hot loop stays as fast as
+/// with `NoObserver`.
+#[derive(Default)]
+pub struct PlacementObserver {
+    pub cta_sms: Vec<([u32; 3], u32)>,
+}
+
+impl Observer for PlacementObserver {
+    fn cta_begin(&mut self, at: At, _warps: u32) {
+        self.cta_sms.push((at.ctaid, at.sm));
+    }
+}
+
 pub type ObservedParts = (Option<Recorder>, Vec<RaceFinding>, Vec<([u32; 3], u32)>);
 
 /// Which PCs are mbarrier waits (`try_wait` / `test_wait`), from the kernel's opcode text.

@@ -14,7 +14,7 @@ use tmemu_host::{
 };
 use tmemu_trace::{Recorder, TmemMapOptions};
 
-use crate::observe::{mbarrier_wait_pcs, RunObserver, TraceRecorder};
+use crate::observe::{mbarrier_wait_pcs, PlacementObserver, RunObserver, TraceRecorder};
 use crate::output::{self, OutputArgs};
 use crate::prepare::{prepare, PrepError};
 use crate::progress::{Measure, Progress};
@@ -148,7 +148,7 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         policy: args.async_policy.into(),
         ..Default::default()
     };
-    let opts = config.options(&args.engine.options());
+    let mut opts = config.options(&args.engine.options());
 
     let tracing = args.trace.is_some() || args.tmem_map.is_some();
     let mbar_pcs = if tracing {
@@ -163,25 +163,40 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         format!("running {}", p.kernel.name),
         Measure::WarpInstructions,
     );
-    let counter = progress.counter();
-    let (outcome, observers) = session
-        .run_observed(&opts, |_| {
-            RunObserver::new(
-                Some(&*counter),
-                tracing.then(|| TraceRecorder::new(grid, &mbar_pcs, TRACE_RECORDS_PER_GROUP)),
-                args.races
-                    .then(|| RaceObserver::new(&p.kernel).with_cluster_dim(cluster)),
-            )
-        })
-        .map_err(|e| bad(format!("launch: {e}")))?;
+    // the engine counts for the progress display; the per-instruction observer is attached
+    // only when a trace or the race detector asks for its events, so a plain run keeps the
+    // engine's observer-free speed
+    opts.progress = Some(progress.counter());
+    let (outcome, parts) = if tracing || args.races {
+        let (outcome, observers) = session
+            .run_observed(&opts, |_| {
+                RunObserver::new(
+                    None,
+                    tracing.then(|| TraceRecorder::new(grid, &mbar_pcs, TRACE_RECORDS_PER_GROUP)),
+                    args.races
+                        .then(|| RaceObserver::new(&p.kernel).with_cluster_dim(cluster)),
+                )
+            })
+            .map_err(|e| bad(format!("launch: {e}")))?;
+        let parts: Vec<_> = observers.into_iter().map(RunObserver::into_parts).collect();
+        (outcome, parts)
+    } else {
+        let (outcome, observers) = session
+            .run_observed(&opts, |_| PlacementObserver::default())
+            .map_err(|e| bad(format!("launch: {e}")))?;
+        let parts: Vec<_> = observers
+            .into_iter()
+            .map(|o| (None, Vec::new(), o.cta_sms))
+            .collect();
+        (outcome, parts)
+    };
     progress.finish();
     let r = &outcome.result;
 
     let mut rec = Recorder::new();
     let mut races = Vec::new();
     let mut cta_sms = Vec::new();
-    for o in observers {
-        let (g, found, sms) = o.into_parts();
+    for (g, found, sms) in parts {
         cta_sms.extend(sms);
         if let Some(g) = g {
             rec.merge(g);

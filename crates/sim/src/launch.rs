@@ -80,6 +80,9 @@ pub struct RunOptions {
     pub pair_collective: tmemu_tmem::alloc::PairCollective,
     /// Where TMEM allocations land.
     pub tmem_placement: tmemu_tmem::alloc::Placement,
+    /// Warp-instructions executed so far, added once per scheduling quantum: a progress
+    /// display reads it without attaching an observer (one atomic add per quantum).
+    pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for RunOptions {
@@ -96,6 +99,7 @@ impl Default for RunOptions {
             async_policy: Default::default(),
             pair_collective: tmemu_tmem::alloc::PairCollective::Blocking,
             tmem_placement: tmemu_tmem::alloc::Placement::Lowest,
+            progress: None,
         }
     }
 }

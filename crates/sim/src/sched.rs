@@ -292,7 +292,14 @@ pub(crate) fn run_group<O: Observer>(
             };
             let q = pct.as_mut().map_or(q, |x| x.quantum(p.opts.quantum));
             progressed = true;
+            let before = cx.out.warp_instructions;
             let stop = run_warp(w, &mut cx, q);
+            if let Some(c) = &p.opts.progress {
+                c.fetch_add(
+                    cx.out.warp_instructions - before,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+            }
             if stop == Stop::Trap {
                 break 'outer;
             }
