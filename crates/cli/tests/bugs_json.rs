@@ -12,16 +12,10 @@ use std::process::Command;
 use serde_json::Value;
 
 /// (bug, what is still missing).
-const PENDING: &[(&str, &str)] = &[
-    (
-        "pair_dealloc_before_peer_alloc",
-        "TM0201 at the collective dealloc: the engine does not report it yet",
-    ),
-    (
-        "missing_relinquish",
-        "TM0019's related span (the alloc): the engine's diagnostic carries none yet",
-    ),
-];
+const PENDING: &[(&str, &str)] = &[(
+    "pair_dealloc_before_peer_alloc",
+    "TM0201 at the collective dealloc: the engine does not report it yet",
+)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -233,10 +233,21 @@ impl ReportBuilder {
     }
 
     /// [`ReportBuilder::finding`] with related places ("allocated here", a race's first access).
+    /// The engine's own related places (`Diagnostic::related`) come first; a place given both
+    /// ways (a race finding converted to a diagnostic) is listed once.
     pub fn finding_with_related(&self, d: &Diagnostic, related: &[Related]) -> Finding {
-        related.iter().fold(self.finding(d), |f, r| {
-            f.with_related(self.location(r.span).with_label(r.label.clone()))
-        })
+        let mut places: Vec<(Span, &str)> =
+            d.related.iter().map(|(s, l)| (*s, l.as_str())).collect();
+        for r in related {
+            if !places.iter().any(|(s, l)| *s == r.span && *l == r.label) {
+                places.push((r.span, r.label.as_str()));
+            }
+        }
+        places
+            .into_iter()
+            .fold(self.finding(d), |f, (span, label)| {
+                f.with_related(self.location(span).with_label(label.to_string()))
+            })
     }
 
     /// Adds a diagnostic: a finding, or an incomplete item for a tmemu limit.
