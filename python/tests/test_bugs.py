@@ -21,9 +21,6 @@ NAMES = sorted(p.name for p in BUGS.iterdir() if (p / "expected.toml").is_file()
 # fix landing in the engine or the report does not break this suite before the list is
 # updated.
 PENDING = {
-    "missing_relinquish": "TM0019's related span (the alloc): the engine attaches it "
-    "(Diagnostic.related) but tmemu_host::ReportBuilder does not carry Diagnostic.related "
-    "into the report the CLI and Python share",
     "pair_dealloc_before_peer_alloc": "TM0201 at the collective dealloc: the engine does not "
     "treat the pair's collective alloc as TMEM activity to synchronise before the dealloc",
 }
