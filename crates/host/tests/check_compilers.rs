@@ -15,18 +15,7 @@ use tmemu_host::{
 use tmemu_spec::Spec;
 
 /// Kernels (spec path under tests/corpus/kernels) that tmemu cannot check correctly yet.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "cutedsl/cutedsl_gemm_2cta.toml",
-        "clears bit 24 of a shared::cta address to name the leader CTA's mbarrier; the engine's \
-         shared window does not carry the CTA rank in bits 24+ (hang, wrong c)",
-    ),
-    (
-        "gluon/gluon_two_cta_mma.toml",
-        "clears bit 24 of a shared::cta address to name the leader CTA's mbarrier; the engine's \
-         shared window does not carry the CTA rank in bits 24+ (TM0220, hang, wrong c)",
-    ),
-];
+const PENDING: &[(&str, &str)] = &[];
 
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {

@@ -160,16 +160,7 @@ fn non_tcgen05_corpus_kernels_match_numpy() {
 
 /// tcgen05 specs that do not run clean and exact yet, with the reason. The test fails if one
 /// starts to pass, so the list only shrinks.
-const TCGEN05_PENDING: &[(&str, &str)] = &[
-    (
-        "kernels/cutedsl/cutedsl_gemm_2cta.toml",
-        "clears bit 24 of a shared::cta address to name the leader CTA's mbarrier; the engine's shared window does not carry the CTA rank in bits 24+",
-    ),
-    (
-        "kernels/gluon/gluon_two_cta_mma.toml",
-        "clears bit 24 of a shared::cta address to name the leader CTA's mbarrier; the engine's shared window does not carry the CTA rank in bits 24+",
-    ),
-];
+const TCGEN05_PENDING: &[(&str, &str)] = &[];
 
 /// Every spec under tests/corpus/kernels/ whose PTX uses tcgen05 runs under the immediate,
 /// delayed and adversarial async policies, clean and matching its numpy references.

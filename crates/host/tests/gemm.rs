@@ -158,7 +158,6 @@ fn triton_attention_forward() {
 // ---- Gluon, CuTe DSL -------------------------------------------------------------------------
 
 #[test]
-#[ignore = "engine gap: the odd CTA reaches the leader's mbarrier through `addr & 0xFEFFFFFF` (the peer bit of a shared::cluster address), which tmemu's shared-address encoding does not give"]
 fn gluon_two_cta_mma() {
     run("gluon/gluon_two_cta_mma.toml", &[]);
 }
@@ -179,7 +178,6 @@ fn cutedsl_gemm_1cta() {
 }
 
 #[test]
-#[ignore = "engine gap: the odd CTA reaches the leader's mbarrier through `addr & 0xFEFFFFF8` (the peer bit of a shared::cluster address), which tmemu's shared-address encoding does not give"]
 fn cutedsl_gemm_2cta() {
     run("cutedsl/cutedsl_gemm_2cta.toml", &[]);
 }

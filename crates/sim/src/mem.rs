@@ -10,10 +10,28 @@
 //! | param | `PARAM_WINDOW + off` | offset in the kernel param block |
 //! | global | everything else | device address of a buffer |
 //!
-//! A 32-bit shared address `a` with `a >> 24 == 0` is the executing CTA's own shared memory at
-//! offset `a - SHARED_BASE`; `a >> 24 == r + 1` is the shared memory of cluster rank `r`
-//! (what `mapa` returns). Own-CTA addresses are thereby valid `.shared::cluster` addresses, as
-//! PTX requires. The numeric layout is ours (DERIVED): PTX leaves window bases to the platform.
+//! The 32-bit shared address of cluster rank `r` at byte offset `o` of its shared memory is
+//! `(r << 24) | (SHARED_BASE + o)`, as on hardware, where a CTA's own addresses carry its rank
+//! in bits 24 and up and are thereby also its `.shared::cluster` addresses:
+//!
+//! | producer | value |
+//! |---|---|
+//! | `mov d, shared_sym`, `cvta.shared d, shared_sym` | executing rank's bits (`MovSharedSym`) |
+//! | `mapa a, r` | `(r << 24) \| (a & 0xFF_FFFF)` |
+//! | `[shared_sym+off]` operand | rank bits 0 (a loader immediate, shared by all CTAs) |
+//!
+//! | access | decodes |
+//! |---|---|
+//! | `.shared::cluster`, generic shared window | rank `a >> 24`, must be < cluster size |
+//! | `.shared::cta` | own CTA when `a >> 24` is 0 or the executing rank; else out of window |
+//!
+//! So clearing bit 24 of an own address (CUTLASS's "peer bit" idiom) names the even CTA of a
+//! pair, and a launch without clusters (rank 0) sees the same numbers as before ranks existed.
+//! Known gap: a `.shared::cta` access from rank r > 0 to an address with rank bits 0 is taken
+//! as its own window (indistinguishable from a `[sym+off]` immediate), not diagnosed.
+//! DERIVED: `[shared_sym]` in a `.shared::cluster` access names rank 0, not the executing CTA
+//! (compilers materialise the address in a register first; none of the corpus does this).
+//! The numeric layout is ours (DERIVED): PTX leaves window bases to the platform.
 //!
 //! Global memory is shared by the worker threads of a parallel run. Every access goes through
 //! a relaxed atomic of the access's natural size (PTX requires natural alignment; misaligned

@@ -701,6 +701,14 @@ pub enum Inst {
         a: Any,
         rank: S32,
     },
+    /// `mov d, shared_sym(+off)` (`generic`: `cvta.shared d, shared_sym`): the symbol's
+    /// shared address `a` with the executing CTA's cluster rank in bits 24 and up (see `mem`),
+    /// which the loader cannot know because one program serves every CTA.
+    MovSharedSym {
+        generic: bool,
+        d: Any,
+        a: u64,
+    },
     /// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}
     CpAsync {
         dst: Addr,

@@ -26,7 +26,9 @@ pub(crate) fn lane_addr(w: &Warp, a: Addr, lane: usize) -> u64 {
     w.read_any(a.base, lane).wrapping_add(a.offset as u64)
 }
 
-/// Decodes a 32-bit shared address (see `mem`): own CTA or cluster rank form.
+/// Decodes a 32-bit shared address (see `mem`): bits 24 and up are the cluster rank of the
+/// CTA whose shared memory it names. A `.shared::cta` access also takes rank bits 0, the form
+/// of the loader's `[sym+off]` immediates, as its own CTA; any other rank is not its window.
 #[inline]
 pub(crate) fn shared_loc(
     a: u32,
@@ -34,27 +36,29 @@ pub(crate) fn shared_loc(
     nctas: usize,
     cluster_space: bool,
 ) -> Result<Loc, MemFault> {
-    let hi = (a >> 24) as usize;
+    let rank = (a >> 24) as usize;
     let off = (a & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE);
-    if hi == 0 {
+    if cluster_space {
+        if rank < nctas {
+            return Ok(Loc::Shared(rank, off));
+        }
+    } else if rank == 0 || rank == me {
         return Ok(Loc::Shared(me, off));
     }
-    let rank = hi - 1;
-    if rank >= nctas || (!cluster_space && rank != me) {
-        return Err(MemFault::OutOfBounds {
-            space: if cluster_space {
-                "shared::cluster"
-            } else {
-                "shared::cta"
-            },
-            addr: a as u64,
-            size: 0,
-            nearest: Some(format!(
-                "no CTA of rank {rank} in this cluster of {nctas} (or not the executing CTA)"
-            )),
-        });
-    }
-    Ok(Loc::Shared(rank, off))
+    Err(MemFault::OutOfBounds {
+        space: if cluster_space {
+            "shared::cluster"
+        } else {
+            "shared::cta"
+        },
+        addr: a as u64,
+        size: 0,
+        nearest: Some(if cluster_space {
+            format!("no CTA of rank {rank} in this cluster of {nctas}")
+        } else {
+            format!("the address names CTA rank {rank}, not the executing CTA (rank {me})")
+        }),
+    })
 }
 
 #[inline(always)]
@@ -236,7 +240,13 @@ pub(crate) fn fault<O: Observer>(
 /// and aligned; `None` otherwise, and the caller takes the general per-lane path, which
 /// reports the fault exactly as before.
 #[inline(always)]
-fn shared_fast_offsets(base: &[u32; 32], offset: i64, mask: u32, len: usize) -> Option<[u32; 32]> {
+fn shared_fast_offsets(
+    base: &[u32; 32],
+    offset: i64,
+    mask: u32,
+    len: usize,
+    me: usize,
+) -> Option<[u32; 32]> {
     let mut offs = [0u32; 32];
     let mut ok = true;
     for l in 0..32 {
@@ -244,7 +254,8 @@ fn shared_fast_offsets(base: &[u32; 32], offset: i64, mask: u32, len: usize) -> 
         let a = base[l].wrapping_add(offset as u32);
         let off = (a & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE);
         offs[l] = off;
-        let good = a >> 24 == 0 && off & 3 == 0 && (off as usize) + 4 <= len;
+        let hi = a >> 24;
+        let good = (hi == 0 || hi == me as u32) && off & 3 == 0 && (off as usize) + 4 <= len;
         ok &= good | (mask >> l & 1 == 0);
     }
     ok.then_some(offs)
@@ -365,7 +376,7 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             // hot path: 32-bit shared load through a 32-bit window register
             let sh = &cx.ctas[cx.me].shared;
             if let Some(offs) =
-                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len())
+                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len(), cx.me)
             {
                 let out = &mut w.r32[d as usize];
                 for l in 0..32 {
@@ -547,7 +558,7 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             let me = cx.me;
             let sh = &mut cx.ctas[me].shared;
             if let Some(offs) =
-                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len())
+                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len(), cx.me)
             {
                 let vals = &w.r32[v as usize];
                 for l in 0..32 {
@@ -775,7 +786,7 @@ pub(super) fn exec<O: Observer>(
                     v
                 } as u32
                     & 0x00ff_ffff;
-                let s = ((r + 1) << 24) | low;
+                let s = (r << 24) | low;
                 if r as usize >= cx.ctas.len() {
                     let pc = w.cur_pc;
                     cx.diag(
@@ -795,6 +806,15 @@ pub(super) fn exec<O: Observer>(
                     s as u64
                 };
                 w.write_any(*d, l, out);
+            }
+        }
+        Inst::MovSharedSym { generic, d, a } => {
+            let v = ((*a as u32 & 0x00ff_ffff) | ((cx.me as u32) << 24)) as u64;
+            let v = if *generic { mem::SHARED_WINDOW + v } else { v };
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    w.write_any(*d, l, v);
+                }
             }
         }
         _ => unreachable!("memory::exec() called with {inst:?}"),
@@ -918,8 +938,8 @@ pub(super) fn exec_copy<O: Observer>(
                     if multicast.is_some() {
                         for r in 0..cx.ctas.len().min(16) {
                             if targets >> r & 1 != 0 {
-                                let off = (dst_a & 0x00ff_ffff) | ((r as u32 + 1) << 24);
-                                let moff = (mbar_a & 0x00ff_ffff) | ((r as u32 + 1) << 24);
+                                let off = (dst_a & 0x00ff_ffff) | ((r as u32) << 24);
+                                let moff = (mbar_a & 0x00ff_ffff) | ((r as u32) << 24);
                                 dests.push((off, moff));
                             }
                         }

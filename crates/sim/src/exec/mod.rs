@@ -604,7 +604,12 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Mixed(_)
             | Inst::Testp { .. }
             | Inst::SetpHalf(_) => float::exec(w, mask, inst),
-            Inst::Ld(_) | Inst::St(_) | Inst::Atom(_) | Inst::Cvta { .. } | Inst::Mapa { .. } => {
+            Inst::Ld(_)
+            | Inst::St(_)
+            | Inst::Atom(_)
+            | Inst::Cvta { .. }
+            | Inst::Mapa { .. }
+            | Inst::MovSharedSym { .. } => {
                 memory::exec(w, cx, mask, inst)
             }
             Inst::CpAsync { .. }

@@ -310,6 +310,19 @@ impl<'src> D<'_, '_, '_, 'src> {
             },
         })
     }
+    /// The shared address named by operand `n` when it is a `.shared` variable (`sym` or
+    /// `sym+off`), so that its value can carry the executing CTA's rank bits.
+    fn shared_sym(&self, n: usize) -> Option<u64> {
+        let (name, off) = match &self.i.operands.get(n)?.kind {
+            OperandKind::Ident(id) => (id.name, 0),
+            OperandKind::SymbolOffset(id, off) => (id.name, *off),
+            _ => return None,
+        };
+        match self.sc.lookup(name)? {
+            Sym::Var(VarSpace::Shared, a) => Some(a.wrapping_add(off as u64)),
+            _ => None,
+        }
+    }
     /// The variable space behind an address operand's base name, if it is a variable.
     fn addr_var_space(&self, n: usize) -> Option<VarSpace> {
         let OperandKind::Address(a) = &self.i.operands.get(n)?.kind else {
@@ -508,6 +521,15 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "cvta" => {
             let to = d.has("to");
             let sp = d.space();
+            if let (false, Space::Shared | Space::SharedCluster, Some(a)) =
+                (to, sp, d.shared_sym(1))
+            {
+                return Ok(Inst::MovSharedSym {
+                    generic: true,
+                    d: d.dany(0)?,
+                    a,
+                });
+            }
             Ok(Inst::Cvta {
                 to_generic: !to,
                 space: sp,
@@ -605,6 +627,13 @@ fn mov(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 return Ok(Inst::MovSreg { d: d.dany(0)?, s });
             }
         }
+    }
+    if let Some(a) = d.shared_sym(1) {
+        return Ok(Inst::MovSharedSym {
+            generic: false,
+            d: d.dany(0)?,
+            a,
+        });
     }
     if ty == Ty::Pred {
         return Ok(Inst::PredMov {
