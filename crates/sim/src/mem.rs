@@ -23,7 +23,7 @@
 //! | access | decodes |
 //! |---|---|
 //! | `.shared::cluster`, generic shared window | rank `a >> 24`, must be < cluster size |
-//! | `.shared::cta` | own CTA when `a >> 24` is 0 or the executing rank; else out of window |
+//! | `.shared::cta` | own CTA when `a >> 24` is 0 or the executing rank; else TM0503 (`OtherWindow`) |
 //!
 //! So clearing bit 24 of an own address (CUTLASS's "peer bit" idiom) names the even CTA of a
 //! pair, and a launch without clusters (rank 0) sees the same numbers as before ranks existed.
@@ -91,6 +91,13 @@ pub enum MemFault {
     ReadOnly {
         space: &'static str,
         addr: u64,
+    },
+    /// An address of another CTA's window in an access of the own CTA's space
+    /// (`.shared::cta` with another rank's bits): undefined in PTX, reported as TM0503.
+    OtherWindow {
+        space: &'static str,
+        addr: u64,
+        why: String,
     },
 }
 

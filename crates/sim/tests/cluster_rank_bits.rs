@@ -116,5 +116,8 @@ fn shared_cta_access_with_a_peer_address_is_diagnosed() {
     let (r, _) = run_src(CTA_SPACE_PEER, 2, 32);
     assert!(!r.diagnostics.is_empty(), "{r:?}");
     let d = r.diagnostics[0].to_string();
-    assert!(d.contains("shared::cta") && d.contains("rank 1"), "{d}");
+    assert!(
+        d.contains("TM0503") && d.contains("shared::cta") && d.contains("rank 1"),
+        "{d}"
+    );
 }

@@ -45,20 +45,20 @@ pub(crate) fn shared_loc(
     } else if rank == 0 || rank == me {
         return Ok(Loc::Shared(me, off));
     }
-    Err(MemFault::OutOfBounds {
-        space: if cluster_space {
-            "shared::cluster"
-        } else {
-            "shared::cta"
-        },
-        addr: a as u64,
-        size: 0,
-        nearest: Some(if cluster_space {
-            format!("no CTA of rank {rank} in this cluster of {nctas}")
-        } else {
-            format!("the address names CTA rank {rank}, not the executing CTA (rank {me})")
-        }),
-    })
+    if cluster_space {
+        Err(MemFault::OutOfBounds {
+            space: "shared::cluster",
+            addr: a as u64,
+            size: 0,
+            nearest: Some(format!("no CTA of rank {rank} in this cluster of {nctas}")),
+        })
+    } else {
+        Err(MemFault::OtherWindow {
+            space: "shared::cta",
+            addr: a as u64,
+            why: format!("it names CTA rank {rank}, not the executing CTA (rank {me})"),
+        })
+    }
 }
 
 #[inline(always)]
@@ -227,6 +227,10 @@ pub(crate) fn fault<O: Observer>(
         MemFault::Misaligned { space: s, addr, size } => (
             rules::MISALIGNED,
             format!("{size}-byte {s} access at address {addr:#x} (lane {lane}) is not {size}-byte aligned"),
+        ),
+        MemFault::OtherWindow { space: s, addr, why } => (
+            rules::BAD_ADDRESS_SPACE,
+            format!("{s} access at address {addr:#x} (lane {lane}) is outside the {s} window: {why}"),
         ),
         MemFault::ReadOnly { space: s, addr } => {
             (rules::BAD_ADDRESS_SPACE, format!("store to read-only {s} space at {addr:#x} (lane {lane})"))
