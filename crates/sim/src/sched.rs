@@ -18,6 +18,10 @@ use crate::observer::{At, Observer};
 use crate::program::Kernel;
 use crate::tmem_sm::TcState;
 
+/// How many times per SM group parked `mbarrier.try_wait`s may time out when nothing else can
+/// run (a bounded retry loop needs one per iteration; an unbounded one is a hang after this).
+const MAX_TRY_TIMEOUTS: u32 = 256;
+
 pub(crate) struct GroupPlan<'a> {
     pub kernel: &'a Kernel,
     pub launch: &'a Launch,
@@ -196,6 +200,7 @@ pub(crate) fn run_group<O: Observer>(
     };
     let mut out = Outcome::default();
     let mut hangs = Vec::new();
+    let mut try_timeouts = 0u32;
     let mut budget = Vec::new();
     let mut next = group as u64;
     let mut resident: Vec<ClusterRun> = Vec::new();
@@ -358,8 +363,23 @@ pub(crate) fn run_group<O: Observer>(
                 }
             }
             if !woke {
-                hangs.push(report(&env, &mut resident, obs, &mut out, &mut tc, false));
-                break;
+                // parked try_waits time out (a bounded number of times) before this is a hang
+                let mut timed_out = false;
+                if try_timeouts < MAX_TRY_TIMEOUTS {
+                    for c in resident.iter_mut() {
+                        for ws in c.warps.iter_mut() {
+                            for w in ws.iter_mut() {
+                                timed_out |= exec::sync::time_out_try_wait(w, &k.code);
+                            }
+                        }
+                    }
+                }
+                if timed_out {
+                    try_timeouts += 1;
+                } else {
+                    hangs.push(report(&env, &mut resident, obs, &mut out, &mut tc, false));
+                    break;
+                }
             }
         }
         let mut i = 0;

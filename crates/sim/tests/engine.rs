@@ -171,8 +171,10 @@ fn mbarrier_spin_is_a_hang_report() {
     let text = h.to_string();
     assert_eq!(h.warps.len(), 2, "{text}");
     assert!(text.contains("blocked in `mbarrier.try_wait.parity.shared::cta.b64` at 21:5: mbarrier at shared offset 0x400 (CTA rank 0) to leave phase parity 0: phase 0, pending arrivals 1 of 2, tx-count 0"), "{text}");
-    // the spin stopped at once instead of burning the step budget
-    assert!(r.warp_instructions < 100, "{}", r.warp_instructions);
+    // the spin stopped instead of burning the step budget: the parked try_wait may time out a
+    // bounded number of times (sched.rs MAX_TRY_TIMEOUTS = 256, each a few instructions per
+    // warp of the retry loop) before the hang is reported
+    assert!(r.warp_instructions < 4_000, "{}", r.warp_instructions);
 }
 
 #[test]

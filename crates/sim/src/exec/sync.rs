@@ -189,6 +189,7 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
     // in the same warp-instruction
     let memo_before = w.spin_memo;
     let mut memo_after = None;
+    let mut consumed_timeout = false;
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;
@@ -342,7 +343,12 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 if !done {
                     let is_try = matches!(i.op, MbarOp::TryWait { .. });
                     let spun = memo_before == Some((pc, c as u32, off, version));
-                    if is_try || spun {
+                    let timed_out =
+                        is_try && memo_before == Some((pc, c as u32, off, version | TRY_TIMEOUT));
+                    if timed_out {
+                        // the time limit of try_wait ran out: false, and the lane goes on
+                        consumed_timeout = true;
+                    } else if is_try || spun {
                         park.push((1 << l, c, off, version));
                     } else {
                         memo_after = Some((pc, c as u32, off, version));
@@ -382,6 +388,8 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
     }
     if memo_after.is_some() {
         w.spin_memo = memo_after;
+    } else if consumed_timeout {
+        w.spin_memo = None;
     }
     if park.is_empty() {
         return Flow::Next;
@@ -592,6 +600,40 @@ fn write_bar_red<O: Observer>(w: &mut Warp, cx: &Ctx<'_, '_, O>, pc: u32, lanes:
         }
         Any::Sink => {}
     }
+}
+
+/// Marks a `spin_memo` version: the try_wait it names returns false once without parking.
+const TRY_TIMEOUT: u64 = 1 << 63;
+
+/// "try_wait may return false after a system-dependent time limit" (PTX ISA
+/// §9.7.13.15.16): called when no warp of the SM group can run, it lets the first
+/// `mbarrier.try_wait` this warp is parked in return false, so a bounded retry loop ends as on
+/// hardware. Returns whether it released lanes. The scheduler bounds how often it does this,
+/// so a loop that retries forever is still reported as a hang.
+pub(crate) fn time_out_try_wait(w: &mut Warp, code: &[Inst]) -> bool {
+    for wt in w.waits.iter_mut() {
+        let WaitKind::Mbar {
+            owner,
+            off,
+            ref mut version,
+            ..
+        } = wt.kind
+        else {
+            continue;
+        };
+        let is_try = matches!(
+            code.get(wt.pc as usize),
+            Some(Inst::Mbar(i)) if matches!(i.op, MbarOp::TryWait { .. })
+        );
+        if !is_try {
+            continue;
+        }
+        w.spin_memo = Some((wt.pc, owner as u32, off, *version | TRY_TIMEOUT));
+        // a stored version the barrier does not have releases the wait at the next poll
+        *version = version.wrapping_add(1);
+        return true;
+    }
+    false
 }
 
 /// Releases parked lanes whose wait is over. Returns whether any lane became runnable.
