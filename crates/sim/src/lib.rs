@@ -22,8 +22,8 @@ mod sched;
 pub mod tmem_sm;
 
 pub use error::{Diagnostic, HangReport, LaunchError, LoadError};
-pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};
 pub use exec::tcgen05::queue::AsyncPolicy;
+pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};
 pub use loader::load;
 pub use mem::GlobalMemory;
 pub use program::Kernel;

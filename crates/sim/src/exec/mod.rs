@@ -8,16 +8,16 @@
 //!
 //! One file per family: `int`, `float`, `cvt`, `memory`, `warp_ops`, `sync`, `control`.
 
+pub mod brx;
 mod control;
 pub(crate) mod cvt;
 mod float;
 mod int;
+pub mod matrix;
 mod memory;
+pub mod mma;
 pub(crate) mod sync;
 pub mod tcgen05;
-pub mod brx;
-pub mod matrix;
-pub mod mma;
 pub mod tma;
 mod warp_ops;
 
@@ -609,9 +609,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Atom(_)
             | Inst::Cvta { .. }
             | Inst::Mapa { .. }
-            | Inst::MovSharedSym { .. } => {
-                memory::exec(w, cx, mask, inst)
-            }
+            | Inst::MovSharedSym { .. } => memory::exec(w, cx, mask, inst),
             Inst::CpAsync { .. }
             | Inst::CpBulkG2S { .. }
             | Inst::CpBulkS2G { .. }

@@ -22,10 +22,10 @@ mod brx;
 mod matrix;
 #[path = "mma.rs"]
 mod mma;
-#[path = "tma.rs"]
-mod tma;
 #[path = "tcgen05.rs"]
 mod tcgen05;
+#[path = "tma.rs"]
+mod tma;
 
 /// Lane width and kind of a type modifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
