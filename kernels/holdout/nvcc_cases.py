@@ -197,6 +197,61 @@ def _contention_case():
              "480..511 and read it back with .16x128b.x8")
 
 
+def _wide_case():
+    rng = np.random.default_rng(5101)
+    inp = rng.integers(0, 2**32, size=(7, 4, 32, 64), dtype=np.uint64).astype(np.uint32)
+    tmem = np.zeros((128, 512), dtype=np.uint64)
+    lo16 = 0xFFFF
+    for w in range(4):
+        for t in range(32):
+            for r in range(64):
+                dl, dc = map_16x256b(t, r)
+                tmem[32 * w + dl, dc] = inp[0, w, t, r]
+                dl, dc = map_16x128b(t, r)
+                tmem[32 * w + 16 + dl, dc] = inp[1, w, t, r]
+                dl, dc = map_16x64b(t, r)
+                tmem[32 * w + dl, 128 + dc] = inp[2, w, t, r]
+                # .16x32bx2 with immHalfSplitoff 64: threads 16..31 write 64 columns further.
+                tmem[32 * w + 16 + t % 16, 128 + r + (64 if t >= 16 else 0)] = inp[3, w, t, r]
+                # .unpack::16b: low half -> column 2c, high half -> column 2c + 1 (low 16 bits).
+                v = int(inp[4, w, t, r])
+                tmem[32 * w + t, 256 + 2 * r] = v & lo16
+                tmem[32 * w + t, 256 + 2 * r + 1] = v >> 16
+                if r < 32:
+                    for part, base in ((5, 0), (6, 16)):
+                        dl, c = map_16x64b(t, r)
+                        v = int(inp[part, w, t, r])
+                        tmem[32 * w + base + dl, 384 + 2 * c] = v & lo16
+                        tmem[32 * w + base + dl, 384 + 2 * c + 1] = v >> 16
+    full = tmem[:, :256].copy()
+    packed1 = np.zeros((4, 2, 32, 32), dtype=np.uint64)
+    packed2 = np.zeros((4, 2, 32, 32), dtype=np.uint64)
+    for w in range(4):
+        for h in range(2):
+            for t in range(32):
+                for r in range(32):
+                    for out, fmap, col in ((packed1, map_16x128b, 256), (packed2, map_16x256b, 384)):
+                        dl, c = fmap(t, r)
+                        lane = 32 * w + 16 * h + dl
+                        out[w, h, t, r] = ((tmem[lane, col + 2 * c] & lo16)
+                                           | ((tmem[lane, col + 2 * c + 1] & lo16) << 16))
+    why = "bit patterns moved through TMEM: exact"
+    return Case(
+        "ho_nvcc_tmem_wide", grid=[1],
+        buffers=dict(inp=Input(inp, "u32"),
+                     full=Output("u32", [128, 256], full.astype(np.float64), 0.0, 0.0, why),
+                     packed1=Output("u32", [4, 2, 32, 32], packed1.astype(np.float64), 0.0, 0.0,
+                                    why),
+                     packed2=Output("u32", [4, 2, 32, 32], packed2.astype(np.float64), 0.0, 0.0,
+                                    why)),
+        args=dict(inp=Ptr("inp"), full=Ptr("full"), packed1=Ptr("packed1"),
+                  packed2=Ptr("packed2")),
+        note="One CTA, all 512 columns: wide stores (.16x256b.x16, .16x128b.x32, .16x64b.x64, "
+             ".16x32bx2.x64 with half offset 64, .32x32b.x64.unpack::16b, .16x64b.x32.unpack::16b) "
+             "read back with .32x32b.x128, .16x128b.x16.pack::16b and .16x256b.x8.pack::16b; "
+             "expected values from the fragment maps in numpy")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -209,7 +264,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_ws.cu", "mma_ws", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_ws_case()]),
            ("tmem_contention.cu", "tmem_contention", dict(block=[128, 1, 1], shared=0),
-            lambda: [_contention_case()])]
+            lambda: [_contention_case()]),
+           ("tmem_wide.cu", "tmem_wide", dict(block=[128, 1, 1], shared=0),
+            lambda: [_wide_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:

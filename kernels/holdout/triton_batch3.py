@@ -1,0 +1,428 @@
+"""Holdout batch 3 (Triton): compiler choices neither the main corpus nor the first holdout batch
+makes. Each kernel is our own, written for this batch; expected outputs come from numpy in f64 on
+the exact input values (narrow formats decoded bit for bit by regen's helpers).
+
+* ho3_splitk_atomic: split-K over the grid's z axis, partial f32 tiles added with `atom.add.f32`
+  (`tl.atomic_add`), MN-major A (A given K×M and transposed), odd M/N/K, 8 warps.
+* ho3_tma_store_bf16_n256: host TensorDescriptors for A, B and C, a 128x256 accumulator,
+  8 warps, bf16 output written by a TMA store (`c_desc.store`), M not a tile multiple.
+* ho3_fp8_e5m2_k128: e5m2 x e5m2 (kind::f8f6f4), 128x128x128 tile, 2 stages, f32 out.
+* ho3_persistent_ws_dev: persistent + `flatten` + `warp_specialize`, device-side 3-D tensor
+  descriptors (rank-3 TMA boxes [1, BM, BK]) over a batch, bf16 out through a device descriptor
+  store, 5 stages, uneven tiles per program.
+* ho3_dot_scaled_mxfp4: `tl.dot_scaled` e2m1 x e2m1 (both packed along K), bf16 out.
+* ho3_dot_scaled_e5m2_e4m3: `tl.dot_scaled` mxfp8 with different formats on each side.
+* ho3_attn_d64_bf16: causal attention forward, head dim 64, bf16, 128x64 blocks, 8 warps,
+  odd sequence length.
+"""
+import numpy as np
+import triton
+import triton.language as tl
+
+from regen import (Case, HostTMA, Input, Output, Ptr, TritonKernel, bf16_bits_to_f64,
+                   e2m1_nibbles_to_f64, e4m3_bits_to_f64, e8m0_to_f64, f32_to_bf16_bits,
+                   random_e4m3_bits)
+
+BF16_WHY = ("bf16 output: half an ulp is 2^-9 relative (rtol 4e-3 doubles it); the f32 "
+            "accumulation error 2^-24·K·Σ|ab| < 1e-4 is covered by atol")
+
+
+def _e5m2_table():
+    """Every e5m2 code's value, from the format (1 sign, 5 exponent bits bias 15, 2 mantissa
+    bits, IEEE-style inf/NaN), independent of any library."""
+    out = np.zeros(256)
+    for code in range(256):
+        s = -1.0 if code & 0x80 else 1.0
+        e = (code >> 2) & 0x1F
+        m = code & 3
+        if e == 0x1F:
+            out[code] = np.nan if m else s * np.inf
+        elif e == 0:
+            out[code] = s * m / 4 * 2.0**-14
+        else:
+            out[code] = s * (1 + m / 4) * 2.0**(e - 15)
+    return out
+
+
+E5M2 = _e5m2_table()
+
+
+def random_e5m2_bits(rng, shape, max_abs=2.0):
+    codes = np.array([c for c in range(256) if np.isfinite(E5M2[c]) and abs(E5M2[c]) <= max_abs],
+                     np.uint8)
+    return codes[rng.integers(0, len(codes), size=shape)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Split-K: each program of the z axis sums one K slice and atomically adds its f32 tile.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def splitk_atomic_kernel(at_ptr, b_ptr, c_ptr, M, N, K, K_PER_SPLIT,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    k_lo = pid_k * K_PER_SPLIT
+    k_hi = tl.minimum(k_lo + K_PER_SPLIT, K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(k_lo, k_hi, BLOCK_K):
+        kk = k0 + rk
+        # A is stored transposed (K×M): the tile is loaded [BK, BM] and transposed for the dot.
+        at = tl.load(at_ptr + kk[:, None] * M + rm[None, :],
+                     mask=(kk[:, None] < k_hi) & (rm[None, :] < M), other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :],
+                    mask=(kk[:, None] < k_hi) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(tl.trans(at), b, acc)
+    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc,
+                  mask=(rm[:, None] < M) & (rn[None, :] < N), sem="relaxed")
+
+
+def _splitk_cases():
+    M, N, K, SPLIT = 150, 88, 360, 3
+    rng = np.random.default_rng(5001)
+    at = rng.uniform(-1, 1, size=(K, M)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    expected = (at.astype(np.float64).T @ b.astype(np.float64)).astype(np.float32)
+    why = ("fp16 inputs exact, f32 accumulation of K = 360 terms in 3 partial sums added in any "
+           "order: 2^-24·K·Σ|ab| < 2e-5 per element; rtol/atol 5e-5")
+    return [Case("ho3_splitk_atomic", grid=[triton.cdiv(M, 128), triton.cdiv(N, 64), SPLIT],
+                 buffers=dict(at=Input(at, "f16"), b=Input(b, "f16"),
+                              c=Output("f32", [M, N], expected, 5e-5, 5e-5, why)),
+                 args=dict(at_ptr=Ptr("at"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                           K_PER_SPLIT=K // SPLIT),
+                 note=f"C[{M}x{N}] = At[{K}x{M}]^T @ B[{K}x{N}], split-K into {SPLIT} slices "
+                      "(grid z) whose f32 tiles meet in atom.add.f32 on a zeroed C; MN-major A; "
+                      "128x64x32 tiles, 8 warps")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Host TMA descriptors, 128x256 accumulator, 8 warps, bf16 TMA-store epilogue.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def tma_store_n256_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    off_m = tl.program_id(0) * BLOCK_M
+    off_n = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([off_m, k])
+        b = b_desc.load([k, off_n])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([off_m, off_n], acc.to(tl.bfloat16))
+
+
+def _tma_store_cases():
+    M, N, K = 200, 256, 192
+    rng = np.random.default_rng(5002)
+    a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    return [Case("ho3_tma_store_bf16_n256", grid=[triton.cdiv(M, 128), triton.cdiv(N, 256)],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("bf16", [M, N], expected, 4e-3, 1e-3, BF16_WHY)),
+                 args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), c_desc=HostTMA("c"),
+                           M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}], fp16 in, bf16 out through a TMA "
+                      "store (rows past M clipped); 128x256x64 tiles, 8 warps, 3 stages")]
+
+
+# ---------------------------------------------------------------------------------------------
+# fp8 e5m2 x e5m2, BLOCK_K 128, 2 stages, f32 output, masked N.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def fp8_e5m2_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :], mask=rm[:, None] < M, other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :], mask=rn[None, :] < N, other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _fp8_cases():
+    M, N, K = 128, 192, 384
+    rng = np.random.default_rng(5003)
+    a = random_e5m2_bits(rng, (M, K))
+    b = random_e5m2_bits(rng, (K, N))
+    expected = (E5M2[a] @ E5M2[b]).astype(np.float32)
+    why = ("e5m2 products are exact in f32; K = 384 terms of |ab| <= 4: the f32 sum errs by at "
+           "most 2^-24·K·Σ|ab| < 2e-3 absolute; the fp8 accumulation width on sm_100a is "
+           "undocumented, so atol 2e-3, rtol 1e-4")
+    return [Case("ho3_fp8_e5m2_k128", grid=[triton.cdiv(M, 128), triton.cdiv(N, 128)],
+                 buffers=dict(a=Input(a, "fp8e5m2"), b=Input(b, "fp8e5m2"),
+                              c=Output("f32", [M, N], expected, 1e-4, 2e-3, why)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}], fp8 e5m2 x e5m2, f32 out; "
+                      "128x128x128 tiles, 2 stages, N masked (192 = 1.5 tiles)")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Persistent, flattened and warp-specialised tile loop over a batch, rank-3 device descriptors.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def persistent_ws_batched_kernel(a_ptr, b_ptr, c_ptr, BATCH, M, N, K, NUM_PROGS,
+                                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 BLOCK_K: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[BATCH, M, K], strides=[M * K, K, 1],
+                                       block_shape=[1, BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[BATCH, N, K], strides=[N * K, K, 1],
+                                       block_shape=[1, BLOCK_N, BLOCK_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[BATCH, M, N], strides=[M * N, N, 1],
+                                       block_shape=[1, BLOCK_M, BLOCK_N])
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_batch = tiles_m * tiles_n
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    for t in tl.range(tl.program_id(0), BATCH * per_batch, NUM_PROGS, flatten=True,
+                      warp_specialize=True):
+        bi = t // per_batch
+        r = t % per_batch
+        off_m = (r % tiles_m) * BLOCK_M
+        off_n = (r // tiles_m) * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([bi, off_m, ki * BLOCK_K]).reshape(BLOCK_M, BLOCK_K)
+            b = b_desc.load([bi, off_n, ki * BLOCK_K]).reshape(BLOCK_N, BLOCK_K)
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([bi, off_m, off_n], acc.to(tl.bfloat16).reshape(1, BLOCK_M, BLOCK_N))
+
+
+PERSIST_PROGS = 3
+
+
+def _persistent_cases():
+    BATCH, M, N, K = 2, 256, 128, 160
+    rng = np.random.default_rng(5004)
+    a = rng.uniform(-1, 1, size=(BATCH, M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(BATCH, N, K)).astype(np.float16)
+    expected = np.einsum("bmk,bnk->bmn", a.astype(np.float64),
+                         b.astype(np.float64)).astype(np.float32)
+    return [Case("ho3_persistent_ws_dev", grid=[PERSIST_PROGS],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("bf16", [BATCH, M, N], expected, 4e-3, 1e-3, BF16_WHY)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), BATCH=BATCH, M=M,
+                           N=N, K=K, NUM_PROGS=PERSIST_PROGS),
+                 note=f"C[b] = A[b] @ B[b]^T for {BATCH} batches of {M}x{N}x{K} (K = 2.5 tiles: "
+                      f"TMA zero fill), fp16 in, bf16 out; {PERSIST_PROGS} persistent programs "
+                      "over 8 tiles of 128x64, flattened warp-specialised loop, rank-3 device "
+                      "descriptors, 5 stages")]
+
+
+# ---------------------------------------------------------------------------------------------
+# dot_scaled: e2m1 x e2m1 (mxfp4 both sides) and e5m2 x e4m3.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def mxfp4_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rkb = tl.arange(0, BLOCK_K // 2)
+    rs = tl.arange(0, BLOCK_K // 32)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * (K // 2) + (k0 // 2 + rkb)[None, :])
+        b = tl.load(b_ptr + (k0 // 2 + rkb)[:, None] * N + rn[None, :])
+        sa = tl.load(a_scale_ptr + rm[:, None] * (K // 32) + (k0 // 32 + rs)[None, :])
+        sb = tl.load(b_scale_ptr + rn[:, None] * (K // 32) + (k0 // 32 + rs)[None, :])
+        acc = tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1", acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.bfloat16))
+
+
+def _mxfp4_cases():
+    M, N, K = 128, 128, 256
+    rng = np.random.default_rng(5005)
+    an = rng.integers(0, 16, size=(M, K), dtype=np.uint8)
+    bn = rng.integers(0, 16, size=(K, N), dtype=np.uint8)
+    a = (an[:, 0::2] | (an[:, 1::2] << 4)).astype(np.uint8)       # packed along K (row)
+    b = (bn[0::2, :] | (bn[1::2, :] << 4)).astype(np.uint8)       # packed along K (column)
+    sa = rng.integers(124, 130, size=(M, K // 32), dtype=np.uint8)
+    sb = rng.integers(124, 130, size=(N, K // 32), dtype=np.uint8)
+    a64 = e2m1_nibbles_to_f64(an) * np.repeat(e8m0_to_f64(sa), 32, axis=1)
+    b64 = e2m1_nibbles_to_f64(bn) * np.repeat(e8m0_to_f64(sb), 32, axis=1).T
+    expected = (a64 @ b64).astype(np.float32)
+    why = ("scaled e2m1 products are exact in f32, sums of 256 exact terms on a 2^-8 grid below "
+           "2^14 are exact; bf16 output: half an ulp is 2^-9 relative (rtol 4e-3), atol 1e-2 "
+           "for values near zero")
+    return [Case("ho3_dot_scaled_mxfp4", grid=[M // 128, N // 128],
+                 buffers=dict(a=Input(a, "u8"), sa=Input(sa, "u8"), b=Input(b, "u8"),
+                              sb=Input(sb, "u8"),
+                              c=Output("bf16", [M, N], expected, 4e-3, 1e-2, why)),
+                 args=dict(a_ptr=Ptr("a"), a_scale_ptr=Ptr("sa"), b_ptr=Ptr("b"),
+                           b_scale_ptr=Ptr("sb"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = (A·2^sa) e2m1 @ (B·2^sb) e2m1, both packed two per byte "
+                      "along K (low nibble first), e8m0 scales per 32 K, bf16 out; 128x128x128")]
+
+
+@triton.jit
+def mxfp8_mixed_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    rs = tl.arange(0, BLOCK_K // 32)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        sa = tl.load(a_scale_ptr + rm[:, None] * (K // 32) + (k0 // 32 + rs)[None, :])
+        sb = tl.load(b_scale_ptr + rn[:, None] * (K // 32) + (k0 // 32 + rs)[None, :])
+        acc = tl.dot_scaled(a, sa, "e5m2", b, sb, "e4m3", acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def _mxfp8_cases():
+    M, N, K = 128, 128, 256
+    rng = np.random.default_rng(5006)
+    a = random_e5m2_bits(rng, (M, K))
+    b = random_e4m3_bits(rng, (K, N))
+    sa = rng.integers(124, 130, size=(M, K // 32), dtype=np.uint8)
+    sb = rng.integers(124, 130, size=(N, K // 32), dtype=np.uint8)
+    a64 = E5M2[a] * np.repeat(e8m0_to_f64(sa), 32, axis=1)
+    b64 = e4m3_bits_to_f64(b) * np.repeat(e8m0_to_f64(sb), 32, axis=1).T
+    expected = (a64 @ b64).astype(np.float32)
+    why = ("scaled e5m2·e4m3 products are exact in f32; |terms| <= 2^8, f32 sum of 256: "
+           "2^-24·K·Σ|ab| < 1e-2 absolute; the accumulation width of fp8 MMAs is undocumented: "
+           "rtol 1e-4, atol 1e-2")
+    return [Case("ho3_dot_scaled_e5m2_e4m3", grid=[M // 128, N // 128],
+                 buffers=dict(a=Input(a, "fp8e5m2"), sa=Input(sa, "u8"),
+                              b=Input(b, "fp8e4m3"), sb=Input(sb, "u8"),
+                              c=Output("f32", [M, N], expected, 1e-4, 1e-2, why)),
+                 args=dict(a_ptr=Ptr("a"), a_scale_ptr=Ptr("sa"), b_ptr=Ptr("b"),
+                           b_scale_ptr=Ptr("sb"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = (A·2^sa) e5m2 @ (B·2^sb) e4m3, e8m0 scales per 32 K, "
+                      "f32 out; 128x128x64 tiles")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Causal attention forward, head dim 64, bf16, 128x64 blocks, 8 warps, odd sequence length.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def attn_d64_bf16_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    base = bh.to(tl.int64) * seq_len * HEAD_DIM
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rd = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + base + rm[:, None] * HEAD_DIM + rd[None, :], mask=rm[:, None] < seq_len,
+                other=0.0)
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634
+    hi = tl.minimum((pid_m + 1) * BLOCK_M, seq_len)
+    for start in range(0, hi, BLOCK_N):
+        kn = start + rn
+        kt = tl.load(k_ptr + base + rd[:, None] + kn[None, :] * HEAD_DIM,
+                     mask=kn[None, :] < seq_len, other=0.0)
+        s = tl.dot(q, kt) * qk_scale
+        s = tl.where((kn[None, :] <= rm[:, None]) & (kn[None, :] < seq_len), s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp2(s - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + base + kn[:, None] * HEAD_DIM + rd[None, :],
+                    mask=kn[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p.to(tl.bfloat16), v, acc * alpha[:, None])
+        m_i = m_new
+    o = acc / l_i[:, None]
+    tl.store(o_ptr + base + rm[:, None] * HEAD_DIM + rd[None, :], o.to(tl.bfloat16),
+             mask=rm[:, None] < seq_len)
+
+
+def _attn_cases():
+    BH, S, D = 2, 200, 64
+    rng = np.random.default_rng(5007)
+    q, k, v = (f32_to_bf16_bits(rng.uniform(-1, 1, size=(BH, S, D)).astype(np.float32))
+               for _ in range(3))
+    q64, k64, v64 = (bf16_bits_to_f64(x) for x in (q, k, v))
+    scale = 1.0 / np.sqrt(D)
+    s = np.einsum("bmd,bnd->bmn", q64, k64) * scale
+    s = np.where(np.tril(np.ones((S, S), bool))[None], s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    o = np.einsum("bmn,bnd->bmd", p, v64).astype(np.float32)
+    why = ("P rounded to bf16 before P@V (2^-9 relative per term, averaging out over the row), "
+           "ex2.approx (2^-22) and bf16 output (2^-9 relative); |O| < 1: rtol 1e-2, atol 4e-3")
+    return [Case("ho3_attn_d64_bf16", grid=[triton.cdiv(S, 128), BH],
+                 buffers=dict(q=Input(q, "bf16"), k=Input(k, "bf16"), v=Input(v, "bf16"),
+                              o=Output("bf16", [BH, S, D], o, 1e-2, 4e-3, why)),
+                 args=dict(q_ptr=Ptr("q"), k_ptr=Ptr("k"), v_ptr=Ptr("v"), o_ptr=Ptr("o"),
+                           sm_scale=float(np.float32(scale)), seq_len=S),
+                 note=f"Causal attention forward: {BH} heads, seq {S} (not a block multiple), "
+                      f"head dim {D}, bf16; 128x64 blocks, 8 warps, K loaded as K^T (MN-major B)")]
+
+
+def _desc(dtype, shape):
+    return f"tensordesc<{dtype}[{shape[0]}, {shape[1]}]>"
+
+
+KERNELS = [
+    TritonKernel(name="ho3_splitk_atomic", fn=splitk_atomic_kernel,
+                 signature=dict(at_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", M="i32", N="i32",
+                                K="i32", K_PER_SPLIT="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=32), cases=_splitk_cases,
+                 num_warps=8, num_stages=3, aligned=("at_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("tcgen05.mma", "red.global.gpu.relaxed.add.f32")),
+    TritonKernel(name="ho3_tma_store_bf16_n256", fn=tma_store_n256_kernel,
+                 signature=dict(a_desc=_desc("fp16", [128, 64]), b_desc=_desc("fp16", [64, 256]),
+                                c_desc=_desc("bf16", [128, 256]), M="i32", N="i32", K="i32",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64), cases=_tma_store_cases,
+                 num_warps=8, num_stages=3,
+                 must_contain=("tcgen05.mma", "cp.async.bulk.tensor.2d.global.shared")),
+    TritonKernel(name="ho3_fp8_e5m2_k128", fn=fp8_e5m2_kernel,
+                 signature=dict(a_ptr="*fp8e5", b_ptr="*fp8e5", c_ptr="*fp32", M="i32", N="i32",
+                                K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
+                                BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128), cases=_fp8_cases,
+                 num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("kind::f8f6f4",)),
+    TritonKernel(name="ho3_persistent_ws_dev", fn=persistent_ws_batched_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*bf16", BATCH="i32",
+                                M="i32", N="i32", K="i32", NUM_PROGS="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64),
+                 cases=_persistent_cases, num_warps=4, num_stages=5,
+                 aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("tcgen05.mma", "tensormap", "cp.async.bulk.tensor.3d")),
+    TritonKernel(name="ho3_dot_scaled_mxfp4", fn=mxfp4_kernel,
+                 signature=dict(a_ptr="*u8", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8",
+                                c_ptr="*bf16", M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128), cases=_mxfp4_cases,
+                 num_warps=4, num_stages=2,
+                 aligned=("a_ptr", "a_scale_ptr", "b_ptr", "b_scale_ptr", "c_ptr"),
+                 must_contain=("block_scale",)),
+    TritonKernel(name="ho3_dot_scaled_e5m2_e4m3", fn=mxfp8_mixed_kernel,
+                 signature=dict(a_ptr="*fp8e5", a_scale_ptr="*u8", b_ptr="*fp8e4nv",
+                                b_scale_ptr="*u8", c_ptr="*fp32", M="i32", N="i32", K="i32",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64), cases=_mxfp8_cases,
+                 num_warps=4, num_stages=3,
+                 aligned=("a_ptr", "a_scale_ptr", "b_ptr", "b_scale_ptr", "c_ptr"),
+                 must_contain=("block_scale",)),
+    TritonKernel(name="ho3_attn_d64_bf16", fn=attn_d64_bf16_kernel,
+                 signature=dict(q_ptr="*bf16", k_ptr="*bf16", v_ptr="*bf16", o_ptr="*bf16",
+                                sm_scale="fp32", seq_len="i32", HEAD_DIM="constexpr",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr"),
+                 constexprs=dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64), cases=_attn_cases,
+                 num_warps=8, num_stages=2, aligned=("q_ptr", "k_ptr", "v_ptr", "o_ptr"),
+                 must_contain=("tcgen05.mma", "tcgen05.ld")),
+]
