@@ -3,88 +3,12 @@
 //! bit for bit, except the `.approx` instructions, which must stay within the documented
 //! error bound of the hardware result.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
 use tmemu_num::ops::float::{self as fl, FloatMods, MinMaxMods, TestP};
 use tmemu_num::ops::half::{eval_half, eval_half_x2, HalfKind, HalfMods, HalfOp};
 use tmemu_num::ops::int::{self, IntTy, PrmtMode};
 use tmemu_num::ops::warp::{atom_int, shfl_source, AtomOp, ShflMode};
 use tmemu_num::ops::{approx, cvt, CmpOp, CvtMods, Rounding, ScalarType as T};
-
-struct Recording {
-    n: usize,
-    classes: HashMap<String, Vec<u64>>,
-    cases: Vec<Case>,
-}
-
-struct Case {
-    kernel: String,
-    width: usize,
-    name: String,
-    class: String,
-    out: Vec<u64>,
-}
-
-fn load() -> Recording {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/diff/h100");
-    let man: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    let inputs = std::fs::read(dir.join("inputs.bin")).unwrap();
-    let outputs = std::fs::read(dir.join("outputs.bin")).unwrap();
-    let n = man["n"].as_u64().unwrap() as usize;
-    let words = |bytes: &[u8], w: usize| -> Vec<u64> {
-        bytes
-            .chunks_exact(w)
-            .map(|c| {
-                let mut b = [0u8; 8];
-                b[..w].copy_from_slice(c);
-                u64::from_le_bytes(b)
-            })
-            .collect()
-    };
-    let mut classes = HashMap::new();
-    for c in man["classes"].as_array().unwrap() {
-        let off = c["offset"].as_u64().unwrap() as usize;
-        classes.insert(
-            c["name"].as_str().unwrap().to_string(),
-            words(&inputs[off..off + 32 * n], 8),
-        );
-    }
-    let cases = man["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let off = c["offset"].as_u64().unwrap() as usize;
-            let w = c["width"].as_u64().unwrap() as usize;
-            Case {
-                kernel: c["kernel"].as_str().unwrap().to_string(),
-                width: w,
-                name: c["name"].as_str().unwrap().to_string(),
-                class: c["class"].as_str().unwrap().to_string(),
-                out: words(&outputs[off..off + w * n], w),
-            }
-        })
-        .collect();
-    Recording { n, classes, cases }
-}
-
-/// How a modelled result is compared with the GPU's.
-#[derive(Copy, Clone, Debug)]
-enum Check {
-    Exact,
-    /// f32 results within this many ulp (NaN matches NaN, infinities and zeros exactly).
-    Ulp32(u32),
-    /// Each f16/bf16 half within this many ulp.
-    Ulp16x2(u32),
-    /// f32 result within this absolute error, for inputs with |x| <= the given bound.
-    Abs32(f64, f32),
-    /// f32 results within this many ulp or this absolute error (lg2: the absolute error
-    /// bounds results near 0, the ulp bound large results).
-    UlpOrAbs32(u32, f64),
-    /// f64 results within this relative error.
-    Rel64(f64),
-}
+use tmemu_testkit::h100::{check_of, isa_deviation, ulp16, ulp32, Check, Recording};
 
 type Model = fn(&[u64; 4]) -> u64;
 
@@ -1122,37 +1046,6 @@ fn h2(k: HalfKind, op: HalfOp, v: &[u64; 4], m: HalfMods) -> u64 {
     eval_half_x2(k, op, a32(v), b32(v), c32(v), m) as u64
 }
 
-/// Distance in ulp between two f32 bit patterns (both NaN: 0; one NaN: max).
-fn ulp32(x: u32, y: u32) -> u32 {
-    let (nx, ny) = (fl::is_nan32(x), fl::is_nan32(y));
-    if nx || ny {
-        return if nx && ny { 0 } else { u32::MAX };
-    }
-    let key = |v: u32| {
-        if v & 0x8000_0000 != 0 {
-            -((v & 0x7fff_ffff) as i64)
-        } else {
-            v as i64
-        }
-    };
-    (key(x) - key(y)).unsigned_abs().min(u32::MAX as u64) as u32
-}
-
-fn ulp16(k: HalfKind, x: u16, y: u16) -> u32 {
-    let (nx, ny) = (k.is_nan(x), k.is_nan(y));
-    if nx || ny {
-        return if nx && ny { 0 } else { u32::MAX };
-    }
-    let key = |v: u16| {
-        if v & 0x8000 != 0 {
-            -((v & 0x7fff) as i64)
-        } else {
-            v as i64
-        }
-    };
-    (key(x) - key(y)).unsigned_abs() as u32
-}
-
 /// The error of one result against the GPU's, in the check's unit; `None` if not comparable
 /// (input outside the bound's domain).
 fn error(check: Check, class: &str, input: u64, ours: u64, gpu: u64) -> Option<f64> {
@@ -1171,13 +1064,12 @@ fn error(check: Check, class: &str, input: u64, ours: u64, gpu: u64) -> Option<f
             }
         }
         Check::Ulp16x2(_) => {
-            let k = if class == "bf16x2" {
-                HalfKind::Bf16
-            } else {
-                HalfKind::F16
-            };
-            ulp16(k, ours as u16, gpu as u16).max(ulp16(k, (ours >> 16) as u16, (gpu >> 16) as u16))
-                as f64
+            let bf = class == "bf16x2";
+            ulp16(bf, ours as u16, gpu as u16).max(ulp16(
+                bf,
+                (ours >> 16) as u16,
+                (gpu >> 16) as u16,
+            )) as f64
         }
         Check::Abs32(_, dom) => {
             let x = f32::from_bits(input as u32);
@@ -1206,22 +1098,6 @@ fn error(check: Check, class: &str, input: u64, ours: u64, gpu: u64) -> Option<f
     })
 }
 
-/// Documented places where the H100 (with the ptxas of CUDA 13.0) departs from what the PTX
-/// ISA specifies; tmemu follows the ISA there. Each returns true only for the exact pattern.
-fn isa_deviation(name: &str, v: &[u64; 4], ours: u64, gpu: u64) -> bool {
-    let (b, c) = (v[1] as u32, v[2] as u32);
-    match name {
-        // fns with offset = INT_MIN: the ISA's loop finds nothing (0xffffffff); H100 gives 0.
-        "fns.b32" => c == 0x8000_0000 && ours == 0xffff_ffff && gpu == 0,
-        // 64-bit bfe/bfi: the ISA takes pos and len mod 256; ptxas's 64-bit sequence uses the
-        // whole 32-bit operands (len >= 64 extracts everything, pos >= 64 extracts nothing).
-        "bfe.u64" | "bfe.s64" | "bfi.b64" => b > 255 || c > 255,
-        // set with an .f32 destination: the ISA says 1.0f for true; the H100 wrote 0x00000001.
-        "set.hi.f32.u32" | "set.gtu.f32.f32" => ours == 0x3f80_0000 && gpu == 1,
-        _ => false,
-    }
-}
-
 fn bound(check: Check) -> f64 {
     match check {
         Check::Exact => 0.0,
@@ -1234,7 +1110,7 @@ fn bound(check: Check) -> f64 {
 
 #[test]
 fn arithmetic_matches_h100_bit_for_bit() {
-    let rec = load();
+    let rec = Recording::load();
     let mut failures = Vec::new();
     let mut unmodelled = Vec::new();
     let mut checked = 0usize;
@@ -1244,14 +1120,20 @@ fn arithmetic_matches_h100_bit_for_bit() {
             unmodelled.push(case.name.clone());
             continue;
         };
-        let cols = &rec.classes[&case.class];
+        // The engine's differential test (crates/sim) compares under the shared table.
+        assert_eq!(
+            check,
+            check_of(&case.name),
+            "{}: the model's bound differs from tmemu_testkit::h100::check_of",
+            case.name
+        );
         let n = rec.n;
         let mut worst = 0.0f64;
         let mut bad = 0usize;
         let mut first = String::new();
         let mut deviations = 0usize;
         for i in 0..n {
-            let v = [cols[i], cols[n + i], cols[2 * n + i], cols[3 * n + i]];
+            let v = rec.operands(&case.class, i);
             let mut ours = f(&v);
             let gpu = case.out[i];
             if case.width == 4 {
@@ -1315,8 +1197,8 @@ fn arithmetic_matches_h100_bit_for_bit() {
 
 #[test]
 fn shuffles_match_h100() {
-    let rec = load();
-    let cols = &rec.classes["u32"];
+    let rec = Recording::load();
+    let cols = &rec.classes["u32"].words;
     let n = rec.n;
     let modes = [
         ("shfl.sync.idx.b32 c=0x1f", ShflMode::Idx, 0x1f),
@@ -1327,7 +1209,7 @@ fn shuffles_match_h100() {
         ("shfl.sync.down.b32 c=0x181f", ShflMode::Down, 0x181f),
     ];
     for (name, mode, c) in modes {
-        let case = rec.cases.iter().find(|k| k.name == name).expect(name);
+        let case = rec.case(name);
         for i in 0..n {
             let lane = (i % 32) as u32;
             let warp = i - lane as usize;
@@ -1342,8 +1224,8 @@ fn shuffles_match_h100() {
 
 #[test]
 fn shared_atomics_match_h100() {
-    let rec = load();
-    let cols = &rec.classes["u32"];
+    let rec = Recording::load();
+    let cols = &rec.classes["u32"].words;
     let n = rec.n;
     let block = 128;
     type AtomCase = (&'static str, AtomOp, IntTy, fn(u32) -> u32);
@@ -1366,7 +1248,7 @@ fn shared_atomics_match_h100() {
         ("atom.shared.xor.b32", AtomOp::Xor, IntTy::U32, |b| b),
     ];
     for (name, op, t, fb) in ops {
-        let case = rec.cases.iter().find(|k| k.name == name).expect(name);
+        let case = rec.case(name);
         for blk in (0..n).step_by(block) {
             let mut w: Vec<u64> = (0..8)
                 .map(|k| cols[2 * n + blk + k] & 0xffff_ffff)
@@ -1386,13 +1268,9 @@ fn shared_atomics_match_h100() {
 /// saw try_wait.parity(0) succeed, test_wait.parity(0) true and test_wait.parity(1) false.
 #[test]
 fn bulk_copy_and_mbarrier_phase_recording() {
-    let rec = load();
-    let cols = &rec.classes["u64"];
-    let case = rec
-        .cases
-        .iter()
-        .find(|k| k.name == "cp.async.bulk+mbarrier")
-        .expect("bulk case");
+    let rec = Recording::load();
+    let cols = &rec.classes["u64"].words;
+    let case = rec.case("cp.async.bulk+mbarrier");
     for (i, (&out, &input)) in case.out.iter().zip(cols.iter()).enumerate() {
         let flags = (out ^ input) >> 32;
         assert_eq!(out & 0xffff_ffff, input & 0xffff_ffff, "thread {i}");

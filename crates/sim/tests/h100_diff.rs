@@ -2,217 +2,23 @@
 //! H100 (tests/corpus/diff/h100, made by kernels/diff/harness.cu) is loaded from the committed
 //! PTX (tests/corpus/diff/{cases,harness}.sm_90a.ptx), run by `tmemu_sim::run` on the recorded
 //! inputs and compared with the recorded GPU outputs: bit for bit, except the approximate
-//! instructions, which must stay within the bounds of crates/num/tests/ops_vs_h100.rs, and the
-//! documented places where the H100 departs from the PTX ISA (same list as that test).
+//! instructions, which must stay within their documented bounds, and the documented places
+//! where the H100 departs from the PTX ISA (both in `tmemu_testkit::h100`, shared with
+//! crates/num/tests/ops_vs_h100.rs).
 //!
 //! A case the engine refuses at load is listed with its form and counted; the count may not
 //! exceed [`MAX_NOT_RUNNABLE`] (lower it when the engine learns a form).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use tmemu_sim::{install_globals, load, run, GlobalMemory, Kernel, Launch, LoadError, RunOptions};
+use tmemu_testkit::h100::{check_of, corpus_dir, isa_deviation, within, words, Case, Recording};
 
 /// Recorded cases the engine does not load today. A regression raises the count and fails;
 /// an improvement should lower this number.
 const MAX_NOT_RUNNABLE: usize = 14;
 
 const BLOCK: u32 = 128;
-
-struct Case {
-    /// Position in the manifest (the K of `diff_case<K>` for arithmetic cases).
-    index: usize,
-    kernel: String,
-    name: String,
-    class: String,
-    width: usize,
-    out: Vec<u64>,
-}
-
-struct Recording {
-    n: usize,
-    /// Per class: the raw little-endian input bytes (4 columns of `n` u64) and the words.
-    classes: BTreeMap<String, (Vec<u8>, Vec<u64>)>,
-    cases: Vec<Case>,
-}
-
-fn words(bytes: &[u8], w: usize) -> Vec<u64> {
-    bytes
-        .chunks_exact(w)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..w].copy_from_slice(c);
-            u64::from_le_bytes(b)
-        })
-        .collect()
-}
-
-fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/diff")
-}
-
-fn load_recording() -> Recording {
-    let dir = corpus().join("h100");
-    let man: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    let inputs = std::fs::read(dir.join("inputs.bin")).unwrap();
-    let outputs = std::fs::read(dir.join("outputs.bin")).unwrap();
-    let n = man["n"].as_u64().unwrap() as usize;
-    let classes = man["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let off = c["offset"].as_u64().unwrap() as usize;
-            let bytes = inputs[off..off + 32 * n].to_vec();
-            let w = words(&bytes, 8);
-            (c["name"].as_str().unwrap().to_string(), (bytes, w))
-        })
-        .collect();
-    let cases = man["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(index, c)| {
-            let off = c["offset"].as_u64().unwrap() as usize;
-            let width = c["width"].as_u64().unwrap() as usize;
-            Case {
-                index,
-                kernel: c["kernel"].as_str().unwrap().to_string(),
-                name: c["name"].as_str().unwrap().to_string(),
-                class: c["class"].as_str().unwrap().to_string(),
-                width,
-                out: words(&outputs[off..off + width * n], width),
-            }
-        })
-        .collect();
-    Recording { n, classes, cases }
-}
-
-/// How a result is compared with the GPU's. The bounds are those of
-/// crates/num/tests/ops_vs_h100.rs (the documented error bounds of the `.approx` forms); they
-/// must stay equal to them.
-#[derive(Copy, Clone, Debug)]
-enum Check {
-    Exact,
-    /// f32 within this many ulp (NaN matches NaN).
-    Ulp32(u32),
-    /// Each f16/bf16 half within this many ulp.
-    Ulp16x2(u32),
-    /// f32 within this absolute error, for inputs with |x| <= the given bound.
-    Abs32(f64, f32),
-    /// f32 within this many ulp or this absolute error.
-    UlpOrAbs32(u32, f64),
-    /// f64 within this relative error.
-    Rel64(f64),
-}
-
-fn check_of(name: &str) -> Check {
-    use Check::*;
-    match name {
-        "div.approx.f32" | "div.approx.ftz.f32" | "div.full.f32" | "div.full.ftz.f32" => Ulp32(2),
-        "rcp.approx.f32" | "rcp.approx.ftz.f32" => Ulp32(1),
-        "sqrt.approx.f32" | "sqrt.approx.ftz.f32" => Ulp32(1),
-        "rsqrt.approx.f32" | "rsqrt.approx.ftz.f32" => Ulp32(1),
-        "ex2.approx.f32" | "ex2.approx.ftz.f32" => Ulp32(2),
-        "lg2.approx.f32" | "lg2.approx.ftz.f32" => UlpOrAbs32(2, 4.0e-7),
-        "sin.approx.f32" | "cos.approx.f32" | "sin.approx.ftz.f32" => Abs32(1e-5, 100.0),
-        "tanh.approx.f32" => Ulp32(128),
-        "rcp.approx.ftz.f64" => Rel64(1e-6),
-        "rsqrt.approx.f64" => Rel64(4e-16),
-        "ex2.approx.f16x2"
-        | "tanh.approx.f16x2"
-        | "ex2.approx.ftz.bf16x2"
-        | "tanh.approx.bf16x2" => Ulp16x2(1),
-        _ => Exact,
-    }
-}
-
-fn is_nan32(x: u32) -> bool {
-    x & 0x7fff_ffff > 0x7f80_0000
-}
-
-fn ulp32(x: u32, y: u32) -> u32 {
-    let (nx, ny) = (is_nan32(x), is_nan32(y));
-    if nx || ny {
-        return if nx && ny { 0 } else { u32::MAX };
-    }
-    let key = |v: u32| {
-        if v & 0x8000_0000 != 0 {
-            -((v & 0x7fff_ffff) as i64)
-        } else {
-            v as i64
-        }
-    };
-    (key(x) - key(y)).unsigned_abs().min(u32::MAX as u64) as u32
-}
-
-fn ulp16(bf16: bool, x: u16, y: u16) -> u32 {
-    let exp_mask: u16 = if bf16 { 0x7f80 } else { 0x7c00 };
-    let is_nan = |v: u16| v & 0x7fff > exp_mask;
-    let (nx, ny) = (is_nan(x), is_nan(y));
-    if nx || ny {
-        return if nx && ny { 0 } else { u32::MAX };
-    }
-    let key = |v: u16| {
-        if v & 0x8000 != 0 {
-            -((v & 0x7fff) as i64)
-        } else {
-            v as i64
-        }
-    };
-    (key(x) - key(y)).unsigned_abs() as u32
-}
-
-/// Whether `ours` is acceptable against `gpu` under `check` (`input`: operand a).
-fn within(check: Check, class: &str, input: u64, ours: u64, gpu: u64) -> bool {
-    if ours == gpu {
-        return true;
-    }
-    match check {
-        Check::Exact => false,
-        Check::Ulp32(u) => ulp32(ours as u32, gpu as u32) <= u,
-        Check::UlpOrAbs32(u, e) => {
-            let abs =
-                (f32::from_bits(ours as u32) as f64 - f32::from_bits(gpu as u32) as f64).abs();
-            ulp32(ours as u32, gpu as u32) <= u || abs <= e
-        }
-        Check::Ulp16x2(u) => {
-            let bf = class == "bf16x2";
-            ulp16(bf, ours as u16, gpu as u16) <= u
-                && ulp16(bf, (ours >> 16) as u16, (gpu >> 16) as u16) <= u
-        }
-        Check::Abs32(e, dom) => {
-            let x = f32::from_bits(input as u32);
-            if x.is_nan() || x.abs() > dom {
-                return true; // outside the bound's documented domain
-            }
-            let (o, g) = (f32::from_bits(ours as u32), f32::from_bits(gpu as u32));
-            if o.is_nan() || g.is_nan() || o.is_infinite() || g.is_infinite() {
-                o.is_nan() && g.is_nan()
-            } else {
-                (o as f64 - g as f64).abs() <= e
-            }
-        }
-        Check::Rel64(e) => {
-            let (o, g) = (f64::from_bits(ours), f64::from_bits(gpu));
-            (o.is_nan() && g.is_nan()) || ((o - g) / g).abs() <= e
-        }
-    }
-}
-
-/// The documented places where the H100 departs from the PTX ISA (the list of
-/// crates/num/tests/ops_vs_h100.rs, docs/arch/num.md); the engine follows the ISA there.
-fn isa_deviation(name: &str, v: &[u64; 4], ours: u64, gpu: u64) -> bool {
-    let (b, c) = (v[1] as u32, v[2] as u32);
-    match name {
-        "fns.b32" => c == 0x8000_0000 && ours == 0xffff_ffff && gpu == 0,
-        "bfe.u64" | "bfe.s64" | "bfi.b64" => b > 255 || c > 255,
-        "set.hi.f32.u32" | "set.gtu.f32.f32" => ours == 0x3f80_0000 && gpu == 1,
-        _ => false,
-    }
-}
 
 /// What one case came to.
 enum Outcome {
@@ -271,11 +77,11 @@ fn launch_case(
 
 fn compare(rec: &Recording, case: &Case, ours: &[u64], deviations_ok: bool) -> Outcome {
     let n = rec.n;
-    let cols = &rec.classes[&case.class].1;
+    let cols = &rec.classes[&case.class].words;
     let check = check_of(&case.name);
     let mut bad = Vec::new();
     for i in 0..n {
-        let v = [cols[i], cols[n + i], cols[2 * n + i], cols[3 * n + i]];
+        let v = rec.operands(&case.class, i);
         let (o, g) = (ours[i], case.out[i]);
         if deviations_ok && isa_deviation(&case.name, &v, o, g) {
             continue;
@@ -311,9 +117,9 @@ fn unsupported(e: LoadError) -> String {
 
 #[test]
 fn engine_matches_h100_recording() {
-    let rec = load_recording();
+    let rec = Recording::load();
     let n = rec.n;
-    let read = |f: &str| std::fs::read_to_string(corpus().join(f)).unwrap();
+    let read = |f: &str| std::fs::read_to_string(corpus_dir().join(f)).unwrap();
     let cases_src = read("cases.sm_90a.ptx");
     let cases_mod = tmemu_ptx::parse(&cases_src).expect("cases.sm_90a.ptx parses");
     let harness_src = read("harness.sm_90a.ptx");
@@ -328,7 +134,7 @@ fn engine_matches_h100_recording() {
     let mut harness_cases = 0usize;
 
     for case in &rec.cases {
-        let input = &rec.classes[&case.class].0;
+        let input = &rec.classes[&case.class].bytes;
         let (module, src, file, entry, mode) = match case.kernel.as_str() {
             "diff_arith" => (
                 &cases_mod,
