@@ -67,6 +67,7 @@ fn map(
         swizzle_atomicity: SwizzleAtomicity::B16,
         oob_fill: OobFill::Zero,
         l2_promotion: L2Promotion::None,
+        mode: TensorMapMode::Tile,
     }
 }
 

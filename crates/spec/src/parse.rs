@@ -10,8 +10,8 @@ use crate::error::{LineIndex, Site, SpecError};
 use crate::fill::Fill;
 use crate::spec::*;
 use crate::tensormap::{
-    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TmElemType,
-    MAX_RANK, SWIZZLE_NAMES,
+    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapMode,
+    TmElemType, MAX_RANK, SWIZZLE_NAMES,
 };
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -295,7 +295,15 @@ pub fn tensor_map_desc(
             buf.name, buf.shape
         ));
     }
-    if tm.box_dims.len() != rank {
+    if let Some(p) = tm.im2col {
+        if !(3..=MAX_RANK).contains(&rank) {
+            return Err(format!(
+                "expected a buffer of rank 3 to 5 for an im2col tensor map (N, spatial dims, C), buffer '{}' has shape {:?}",
+                buf.name, buf.shape
+            ));
+        }
+        let _ = p;
+    } else if tm.box_dims.len() != rank {
         return Err(format!(
             "expected 'box' to have {rank} elements (the rank of buffer '{}', shape {:?}; innermost first), found {}",
             buf.name,
@@ -337,6 +345,10 @@ pub fn tensor_map_desc(
         swizzle_atomicity: tm.swizzle_atomicity,
         oob_fill: tm.oob_fill,
         l2_promotion: tm.l2_promotion,
+        mode: match tm.im2col {
+            Some(p) => TensorMapMode::Im2col(p),
+            None => TensorMapMode::Tile,
+        },
     };
     let mut stride = esize;
     for i in 0..rank {
@@ -346,7 +358,7 @@ pub fn tensor_map_desc(
             d.global_strides[i - 1] = stride;
         }
         stride = stride.saturating_mul(dim);
-        d.box_dims[i] = tm.box_dims[i];
+        d.box_dims[i] = tm.box_dims.get(i).copied().unwrap_or(0);
         d.elem_strides[i] = tm.elem_strides.get(i).copied().unwrap_or(1);
     }
     d.validate().map_err(|e| match e {
@@ -425,6 +437,11 @@ const TENSORMAP_KEYS: &[&str] = &[
     "interleave",
     "oob_fill",
     "l2_promotion",
+    "mode",
+    "lower",
+    "upper",
+    "channels",
+    "pixels",
 ];
 
 struct Cx<'a> {
@@ -955,12 +972,72 @@ impl<'a> Cx<'a> {
         let mut t = self.table(table, key, v.span(), TENSORMAP_KEYS)?;
         let bkey = t.key("buffer");
         let buffer = self.string(t.require("buffer")?, &bkey)?.to_string();
-        let box_key = t.key("box");
-        let box_dims = self
-            .int_list(t.require("box")?, &box_key, 1, 256, "box sizes")?
-            .into_iter()
-            .map(|x| x as u32)
-            .collect();
+        let im2col = match t.take("mode") {
+            None => false,
+            Some(mv) => {
+                let mkey = t.key("mode");
+                match mv.get_ref() {
+                    DeValue::String(s) if s.as_ref() == "tile" => false,
+                    DeValue::String(s) if s.as_ref() == "im2col" => true,
+                    _ => {
+                        return self.wrong(mv, &mkey, "a tensor map mode (\"tile\" or \"im2col\")")
+                    }
+                }
+            }
+        };
+        let (box_dims, im2col) = if im2col {
+            // tmemu extension (docs/launch-spec.md): the cuTensorMapEncodeIm2col fields.
+            let corner = |t: &mut TableReader<'_, '_, '_, '_>, name: &'static str| {
+                let key = t.key(name);
+                let v = t.require(name)?;
+                let list = self.int_list(v, &key, -32768, 32767, "pixel-box corner offsets")?;
+                if list.len() > 3 {
+                    return Err(self.error(
+                        &self.site(v.span(), &key),
+                        format!(
+                            "expected one corner offset per spatial dimension (1 to 3, W first), found {}",
+                            list.len()
+                        ),
+                    ));
+                }
+                let mut c = [0i16; 3];
+                for (j, x) in list.into_iter().enumerate() {
+                    c[j] = x as i16;
+                }
+                Ok(c)
+            };
+            let lower = corner(&mut t, "lower")?;
+            let upper = corner(&mut t, "upper")?;
+            let ckey = t.key("channels");
+            let channels =
+                self.int_in(t.require("channels")?, &ckey, 1, 256, "channels per pixel")? as u16;
+            let pkey = t.key("pixels");
+            let pixels =
+                self.int_in(t.require("pixels")?, &pkey, 1, 1024, "pixels per column")? as u16;
+            if let Some(bv) = t.take("box") {
+                return Err(self.error(
+                    &self.site(bv.span(), &t.key("box")),
+                    "expected no 'box' in an im2col tensor map (channels and pixels give its shape)".to_string(),
+                ));
+            }
+            (
+                Vec::new(),
+                Some(crate::tensormap::Im2colParams {
+                    lower,
+                    upper,
+                    channels,
+                    pixels,
+                }),
+            )
+        } else {
+            let box_key = t.key("box");
+            let box_dims = self
+                .int_list(t.require("box")?, &box_key, 1, 256, "box sizes")?
+                .into_iter()
+                .map(|x| x as u32)
+                .collect();
+            (box_dims, None)
+        };
         let (swizzle, swizzle_atomicity) = match t.take("swizzle") {
             Some(sv) => {
                 let skey = t.key("swizzle");
@@ -1039,6 +1116,7 @@ impl<'a> Cx<'a> {
             interleave,
             oob_fill,
             l2_promotion,
+            im2col,
             site: self.site(v.span(), key),
         })
     }

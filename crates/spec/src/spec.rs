@@ -148,6 +148,10 @@ pub struct TensorMapArg {
     pub interleave: Interleave,
     pub oob_fill: OobFill,
     pub l2_promotion: L2Promotion,
+    /// `mode = "im2col"` with `lower`, `upper`, `channels`, `pixels` (a tmemu extension of the
+    /// launch spec, docs/launch-spec.md): a `cuTensorMapEncodeIm2col` map; `box_dims` is then
+    /// empty. `None` is the tile mode.
+    pub im2col: Option<crate::tensormap::Im2colParams>,
     pub site: Site,
 }
 

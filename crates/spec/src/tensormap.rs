@@ -18,13 +18,16 @@
 //! | 10      | swizzle atomicity code (0 16B, 1 32B, 2 32B + 8B flip, 3 64B) |
 //! | 11      | fill mode (0 zero, 1 OOB-NaN) |
 //! | 12      | L2 promotion (0 none, 1 64B, 2 128B, 3 256B) |
-//! | 13..16  | reserved, zero |
+//! | 13      | mode: 0 tile, 1 im2col (an extension of version 1: tile maps are unchanged) |
+//! | 14..16  | im2col: pixels per column (u16); tile: zero |
 //! | 16..24  | global address (u64) — written by the launch's relocation |
 //! | 24..64  | global dims, 5 × u64, innermost first; unused dims zero |
 //! | 64..96  | global strides in bytes of dims 1..=4, 4 × u64; unused zero |
 //! | 96..106 | box dims, 5 × u16; unused zero |
 //! | 106..111| element strides, 5 × u8; unused zero |
-//! | 111..124| reserved, zero |
+//! | 111..117| im2col: pixel-box lower corner, 3 × i16, W first; tile: zero |
+//! | 117..123| im2col: pixel-box upper corner, 3 × i16, W first; tile: zero |
+//! | 123     | im2col: channels per pixel − 1; tile: zero |
 //! | 124..128| FNV-1a 32 of bytes 0..124 with the global address bytes (16..24) taken as zero |
 //!
 //! The codes are those of `tensormap.replace` (PTX 9.1 §9.7.9.28 Table 33), not the driver's
@@ -210,8 +213,34 @@ pub const SWIZZLE_NAMES: &[(&str, SwizzleMode, SwizzleAtomicity)] = &[
     ("128B_atom_64B", SwizzleMode::B128, SwizzleAtomicity::B64),
 ];
 
-/// A tiled tensor map: the arguments of `cuTensorMapEncodeTiled`, innermost dimension first.
-/// Entries at and beyond `rank` are zero.
+/// The fields `cuTensorMapEncodeIm2col` adds to a map (PTX 9.1 §5.5.4 "im2col mode"; CUDA
+/// Driver API 13.1 §6.30). Spatial dimensions are W, H, D = tensor dimensions 1, 2, 3; the
+/// outermost dimension is N and dimension 0 is C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Im2colParams {
+    /// Pixel-box lower corner per spatial dimension, W first; entries beyond rank − 2 zero.
+    /// Relative to the tensor's origin (PTX §5.5.4.1).
+    pub lower: [i16; 3],
+    /// Pixel-box upper corner, relative to the tensor's far corner (dims − 1).
+    pub upper: [i16; 3],
+    /// Channels per pixel (elements of dimension 0 per row), 1..=256.
+    pub channels: u16,
+    /// Pixels per column (rows of a copy), 1..=1024.
+    pub pixels: u16,
+}
+
+/// How a copy through the map walks the tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TensorMapMode {
+    /// `cuTensorMapEncodeTiled`: a box of `box_dims`.
+    #[default]
+    Tile,
+    /// `cuTensorMapEncodeIm2col`: `pixels` rows of `channels` elements; `box_dims` unused (zero).
+    Im2col(Im2colParams),
+}
+
+/// A tensor map: the arguments of `cuTensorMapEncodeTiled` (or, with `mode` im2col, of
+/// `cuTensorMapEncodeIm2col`), innermost dimension first. Entries at and beyond `rank` are zero.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorMapDesc {
     pub elem_type: TmElemType,
@@ -227,6 +256,7 @@ pub struct TensorMapDesc {
     pub swizzle_atomicity: SwizzleAtomicity,
     pub oob_fill: OobFill,
     pub l2_promotion: L2Promotion,
+    pub mode: TensorMapMode,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -279,6 +309,16 @@ impl TensorMapDesc {
         b[10] = self.swizzle_atomicity as u8;
         b[11] = self.oob_fill as u8;
         b[12] = self.l2_promotion as u8;
+        if let TensorMapMode::Im2col(p) = self.mode {
+            b[13] = 1;
+            b[14..16].copy_from_slice(&p.pixels.to_le_bytes());
+            for j in 0..3 {
+                b[111 + 2 * j..113 + 2 * j].copy_from_slice(&p.lower[j].to_le_bytes());
+                b[117 + 2 * j..119 + 2 * j].copy_from_slice(&p.upper[j].to_le_bytes());
+            }
+            // 1..=256 stored as 0..=255 (validate rejects other values).
+            b[123] = p.channels.wrapping_sub(1) as u8;
+        }
         b[16..24].copy_from_slice(&self.global_address.to_le_bytes());
         for i in 0..MAX_RANK {
             b[24 + 8 * i..32 + 8 * i].copy_from_slice(&self.global_dims[i].to_le_bytes());
@@ -336,9 +376,28 @@ impl TensorMapDesc {
                 .ok_or(code("swizzle_atomicity", b[10]))?,
             oob_fill: OobFill::from_code(b[11]).ok_or(code("fill_mode", b[11]))?,
             l2_promotion: L2Promotion::from_code(b[12]).ok_or(code("l2_promotion", b[12]))?,
+            mode: TensorMapMode::Tile,
         };
-        if b[13..16].iter().chain(&b[111..124]).any(|&x| x != 0) {
-            return Err(invalid("reserved bytes are not zero".into()));
+        match b[13] {
+            0 => {
+                if b[14..16].iter().chain(&b[111..124]).any(|&x| x != 0) {
+                    return Err(invalid("reserved bytes are not zero".into()));
+                }
+            }
+            1 => {
+                let i16_at = |o: usize| i16::from_le_bytes([b[o], b[o + 1]]);
+                let mut p = Im2colParams {
+                    pixels: u16::from_le_bytes([b[14], b[15]]),
+                    channels: u16::from(b[123]) + 1,
+                    ..Im2colParams::default()
+                };
+                for j in 0..3 {
+                    p.lower[j] = i16_at(111 + 2 * j);
+                    p.upper[j] = i16_at(117 + 2 * j);
+                }
+                d.mode = TensorMapMode::Im2col(p);
+            }
+            m => return Err(code("mode", m)),
         }
         for i in 0..MAX_RANK {
             d.global_dims[i] = u64_at(24 + 8 * i);
@@ -366,6 +425,11 @@ impl TensorMapDesc {
     /// filled for being out of bounds (bulk-copies.md §1.3, DERIVED / UNCONFIRMED: CUTLASS and
     /// Triton expect-tx the full tile bytes at edges too).
     pub fn box_bytes(&self) -> u64 {
+        if let TensorMapMode::Im2col(p) = self.mode {
+            // PTX 9.1 §5.5.4: Pixels-per-Column rows of Channels-per-Pixel elements; the
+            // traversal strides change which pixels, never how many.
+            return self.bytes_of(u64::from(p.channels) * u64::from(p.pixels));
+        }
         let n: u64 = (0..self.rank_usize().min(MAX_RANK))
             .map(|i| self.box_elements(i))
             .product();
@@ -441,9 +505,16 @@ impl TensorMapDesc {
                 )));
             }
         }
+        let im2col = match self.mode {
+            TensorMapMode::Tile => None,
+            TensorMapMode::Im2col(p) => Some(p),
+        };
+        if let Some(p) = im2col {
+            self.validate_im2col(&p)?;
+        }
         for i in 0..rank {
             let bx = self.box_dims[i];
-            if !(1..=256).contains(&bx) {
+            if im2col.is_none() && !(1..=256).contains(&bx) {
                 return Err(invalid(format!("box dim {i} = {bx} is not in 1..=256")));
             }
             let es = self.elem_strides[i];
@@ -453,14 +524,18 @@ impl TensorMapDesc {
                 )));
             }
         }
-        let inner_box_bytes = self.bytes_of(self.box_dims[0] as u64);
+        // The inner row: box[0] elements, or an im2col pixel's channels.
+        let inner = match im2col {
+            Some(p) => u64::from(p.channels),
+            None => u64::from(self.box_dims[0]),
+        };
+        let inner_box_bytes = self.bytes_of(inner);
         if !interleaved && !inner_box_bytes.is_multiple_of(16) {
             return Err(invalid(format!(
-                "inner box dim {} spans {inner_box_bytes} bytes, which is not a multiple of 16",
-                self.box_dims[0]
+                "inner box dim {inner} spans {inner_box_bytes} bytes, which is not a multiple of 16"
             )));
         }
-        if ty.is_align16b() && self.box_dims[0] != 128 {
+        if ty.is_align16b() && inner != 128 {
             return Err(invalid(format!(
                 "inner box dim must be 128 for this element type, found {}",
                 self.box_dims[0]
@@ -488,8 +563,7 @@ impl TensorMapDesc {
         if let (false, Some(span)) = (interleaved, span) {
             if inner_box_bytes > span {
                 return Err(invalid(format!(
-                    "inner box dim {} spans {inner_box_bytes} bytes, more than the {span}-byte swizzle span",
-                    self.box_dims[0]
+                    "inner box dim {inner} spans {inner_box_bytes} bytes, more than the {span}-byte swizzle span"
                 )));
             }
         }
@@ -509,6 +583,59 @@ impl TensorMapDesc {
         {
             return Err(invalid(
                 "sub-byte types allow only no swizzle or a 128B swizzle without the 8B flip".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl TensorMapDesc {
+    /// The `cuTensorMapEncodeIm2col` rules (CUDA Driver API 13.1 §6.30): rank 3..=5, the
+    /// corner ranges per rank, channels and pixels per column; box dims must be zero (an
+    /// im2col map has none).
+    fn validate_im2col(&self, p: &Im2colParams) -> Result<(), TensorMapError> {
+        let rank = self.rank_usize();
+        if !(3..=MAX_RANK).contains(&rank) {
+            return Err(invalid(format!(
+                "an im2col map needs rank 3..=5, found rank {rank}"
+            )));
+        }
+        let spatial = rank - 2;
+        // The driver's ranges: 16 bits for one spatial dim, 8 for two, 5 for three.
+        let (lo, hi) = match spatial {
+            1 => (i16::MIN, i16::MAX),
+            2 => (-128, 127),
+            _ => (-16, 15),
+        };
+        for (what, c) in [("lower", &p.lower), ("upper", &p.upper)] {
+            for (j, &v) in c.iter().enumerate() {
+                if j >= spatial && v != 0 {
+                    return Err(invalid(format!(
+                        "im2col {what} corner {j} is beyond the {spatial} spatial dimensions but not zero"
+                    )));
+                }
+                if !(lo..=hi).contains(&v) {
+                    return Err(invalid(format!(
+                        "im2col {what} corner {j} = {v} is not in {lo}..={hi} for rank {rank}"
+                    )));
+                }
+            }
+        }
+        if !(1..=256).contains(&p.channels) {
+            return Err(invalid(format!(
+                "im2col channels per pixel {} is not in 1..=256",
+                p.channels
+            )));
+        }
+        if !(1..=1024).contains(&p.pixels) {
+            return Err(invalid(format!(
+                "im2col pixels per column {} is not in 1..=1024",
+                p.pixels
+            )));
+        }
+        if self.box_dims.iter().any(|&b| b != 0) {
+            return Err(invalid(
+                "an im2col map has no box dims (they must be zero)".into(),
             ));
         }
         Ok(())
@@ -550,6 +677,7 @@ mod tests {
             swizzle_atomicity: SwizzleAtomicity::B16,
             oob_fill: OobFill::Zero,
             l2_promotion: L2Promotion::None,
+            mode: TensorMapMode::Tile,
         };
         assert_eq!(d.box_bytes(), 64 * 32 * 2 * 2);
         d.elem_strides = [1, 3, 2, 0, 0];
@@ -572,6 +700,7 @@ mod tests {
             swizzle_atomicity: SwizzleAtomicity::B16,
             oob_fill: OobFill::Zero,
             l2_promotion: L2Promotion::None,
+            mode: TensorMapMode::Tile,
         };
         for (offset, field, code) in [
             (6, "elemtype", 16u8),

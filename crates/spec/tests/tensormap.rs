@@ -19,6 +19,7 @@ fn desc_2d() -> TensorMapDesc {
         swizzle_atomicity: SwizzleAtomicity::B16,
         oob_fill: OobFill::Zero,
         l2_promotion: L2Promotion::B128,
+        mode: TensorMapMode::Tile,
     }
 }
 
@@ -123,6 +124,7 @@ fn decode_accepts_exactly_the_valid_maps() {
             swizzle_atomicity: SwizzleAtomicity::B16,
             oob_fill: OobFill::from_code(pick(2) as u8).unwrap(),
             l2_promotion: L2Promotion::from_code(pick(4) as u8).unwrap(),
+            mode: TensorMapMode::Tile,
         };
         if pick(4) == 0 {
             d.interleave = Interleave::from_code(pick(3) as u8).unwrap();
@@ -324,4 +326,138 @@ fn names_and_codes() {
     assert_eq!(TmElemType::from_code(16), None);
     assert_eq!(OobFill::from_name("nan"), Some(OobFill::Nan));
     assert_eq!(Interleave::from_name("32B"), Some(Interleave::B32));
+}
+
+/// An im2col map over an f16 NHWC tensor [2, 5, 7, 24] (C innermost): 3×3 filter, padding 1.
+fn desc_im2col() -> TensorMapDesc {
+    TensorMapDesc {
+        elem_type: TmElemType::F16,
+        rank: 4,
+        global_address: 0x1000,
+        global_dims: [24, 7, 5, 2, 0],
+        global_strides: [48, 336, 1680, 0],
+        box_dims: [0; 5],
+        elem_strides: [1, 1, 1, 1, 0],
+        interleave: Interleave::None,
+        swizzle: SwizzleMode::B32,
+        swizzle_atomicity: SwizzleAtomicity::B16,
+        oob_fill: OobFill::Zero,
+        l2_promotion: L2Promotion::None,
+        mode: TensorMapMode::Im2col(Im2colParams {
+            lower: [-1, -1, 0],
+            upper: [-1, -1, 0],
+            channels: 16,
+            pixels: 96,
+        }),
+    }
+}
+
+#[test]
+fn im2col_maps_round_trip_and_follow_the_encoder_rules() {
+    let d = desc_im2col();
+    d.validate().unwrap();
+    let b = d.encode();
+    assert_eq!(b[13], 1, "mode byte");
+    assert_eq!(TensorMapDesc::decode(&b).unwrap(), d);
+    assert_eq!(d.box_bytes(), 16 * 96 * 2);
+    // Extremes of every field survive the encoding.
+    let mut e = d.clone();
+    e.rank = 3;
+    e.global_dims = [24, 7, 10, 0, 0];
+    e.global_strides = [48, 336, 0, 0];
+    e.elem_strides = [1, 1, 1, 0, 0];
+    e.swizzle = SwizzleMode::None;
+    e.mode = TensorMapMode::Im2col(Im2colParams {
+        lower: [i16::MIN, 0, 0],
+        upper: [i16::MAX, 0, 0],
+        channels: 256,
+        pixels: 1024,
+    });
+    e.validate().unwrap();
+    assert_eq!(TensorMapDesc::decode(&e.encode()).unwrap(), e);
+    // A tile map keeps its old encoding (mode byte and im2col bytes zero).
+    let t = desc_2d().encode();
+    assert!(t[13..16].iter().chain(&t[111..124]).all(|&x| x == 0));
+
+    let with = |f: &dyn Fn(&mut Im2colParams)| {
+        let mut x = desc_im2col();
+        if let TensorMapMode::Im2col(p) = &mut x.mode {
+            f(p);
+        }
+        x
+    };
+    assert!(rule(with(&|p| p.lower[0] = -129)).contains("not in -128..=127 for rank 4"));
+    assert!(rule(with(&|p| p.upper[2] = 1)).contains("beyond the 2 spatial dimensions"));
+    assert!(rule(with(&|p| p.channels = 0)).contains("channels per pixel 0"));
+    assert!(rule(with(&|p| p.pixels = 1025)).contains("pixels per column 1025"));
+    // 24 channels of f16 = 48 bytes: not a multiple of 16... it is; 20 channels are not.
+    assert!(rule(with(&|p| p.channels = 20)).contains("not a multiple of 16"));
+    // 32 channels = 64 bytes exceed the 32B swizzle span.
+    assert!(rule(with(&|p| p.channels = 32)).contains("more than the 32-byte swizzle span"));
+    let mut r2 = desc_im2col();
+    r2.rank = 2;
+    r2.global_dims = [24, 7, 0, 0, 0];
+    r2.global_strides = [48, 0, 0, 0];
+    r2.elem_strides = [1, 1, 0, 0, 0];
+    assert!(rule(r2).contains("rank 3..=5"));
+    let mut boxed = desc_im2col();
+    boxed.box_dims[0] = 16;
+    assert!(rule(boxed).contains("no box dims"));
+    // A stray mode code is named.
+    let mut b = d.encode();
+    b[13] = 2;
+    let sum = {
+        // recompute the checksum the way the encoder does (address bytes as zero)
+        let mut h: u32 = 0x811C_9DC5;
+        for (i, &x) in b[..124].iter().enumerate() {
+            let x = if (16..24).contains(&i) { 0 } else { x };
+            h ^= x as u32;
+            h = h.wrapping_mul(0x0100_0193);
+        }
+        h
+    };
+    b[124..128].copy_from_slice(&sum.to_le_bytes());
+    assert_eq!(
+        TensorMapDesc::decode(&b),
+        Err(TensorMapError::Code {
+            field: "mode",
+            code: 2
+        })
+    );
+}
+
+#[test]
+fn launch_specs_describe_im2col_maps() {
+    let dir = std::env::temp_dir().join(format!("tmemu-spec-im2col-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = r#"ptx = "k.ptx"
+grid = [1]
+block = [32]
+[buffers.x]
+dtype = "f16"
+shape = [2, 5, 7, 24]
+fill = "zeros"
+[[arg]]
+tensormap = { buffer = "x", mode = "im2col", lower = [-1, -1], upper = [-1, -1], channels = 16, pixels = 96, swizzle = "32B" }
+"#;
+    let spec = tmemu_spec::Spec::parse(text, "k.toml", &dir).unwrap();
+    let tmemu_spec::ArgKind::TensorMap(tm) = &spec.args[0].kind else {
+        panic!("not a tensor map arg")
+    };
+    let buf = &spec.buffers[0];
+    let d = tmemu_spec::tensor_map_desc(tm, buf, 0x1000).unwrap();
+    assert_eq!(d, desc_im2col());
+    // Errors name the key.
+    let bad = text.replace("channels = 16", "channels = 300");
+    let e = tmemu_spec::Spec::parse(&bad, "k.toml", &dir).unwrap_err();
+    assert!(e.to_string().contains("channels"), "{e}");
+    let bad = text.replace(
+        "mode = \"im2col\",",
+        "mode = \"im2col\", box = [16, 8, 1, 1],",
+    );
+    let e = tmemu_spec::Spec::parse(&bad, "k.toml", &dir).unwrap_err();
+    assert!(e.to_string().contains("no 'box'"), "{e}");
+    let bad = text.replace("shape = [2, 5, 7, 24]", "shape = [7, 24]");
+    let e = tmemu_spec::Spec::parse(&bad, "k.toml", &dir).unwrap_err();
+    assert!(e.to_string().contains("rank 3 to 5"), "{e}");
 }

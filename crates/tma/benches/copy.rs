@@ -6,7 +6,8 @@
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
 use tmemu_spec::tensormap::{
-    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TmElemType,
+    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapMode,
+    TmElemType,
 };
 use tmemu_tma::{copy_box, store_box, FlatGlobal};
 
@@ -31,6 +32,7 @@ fn desc(swizzle: SwizzleMode) -> TensorMapDesc {
         swizzle_atomicity: SwizzleAtomicity::B16,
         oob_fill: OobFill::Zero,
         l2_promotion: L2Promotion::None,
+        mode: TensorMapMode::Tile,
     }
 }
 

@@ -63,6 +63,13 @@ pub enum TmaError {
     Global(#[from] GlobalFault),
     #[error("multicast mask {mask:#06x} selects a CTA outside the {cluster_size}-CTA cluster")]
     MulticastMask { mask: u16, cluster_size: u32 },
+    #[error("a {map}-mode tensor map used by a .{inst} copy (the map's mode must match the instruction's)")]
+    ModeMismatch {
+        map: &'static str,
+        inst: &'static str,
+    },
+    #[error("{given} im2col offsets for a rank-{rank} tensor map (one per spatial dimension)")]
+    Im2colOffsets { given: usize, rank: u8 },
     #[error("not modelled: {0}")]
     Unsupported(&'static str),
 }
@@ -80,6 +87,8 @@ impl TmaError {
             TmaError::SmemOutOfBounds { .. } => rule::SMEM_OUT_OF_BOUNDS,
             TmaError::Global(_) => rule::GLOBAL_FAULT,
             TmaError::MulticastMask { .. } => rule::MULTICAST_MASK,
+            TmaError::ModeMismatch { .. } => rule::MAP_INVALID,
+            TmaError::Im2colOffsets { .. } => rule::COORDS_RANK,
             TmaError::Unsupported(_) => return None,
         })
     }

@@ -29,6 +29,7 @@
 //!     swizzle_atomicity: SwizzleAtomicity::B16,
 //!     oob_fill: OobFill::Zero,
 //!     l2_promotion: L2Promotion::None,
+//!     mode: TensorMapMode::Tile,
 //! };
 //! let global = FlatGlobal::new(0x10000, vec![1; 256 * 512]);
 //! let mut smem = vec![0u8; 48 * 1024];

@@ -13,8 +13,8 @@
 //! an ordinal outside the map, a code outside its table, a value wider than the field.
 
 use tmemu_spec::tensormap::{
-    Interleave, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapError, TmElemType,
-    MAX_RANK, TENSOR_MAP_BYTES,
+    Interleave, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapError,
+    TensorMapMode, TmElemType, MAX_RANK, TENSOR_MAP_BYTES,
 };
 
 /// A field `tensormap.replace` can write. Ordinals are dimension indices, innermost first;
@@ -126,6 +126,7 @@ pub fn decode_for_replace(bytes: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMapDes
             swizzle_atomicity: SwizzleAtomicity::B16,
             oob_fill: OobFill::Zero,
             l2_promotion: Default::default(),
+            mode: TensorMapMode::Tile,
         });
     }
     Ok(TensorMapDesc::decode_unvalidated(bytes)?)

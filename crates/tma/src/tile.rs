@@ -6,22 +6,32 @@
 //! *pieces* (the parts of a run that stay contiguous after the swizzle), so a copy is a handful
 //! of `memcpy`s per row and allocates nothing.
 //!
+//! Im2col mode (PTX ISA 9.1 §5.5.4) uses the same machinery: a row is one pixel's channels
+//! and the rows are the pixels the traversal visits (`Im2colWalk`).
+//!
 //! Decisions on facts the ISA leaves open (each also in docs/arch/tma.md):
-//! - Shared memory holds the box densely, dimension 0 fastest, `n_i = ceil(box_i / stride_i)`
-//!   elements per dimension. A row shorter than the swizzle span is *not* padded to it
-//!   (bulk-copies.md §1.5, UNCONFIRMED; the ISA says shared memory is treated as linear data).
+//! - Shared memory holds the box dimension 0 fastest, `n_i = ceil(box_i / stride_i)` elements
+//!   per dimension. With a swizzle, each inner row occupies a whole swizzle span (32, 64 or
+//!   128 bytes) even when it is shorter: rows are `span` bytes apart and the bytes between
+//!   are left untouched. Recorded on an H100 (tests/corpus/tma_h100: a 64-byte row under the
+//!   128B swizzle, 32-byte im2col pixels under the 64B swizzle); without a swizzle the box is
+//!   dense. The complete-tx count is the data bytes only (same recording, `tx_ok=1`).
 //! - Element stride 0 is ignored unless the map is interleaved (the driver ignores it,
 //!   bulk-copies.md §1.5), so an inner row is always contiguous in global memory then.
 //! - complete_tx counts the whole box, out-of-bounds elements included (bulk-copies.md §1.3,
 //!   DERIVED from CUTLASS/Triton expect-tx values).
-//! - An out-of-bounds element is zero, or with OOB-NaN fill the canonical quiet NaN of its
-//!   type (all exponent and mantissa bits set, sign clear). Which NaN the hardware writes is
-//!   UNCONFIRMED; OOB-NaN is only legal for floating-point types, so integers are always zero.
+//! - An out-of-bounds element is zero, or with OOB-NaN fill the 16-bit pattern `0x7FF7`
+//!   repeated over the element (f16/bf16 `0x7FF7`, f32 `0x7FF77FF7`): recorded on an H100 for
+//!   f16, bf16 and f32 (tests/corpus/tma_h100); f64 (`0x7FF77FF77FF77FF7`, also a NaN) is
+//!   DERIVED from that repetition. OOB-NaN is only legal for floating-point types, so integers
+//!   are always zero.
 
 // Odometer loops index several per-dimension arrays by the same `i`.
 #![allow(clippy::needless_range_loop)]
 
-use tmemu_spec::tensormap::{Interleave, OobFill, TensorMapDesc, TmElemType, MAX_RANK};
+use tmemu_spec::tensormap::{
+    Im2colParams, Interleave, OobFill, TensorMapDesc, TensorMapMode, TmElemType, MAX_RANK,
+};
 
 use crate::{TmaError, TmaSwizzle};
 
@@ -66,7 +76,29 @@ pub struct Element {
     pub global: Option<u64>,
 }
 
-/// A decoded tile-mode copy: the tensor map, the coordinates and the shared-memory address.
+/// The pixel traversal of an im2col copy (PTX ISA 9.1 §5.5.4.1–§5.5.4.2): spatial dimensions
+/// 1..=rank−2 (W, H, D), batch = dimension rank−1.
+///
+/// The bounding box of spatial dimension j is `[lower_j + off_j, dims_j + upper_j + off_j)`
+/// (the lower corner is relative to the tensor's origin, the upper one to its far corner, both
+/// moved by the instruction's im2col offsets); the first pixel is `coords_j + off_j` in image
+/// `coords[N]`. Each next pixel adds the traversal stride (elementStrides) to W; past the box's
+/// end W returns to the box's lower bound and H advances, and so on up to N, which is not
+/// bounded by the box (an image index past the tensor is out of bounds and filled). Checked
+/// against an H100 (tests/corpus/tma_h100: padding corners, offsets, strides 2 and 3, runs
+/// across images and past the last one); the return to the *lower bound* (not lower bound +
+/// overshoot) is what the stride cases recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Im2colWalk {
+    spatial: usize,
+    lo: [i64; 3],
+    hi: [i64; 3],
+    start: [i64; 3],
+    pixels: u32,
+}
+
+/// A decoded tile-mode (or im2col-mode) copy: the tensor map, the coordinates and the
+/// shared-memory address.
 #[derive(Clone, Debug)]
 pub struct TileBox {
     rank: usize,
@@ -81,9 +113,13 @@ pub struct TileBox {
     /// Elements per dimension in the box.
     counts: [u32; MAX_RANK],
     row_bytes: u32,
+    /// Shared-memory bytes from one row to the next: the swizzle span for a swizzled map whose
+    /// rows are shorter (see the module docs), else `row_bytes`.
+    pitch: u32,
     swizzle: TmaSwizzle,
     smem: u32,
     fill: [u8; 8],
+    im2col: Option<Im2colWalk>,
 }
 
 impl TileBox {
@@ -91,6 +127,53 @@ impl TileBox {
     /// memory at `smem`. Checks, in order: coordinate count (TM0120), the box against the
     /// swizzle span (TM0122), the rest of the map (TM0123), the shared-memory alignment (TM0121).
     pub fn new(desc: &TensorMapDesc, coords: &[i32], smem: u32) -> Result<TileBox, TmaError> {
+        if let TensorMapMode::Im2col(_) = desc.mode {
+            // PTX 9.1 §9.7.9.27.1.2: a map's mode must match the instruction's load mode.
+            return Err(TmaError::ModeMismatch {
+                map: "im2col",
+                inst: "tile",
+            });
+        }
+        Self::decode(desc, coords, smem, None)
+    }
+
+    /// Decodes an `.im2col` load of `desc` (an im2col map): `coords` are the rank's tensor
+    /// coordinates (C, W, H, D, N innermost first), `offsets` the instruction's im2colInfo
+    /// (one 16-bit offset per spatial dimension, W first). PTX ISA 9.1 §5.5.4,
+    /// §9.7.9.27.1.2.
+    pub fn new_im2col(
+        desc: &TensorMapDesc,
+        coords: &[i32],
+        offsets: &[i16],
+        smem: u32,
+    ) -> Result<TileBox, TmaError> {
+        let TensorMapMode::Im2col(p) = desc.mode else {
+            return Err(TmaError::ModeMismatch {
+                map: "tile",
+                inst: "im2col",
+            });
+        };
+        let rank = desc.rank as usize;
+        if !(3..=MAX_RANK).contains(&rank) {
+            desc.validate()?;
+        }
+        let spatial = rank.saturating_sub(2);
+        if offsets.len() != spatial {
+            return Err(TmaError::Im2colOffsets {
+                given: offsets.len(),
+                rank: desc.rank,
+            });
+        }
+        let walk = Im2colWalk::new(desc, &p, coords, offsets);
+        Self::decode(desc, coords, smem, Some((p, walk)))
+    }
+
+    fn decode(
+        desc: &TensorMapDesc,
+        coords: &[i32],
+        smem: u32,
+        im2col: Option<(Im2colParams, Im2colWalk)>,
+    ) -> Result<TileBox, TmaError> {
         let rank = desc.rank as usize;
         if coords.len() != rank {
             return Err(TmaError::CoordsRank {
@@ -123,7 +206,11 @@ impl TileBox {
         // Dimension 0 in storage units (bytes for b4x16, elements otherwise).
         let unit = |x: u64| if packed_nibbles { x / 2 } else { x };
         let interleaved = desc.interleave != Interleave::None;
-        let inner_bytes = unit(u64::from(desc.box_dims[0])) * u64::from(esize);
+        let inner_elems = match im2col {
+            Some((p, _)) => u64::from(p.channels),
+            None => u64::from(desc.box_dims[0]),
+        };
+        let inner_bytes = unit(inner_elems) * u64::from(esize);
         if let (false, Some(span)) = (interleaved, swizzle.span()) {
             if inner_bytes > span {
                 return Err(TmaError::BoxExceedsSwizzle {
@@ -150,9 +237,11 @@ impl TileBox {
             steps: [1; MAX_RANK],
             counts: [1; MAX_RANK],
             row_bytes: 0,
+            pitch: 0,
             swizzle,
             smem,
             fill: fill_pattern(ty, desc.oob_fill),
+            im2col: im2col.map(|(_, w)| w),
         };
         for i in 0..rank {
             b.dims[i] = if i == 0 {
@@ -176,16 +265,27 @@ impl TileBox {
                 desc.elem_strides[i]
             };
             let box_units = if i == 0 {
-                unit(u64::from(desc.box_dims[0])) as u32
+                unit(inner_elems) as u32
             } else {
                 desc.box_dims[i]
             };
             b.counts[i] = box_units.div_ceil(b.steps[i]);
         }
+        if let Some((p, _)) = im2col {
+            // Rows are pixels: counts[1] carries the pixel count, the other dims one each.
+            for i in 1..rank {
+                b.counts[i] = 1;
+            }
+            b.counts[1] = u32::from(p.pixels);
+        }
         b.row_bytes = b.counts[0] * esize;
+        b.pitch = match (interleaved, swizzle.span()) {
+            (false, Some(span)) => b.row_bytes.max(span as u32),
+            _ => b.row_bytes,
+        };
         // Offsets inside the box are 32-bit shared addresses: a box that cannot fit the
         // shared address space is out of bounds of every shared window.
-        let end = u64::from(smem) + b.box_bytes();
+        let end = u64::from(smem) + b.rows() * u64::from(b.pitch);
         if end > 1 << 32 {
             return Err(TmaError::SmemOutOfBounds {
                 start: u64::from(smem),
@@ -233,10 +333,20 @@ impl TileBox {
             .product()
     }
 
-    /// Bytes of the box in shared memory, which is also the complete-tx count of a load
-    /// (out-of-bounds elements included).
+    /// Bytes of the box's data, which is the complete-tx count of a load (out-of-bounds
+    /// elements included; the gaps of rows narrower than the swizzle span are not counted).
     pub fn box_bytes(&self) -> u64 {
         u64::from(self.row_bytes) * self.rows()
+    }
+
+    /// Shared-memory bytes from one row to the next (see the module docs).
+    pub fn row_pitch(&self) -> u32 {
+        self.pitch
+    }
+
+    /// Whether the copy is an im2col one.
+    pub fn is_im2col(&self) -> bool {
+        self.im2col.is_some()
     }
 
     /// The bytes an out-of-bounds element is filled with (the first `elem_bytes()`).
@@ -249,6 +359,16 @@ impl TileBox {
     /// only a partial last line can reach past the dense end.
     pub fn smem_extent(&self) -> (u64, u64) {
         let start = u64::from(self.smem);
+        if self.pitch != self.row_bytes {
+            // Rows narrower than the span: the last row's granules decide the end.
+            let last = start + (self.rows().saturating_sub(1)) * u64::from(self.pitch);
+            let g = self.swizzle.granule();
+            let end = (0..self.row_bytes / g)
+                .map(|j| u64::from(self.swizzle.apply(last as u32 + j * g)) + u64::from(g))
+                .max()
+                .unwrap_or(last);
+            return (start, end);
+        }
         let bytes = self.box_bytes();
         let full = bytes / 128 * 128;
         let rem = (bytes - full) as u32;
@@ -277,24 +397,70 @@ impl TileBox {
         Ok(())
     }
 
-    /// Calls `f` for each run, in dense shared-memory order.
-    pub fn for_each_run(&self, mut f: impl FnMut(Run)) {
-        let mut k = [0u32; MAX_RANK];
-        let mut box_offset: u32 = 0;
-        let n0 = i64::from(self.counts[0]);
-        let es = i64::from(self.esize);
-        for _ in 0..self.rows() {
-            let mut row_base = Some(self.global_address);
+    /// Calls `f(row, coords, base)` for each inner row in shared-memory order: `coords` holds
+    /// the row's tensor coordinates in dimensions 1.. (dimension 0 is the row's own), `base` the
+    /// global address of element 0 of dimension 0, `None` when the row is outside the tensor.
+    fn for_each_row(&self, mut f: impl FnMut(u64, &[i64; MAX_RANK], Option<u64>)) {
+        let base_of = |x: &[i64; MAX_RANK]| {
+            let mut a = Some(self.global_address);
             for i in 1..self.rank {
-                let x = self.coords[i] + i64::from(k[i]) * i64::from(self.steps[i]);
-                row_base = match row_base {
-                    Some(a) if x >= 0 && (x as u64) < self.dims[i] => {
-                        Some(a.wrapping_add((x as u64).wrapping_mul(self.strides[i])))
+                a = match a {
+                    Some(a) if x[i] >= 0 && (x[i] as u64) < self.dims[i] => {
+                        Some(a.wrapping_add((x[i] as u64).wrapping_mul(self.strides[i])))
                     }
                     _ => None,
                 };
             }
-            let c0 = self.coords[0];
+            a
+        };
+        if let Some(w) = self.im2col {
+            let n = self.rank - 1;
+            let mut x = [0i64; MAX_RANK];
+            x[1..=w.spatial].copy_from_slice(&w.start[..w.spatial]);
+            x[n] = self.coords[n];
+            for row in 0..u64::from(w.pixels) {
+                f(row, &x, base_of(&x));
+                // Advance W; on leaving the box return to its lower bound and carry.
+                let mut j = 0;
+                loop {
+                    if j == w.spatial {
+                        x[n] += i64::from(self.steps[n]);
+                        break;
+                    }
+                    x[j + 1] += i64::from(self.steps[j + 1]);
+                    if x[j + 1] < w.hi[j] {
+                        break;
+                    }
+                    x[j + 1] = w.lo[j];
+                    j += 1;
+                }
+            }
+            return;
+        }
+        let mut k = [0u32; MAX_RANK];
+        let mut x = [0i64; MAX_RANK];
+        for row in 0..self.rows() {
+            for i in 1..self.rank {
+                x[i] = self.coords[i] + i64::from(k[i]) * i64::from(self.steps[i]);
+            }
+            f(row, &x, base_of(&x));
+            for i in 1..self.rank {
+                k[i] += 1;
+                if k[i] < self.counts[i] {
+                    break;
+                }
+                k[i] = 0;
+            }
+        }
+    }
+
+    /// Calls `f` for each run, in shared-memory order.
+    pub fn for_each_run(&self, mut f: impl FnMut(Run)) {
+        let n0 = i64::from(self.counts[0]);
+        let es = i64::from(self.esize);
+        let c0 = self.coords[0];
+        self.for_each_row(|row, _, row_base| {
+            let box_offset = row as u32 * self.pitch;
             match row_base {
                 None => f(Run {
                     box_offset,
@@ -342,15 +508,7 @@ impl TileBox {
                     }
                 }
             }
-            box_offset += self.row_bytes;
-            for i in 1..self.rank {
-                k[i] += 1;
-                if k[i] < self.counts[i] {
-                    break;
-                }
-                k[i] = 0;
-            }
-        }
+        });
     }
 
     /// Absolute shared-memory address of the box (before the swizzle).
@@ -441,39 +599,65 @@ impl TileBox {
         }
     }
 
-    /// Calls `f` for every element in dense shared-memory order (slow path for checkers and
-    /// tests; copies use runs).
+    /// Calls `f` for every element in shared-memory order (slow path for checkers and tests;
+    /// copies use runs). For an im2col copy `index` is (channel, pixel) and `coord` the
+    /// element's tensor coordinates.
     pub fn for_each_element(&self, mut f: impl FnMut(Element)) {
-        let mut k = [0u32; MAX_RANK];
-        let total = self.rows() * u64::from(self.counts[0]);
-        for lin in 0..total {
-            let mut coord = [0i64; MAX_RANK];
-            let mut global = Some(self.global_address);
-            for i in 0..self.rank {
-                let x = self.coords[i] + i64::from(k[i]) * i64::from(self.steps[i]);
-                coord[i] = x;
-                global = match global {
-                    Some(a) if x >= 0 && (x as u64) < self.dims[i] => {
-                        Some(a.wrapping_add((x as u64).wrapping_mul(self.strides[i])))
-                    }
-                    _ => None,
-                };
-            }
-            let dense = self.smem + (lin as u32) * self.esize;
-            f(Element {
-                index: k,
-                coord,
-                smem: self.swizzle.apply(dense),
-                global,
-            });
-            for i in 0..self.rank {
-                k[i] += 1;
-                if k[i] < self.counts[i] {
-                    break;
+        let rows_k = |row: u64| {
+            let mut k = [0u32; MAX_RANK];
+            if self.im2col.is_some() {
+                k[1] = row as u32;
+            } else {
+                let mut rest = row;
+                for i in 1..self.rank {
+                    k[i] = (rest % u64::from(self.counts[i])) as u32;
+                    rest /= u64::from(self.counts[i]);
                 }
-                k[i] = 0;
             }
+            k
+        };
+        self.for_each_row(|row, x, base| {
+            let mut index = rows_k(row);
+            for k0 in 0..self.counts[0] {
+                index[0] = k0;
+                let mut coord = *x;
+                coord[0] = self.coords[0] + i64::from(k0) * i64::from(self.steps[0]);
+                for c in coord.iter_mut().skip(self.rank) {
+                    *c = 0;
+                }
+                let x0 = coord[0];
+                let global = base
+                    .filter(|_| x0 >= 0 && (x0 as u64) < self.dims[0])
+                    .map(|a| a.wrapping_add((x0 as u64).wrapping_mul(self.strides[0])));
+                let dense = self.smem + row as u32 * self.pitch + k0 * self.esize;
+                f(Element {
+                    index,
+                    coord,
+                    smem: self.swizzle.apply(dense),
+                    global,
+                });
+            }
+        });
+    }
+}
+
+impl Im2colWalk {
+    fn new(desc: &TensorMapDesc, p: &Im2colParams, coords: &[i32], offsets: &[i16]) -> Self {
+        let spatial = (desc.rank as usize).saturating_sub(2).min(3);
+        let mut w = Im2colWalk {
+            spatial,
+            lo: [0; 3],
+            hi: [0; 3],
+            start: [0; 3],
+            pixels: u32::from(p.pixels),
+        };
+        for j in 0..spatial {
+            let off = i64::from(offsets.get(j).copied().unwrap_or(0));
+            w.lo[j] = i64::from(p.lower[j]) + off;
+            w.hi[j] = desc.global_dims[j + 1] as i64 + i64::from(p.upper[j]) + off;
+            w.start[j] = i64::from(coords.get(j + 1).copied().unwrap_or(0)) + off;
         }
+        w
     }
 }
 
@@ -482,12 +666,13 @@ fn fill_pattern(ty: TmElemType, fill: OobFill) -> [u8; 8] {
     if fill == OobFill::Zero {
         return [0; 8];
     }
+    // The H100 writes the 16-bit pattern 0x7FF7 over every element (module docs).
     let nan: u64 = match ty {
-        TmElemType::F16 | TmElemType::BF16 => 0x7FFF,
+        TmElemType::F16 | TmElemType::BF16 => 0x7FF7,
         TmElemType::F32 | TmElemType::F32Ftz | TmElemType::TF32 | TmElemType::TF32Ftz => {
-            0x7FFF_FFFF
+            0x7FF7_7FF7
         }
-        TmElemType::F64 => 0x7FFF_FFFF_FFFF_FFFF,
+        TmElemType::F64 => 0x7FF7_7FF7_7FF7_7FF7,
         // validate() rejects OOB-NaN for non-float types.
         _ => 0,
     };

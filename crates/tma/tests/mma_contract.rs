@@ -5,7 +5,8 @@
 //! destination.
 
 use tmemu_spec::tensormap::{
-    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TmElemType,
+    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapMode,
+    TmElemType,
 };
 use tmemu_tma::{copy_box, FlatGlobal, TmaSwizzle};
 use tmemu_tmem::desc::{Major, OperandLayout, SmemDescriptor, Swizzle};
@@ -27,6 +28,7 @@ fn map(ty: TmElemType, dims: [u64; 2], boxd: [u32; 2], sw: SwizzleMode) -> Tenso
         swizzle_atomicity: SwizzleAtomicity::B16,
         oob_fill: OobFill::Zero,
         l2_promotion: L2Promotion::None,
+        mode: TensorMapMode::Tile,
     }
 }
 

@@ -6,7 +6,8 @@ mod reference;
 use proptest::prelude::*;
 use reference::*;
 use tmemu_spec::tensormap::{
-    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TmElemType,
+    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapMode,
+    TmElemType,
 };
 use tmemu_tma::{copy_box, reduce_box, store_box, FlatGlobal, ReduceOp, TileBox};
 
@@ -259,13 +260,18 @@ proptest! {
             .map(|(dense, g)| (swizzle_table(&c.desc, c.smem + dense as u32), g))
             .collect();
         prop_assert_eq!(got, want);
-        // Runs tile the dense box exactly once.
-        let mut next = 0;
+        // Runs tile each row exactly once; rows are `row_pitch` apart.
+        let (mut row, mut in_row, mut total) = (0u32, 0u32, 0u64);
         b.for_each_run(|r| {
-            assert_eq!(r.box_offset, next);
-            next += r.len;
+            assert_eq!(r.box_offset, row * b.row_pitch() + in_row);
+            in_row += r.len;
+            total += u64::from(r.len);
+            if in_row == b.row_bytes() {
+                row += 1;
+                in_row = 0;
+            }
         });
-        prop_assert_eq!(u64::from(next), b.box_bytes());
+        prop_assert_eq!(total, b.box_bytes());
         // Pieces map every box byte to its swizzled address and its global byte (or none).
         let mut by_pieces = std::collections::BTreeMap::new();
         b.for_each_piece(|p| {
@@ -374,6 +380,7 @@ proptest! {
             swizzle_atomicity: SwizzleAtomicity::from_code(atom).unwrap(),
             oob_fill: OobFill::from_code(fill).unwrap(),
             l2_promotion: L2Promotion::None,
+            mode: TensorMapMode::Tile,
         };
         let mut window = vec![0u8; 8192];
         let mut mem = FlatGlobal::new(addr, vec![0; 4096]);

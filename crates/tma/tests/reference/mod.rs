@@ -6,7 +6,8 @@
 #![allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
 
 use tmemu_spec::tensormap::{
-    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TmElemType,
+    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapMode,
+    TmElemType,
 };
 
 pub const GLOBAL_BASE: u64 = 0x7000_0000;
@@ -48,6 +49,7 @@ pub fn make_desc(
         swizzle_atomicity: atom,
         oob_fill: fill,
         l2_promotion: L2Promotion::None,
+        mode: TensorMapMode::Tile,
     };
     let mut stride = (dims[0] * esize(ty) as u64).div_ceil(16) * 16 + 16 * pad16;
     for i in 0..rank {
@@ -150,18 +152,31 @@ pub fn elements(c: &Case) -> Vec<(usize, Option<u64>)> {
                 off += x as u64 * d.global_strides[i - 1];
             }
         }
-        out.push((lin * e, inb.then_some(GLOBAL_BASE + off)));
+        // A row narrower than the swizzle span still occupies the whole span (H100-recorded,
+        // tests/corpus/tma_h100).
+        let row_bytes = n[0] * e;
+        let pitch = match (d.interleave, d.swizzle) {
+            (Interleave::None, SwizzleMode::B32) => row_bytes.max(32),
+            (Interleave::None, SwizzleMode::B64) => row_bytes.max(64),
+            (Interleave::None, SwizzleMode::B128) => row_bytes.max(128),
+            _ => row_bytes,
+        };
+        out.push((
+            lin / n[0] * pitch + lin % n[0] * e,
+            inb.then_some(GLOBAL_BASE + off),
+        ));
     }
     out
 }
 
 pub fn nan_bytes(ty: TmElemType) -> Vec<u8> {
     match ty {
-        TmElemType::F16 | TmElemType::BF16 => vec![0xFF, 0x7F],
+        // 0x7FF7 over every 16 bits, as an H100 writes it (tests/corpus/tma_h100).
+        TmElemType::F16 | TmElemType::BF16 => vec![0xF7, 0x7F],
         TmElemType::F32 | TmElemType::TF32 | TmElemType::F32Ftz | TmElemType::TF32Ftz => {
-            f32::from_bits(0x7FFF_FFFF).to_le_bytes().to_vec()
+            vec![0xF7, 0x7F, 0xF7, 0x7F]
         }
-        TmElemType::F64 => f64::from_bits(0x7FFF_FFFF_FFFF_FFFF).to_le_bytes().to_vec(),
+        TmElemType::F64 => [0xF7, 0x7F].repeat(4),
         _ => panic!("no NaN for {ty:?}"),
     }
 }
