@@ -411,9 +411,134 @@ fn misaligned_destination_is_tm0121_at_the_copy() {
 }
 
 #[test]
-fn im2col_is_unsupported_at_load_time() {
-    let ptx = BAD.replace("global.mbarrier", "global.im2col.mbarrier");
-    let m = tmemu_ptx::parse(&ptx).expect("parse");
-    let e = load(&m, &ptx, "x.ptx", None).unwrap_err();
-    assert!(matches!(e, tmemu_sim::LoadError::Unsupported { .. }), "{e}");
+fn wide_im2col_and_gather4_are_unsupported_at_load_time() {
+    for mode in ["im2col::w", "im2col::w::128", "tile::gather4"] {
+        let ptx = BAD.replace("global.mbarrier", &format!("global.{mode}.mbarrier"));
+        let m = tmemu_ptx::parse(&ptx).expect("parse");
+        let e = load(&m, &ptx, "x.ptx", None).unwrap_err();
+        assert!(
+            matches!(e, tmemu_sim::LoadError::Unsupported { .. }),
+            "{mode}: {e}"
+        );
+    }
+}
+
+const IM2COL: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry tma_im2col(.param .align 64 .b8 tmap[128], .param .u64 raw_ptr,
+    .param .u32 c0, .param .u32 c1, .param .u32 c2, .param .u32 c3,
+    .param .u16 ow, .param .u16 oh, .param .u32 nbytes)
+{
+    .shared .align 1024 .b8 buf[8192];
+    .shared .align 8 .b64 bar;
+    .reg .pred %p<4>;
+    .reg .b16 %rs<4>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [c0];
+    ld.param.u32 %r2, [c1];
+    ld.param.u32 %r3, [c2];
+    ld.param.u32 %r4, [c3];
+    ld.param.u16 %rs1, [ow];
+    ld.param.u16 %rs2, [oh];
+    ld.param.u32 %r5, [nbytes];
+    ld.param.u64 %rd1, [raw_ptr];
+    mov.u32 %r6, %tid.x;
+    setp.eq.u32 %p1, %r6, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r5;
+    @%p1 cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [buf], [tmap, {%r1, %r2, %r3, %r4}], [bar], {%rs1, %rs2};
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], %r5;
+    @%p1 cp.async.bulk.commit_group;
+    @%p1 cp.async.bulk.wait_group 0;
+    ret;
+}
+"#;
+
+/// An `.im2col` load through the engine (PTX operands: W/H offsets, multicast-free
+/// shared::cluster destination) against the H100 recording of the same copy
+/// (tests/corpus/tma_h100, case i2c_nhwc_offs_swz32: f16 NHWC [2, 5, 7, 24], 3×3 filter with
+/// padding 1, filter tap (w 2, h 1), channels 8..24, 64 pixels, 32B swizzle).
+#[test]
+fn im2col_load_matches_the_h100() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/tma_h100");
+    let manifest = std::fs::read_to_string(dir.join("manifest.txt")).unwrap();
+    let dumps = std::fs::read(dir.join("dumps.bin")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("name=i2c_nhwc_offs_swz32 "))
+        .unwrap();
+    let field = |k: &str| {
+        line.split_whitespace()
+            .find_map(|f| f.strip_prefix(&format!("{k}=")))
+            .unwrap()
+            .to_string()
+    };
+    let at: usize = field("dump_at").parse().unwrap();
+    let nbytes: usize = field("expect").parse().unwrap();
+    assert_eq!(nbytes, 64 * 16 * 2);
+    let want = &dumps[at..at + nbytes];
+
+    // The harness's tensor: byte i = pattern(i).
+    let total = 1680 * 2;
+    let src: Vec<u8> = (0..total as u64)
+        .map(|i| ((i * 151 + (i >> 7) * 29 + 7) & 0xFF) as u8)
+        .collect();
+    let m = tmemu_ptx::parse(IM2COL).expect("parse");
+    let k = load(&m, IM2COL, "tma_im2col.ptx", None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let a = g.alloc("src", &src);
+    let raw = g.alloc("raw", &vec![0u8; nbytes]);
+    let desc = TensorMapDesc {
+        elem_type: TmElemType::F16,
+        rank: 4,
+        global_address: a,
+        global_dims: [24, 7, 5, 2, 0],
+        global_strides: [48, 336, 1680, 0],
+        box_dims: [0; 5],
+        elem_strides: [1, 1, 1, 1, 0],
+        interleave: Interleave::None,
+        swizzle: SwizzleMode::B32,
+        swizzle_atomicity: SwizzleAtomicity::B16,
+        oob_fill: OobFill::Zero,
+        l2_promotion: L2Promotion::None,
+        mode: TensorMapMode::Im2col(Im2colParams {
+            lower: [-1, -1, 0],
+            upper: [-1, -1, 0],
+            channels: 16,
+            pixels: 64,
+        }),
+    };
+    let tm = desc.encode();
+    let p = params(
+        &k,
+        &[
+            &tm,
+            &raw.to_le_bytes(),
+            &8i32.to_le_bytes(),
+            &(-1i32).to_le_bytes(),
+            &(-1i32).to_le_bytes(),
+            &0i32.to_le_bytes(),
+            &2u16.to_le_bytes(),
+            &1u16.to_le_bytes(),
+            &(nbytes as u32).to_le_bytes(),
+        ],
+    );
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        cluster: None,
+        dyn_shared: 0,
+        params: p,
+    };
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert!(r.hangs.is_empty(), "{:?}", r.hangs);
+    assert_eq!(g.read_buffer(raw).unwrap(), want, "shared-memory bytes vs the H100");
 }

@@ -10,7 +10,7 @@
 //! [`crate::GlobalFault`] part-way leaves the bytes copied before it in place: the engine
 //! reports the fault and stops, so a partial result is never observed as a clean one.
 
-use tmemu_spec::tensormap::TensorMapDesc;
+use tmemu_spec::tensormap::{TensorMapDesc, TmElemType};
 
 use crate::{GlobalMemory, ReduceOp, TileBox, TmaError};
 
@@ -152,6 +152,19 @@ pub fn reduce_box(
 ) -> Result<CopyStats, TmaError> {
     op.check(desc.elem_type)?;
     let b = TileBox::new(desc, coords, src)?;
+    reduce(&b, op, desc.elem_type, smem, global)
+}
+
+/// Reduces a decoded box (see [`reduce_box`]); `elem` is the map's element type, which the
+/// caller has checked against `op`.
+pub fn reduce(
+    b: &TileBox,
+    op: ReduceOp,
+    elem: TmElemType,
+    smem: &[u8],
+    global: &mut impl GlobalMemory,
+) -> Result<CopyStats, TmaError> {
+    op.check(elem)?;
     b.check_smem(smem.len())?;
     let mut stats = CopyStats {
         tx_bytes: b.box_bytes(),
@@ -170,9 +183,9 @@ pub fn reduce_box(
         };
         stats.global_bytes += u64::from(r.len);
         let n = r.len as usize;
-        gather(&b, &r, smem, &mut add[..n]);
+        gather(b, &r, smem, &mut add[..n]);
         result = global.read(g, &mut cur[..n]).and_then(|()| {
-            op.apply(desc.elem_type, &mut cur[..n], &add[..n]);
+            op.apply(elem, &mut cur[..n], &add[..n]);
             global.write(g, &cur[..n])
         });
     });

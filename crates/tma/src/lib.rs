@@ -48,7 +48,7 @@ mod replace;
 mod swizzle;
 mod tile;
 
-pub use copy::{copy_box, load, reduce_box, store, store_box, CopyStats};
+pub use copy::{copy_box, load, reduce, reduce_box, store, store_box, CopyStats};
 pub use error::{rule, GlobalFault, TmaError};
 pub use memory::{FlatGlobal, GlobalMemory};
 pub use multicast::{check_mbarrier, mbar_target, multicast_targets, CopyTarget, CtaGroup};
@@ -59,8 +59,8 @@ pub use replace::{
 pub use swizzle::TmaSwizzle;
 pub use tile::{Element, Piece, Run, TileBox, SMEM_ALIGN};
 
-/// The error for tensor-copy modes this crate does not model (`.im2col`, `.im2col::w`,
-/// `.im2col::w::128`, `.tile::gather4`, `.tile::scatter4`, `.im2col_no_offs`): the engine
+/// The error for tensor-copy modes this crate does not model (`.im2col::w`,
+/// `.im2col::w::128`): the engine
 /// reports it, and the run as incomplete. `mode` names the qualifier, e.g. `"im2col"`.
 pub fn unsupported_mode(mode: &'static str) -> TmaError {
     TmaError::Unsupported(mode)

@@ -34,6 +34,9 @@ pub struct TmaInst {
     /// One coordinate per dimension, innermost first.
     pub coords: Vec<S32>,
     pub group: CtaGroup,
+    /// `.im2col` (loads, prefetch): one 16-bit offset per spatial dimension;
+    /// `.im2col_no_offs` (stores, reductions): empty, read as zeros; `None` for `.tile`.
+    pub im2col: Option<Vec<S32>>,
 }
 
 #[derive(Clone, Debug)]
@@ -201,6 +204,31 @@ fn coords(w: &Warp, l: usize, i: &TmaInst) -> ([i32; 5], usize) {
     (c, i.coords.len())
 }
 
+/// The copy decoded for lane `l`: a tile box, or an im2col box with the lane's offsets
+/// (`.im2col_no_offs`: zeros).
+fn decode_box(
+    w: &Warp,
+    l: usize,
+    i: &TmaInst,
+    desc: &TensorMapDesc,
+    coords: &[i32],
+    smem: u32,
+) -> Result<TileBox, TmaError> {
+    match &i.im2col {
+        None => TileBox::new(desc, coords, smem),
+        Some(offs) => {
+            let spatial = usize::from(desc.rank).saturating_sub(2).min(3);
+            let mut o = [0i16; 3];
+            for (k, s) in offs.iter().enumerate().take(3) {
+                o[k] = w.get(*s)[l] as u16 as i16;
+            }
+            // `.im2col_no_offs` has no operand: as many zero offsets as the map needs.
+            let n = if offs.is_empty() { spatial } else { offs.len() };
+            TileBox::new_im2col(desc, coords, &o[..n], smem)
+        }
+    }
+}
+
 fn shared_of(loc: Loc) -> (usize, u32) {
     match loc {
         Loc::Shared(c, off) => (c, off),
@@ -267,7 +295,7 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                     .map_err(|f| Fail::Mem(f, Space::SharedCluster))?,
             );
             check_mbarrier(moff)?;
-            let b = TileBox::new(&desc, &c[..n], doff)?;
+            let b = decode_box(w, l, i, &desc, &c[..n], doff)?;
             let tx = b.box_bytes() as i64;
             match multicast {
                 None => {
@@ -333,7 +361,7 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                 resolve(cx, Space::Shared, lane_addr(w, src, l))
                     .map_err(|f| Fail::Mem(f, Space::Shared))?,
             );
-            let b = TileBox::new(&desc, &c[..n], soff)?;
+            let b = decode_box(w, l, i, &desc, &c[..n], soff)?;
             b.check_smem(cx.ctas[scta].shared.len())?;
             let id = issue(w, cx, l);
             observe_box(cx, id, &b, scta, AccessKind::Read, AccessKind::Write);
@@ -346,15 +374,14 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                     .map_err(|f| Fail::Mem(f, Space::Shared))?,
             );
             op.check(desc.elem_type)?;
-            let b = TileBox::new(&desc, &c[..n], soff)?;
+            let b = decode_box(w, l, i, &desc, &c[..n], soff)?;
             b.check_smem(cx.ctas[scta].shared.len())?;
             let id = issue(w, cx, l);
             observe_box(cx, id, &b, scta, AccessKind::Read, AccessKind::Write);
-            tmemu_tma::reduce_box(
-                &desc,
-                &c[..n],
+            tmemu_tma::reduce(
+                &b,
                 op,
-                soff,
+                desc.elem_type,
                 &cx.ctas[scta].shared,
                 &mut Global(global),
             )?;
@@ -363,19 +390,18 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
         TmaOp::Prefetch => {
             // A prefetch has no visible effect, but its operands must still be legal. A box
             // needs a shared address only for the alignment rule; 0 is aligned.
-            TileBox::new(&desc, &c[..n], 0)?;
+            decode_box(w, l, i, &desc, &c[..n], 0)?;
         }
     }
     Ok(())
 }
 
-/// A store or reduction completes at issue; `bulk_group` waits are not tracked per op, so the
-/// issuer observes the completion at once (as the non-tensor bulk store does: hides races,
-/// never invents them).
+/// A store or reduction completes at issue in the engine; it joins the warp's open bulk
+/// async-group, whose `cp.async.bulk.wait_group{.read}` is where the program observes it.
 fn complete_observed<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, id: AsyncId) {
     cx.obs.async_complete(id, cx.out.warp_instructions);
     let at = cx.at(w, 1 << l);
-    cx.obs.async_observe(at, id);
+    cx.obs.bulk_group_add(at, id);
 }
 
 /// The rule handle of a catalogued ID.

@@ -84,14 +84,62 @@ fn map_and_coords(d: &D<'_, '_, '_, '_>, n: usize, rank: usize) -> R<(Addr, Spac
     ))
 }
 
-/// Load modes tmemu does not model: a load-time `unsupported`, never a silent tile copy.
-fn check_mode(d: &D<'_, '_, '_, '_>) -> R<()> {
+/// The copy's mode: `.tile` (default), `.im2col` (loads, prefetch) or `.im2col_no_offs`
+/// (stores, reductions). The wide im2col modes and gather4/scatter4 are a load-time
+/// `unsupported`, never a silent tile copy.
+fn mode(d: &D<'_, '_, '_, '_>) -> R<Mode> {
+    let mut mode = Mode::Tile;
     for m in &d.mods {
-        if m.starts_with("im2col") || m.starts_with("tile::") {
-            return d.unsup_why("only .tile mode is modelled");
+        match *m {
+            "im2col" => mode = Mode::Im2col,
+            "im2col_no_offs" => mode = Mode::Im2colNoOffs,
+            m if m.starts_with("im2col") || m.starts_with("tile::") => {
+                return d.unsup_why(
+                    "the .im2col::w and .tile::gather4/scatter4 modes are not modelled",
+                );
+            }
+            _ => {}
         }
     }
-    Ok(())
+    Ok(mode)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Tile,
+    Im2col,
+    Im2colNoOffs,
+}
+
+/// `{offW, offH, offD}`: the im2colInfo operand of an `.im2col` load or prefetch, one 16-bit
+/// offset per spatial dimension (rank − 2; PTX 9.1 §9.7.9.27.1.2).
+fn im2col_offsets(d: &D<'_, '_, '_, '_>, n: usize, rank: usize) -> R<Vec<S32>> {
+    let o = d.op(n)?;
+    let OperandKind::Vector(v) = &o.kind else {
+        return invalid(
+            "expected the im2col offsets `{..}` (one per spatial dimension)",
+            o.span,
+        );
+    };
+    if rank < 3 || v.len() != rank - 2 {
+        return invalid(
+            format!(
+                "a .{rank}d .im2col copy takes {} im2col offsets, not {}",
+                rank.saturating_sub(2),
+                v.len()
+            ),
+            o.span,
+        );
+    }
+    let mut out = Vec::with_capacity(v.len());
+    for c in v {
+        out.push(match d.any(c)? {
+            Any::R32(r) => S32::R(r),
+            Any::Imm(x) => S32::I(x as u32),
+            _ => return invalid("an im2col offset is a 16-bit value", c.span),
+        });
+    }
+    Ok(out)
 }
 
 /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch{.tensor}`.
@@ -103,7 +151,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         // cp.async.bulk.prefetch.L2.global [a], size: a cache hint with no visible effect.
         return Ok(Inst::Nop);
     }
-    check_mode(d)?;
+    let mode = mode(d)?;
     let Some(rank) = dims(d) else {
         return invalid(
             "cp.async.bulk.tensor needs a .1d-.5d modifier",
@@ -115,15 +163,35 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     } else {
         CtaGroup::One
     };
+    // Stores and reductions read an im2col box with zero offsets (`.im2col_no_offs`).
+    let no_offs = || (mode == Mode::Im2colNoOffs).then(Vec::new);
     if d.has("prefetch") {
         let (map, map_space, coords) = map_and_coords(d, 0, rank)?;
+        // cp.async.bulk.prefetch.tensor [map, coords] {, im2colInfo} {, cache-policy}
+        let im2col = match mode {
+            Mode::Im2col => Some(im2col_offsets(d, 1, rank)?),
+            _ => None,
+        };
         return Ok(Inst::Tma(Box::new(TmaInst {
             op: TmaOp::Prefetch,
             map,
             map_space,
             coords,
             group,
+            im2col,
         })));
+    }
+    if mode == Mode::Im2col
+        && (d.has("reduce")
+            || !d
+                .mods
+                .iter()
+                .any(|m| m.starts_with("mbarrier::complete_tx")))
+    {
+        return invalid(
+            ".im2col is a load mode (stores and reductions use .im2col_no_offs)",
+            d.i.opcode_span,
+        );
     }
     // `.dst.src`: the first state-space modifier is the destination.
     let first = d
@@ -146,6 +214,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             map_space,
             coords,
             group,
+            im2col: no_offs(),
         })));
     }
     if first == "global" {
@@ -156,6 +225,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             map_space,
             coords,
             group,
+            im2col: no_offs(),
         })));
     }
     if !d
@@ -165,15 +235,25 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     {
         return d.unsup_why("a tensor load completes through an mbarrier");
     }
+    if mode == Mode::Im2colNoOffs {
+        return invalid(
+            ".im2col_no_offs is a store/reduction mode (loads use .im2col)",
+            d.i.opcode_span,
+        );
+    }
     let dst_space = if first == "shared::cluster" {
         Space::SharedCluster
     } else {
         Space::Shared
     };
     let (map, map_space, coords) = map_and_coords(d, 1, rank)?;
-    // [dst], [map, coords], [mbar] {, ctaMask} {, cache-policy}
+    // [dst], [map, coords], [mbar] {, im2colInfo} {, ctaMask} {, cache-policy}
+    let (im2col, next) = match mode {
+        Mode::Im2col => (Some(im2col_offsets(d, 3, rank)?), 4),
+        _ => (None, 3),
+    };
     let multicast = if d.has("multicast::cluster") {
-        Some(d.s32(3)?)
+        Some(d.s32(next)?)
     } else {
         None
     };
@@ -188,6 +268,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         map_space,
         coords,
         group,
+        im2col,
     })))
 }
 
