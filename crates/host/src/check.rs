@@ -410,7 +410,7 @@ pub fn severity_of(id: &str) -> Severity {
 /// A rule that marks a limit of tmemu rather than a PTX ISA rule (TM0506, TM0510): the run
 /// could not be completed, so its verdict is `incomplete`.
 pub fn is_tmemu_limit(id: &str) -> bool {
-    rules::lookup(id).is_some_and(|r| r.section == rules::TMEMU_LIMIT)
+    rules::lookup(id).is_some_and(|r| r.is_tmemu_limit())
 }
 
 impl Accumulator {

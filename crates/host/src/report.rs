@@ -439,7 +439,7 @@ pub fn expect_result(e: &ExpectReport) -> ExpectResult {
 
 /// A rule that marks a limit of tmemu rather than a PTX ISA rule (TM0506, TM0510).
 fn is_tmemu_limit(id: &str) -> bool {
-    rules::lookup(id).is_some_and(|r| r.section == rules::TMEMU_LIMIT)
+    rules::lookup(id).is_some_and(|r| r.is_tmemu_limit())
 }
 
 /// `%clusterid` of a CTA: its `%ctaid` divided by the cluster shape. `fallback` is what the

@@ -134,6 +134,7 @@ fn f16_gemm(n: usize, bf16: bool, b_mn: bool, col: u32) {
             enable_d: step > 0,
             sid: 0,
             scale: None,
+            zcm: 0,
         };
         let c = check(&op).expect("legal mma");
         compute(&op, &c, &[&smem], &mut [&mut tmem[..]]).expect("mma");
@@ -192,6 +193,7 @@ fn cta_pair_m256_each_cta_gets_its_rows_from_both_ctas_b_halves() {
         enable_d: false,
         sid: 0,
         scale: None,
+        zcm: 0,
     };
     let c = check(&op).expect("legal");
     compute(&op, &c, &[&s0, &s1], &mut [&mut t0[..], &mut t1[..]]).expect("mma");
@@ -219,6 +221,7 @@ fn descriptor_and_shape_errors_name_their_rules() {
         enable_d: false,
         sid: 0,
         scale: None,
+        zcm: 0,
     };
     let rule = |op: &MmaOp| check(op).unwrap_err().rule().map(|r| r.id);
     // version bits 46-48 = 0

@@ -82,6 +82,14 @@ pub struct Rule {
 
 impl Rule {
     /// True when some module reports this rule today.
+    /// True when the rule marks a limit of tmemu rather than (only) a PTX ISA rule: its
+    /// section is [`TMEMU_LIMIT`] or ends with it (an ISA-legal form tmemu cannot run, cited
+    /// with its section). A run reporting it is `incomplete`, never clean.
+    pub fn is_tmemu_limit(&self) -> bool {
+        self.section.ends_with(TMEMU_LIMIT)
+    }
+
+    /// True when some module reports this rule today.
     pub const fn is_checked(&self) -> bool {
         self.checked_by.is_some()
     }
@@ -780,10 +788,10 @@ pub const SMEM_DESC_LBO_MODE: Rule = Rule {
 pub const SMEM_DESC_BASE_OFFSET: Rule = Rule {
     id: "TM0305",
     name: "smem-desc-base-offset",
-    section: "§9.7.16.4.1",
+    section: "§9.7.16.4.1 (tmemu limit, not a PTX ISA rule)",
     severity: Severity::Warning,
     detection: Detection::Dynamic,
-    summary: "A non-zero matrix base offset (bits 49-51) is not modelled by tmemu (its address arithmetic is UNCONFIRMED); results use base offset 0 and the run is incomplete.",
+    summary: "A non-zero matrix base offset (bits 49-51) is not modelled by tmemu (its address arithmetic is UNCONFIRMED); the MMA is not executed and the run is incomplete.",
     hardware: "Legal: the swizzle pattern phase is shifted; tmemu cannot say how.",
     checked_by: Some("tmemu_tmem::desc"),
 };
@@ -1113,6 +1121,17 @@ pub const CALL_DEPTH_EXCEEDED: Rule = Rule {
     checked_by: Some("tmemu_sim"),
 };
 
+pub const UNMODELLED_FORM: Rule = Rule {
+    id: "TM0511",
+    name: "unmodelled-form",
+    section: TMEMU_LIMIT,
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An instruction whose operand values (a descriptor, a tensor map, an instruction descriptor) select a form tmemu does not model, e.g. a 96B-swizzle tensor map: tmemu cannot run it, so the verdict is incomplete.",
+    hardware: "Depends on the form; tmemu cannot say.",
+    checked_by: Some("tmemu_sim"),
+};
+
 /// The `section` of a rule that is a limit of tmemu itself, not of the PTX ISA.
 pub const TMEMU_LIMIT: &str = "(tmemu limit, not a PTX ISA rule)";
 
@@ -1208,6 +1227,7 @@ pub static RULES: &[Rule] = &[
     INVALID_BARRIER_OPERAND,
     SYNC_MEMBERMASK_MISMATCH,
     CALL_DEPTH_EXCEEDED,
+    UNMODELLED_FORM,
 ];
 
 /// The rule with this ID (exact, case-sensitive), if catalogued.

@@ -1247,6 +1247,17 @@ add_tma("TM0128-tma-multicast-mask", "keep", "clean",
         ["ctaMask 0x3: both CTAs of the cluster receive the box and wait for it."],
         multicast(0x3, "", mbar_wait()), grid=2, block=32, cluster=2)
 
+# ---- TM0511: a form only the data shows, which tmemu does not model, ends `incomplete`
+TMA_MAP_96B = 'tensormap = { buffer = "a", box = [24, 8], swizzle = "96B" }'
+add_tma("TM0511-unmodelled-form", "break", "incomplete",
+        ["The tensor map uses the 96B swizzle (legal; its row geometry is not modelled by",
+         "tmemu): the copy is reported as a tmemu limit at its line and no bytes arrive, so",
+         "the wait is bounded. The verdict must be incomplete, never clean or violation."],
+        tma_load(wait=bounded_wait(), mark=E("TM0511")), tmap=TMA_MAP_96B)
+add_tma("TM0511-unmodelled-form", "keep", "clean",
+        ["The same load through a map without swizzle."], tma_load(),
+        tmap='tensormap = { buffer = "a", box = [32, 8] }')
+
 # ---- hangs that no rule names (the hang report is the finding)
 
 add("hang-alloc-never-satisfied", "break", "hang",

@@ -16,7 +16,8 @@
 use std::cell::RefCell;
 
 use tmemu_tmem::desc::{
-    InstrDescriptor, Major, MmaKind, MmaShapeContext, ScaleType, SmemDescriptor,
+    InstrDescriptor, Major, MmaKind, MmaShapeContext, ScaleType, SmemDescriptor, ZcmError,
+    ZeroColumnMask,
 };
 use tmemu_tmem::mma::{
     apply_block_scales, execute, gather_operand, gather_scales_tmem, gather_tmem, DLayout,
@@ -76,6 +77,8 @@ pub struct MmaInst {
     pub scale: Option<ScaleVec>,
     pub scale_a: Option<Addr>,
     pub scale_b: Option<Addr>,
+    /// `.ws` zero-column-mask descriptor (64-bit), when given.
+    pub zcm: Option<S64>,
 }
 
 /// One MMA with its operands read from registers: what the async queue keeps until the
@@ -94,6 +97,9 @@ pub struct MmaOp {
     pub sid: u32,
     /// (vector size, scale_A TMEM address, scale_B TMEM address).
     pub scale: Option<(ScaleVec, u32, u32)>,
+    /// `.ws` zero-column-mask descriptor; 0 when absent (non-zero-mask flag clear: every
+    /// column of B is used, as without the operand).
+    pub zcm: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -149,11 +155,33 @@ pub fn check(op: &MmaOp) -> Result<Checked, MmaError> {
             return Err(MmaError::Desc(tmemu_tmem::desc::DescError::IdescScaleType));
         }
     }
+    zero_columns(op, &idesc, &mut [false; 256])?;
     Ok(Checked {
         idesc,
         layout,
         d_cols: layout.columns(idesc.n),
     })
+}
+
+/// The `.ws` zero-column mask as N flags in `out` (true = that column of B is zeros);
+/// false when there is none. Only the modelled forms (`tmemu_tmem::desc::ZeroColumnMask`).
+fn zero_columns(
+    op: &MmaOp,
+    idesc: &InstrDescriptor,
+    out: &mut [bool; 256],
+) -> Result<bool, MmaError> {
+    if !op.ws || op.zcm == 0 {
+        return Ok(false);
+    }
+    let unmodelled = |e: ZcmError| match e {
+        ZcmError::ReservedBits { .. } => {
+            MmaError::Unsupported("zero-column mask descriptor with reserved bits set")
+        }
+        ZcmError::Unmodelled(what) => MmaError::Unsupported(what),
+    };
+    let z = ZeroColumnMask::decode(op.zcm).map_err(unmodelled)?;
+    z.generate(idesc.m, idesc.n, out).map_err(unmodelled)?;
+    Ok(z.non_zero)
 }
 
 #[derive(Default)]
@@ -262,6 +290,20 @@ pub fn compute(
                 bo,
                 b_part,
             )?;
+            let mut zero = [false; 256];
+            if zero_columns(op, idesc, &mut zero)? {
+                // `.ws` only (one CTA): masked columns of B contribute zeros.
+                for (j, _) in zero[..ncta].iter().enumerate().filter(|(_, &z)| z) {
+                    match bo {
+                        GatherOrder::RowsByK => b_part[j * k..(j + 1) * k].fill(0.0),
+                        GatherOrder::KByRows => {
+                            for kk in 0..k {
+                                b_part[kk * ncta + j] = 0.0;
+                            }
+                        }
+                    }
+                }
+            }
             if let Some((sv, sfa, sfb)) = op.scale {
                 let nsf = sv.per_row(k as u32);
                 let ty = idesc.scale_type.unwrap_or(ScaleType::Ue8m0);
@@ -355,6 +397,7 @@ fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
         enable_d: w.pred(i.enable_d) >> l & 1 != 0,
         sid: i.sid,
         scale,
+        zcm: i.zcm.map_or(0, |z| w.get(z)[l]),
     }
 }
 
@@ -365,10 +408,10 @@ fn rule_for(e: &MmaError) -> (Rule, String) {
         Some(r) => (rule_of(r), msg),
         None => match e {
             MmaError::SmemOutOfBounds { .. } => (crate::error::rules::OUT_OF_BOUNDS, msg),
-            // A form tmemu does not model: never a clean run (reported on the shape rule, the
-            // closest catalogued one, with the reason in the message).
+            // A form tmemu does not model: a tmemu limit, so the run ends `incomplete`
+            // (never clean, and not a violation of the program's).
             _ => (
-                rule_of(&tmemu_tmem::rules::MMA_SHAPE),
+                rule_of(&tmemu_tmem::rules::UNMODELLED_FORM),
                 format!("{msg}; tmemu cannot run it"),
             ),
         },

@@ -37,6 +37,8 @@ pub struct TmaInst {
     /// `.im2col` (loads, prefetch): one 16-bit offset per spatial dimension;
     /// `.im2col_no_offs` (stores, reductions): empty, read as zeros; `None` for `.tile`.
     pub im2col: Option<Vec<S32>>,
+    /// `.tile::gather4` / `.tile::scatter4`: `coords` is `{col, row0, row1, row2, row3}`.
+    pub rows4: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -215,6 +217,7 @@ fn decode_box(
     smem: u32,
 ) -> Result<TileBox, TmaError> {
     match &i.im2col {
+        None if i.rows4 => TileBox::new_gather4(desc, coords, smem),
         None => TileBox::new(desc, coords, smem),
         Some(offs) => {
             let spatial = usize::from(desc.rank).saturating_sub(2).min(3);
@@ -418,7 +421,8 @@ fn report<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, f: Fail, wha
     match f {
         Fail::Mem(m, space) => fault(w, cx, 1 << l, l, m, space),
         Fail::Tma(e) => {
-            let id = e.rule_id().unwrap_or(tmemu_tma::rule::MAP_INVALID);
+            // A form tmemu does not model is a tmemu limit (TM0511): the run ends incomplete.
+            let id = e.rule_id().unwrap_or(tmemu_tmem::rules::UNMODELLED_FORM.id);
             let msg = match e.rule_id() {
                 Some(_) => format!("{what} (lane {l}): {e}"),
                 // A form tmemu does not model: never a clean run.

@@ -1,8 +1,9 @@
 //! Decoding of `tcgen05.mma{.ws}` (a child module of `decode`, whose context `D` it uses).
 //! Syntax: PTX ISA 9.1 §9.7.16.10.9.1–.3, `shared/spec/mma.md` §2. Qualifiers are accepted in
 //! any order (llc writes `.collector::a::discard` before `.ashift`, the ISA grammar lists both).
-//! Forms tmemu does not model are load-time `unsupported`: `.sp` (sparse A), `.ashift`, and the
-//! `.ws` zero-column mask operand.
+//! Forms tmemu does not model are load-time `unsupported`: `.sp` (sparse A) and `.ashift`. The
+//! `.ws` zero-column mask is an operand; which of its encodings are modelled is decided at
+//! execution (`exec::mma`), where an unmodelled one ends the run `incomplete`.
 
 use tmemu_ptx::ast::OperandKind;
 use tmemu_tmem::desc::MmaKind;
@@ -128,10 +129,11 @@ pub(super) fn mma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     }
     let enable_d = d.psrc(next)?;
     let mut sid = 0;
-    if d.nops() > next + 1 {
-        if ws {
-            return d.unsup_why("the .ws zero-column mask is not modelled");
-        }
+    let mut zcm = None;
+    if ws && d.nops() > next + 1 {
+        // `.ws`: the optional operand after enable-input-d is the zero-column-mask descriptor.
+        zcm = Some(d.s64(next + 1)?);
+    } else if d.nops() > next + 1 {
         if scale.is_some() {
             return invalid(
                 "block-scaled tcgen05.mma takes no scale-input-d",
@@ -170,5 +172,6 @@ pub(super) fn mma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         scale,
         scale_a,
         scale_b,
+        zcm,
     })))
 }

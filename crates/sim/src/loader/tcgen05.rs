@@ -88,6 +88,37 @@ fn r32_vector(d: &D<'_, '_, '_, '_>, n: usize, want: u32) -> R<Vec<Any>> {
     Ok(regs)
 }
 
+/// The reduction of `tcgen05.ld.red` (data-movement.md §2.1): `.min`/`.max`, then `.f32`
+/// (with `.abs`, `.NaN`) or `.u32`/`.s32`, in either order (ptxas accepts both); `redval` is
+/// operand 1. Shape/num/pack legality is the static checker's (TM0405).
+fn ld_red(d: &D<'_, '_, '_, '_>) -> R<crate::exec::tcgen05::LdRed> {
+    use crate::exec::tcgen05::{LdRed, RedOp, RedType};
+    let op = if d.has("min") {
+        RedOp::Min
+    } else if d.has("max") {
+        RedOp::Max
+    } else {
+        return invalid("tcgen05.ld.red needs .min or .max", d.i.opcode_span);
+    };
+    let ty = if d.has("f32") {
+        RedType::F32 {
+            abs: d.has("abs"),
+            nan: d.has("NaN"),
+        }
+    } else if d.has("u32") {
+        RedType::U32
+    } else if d.has("s32") {
+        RedType::S32
+    } else {
+        return invalid("tcgen05.ld.red needs .f32, .u32 or .s32", d.i.opcode_span);
+    };
+    let dst = match d.any(d.op(1)?)? {
+        Any::R32(r) => r,
+        _ => return invalid("redval must be a 32-bit register", d.op(1)?.span),
+    };
+    Ok(LdRed { op, ty, dst })
+}
+
 pub(super) fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let op = if d.has("alloc") {
         let space = match d.space() {
@@ -117,12 +148,12 @@ pub(super) fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             group: cta_group(d)?,
         }
     } else if d.has("ld") {
-        if d.has("red") {
-            return d.unsup_why("tcgen05.ld.red is not available on sm_100a");
-        }
+        // `tcgen05.ld.red` (sm_103a): `r, redval, [taddr]{, imm}` — one operand more.
+        let red = if d.has("red") { Some(ld_red(d)?) } else { None };
+        let at = if red.is_some() { 1 } else { 0 };
         let form = ldst_form(d, "pack::16b")?;
         let split = if form.shape == LdStShape::S16x32bx2 {
-            split_imm(d, 2)?
+            split_imm(d, 2 + at)?
         } else {
             0
         };
@@ -141,9 +172,10 @@ pub(super) fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         }
         TcOp::Ld {
             form,
-            taddr: d.addr(1)?,
+            taddr: d.addr(1 + at)?,
             split,
             dst,
+            red,
         }
     } else if d.has("st") {
         let form = ldst_form(d, "unpack::16b")?;

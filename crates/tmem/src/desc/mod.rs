@@ -11,8 +11,10 @@ mod error;
 mod instr;
 mod smem;
 mod swizzle;
+mod zcm;
 
 pub use error::DescError;
 pub use instr::{AccumType, ElemType, InstrDescriptor, MmaKind, MmaShapeContext, ScaleType};
 pub use smem::SmemDescriptor;
 pub use swizzle::{Major, OperandLayout, Swizzle};
+pub use zcm::{ZcmError, ZeroColumnMask};

@@ -3,6 +3,14 @@
 //!
 //! Timing: ld and st act on TMEM at issue (see `queue` for why that is a legal moment) and
 //! complete, for observers, at the warp's next `wait::ld` / `wait::st`.
+//!
+//! `tcgen05.ld.red` (sm_103a/sm_110a, data-movement.md §2.1): each thread reduces the values
+//! it loads with `.min` / `.max` into its `redval` register. Readings taken (DERIVED; the ISA
+//! text says only "reduce over the loaded values"): `r` still receives the loaded values
+//! unchanged; `.f32` compares with the rules of `min` / `max` `.f32` (a NaN element is skipped
+//! unless `.NaN`, all-NaN gives the canonical NaN, −0 < +0) through `tmemu_num`; `.abs`
+//! reduces the magnitudes (as three-input `min.abs` does, a NaN stays a NaN) and `redval` is a
+//! magnitude; `.u32` / `.s32` compare as unsigned / two's-complement integers.
 
 use tmemu_tmem::layout::{LayoutError, LdStForm};
 
@@ -96,6 +104,75 @@ fn checked_taddr<O: Observer>(
     Some(t)
 }
 
+/// `.min` or `.max` of `tcgen05.ld.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedOp {
+    Min,
+    Max,
+}
+
+/// The element type of `tcgen05.ld.red`, with the `.f32` modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedType {
+    F32 { abs: bool, nan: bool },
+    U32,
+    S32,
+}
+
+/// The reduction of a `tcgen05.ld.red` and the register that receives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LdRed {
+    pub op: RedOp,
+    pub ty: RedType,
+    /// `redval`: a 32-bit register.
+    pub dst: u16,
+}
+
+impl LdRed {
+    /// Reduces one thread's loaded values (at least one).
+    pub fn reduce(&self, vals: impl IntoIterator<Item = u32>) -> u32 {
+        let mut it = vals.into_iter();
+        let first = it.next().unwrap_or(0);
+        match self.ty {
+            RedType::F32 { abs, nan } => {
+                use tmemu_num::ops::float::{f32_max, f32_min, MinMaxMods};
+                let mm = MinMaxMods {
+                    ftz: false,
+                    nan,
+                    xorsign_abs: false,
+                };
+                let mag = |x: u32| {
+                    let is_nan = x & 0x7fff_ffff > 0x7f80_0000;
+                    if abs && !is_nan {
+                        x & 0x7fff_ffff
+                    } else {
+                        x
+                    }
+                };
+                // A lone NaN element still goes through the two-input rule (NaN with NaN gives
+                // the canonical NaN), as `min.f32 d, a, a` would.
+                let f = |a: u32, b: u32| match self.op {
+                    RedOp::Min => f32_min(a, b, mm),
+                    RedOp::Max => f32_max(a, b, mm),
+                };
+                let first = mag(first);
+                it.fold(f(first, first), |acc, x| f(acc, mag(x)))
+            }
+            RedType::U32 => it.fold(first, |acc, x| match self.op {
+                RedOp::Min => acc.min(x),
+                RedOp::Max => acc.max(x),
+            }),
+            RedType::S32 => it.fold(first, |acc, x| {
+                let (a, b) = (acc as i32, x as i32);
+                (match self.op {
+                    RedOp::Min => a.min(b),
+                    RedOp::Max => a.max(b),
+                }) as u32
+            }),
+        }
+    }
+}
+
 fn observe<O: Observer>(
     w: &Warp,
     cx: &mut Ctx<'_, '_, O>,
@@ -143,6 +220,7 @@ pub(super) fn ld<O: Observer>(
     taddr: Addr,
     split: u32,
     dst: &[u16],
+    red: Option<&LdRed>,
 ) -> Flow {
     if mask == 0 || !converged(w, cx, mask, "tcgen05.ld") {
         return Flow::Next;
@@ -164,6 +242,13 @@ pub(super) fn ld<O: Observer>(
             for l in 0..32 {
                 if mask >> l & 1 != 0 {
                     reg[l] = buf[k][l];
+                }
+            }
+        }
+        if let Some(red) = red {
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    w.r32[red.dst as usize][l] = red.reduce(buf.iter().map(|r| r[l]));
                 }
             }
         }

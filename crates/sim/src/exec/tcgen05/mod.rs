@@ -28,6 +28,7 @@ use crate::program::{Addr, Any, Space};
 use queue::{AsyncPolicy, AsyncWork, Drain, Pending, Work};
 
 pub(crate) use alloc::{cta_exit, cta_launch, describe, poll};
+pub use ldst::{LdRed, RedOp, RedType};
 
 /// A decoded tcgen05 instruction (boxed in `Inst::Tc`).
 #[derive(Clone, Debug)]
@@ -58,6 +59,8 @@ pub enum TcOp {
         split: u32,
         /// 32-bit destination registers.
         dst: Vec<u16>,
+        /// `tcgen05.ld.red`: the reduction and its `redval` register.
+        red: Option<ldst::LdRed>,
     },
     St {
         form: LdStForm,
@@ -165,7 +168,8 @@ pub(crate) fn exec<O: Observer>(
             taddr,
             split,
             dst,
-        } => ldst::ld(w, cx, mask, form, *taddr, *split, dst),
+            red,
+        } => ldst::ld(w, cx, mask, form, *taddr, *split, dst, red.as_ref()),
         TcOp::St {
             form,
             taddr,
