@@ -18,6 +18,7 @@ the exact input values (narrow formats decoded bit for bit by regen's helpers).
 import numpy as np
 import triton
 import triton.language as tl
+from triton.language.extra import libdevice
 
 from regen import (Case, HostTMA, Input, Output, Ptr, TritonKernel, bf16_bits_to_f64,
                    e2m1_nibbles_to_f64, e4m3_bits_to_f64, e8m0_to_f64, f32_to_bf16_bits,
@@ -368,6 +369,192 @@ def _attn_cases():
                       f"head dim {D}, bf16; 128x64 blocks, 8 warps, K loaded as K^T (MN-major B)")]
 
 
+# ---------------------------------------------------------------------------------------------
+# Split-K with fp16 atomics: partial tiles rounded to fp16 and added with packed f16 atomics.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def splitk_f16_atomic_kernel(a_ptr, b_ptr, c_ptr, M, N, K, K_PER_SPLIT,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    k_lo = pid_k * K_PER_SPLIT
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(k_lo, k_lo + K_PER_SPLIT, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16), sem="relaxed")
+
+
+def _splitk_f16_cases():
+    M, N, K, SPLIT = 128, 128, 256, 4
+    rng = np.random.default_rng(5008)
+    # Multiples of 1/4 in [-1, 1]: products are multiples of 1/16 and every partial (64 terms)
+    # and total stays below 2^6 on a 1/16 grid, so every fp16 rounding and every fp16 add is
+    # exact whatever the order of the atomics.
+    a = (rng.integers(-4, 5, size=(M, K)) / 4).astype(np.float16)
+    b = (rng.integers(-4, 5, size=(K, N)) / 4).astype(np.float16)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    assert np.abs(expected).max() < 64
+    why = "inputs on a 1/4 grid, partial and total sums below 2^6 on a 1/16 grid: exact in fp16"
+    return [Case("ho3_splitk_f16_atomic", grid=[M // 128, N // 64, SPLIT],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [M, N], expected, 0.0, 0.0, why)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                           K_PER_SPLIT=K // SPLIT),
+                 note=f"C[{M}x{N}] = A @ B split into {SPLIT} K slices whose fp16 tiles meet in "
+                      "packed fp16 atomic adds on a zeroed C; exact by construction")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Serialized split-K: the K slices of a tile add their partials one after another, in slice
+# order, behind a per-tile ticket (atomic_cas spin on a counter, release/acquire ordering).
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def splitk_ticket_kernel(a_ptr, b_ptr, c_ptr, ticket_ptr, M, N, K, K_PER_SPLIT,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(pid_k * K_PER_SPLIT, (pid_k + 1) * K_PER_SPLIT, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    ticket = ticket_ptr + pid_m * tl.num_programs(1) + pid_n
+    # Wait for our turn: slice s may add only after slices 0..s-1 did.
+    while tl.atomic_cas(ticket, pid_k, pid_k, sem="acquire") != pid_k:
+        pass
+    c_ptrs = c_ptr + rm[:, None] * N + rn[None, :]
+    if pid_k == 0:
+        tl.store(c_ptrs, acc)
+    else:
+        tl.store(c_ptrs, tl.load(c_ptrs) + acc)
+    tl.debug_barrier()
+    tl.atomic_xchg(ticket, pid_k + 1, sem="release")
+
+
+def _splitk_ticket_cases():
+    M, N, K, SPLIT = 128, 128, 256, 4
+    rng = np.random.default_rng(5009)
+    a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    tickets = np.full((M // 128) * (N // 64), SPLIT, np.float64)
+    why = ("fp16 inputs exact, f32 sums of 256 terms in 4 partials added in slice order: "
+           "2^-24·K·Σ|ab| < 2e-5")
+    return [Case("ho3_splitk_ticket", grid=[M // 128, N // 64, SPLIT],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f32", [M, N], expected, 2e-5, 2e-5, why),
+                              ticket=Output("i32", [len(tickets)], tickets, 0.0, 0.0,
+                                            "every slice took its turn: the counter ends at "
+                                            f"{SPLIT}")),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"),
+                           ticket_ptr=Ptr("ticket"), M=M, N=N, K=K, K_PER_SPLIT=K // SPLIT),
+                 note=f"C[{M}x{N}] = A @ B split into {SPLIT} K slices (grid z) that add their "
+                      "f32 partials in slice order behind a per-tile ticket: atom.cas.acquire "
+                      "spin, plain load/add/store, atom.exch.release; the 1 x 2 x 4 = 8 CTAs "
+                      "are dispatched slice by slice, so the spin ends even when few fit an SM")]
+
+
+# ---------------------------------------------------------------------------------------------
+# A GEMM whose epilogue scans and sorts each row: tl.cumsum and tl.sort over the N axis
+# (warp shuffles, shared-memory exchange), on integer-valued products so every sum is exact.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def gemm_scan_sort_kernel(a_ptr, b_ptr, cs_ptr, srt_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    offs = rm[:, None] * N + rn[None, :]
+    tl.store(cs_ptr + offs, tl.cumsum(acc, axis=1))
+    tl.store(srt_ptr + offs, tl.sort(acc, dim=1, descending=True))
+
+
+def _scan_sort_cases():
+    M, N, K = 256, 64, 64
+    rng = np.random.default_rng(5010)
+    a = rng.integers(-3, 4, size=(M, K)).astype(np.float16)
+    b = rng.integers(-3, 4, size=(K, N)).astype(np.float16)
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    why = "integer-valued products, |partial sums| < 2^13: exact in f32 in any order"
+    return [Case("ho3_gemm_scan_sort", grid=[M // 128],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              cs=Output("f32", [M, N], np.cumsum(c, axis=1).astype(np.float32),
+                                        0.0, 0.0, why),
+                              srt=Output("f32", [M, N], -np.sort(-c, axis=1).astype(np.float32),
+                                         0.0, 0.0, why)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), cs_ptr=Ptr("cs"), srt_ptr=Ptr("srt"),
+                           M=M, N=N, K=K),
+                 note=f"C = A[{M}x{K}] @ B[{K}x{N}] on small integers; outputs the row-wise "
+                      "cumulative sum and the rows sorted in descending order (tl.cumsum, "
+                      "tl.sort in the epilogue)")]
+
+
+# ---------------------------------------------------------------------------------------------
+# A GEMM with a transcendental epilogue: approximate sin/cos/exp2/log2/rsqrt and libdevice tanh.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def gemm_math_epilogue_kernel(a_ptr, b_ptr, o1_ptr, o2_ptr, o3_ptr, M, N, K,
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    offs = rm[:, None] * N + rn[None, :]
+    tl.store(o1_ptr + offs, tl.sin(acc) * tl.cos(acc))
+    tl.store(o2_ptr + offs, tl.math.exp2(acc * 0.25) + tl.math.log2(acc * acc + 1.0))
+    tl.store(o3_ptr + offs, libdevice.tanh(acc) * tl.math.rsqrt(acc * acc + 0.5))
+
+
+def _math_cases():
+    M, N, K = 128, 128, 64
+    rng = np.random.default_rng(5011)
+    a = rng.uniform(-0.3, 0.3, size=(M, K)).astype(np.float16)
+    b = rng.uniform(-0.3, 0.3, size=(K, N)).astype(np.float16)
+    x = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(x).max() < np.pi
+    o1 = np.sin(x) * np.cos(x)
+    o2 = np.exp2(x * 0.25) + np.log2(x * x + 1.0)
+    o3 = np.tanh(x) / np.sqrt(x * x + 0.5)
+    return [Case("ho3_gemm_math_epilogue", grid=[M // 128, N // 64],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              o1=Output("f32", [M, N], o1.astype(np.float32), 0.0, 2e-6,
+                                        "sin/cos.approx.f32: max abs error 2^-20.5 each on "
+                                        "[-pi, pi] (PTX ISA); |x| < pi: atol 2e-6"),
+                              o2=Output("f32", [M, N], o2.astype(np.float32), 2e-6, 2e-6,
+                                        "ex2.approx: 2 ulp relative; lg2.approx: 2^-22 abs "
+                                        "near 1; both values below 4: atol/rtol 2e-6"),
+                              o3=Output("f32", [M, N], o3.astype(np.float32), 1e-5, 1e-6,
+                                        "libdevice tanhf (2 ulp) times rsqrt.approx (2^-22.9 "
+                                        "relative): rtol 1e-5")),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), o1_ptr=Ptr("o1"), o2_ptr=Ptr("o2"),
+                           o3_ptr=Ptr("o3"), M=M, N=N, K=K),
+                 note=f"X = A[{M}x{K}] @ B[{K}x{N}] (fp16 in, |X| < pi) with a transcendental "
+                      "epilogue: sin·cos, exp2 + log2, tanh·rsqrt")]
+
+
 def _desc(dtype, shape):
     return f"tensordesc<{dtype}[{shape[0]}, {shape[1]}]>"
 
@@ -425,4 +612,34 @@ KERNELS = [
                  constexprs=dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64), cases=_attn_cases,
                  num_warps=8, num_stages=2, aligned=("q_ptr", "k_ptr", "v_ptr", "o_ptr"),
                  must_contain=("tcgen05.mma", "tcgen05.ld")),
+    TritonKernel(name="ho3_splitk_f16_atomic", fn=splitk_f16_atomic_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32",
+                                K="i32", K_PER_SPLIT="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64), cases=_splitk_f16_cases,
+                 num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("tcgen05.mma", "red.global.gpu.relaxed.add.noftz.f16")),
+    TritonKernel(name="ho3_splitk_ticket", fn=splitk_ticket_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", ticket_ptr="*i32",
+                                M="i32", N="i32", K="i32", K_PER_SPLIT="i32",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64),
+                 cases=_splitk_ticket_cases, num_warps=4, num_stages=2,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "ticket_ptr"),
+                 must_contain=("tcgen05.mma", "atom.")),
+    TritonKernel(name="ho3_gemm_scan_sort", fn=gemm_scan_sort_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", cs_ptr="*fp32", srt_ptr="*fp32",
+                                M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64), cases=_scan_sort_cases,
+                 num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "cs_ptr", "srt_ptr"),
+                 must_contain=("tcgen05.mma", "shfl.sync")),
+    TritonKernel(name="ho3_gemm_math_epilogue", fn=gemm_math_epilogue_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", o1_ptr="*fp32", o2_ptr="*fp32",
+                                o3_ptr="*fp32", M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64), cases=_math_cases,
+                 num_warps=4, num_stages=2,
+                 aligned=("a_ptr", "b_ptr", "o1_ptr", "o2_ptr", "o3_ptr"),
+                 must_contain=("tcgen05.mma", "ex2.approx", "rsqrt.approx")),
 ]
