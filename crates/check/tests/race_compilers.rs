@@ -5,11 +5,11 @@
 //! benchmark-sized specs (`*_bench*.toml`) are left to the cost measurement
 //! (docs/arch/race.md).
 
-mod race_util;
+mod common;
 
 use std::path::{Path, PathBuf};
 
-use race_util::{root, run_spec, NotRun};
+use common::{print_tally, root, run_spec, NotRun};
 use tmemu_sim::AsyncPolicy;
 use tmemu_sim::RunOptions;
 
@@ -90,21 +90,14 @@ fn compiler_corpus_has_no_race_findings() {
             Err(NotRun::Error(e)) => pending.push(format!("{shown}: does not run: {e}")),
         }
     }
-    println!(
-        "race on the compiler corpus: {} clean, {} pending, {} with findings",
-        clean.len(),
-        pending.len(),
-        failed.len()
+    print_tally(
+        "race on the compiler corpus",
+        &[
+            ("clean", "clean", &clean),
+            ("pending", "pending", &pending),
+            ("with findings", "FAIL", &failed),
+        ],
     );
-    for c in &clean {
-        println!("  clean   {c}");
-    }
-    for p in &pending {
-        println!("  pending {p}");
-    }
-    for f in &failed {
-        println!("  FAIL    {f}");
-    }
     assert!(
         failed.is_empty(),
         "{} kernels with race findings",

@@ -10,12 +10,12 @@
 //! Programs the engine cannot run yet (a form it does not model) are listed as pending,
 //! printed and counted, never passed.
 
-mod race_util;
+mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use race_util::{is_race_rule, root, run_spec, NotRun};
+use common::{is_race_rule, print_tally, root, rule_corpus_programs, run_spec, NotRun};
 use tmemu_check::annotations::{self, Mark, MarkKind};
 use tmemu_sim::AsyncPolicy;
 use tmemu_sim::RunOptions;
@@ -37,27 +37,7 @@ fn opts() -> RunOptions {
 }
 
 fn programs() -> Vec<PathBuf> {
-    let dir = root().join("tests/corpus/rules");
-    let mut dirs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy().to_string();
-            p.is_dir() && (n.starts_with("legal-") || n.get(..6).is_some_and(is_race_rule))
-        })
-        .collect();
-    dirs.sort();
-    let mut out = Vec::new();
-    for d in dirs {
-        let mut files: Vec<_> = std::fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
-            .collect();
-        files.sort();
-        out.extend(files);
-    }
-    out
+    rule_corpus_programs(|n| n.starts_with("legal-") || n.get(..6).is_some_and(is_race_rule))
 }
 
 /// Compares one program's race findings with its marks; `Err` lists the mismatches.
@@ -148,21 +128,14 @@ fn race_rules_match_corpus_marks() {
             Err(Err(e)) => failed.push(format!("{shown}: {e}")),
         }
     }
-    println!(
-        "race corpus: {} passed, {} pending, {} failed",
-        passed.len(),
-        pending.len(),
-        failed.len()
+    print_tally(
+        "race corpus",
+        &[
+            ("passed", "ok", &passed),
+            ("pending", "pending", &pending),
+            ("failed", "FAIL", &failed),
+        ],
     );
-    for p in &passed {
-        println!("  ok      {p}");
-    }
-    for p in &pending {
-        println!("  pending {p}");
-    }
-    for f in &failed {
-        println!("  FAIL    {f}");
-    }
     assert!(
         failed.is_empty(),
         "{} programs disagree with their marks",

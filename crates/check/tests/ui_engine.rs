@@ -21,10 +21,13 @@
 //! A mismatch prints a diff: `-` expected and not reported, `+` reported and not expected,
 //! each with its source line (`UI_VERBOSE=1` prints it for pending programs too).
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use common::{root, rule_corpus_programs};
 use tmemu_check::annotations::{self, Annotations, Mark, MarkKind};
 use tmemu_host::{
     check, load_ptx_source, parse_pair, resolve_spec, CheckOptions, ErrorClass, RunOptions,
@@ -38,10 +41,6 @@ use tmemu_tmem::rules;
 const MAX_STEPS: u64 = 2_000_000;
 
 const PENDING_FILE: &str = "crates/check/tests/data/ui_pending.tsv";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// What tmemu reported for one program, in the vocabulary of the marks.
 #[derive(Default)]
@@ -154,24 +153,7 @@ fn run_program(ptx: &Path, ann: &Annotations) -> Reported {
 }
 
 fn corpus_programs() -> Vec<PathBuf> {
-    let dir = root().join("tests/corpus/rules");
-    let mut dirs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir() && !p.ends_with("__pycache__"))
-        .collect();
-    dirs.sort();
-    let mut out = Vec::new();
-    for d in dirs {
-        let mut files: Vec<_> = std::fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
-            .collect();
-        files.sort();
-        out.extend(files);
-    }
-    out
+    rule_corpus_programs(|dir| dir != "__pycache__")
 }
 
 /// `tests/corpus/rules/<dir>/<file>.ptx` → `<dir>/<file>.ptx`, the key of the pending list.

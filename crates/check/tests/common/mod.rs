@@ -1,4 +1,5 @@
-//! Shared by the race tests: run a launch spec under the race observer.
+//! Shared by the check crate's integration tests: run a launch spec under the race observer,
+//! list the rule corpus, print a tally of a corpus run.
 
 #![allow(dead_code)]
 
@@ -80,6 +81,43 @@ pub fn run_spec(spec_path: &Path, opts: &RunOptions) -> Result<RaceRun, NotRun> 
         stats,
         seconds,
     })
+}
+
+/// The `.ptx` programs of tests/corpus/rules/<dir>/, sorted, for the directories whose name
+/// `keep` accepts.
+pub fn rule_corpus_programs(keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(root().join("tests/corpus/rules"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && keep(&p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    dirs.sort();
+    let mut out = Vec::new();
+    for d in dirs {
+        let mut files: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    out
+}
+
+/// Prints `title: <n> <label>, ...` and then every item of each group under its tag, e.g.
+/// `print_tally("race corpus", &[("passed", "ok", &passed), ("failed", "FAIL", &failed)])`.
+pub fn print_tally(title: &str, groups: &[(&str, &str, &[String])]) {
+    let counts: Vec<String> = groups
+        .iter()
+        .map(|(label, _, items)| format!("{} {label}", items.len()))
+        .collect();
+    println!("{title}: {}", counts.join(", "));
+    for (_, tag, items) in groups {
+        for item in *items {
+            println!("  {tag:<7} {item}");
+        }
+    }
 }
 
 /// The race rules: TM0204–TM0213.
