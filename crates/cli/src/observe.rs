@@ -204,6 +204,27 @@ impl Observer for RunObserver<'_> {
         }
     }
 
+    /// Forwarded, so that `run --races` keeps the engine's warp-wide `ld`/`st` fast paths and
+    /// the detector gets one batch per warp-instruction instead of 32 lane events.
+    fn wants_memory_lanes(&self) -> bool {
+        self.race.as_ref().is_some_and(|r| r.wants_memory_lanes())
+    }
+
+    fn memory_lanes(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u32,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        if let Some(r) = &mut self.race {
+            r.memory_lanes(at, lanes, space, addrs, size, kind, order);
+        }
+    }
+
     fn fence(&mut self, at: At, f: Fence) {
         if let Some(r) = &mut self.race {
             r.fence(at, f);
@@ -225,6 +246,24 @@ impl Observer for RunObserver<'_> {
     fn async_observe(&mut self, at: At, id: AsyncId) {
         if let Some(r) = &mut self.race {
             r.async_observe(at, id);
+        }
+    }
+
+    fn bulk_group_add(&mut self, at: At, id: AsyncId) {
+        if let Some(r) = &mut self.race {
+            r.bulk_group_add(at, id);
+        }
+    }
+
+    fn bulk_group(&mut self, at: At, ev: tmemu_sim::observer::BulkGroup) {
+        if let Some(r) = &mut self.race {
+            r.bulk_group(at, ev);
+        }
+    }
+
+    fn tmem_lifetime(&mut self, at: At, ev: tmemu_sim::observer::TmemLifetime) {
+        if let Some(r) = &mut self.race {
+            r.tmem_lifetime(at, ev);
         }
     }
 

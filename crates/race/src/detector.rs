@@ -11,6 +11,7 @@ use crate::event::{
     WarpId,
 };
 use crate::finding::{self, Access, Cause, Race, Region};
+use crate::dense::{MemShadow, Shadow};
 use crate::shadow::{Rec, ShadowMap};
 
 /// Above this many op actors, a completed op's slot is reused even if some live warp never
@@ -184,16 +185,24 @@ pub struct Stats {
 
 #[derive(Default)]
 struct Memories {
-    shared: Vec<ShadowMap>,
-    global: ShadowMap,
+    /// Dense shadows (crate `dense`); the run-length map when `reference`.
+    shared: Vec<MemShadow>,
+    global: MemShadow,
     tmem: Vec<ShadowMap>,
+    reference: bool,
 }
 
 impl Memories {
-    fn mem(&mut self, space: MemSpace) -> &mut ShadowMap {
+    fn mem(&mut self, space: MemSpace) -> &mut MemShadow {
         match space {
             MemSpace::Global => &mut self.global,
-            MemSpace::Shared { cta } => grow(&mut self.shared, cta),
+            MemSpace::Shared { cta } => {
+                let (i, reference) = (cta as usize, self.reference);
+                if self.shared.len() <= i {
+                    self.shared.resize_with(i + 1, || MemShadow::new(reference));
+                }
+                &mut self.shared[i]
+            }
         }
     }
 }
@@ -246,7 +255,7 @@ fn ordered_in(hb: &VClock, prev: &Rec, next: &Rec, tmem: bool) -> bool {
 /// Checks an access of `[start, end)` against the shadow state and records it.
 #[allow(clippy::too_many_arguments)]
 fn check_range(
-    map: &mut ShadowMap,
+    map: &mut impl Shadow,
     start: u64,
     end: u64,
     new: Rec,
@@ -456,6 +465,16 @@ impl RaceDetector {
         Self::default()
     }
 
+    /// A detector whose shared/global shadow is the run-length map instead of the dense one:
+    /// the reference of the differential tests (same findings, slower).
+    #[doc(hidden)]
+    pub fn with_reference_shadow() -> Self {
+        let mut d = Self::default();
+        d.mem.reference = true;
+        d.mem.global = MemShadow::new(true);
+        d
+    }
+
     pub fn findings(&self) -> &[Race] {
         &self.findings
     }
@@ -472,7 +491,7 @@ impl RaceDetector {
     pub fn shadow_runs(&self) -> usize {
         let m = &self.mem;
         m.global.runs()
-            + m.shared.iter().map(ShadowMap::runs).sum::<usize>()
+            + m.shared.iter().map(MemShadow::runs).sum::<usize>()
             + m.tmem.iter().map(ShadowMap::runs).sum::<usize>()
     }
 
@@ -504,7 +523,7 @@ impl RaceDetector {
     /// so the new CTA starts on fresh memory. Its warps must be new [`WarpId`]s.
     pub fn reset_cta(&mut self, cta: u32) {
         if let Some(m) = self.mem.shared.get_mut(cta as usize) {
-            *m = ShadowMap::default();
+            m.reset();
         }
         if let Some(m) = self.mem.tmem.get_mut(cta as usize) {
             *m = ShadowMap::default();

@@ -114,6 +114,7 @@
 //! ```
 
 pub mod clock;
+mod dense;
 mod detector;
 pub mod event;
 pub mod finding;
