@@ -6,12 +6,12 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use smallvec::SmallVec;
 
 use crate::clock::{ActorIdx, Stamp, Time, VClock};
+use crate::dense::{MemShadow, Shadow};
 use crate::event::{
     AccessKind, Agent, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SpanToken, SyncKey, TmemRect,
     WarpId,
 };
 use crate::finding::{self, Access, Cause, Race, Region};
-use crate::dense::{MemShadow, Shadow};
 use crate::shadow::{Rec, ShadowMap};
 
 /// Above this many op actors, a completed op's slot is reused even if some live warp never
