@@ -9,8 +9,9 @@ kernel passing here shows the engine implements the PTX ISA rather than the main
 Called by kernels/regen.py (so `regen.py` and `regen.py --check` cover it); it reuses regen.py's
 compile, spec-writing and ptxas checks (`generate_one`: every PTX must pass
 `ptxas -arch=sm_100a -lineinfo`). Kernel sources: kernels/holdout/{triton,gluon,cute}_*.py
-(each exposes KERNELS, like kernels/triton/*.py) and kernels/holdout/*.cu with their cases in
-kernels/holdout/nvcc_cases.py.
+(each exposes KERNELS, like kernels/triton/*.py, and may expose COMPILER_BUGS: compiler output
+with a real race that tmemu reports, written to tests/corpus/kernels/holdout_bugs/) and
+kernels/holdout/*.cu with their cases in kernels/holdout/nvcc_cases.py.
 
     kernels/.venv/bin/python kernels/regen.py            # everything, holdout included
     kernels/.venv/bin/python kernels/holdout/gen.py      # the holdout set alone
@@ -45,6 +46,29 @@ def generate(out_dir: Path, tmp: Path, log=print, only: set[str] | None = None) 
             written += regen.generate_one(k, out_dir, tmp, log)
     nv = regen.load_kernel_module("kernels/holdout/nvcc_cases.py")
     written += nv.generate(out_dir, tmp, log, only)
+    generate_bugs(bugs_dir(out_dir), tmp, log, only)
+    return written
+
+
+def bugs_dir(out_dir: Path) -> Path:
+    """Compiler output with a real bug that tmemu reports (COMPILER_BUGS of the kernel sources):
+    tests/corpus/kernels/holdout_bugs, beside (not inside) the holdout set, whose tests demand
+    zero findings."""
+    return out_dir.parent / "holdout_bugs"
+
+
+def generate_bugs(out_dir: Path, tmp: Path, log=print, only: set[str] | None = None) -> list[str]:
+    import regen
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[str] = []
+    for rel in sources():
+        mod = regen.load_kernel_module(rel)
+        for k in getattr(mod, "COMPILER_BUGS", []):
+            if only and k.name not in only:
+                continue
+            written += regen.generate_one(k, out_dir, tmp, log)
+    if not only:
+        regen.prune(out_dir.parent, {out_dir.name: written}, log)
     return written
 
 
@@ -72,6 +96,7 @@ def main() -> int:
             diffs = [f for f in files if (out_root / f).read_bytes() != (out / f).read_bytes()]
             if not only:
                 diffs += regen.compare_trees(out_root, out)
+                diffs += regen.compare_trees(bugs_dir(out_root), bugs_dir(out))
             print("\n".join(diffs) or "holdout: reproduced byte for byte")
             return 1 if diffs else 0
         if not only:

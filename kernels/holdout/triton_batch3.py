@@ -555,6 +555,127 @@ def _math_cases():
                       "epilogue: sin·cos, exp2 + log2, tanh·rsqrt")]
 
 
+# ---------------------------------------------------------------------------------------------
+# fp8 e4m3 with an fp16 accumulator (`out_dtype=tl.float16`): kind::f8f6f4 writing f16 D.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def fp8_f16acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def _fp8_f16acc_cases():
+    M, N, K = 128, 128, 128
+    rng = np.random.default_rng(5012)
+    # e4m3 codes of the values {0, ±0.5, ±1, ±1.5, ±2}: products are multiples of 1/4 below 4,
+    # every partial sum of 128 stays below 2^9 on a 1/4 grid: exact in fp16 whatever the order.
+    vals = np.array([0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0])
+    codes = np.array([0x00, 0x30, 0xB0, 0x38, 0xB8, 0x3C, 0xBC, 0x40, 0xC0], np.uint8)
+    ia = rng.integers(0, len(vals), size=(M, K))
+    ib = rng.integers(0, len(vals), size=(K, N))
+    assert np.array_equal(e4m3_bits_to_f64(codes), vals)
+    expected = (vals[ia] @ vals[ib]).astype(np.float32)
+    return [Case("ho3_fp8_f16acc", grid=[M // 128, N // 64],
+                 buffers=dict(a=Input(codes[ia], "fp8e4m3"), b=Input(codes[ib], "fp8e4m3"),
+                              c=Output("f16", [M, N], expected, 0.0, 0.0,
+                                       "inputs in {0, ±1/2, ±1, ±3/2, ±2}: every partial sum "
+                                       "is a multiple of 1/4 below 2^9, exact in fp16")),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A @ B, fp8 e4m3 in, fp16 accumulator in TMEM "
+                      "(kind::f8f6f4 with f16 D), 128x64x64 tiles; exact by construction")]
+
+
+# ---------------------------------------------------------------------------------------------
+# tf32 through host tensor descriptors (f32 tiles by TMA). B_KMAJOR: B given N×K and transposed
+# in the dot (K-major B); otherwise B is row-major K×N (MN-major B), which Triton 3.9 lowers with a
+# register round trip of each B tile into a single staging buffer that the next iteration
+# overwrites while the previous MMA may still read it (a WAR race on shared memory: the
+# compiler bug kept in tests/corpus/kernels/holdout_bugs/, see docs/arch/holdout.md).
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def tf32_tma_kernel(a_desc, b_desc, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    BLOCK_K: tl.constexpr, B_KMAJOR: tl.constexpr):
+    off_m = tl.program_id(0) * BLOCK_M
+    off_n = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([off_m, k])
+        if B_KMAJOR:
+            b = b_desc.load([off_n, k]).T
+        else:
+            b = b_desc.load([k, off_n])
+        acc = tl.dot(a, b, acc, input_precision="tf32")
+    rm = off_m + tl.arange(0, BLOCK_M)
+    rn = off_n + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _tf32_tma_cases(name, b_kmajor):
+    def cases():
+        from regen import tf32_exact
+        M, N, K = 160, 128, 96
+        rng = np.random.default_rng(5013)
+        a = tf32_exact(rng, (M, K))
+        b = tf32_exact(rng, (K, N))
+        expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+        why = "tf32-exact inputs; f32 accumulation of K = 96 terms: 2^-24·K·Σ|ab| < 1e-5"
+        b_in = np.ascontiguousarray(b.T) if b_kmajor else b
+        layout = f"B given {N}x{K} (K-major)" if b_kmajor else f"B given {K}x{N} (MN-major)"
+        return [Case(name, grid=[triton.cdiv(M, 128), triton.cdiv(N, 64)],
+                     buffers=dict(a=Input(a, "f32"), b=Input(b_in, "f32"),
+                                  c=Output("f32", [M, N], expected, 1e-5, 1e-5, why)),
+                     args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), c_ptr=Ptr("c"),
+                               M=M, N=N, K=K),
+                     note=f"C[{M}x{N}] = A[{M}x{K}] @ B, f32 tiles by TMA, kind::tf32, {layout}, "
+                          "128x64x32 tiles, 3 stages, M not a tile multiple")]
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# Clusters of two CTAs over a 256-row tile with host descriptors (`num_ctas=2`).
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def cluster2_tma_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
+                        BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    off_m = tl.program_id(0) * BLOCK_M
+    off_n = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([off_m, k])
+        b = b_desc.load([k, off_n])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([off_m, off_n], acc.to(tl.float16))
+
+
+def _cluster2_tma_cases():
+    M, N, K = 512, 128, 128
+    rng = np.random.default_rng(5014)
+    a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    why = ("f16 output: 2^-11 relative rounding plus f32 accumulation of K products "
+           "(about 2^-24·K·Σ|ab| < 1e-4 here)")
+    return [Case("ho3_cluster2_tma", grid=[M // 256 * 2, N // 128],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [M, N], expected, 2e-3, 1e-3, why)),
+                 args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), c_desc=HostTMA("c"),
+                           M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A @ B with num_ctas=2 (clusters of two CTAs over a 256x128 "
+                      "tile), host tensor descriptors, fp16 out through a TMA store.\nThe grid "
+                      "is Triton's times num_ctas = 2, as Triton's launcher does.")]
+
+
 def _desc(dtype, shape):
     return f"tensordesc<{dtype}[{shape[0]}, {shape[1]}]>"
 
@@ -642,4 +763,39 @@ KERNELS = [
                  num_warps=4, num_stages=2,
                  aligned=("a_ptr", "b_ptr", "o1_ptr", "o2_ptr", "o3_ptr"),
                  must_contain=("tcgen05.mma", "ex2.approx", "rsqrt.approx")),
+    TritonKernel(name="ho3_fp8_f16acc", fn=fp8_f16acc_kernel,
+                 signature=dict(a_ptr="*fp8e4nv", b_ptr="*fp8e4nv", c_ptr="*fp16", M="i32",
+                                N="i32", K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
+                                BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64), cases=_fp8_f16acc_cases,
+                 num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("kind::f8f6f4",)),
+    TritonKernel(name="ho3_tf32_tma", fn=tf32_tma_kernel,
+                 signature=dict(a_desc=_desc("fp32", [128, 32]), b_desc=_desc("fp32", [64, 32]),
+                                c_ptr="*fp32", M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr", B_KMAJOR="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, B_KMAJOR=True),
+                 cases=_tf32_tma_cases("ho3_tf32_tma", True), num_warps=4, num_stages=3,
+                 aligned=("c_ptr",), must_contain=("kind::tf32", "cp.async.bulk.tensor")),
+    TritonKernel(name="ho3_cluster2_tma", fn=cluster2_tma_kernel,
+                 signature=dict(a_desc=_desc("fp16", [256, 64]), b_desc=_desc("fp16", [64, 128]),
+                                c_desc=_desc("fp16", [256, 128]), M="i32", N="i32", K="i32",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=64),
+                 cases=_cluster2_tma_cases, num_warps=4, num_stages=3, num_ctas=2,
+                 must_contain=("tcgen05.mma", "cp.async.bulk.tensor")),
+]
+
+
+# Real compiler output with a real race, found by tmemu: kept apart (tests/corpus/kernels/
+# holdout_bugs/, made by gen.py) so that the corpus tests that demand zero findings stay
+# meaningful; crates/host/tests/holdout.rs checks that tmemu reports it.
+COMPILER_BUGS = [
+    TritonKernel(name="ho3_bug_tf32_mn_b", fn=tf32_tma_kernel,
+                 signature=dict(a_desc=_desc("fp32", [128, 32]), b_desc=_desc("fp32", [32, 64]),
+                                c_ptr="*fp32", M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr", B_KMAJOR="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, B_KMAJOR=False),
+                 cases=_tf32_tma_cases("ho3_bug_tf32_mn_b", False), num_warps=4, num_stages=3,
+                 aligned=("c_ptr",), must_contain=("kind::tf32", "cp.async.bulk.tensor")),
 ]

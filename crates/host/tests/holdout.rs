@@ -14,11 +14,19 @@
 //!
 //! Heavier specs are in `HEAVY` and run only with
 //! `cargo test -p tmemu-host --test holdout -- --ignored --nocapture`.
+//!
+//! tests/corpus/kernels/holdout_bugs/ holds compiler output from the same generator with a real
+//! bug that tmemu found (`COMPILER_BUGS`): there `tmemu check` must report the listed rule at the
+//! listed PTX line, the immediate policy must still match numpy and the adversarial one must not
+//! (the bug is an ordering one, visible only when asynchronous operations complete late).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tmemu_host::{check_expects, load_ptx_file, resolve_spec, ErrorClass, RunOptions, Session};
+use tmemu_host::{
+    check, check_expects, load_ptx_file, resolve_spec, CheckOptions, ErrorClass, RunOptions,
+    Session,
+};
 use tmemu_sim::AsyncPolicy;
 use tmemu_spec::Spec;
 
@@ -43,8 +51,31 @@ const KNOWN_FAILING: &[Known] = &[Known {
 /// Specs too slow for CI on two cores (each takes seconds of engine time); `--ignored` runs them.
 const HEAVY: &[&str] = &[];
 
+/// A compiler bug tmemu reports: in spec `spec` of holdout_bugs/, `tmemu check` gives rule
+/// `rule` at PTX line `line`.
+struct CompilerBug {
+    spec: &'static str,
+    rule: &'static str,
+    line: u32,
+    what: &'static str,
+}
+
+const COMPILER_BUGS: &[CompilerBug] = &[CompilerBug {
+    spec: "ho3_bug_tf32_mn_b.toml",
+    rule: "TM0209",
+    line: 454,
+    what: "Triton 3.9, tl.dot tf32 with an MN-major B loaded by TMA: each B tile is copied \
+           through registers into one staging buffer (st.shared at lines 454-469) that the \
+           next K iteration overwrites while the previous MMA may still read it (the loop \
+           waits only for the commit of the MMA before that one)",
+}];
+
 fn holdout_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/kernels/holdout")
+}
+
+fn bugs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/kernels/holdout_bugs")
 }
 
 fn all_specs() -> Vec<PathBuf> {
@@ -190,4 +221,65 @@ fn holdout_kernels_match_numpy() {
 #[ignore = "slow: cargo test -p tmemu-host --test holdout -- --ignored --nocapture"]
 fn holdout_heavy_kernels_match_numpy() {
     run_set(true);
+}
+
+#[test]
+fn compiler_bugs_are_reported() {
+    let specs: Vec<String> = std::fs::read_dir(bugs_dir())
+        .expect("tests/corpus/kernels/holdout_bugs exists")
+        .map(|e| name_of(&e.unwrap().path()))
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    assert_eq!(
+        specs.len(),
+        COMPILER_BUGS.len(),
+        "every spec of holdout_bugs/ is listed in COMPILER_BUGS and back: {specs:?}"
+    );
+    for bug in COMPILER_BUGS {
+        let path = bugs_dir().join(bug.spec);
+        // The kernel computes the right thing when every asynchronous op completes at issue...
+        if let Err(e) = run_spec_with(&path, AsyncPolicy::Immediate, false) {
+            panic!("{}: the immediate policy should match numpy: {e}", bug.spec);
+        }
+        // ...and not when they complete as late as the rules allow.
+        match run_spec_with(&path, AsyncPolicy::Adversarial, false) {
+            Err(e) if e.contains("wrong numbers") => {}
+            other => panic!(
+                "{}: the adversarial policy should give wrong numbers: {other:?}",
+                bug.spec
+            ),
+        }
+        let mut spec = Spec::load(&path).unwrap();
+        let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+        let (_, kernel) = load_ptx_file(&spec.ptx.value, entry.as_deref()).unwrap();
+        let resolved = resolve_spec(&mut spec, &[], &kernel).unwrap();
+        let opts = CheckOptions {
+            seeds: 1,
+            engine: RunOptions {
+                threads: 2,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let out = check(&kernel, &resolved, &opts).unwrap();
+        let found: Vec<String> = out
+            .findings
+            .iter()
+            .map(|f| format!("{} line {}", f.diagnostic.rule.id, f.diagnostic.span.line))
+            .collect();
+        assert!(
+            out.findings
+                .iter()
+                .any(|f| f.diagnostic.rule.id == bug.rule && f.diagnostic.span.line == bug.line),
+            "{}: expected {} at line {} ({}); found {found:?}",
+            bug.spec,
+            bug.rule,
+            bug.line,
+            bug.what
+        );
+        println!(
+            "reported: {}: {} at line {} [{}]",
+            bug.spec, bug.rule, bug.line, bug.what
+        );
+    }
 }
