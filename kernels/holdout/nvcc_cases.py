@@ -252,6 +252,26 @@ def _wide_case():
              "expected values from the fragment maps in numpy")
 
 
+def _m64_halves_case():
+    rng = np.random.default_rng(5102)
+    a = (rng.integers(-4, 5, size=(2, 64, 16)) / 2).astype(np.float16)
+    b = (rng.integers(-4, 5, size=(2, 16, 64)) / 2).astype(np.float16)
+    raw = np.full((128, 64), -1.0)
+    for v in range(2):
+        d = a[v].astype(np.float64) @ b[v].astype(np.float64)
+        for i in range(64):
+            raw[16 * v + i % 16 + 32 * (i // 16), :] = d[i]
+    return Case(
+        "ho_nvcc_mma_m64_halves", grid=[1],
+        buffers=dict(a=Input(a.view(np.uint16), "u16"), b=Input(b.view(np.uint16), "u16"),
+                     raw=Output("f32", [128, 64], raw.astype(np.float32), 0.0, 0.0,
+                                "inputs on a 1/2 grid, K = 16: exact; every cell written")),
+        args=dict(a=Ptr("a"), b=Ptr("b"), raw=Ptr("raw")),
+        note="two tcgen05.mma kind::f16 with M = 64 (non-.ws) into the same 64 columns, D at lane 0 "
+             "and at lane 16: layout F puts row i at lane L0 + i % 16 + 32 * (i / 16); the raw "
+             "128 x 64 TMEM block is compared (mma.md §9)")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -266,7 +286,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("tmem_contention.cu", "tmem_contention", dict(block=[128, 1, 1], shared=0),
             lambda: [_contention_case()]),
            ("tmem_wide.cu", "tmem_wide", dict(block=[128, 1, 1], shared=0),
-            lambda: [_wide_case()])]
+            lambda: [_wide_case()]),
+           ("mma_m64_halves.cu", "mma_m64_halves", dict(block=[128, 1, 1], shared=0),
+            lambda: [_m64_halves_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
