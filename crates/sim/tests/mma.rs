@@ -135,6 +135,7 @@ fn f16_gemm(n: usize, bf16: bool, b_mn: bool, col: u32) {
             sid: 0,
             scale: None,
             zcm: 0,
+            meta: None,
         };
         let c = check(&op).expect("legal mma");
         compute(&op, &c, &[&smem], &mut [&mut tmem[..]]).expect("mma");
@@ -194,6 +195,7 @@ fn cta_pair_m256_each_cta_gets_its_rows_from_both_ctas_b_halves() {
         sid: 0,
         scale: None,
         zcm: 0,
+        meta: None,
     };
     let c = check(&op).expect("legal");
     compute(&op, &c, &[&s0, &s1], &mut [&mut t0[..], &mut t1[..]]).expect("mma");
@@ -222,6 +224,7 @@ fn descriptor_and_shape_errors_name_their_rules() {
         sid: 0,
         scale: None,
         zcm: 0,
+        meta: None,
     };
     let rule = |op: &MmaOp| check(op).unwrap_err().rule().map(|r| r.id);
     // version bits 46-48 = 0

@@ -58,6 +58,7 @@ fn ws_mma(zcm: u64, a: &[f32], b: &[f32]) -> Result<Vec<f32>, String> {
         sid: 0,
         scale: None,
         zcm,
+        meta: None,
     };
     let c = check(&op).map_err(|e| e.to_string())?;
     let mut tmem = vec![0u32; 128 * 512];
@@ -298,4 +299,250 @@ fn ld_red_reduces_what_each_thread_loads() {
     assert_eq!(ran.out[2 * 16 + 6], NAN); // thread 2: .NaN propagates
     assert_eq!(ran.out[3 * 16 + 4], NAN); // thread 3: all NaN
     assert_eq!(ran.out[4 * 16 + 5], f(f32::INFINITY)); // thread 4 max.abs
+}
+
+// ---- tcgen05.mma.sp -------------------------------------------------------------------------
+
+/// Writes `bytes(r)` (one row's bytes) K-major without swizzle: chunk c of row r at
+/// `(r % 8)·16 + (r / 8)·sbo + c·lbo` (PTX ISA §9.7.16.3.3).
+fn put_rows(
+    smem: &mut [u8],
+    base: usize,
+    rows: usize,
+    lbo: usize,
+    sbo: usize,
+    row: impl Fn(usize) -> Vec<u8>,
+) {
+    for r in 0..rows {
+        for (i, byte) in row(r).into_iter().enumerate() {
+            let off = (r % 8) * 16 + (r / 8) * sbo + (i % 16) + (i / 16) * lbo;
+            smem[base + off] = byte;
+        }
+    }
+}
+
+fn desc_none(start: usize, lbo: usize, sbo: usize) -> u64 {
+    let enc = |x: usize| ((x & 0x3FFFF) >> 4) as u64;
+    enc(start) | (enc(lbo) << 16) | (enc(sbo) << 32) | (1 << 46)
+}
+
+/// A 2:4-sparse M × K matrix: per row and group of 4, two distinct positions (any order)
+/// hold non-zero values; returns (dense, packed M × K/2, nibbles M × K/4).
+fn sparse_a(m: usize, k: usize, seed: u32) -> (Vec<f32>, Vec<f32>, Vec<u8>) {
+    const PAIRS: [(usize, usize); 8] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 2),
+        (1, 3),
+        (2, 3),
+        (3, 1),
+        (2, 0),
+    ];
+    let vals = ints(m * k, seed);
+    let mut s = seed ^ 0x5555;
+    let (mut dense, mut packed, mut nib) = (vec![0f32; m * k], vec![], vec![]);
+    for r in 0..m {
+        for g in 0..k / 4 {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let (i0, i1) = PAIRS[(s >> 28) as usize % 8];
+            let (v0, v1) = (vals[r * k + 4 * g], vals[r * k + 4 * g + 1] + 0.5);
+            dense[r * k + 4 * g + i0] = v0;
+            dense[r * k + 4 * g + i1] = v1;
+            packed.extend([v0, v1]);
+            nib.push((i0 | i1 << 2) as u8);
+        }
+    }
+    (dense, packed, nib)
+}
+
+/// The metadata cells as CUTLASS's `tmem_e_frg` places them for M = 128 (the reading
+/// `tmemu_tmem::mma::MetaLayout` documents), written from the nibbles at column `c0`.
+fn put_meta(tmem: &mut [u32], c0: usize, nib: &[u8], groups: usize, f16: bool) {
+    for m in 0..128 {
+        for g in 0..groups {
+            let (lane, col, bit) = if f16 {
+                (
+                    (m % 8) + 8 * (g / 4) + 16 * (m / 16),
+                    c0,
+                    16 * ((m / 8) % 2) + 4 * (g % 4),
+                )
+            } else {
+                (m, c0 + g / 8, 4 * (g % 8))
+            };
+            tmem[lane * 512 + col] |= u32::from(nib[m * groups + g]) << bit;
+        }
+    }
+}
+
+/// One `.sp` MMA, M = 128, N = 16, with packed A and B in shared memory and the metadata at
+/// TMEM column 64; D at column 0. `kind`: F16 (f16 operands, K = 32) or I8 (s8, K = 64).
+fn sp_mma(
+    kind: MmaKind,
+    idesc_extra: u32,
+    nib_override: Option<u8>,
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let (m, n) = (128usize, 16usize);
+    let (k, f16) = match kind {
+        MmaKind::F16 => (32usize, true),
+        _ => (64, false),
+    };
+    let (dense, packed, mut nib) = sparse_a(m, k, 11);
+    if let Some(x) = nib_override {
+        nib[0] = x;
+    }
+    let b = ints(n * k, 12);
+    let enc = |v: f32| -> Vec<u8> {
+        if f16 {
+            half::f16::from_f32(v).to_bits().to_le_bytes().to_vec()
+        } else {
+            vec![(v as i8) as u8]
+        }
+    };
+    // s8 values must be integers: use the packed values rounded down for i8
+    let packed: Vec<f32> = if f16 {
+        packed
+    } else {
+        packed.iter().map(|v| v.floor()).collect()
+    };
+    let dense: Vec<f32> = if f16 {
+        dense
+    } else {
+        dense.iter().map(|v| v.floor()).collect()
+    };
+    let mut smem = vec![0u8; 32 * 1024];
+    // packed A: K/2 elements = 32 bytes per row (two 16-byte chunks)
+    put_rows(&mut smem, 0, m, 128, 256, |r| {
+        packed[r * k / 2..(r + 1) * k / 2]
+            .iter()
+            .flat_map(|&v| enc(v))
+            .collect()
+    });
+    // B: K elements = 64 bytes per row (four chunks, LBO 128, SBO 512)
+    put_rows(&mut smem, 16384, n, 128, 512, |r| {
+        b[r * k..(r + 1) * k].iter().flat_map(|&v| enc(v)).collect()
+    });
+    let mut tmem = vec![0u32; 128 * 512];
+    put_meta(&mut tmem, 64, &nib, k / 4, f16);
+    let idesc = match kind {
+        MmaKind::F16 => 1 << 4,
+        _ => (2 << 4) | (1 << 7) | (1 << 10), // S32 D, s8 A and B
+    } | (1 << 2)
+        | ((n as u32 >> 3) << 17)
+        | ((m as u32 >> 4) << 24)
+        | idesc_extra;
+    let op = MmaOp {
+        kind,
+        cta_group: 1,
+        ws: false,
+        idesc,
+        d_taddr: 0,
+        a: AOperand::Desc(desc_none(0, 128, 256)),
+        b_desc: desc_none(16384, 128, 512),
+        dol: [0; 8],
+        enable_d: false,
+        sid: 0,
+        scale: None,
+        zcm: 0,
+        meta: Some(64),
+    };
+    let c = check(&op).map_err(|e| e.to_string())?;
+    compute(&op, &c, &[&smem], &mut [&mut tmem[..]]).map_err(|e| e.to_string())?;
+    let got = (0..m * n)
+        .map(|x| {
+            let cell = tmem[(x / n) * 512 + x % n];
+            if f16 {
+                f64::from(f32::from_bits(cell))
+            } else {
+                f64::from(cell as i32)
+            }
+        })
+        .collect();
+    let want = (0..m * n)
+        .map(|x| {
+            let (i, j) = (x / n, x % n);
+            (0..k)
+                .map(|kk| f64::from(dense[i * k + kk]) * f64::from(b[j * k + kk]))
+                .sum()
+        })
+        .collect();
+    Ok((got, want))
+}
+
+#[test]
+fn sparse_f16_mma_equals_the_dense_product_of_the_expanded_a() {
+    let (got, want) = sp_mma(MmaKind::F16, 0, None).unwrap();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn sparse_i8_mma_equals_the_dense_product_of_the_expanded_a() {
+    let (got, want) = sp_mma(MmaKind::I8, 0, None).unwrap();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn sparse_forms_tmemu_cannot_read_are_refused_and_mismatches_are_rule_errors() {
+    // invalid metadata (two equal indices)
+    let e = sp_mma(MmaKind::F16, 0, Some(0b0101)).unwrap_err();
+    assert!(e.contains("not modelled"), "{e}");
+    // sparsity selector 1: which sub-columns it picks is not modelled
+    let e = sp_mma(MmaKind::F16, 1, None).unwrap_err();
+    assert!(e.contains("not modelled"), "{e}");
+    // a dense instruction with the sparse idesc bit: TM0311
+    let op = MmaOp {
+        kind: MmaKind::F16,
+        cta_group: 1,
+        ws: false,
+        idesc: (1 << 4) | (1 << 2) | (2 << 17) | (8 << 24),
+        d_taddr: 0,
+        a: AOperand::Desc(desc_none(0, 128, 256)),
+        b_desc: desc_none(16384, 128, 512),
+        dol: [0; 8],
+        enable_d: false,
+        sid: 0,
+        scale: None,
+        zcm: 0,
+        meta: None,
+    };
+    let e = check(&op).unwrap_err();
+    assert_eq!(e.rule().map(|r| r.id), Some("TM0311"), "{e}");
+    // .sp with a dense idesc: TM0311 too
+    let op = MmaOp {
+        idesc: (1 << 4) | (2 << 17) | (8 << 24),
+        meta: Some(64),
+        ..op
+    };
+    assert_eq!(check(&op).unwrap_err().rule().map(|r| r.id), Some("TM0311"));
+    // M = 64 sparse (layout F): metadata layout not modelled
+    let op = MmaOp {
+        idesc: (1 << 4) | (1 << 2) | (2 << 17) | (4 << 24),
+        ..op
+    };
+    assert!(check(&op).unwrap_err().to_string().contains("not modelled"));
+}
+
+#[test]
+fn the_loader_takes_sp_operands_in_isa_order_and_refuses_ashift() {
+    let src = |body: &str| {
+        format!(
+            ".version 8.8\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n{body}\nret;\n}}\n"
+        )
+    };
+    for body in [
+        "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
+        "tcgen05.mma.sp.cta_group::1.kind::f16.collector::a::discard [%r1], %rd1, %rd2, [%r3], %r2, {%r4, %r5, %r6, %r7}, %p1;",
+        "tcgen05.mma.sp.cta_group::1.kind::i8 [%r1], [%r5], %rd2, [%r3], %r2, %p1;",
+        "tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1, %rd3;",
+        "tcgen05.mma.ws.cta_group::1.kind::f16.collector::b1::fill [%r1], %rd1, %rd2, %r2, %p1, %rd3;",
+    ] {
+        let s = src(body);
+        let m = tmemu_ptx::parse(&s).expect("parse");
+        load(&m, &s, "k.ptx", None).unwrap_or_else(|e| panic!("{body}: {e}"));
+    }
+    let s = src("tcgen05.mma.cta_group::1.kind::f16.ashift [%r1], [%r5], %rd2, %r2, %p1;");
+    let m = tmemu_ptx::parse(&s).expect("parse");
+    let e = load(&m, &s, "k.ptx", None).unwrap_err();
+    assert!(e.to_string().contains("unsupported"), "{e}");
 }

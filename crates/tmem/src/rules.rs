@@ -857,7 +857,7 @@ pub const IDESC_FIELD: Rule = Rule {
     section: "§9.7.16.4.2",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "Instruction-descriptor fields must be used only where they exist: sparsity selector only when sparse, saturate only for i8, max-shift only for .ws, K=96 only for mxf4/mxf4nvf4 M=256 on sm_103a.",
+    summary: "Instruction-descriptor fields must be used only where they exist: sparsity selector only when sparse, saturate only for i8, max-shift only for .ws, K=96 only for mxf4/mxf4nvf4 M=256 on sm_103a; the sparsity flag set exactly for tcgen05.mma.sp.",
     hardware: "Not specified by the ISA.",
     checked_by: Some("tmemu_tmem::desc"),
 };

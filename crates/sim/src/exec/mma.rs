@@ -16,12 +16,12 @@
 use std::cell::RefCell;
 
 use tmemu_tmem::desc::{
-    InstrDescriptor, Major, MmaKind, MmaShapeContext, ScaleType, SmemDescriptor, ZcmError,
-    ZeroColumnMask,
+    DescError, InstrDescriptor, Major, MmaKind, MmaShapeContext, ScaleType, SmemDescriptor,
+    ZcmError, ZeroColumnMask,
 };
 use tmemu_tmem::mma::{
-    apply_block_scales, execute, gather_operand, gather_scales_tmem, gather_tmem, DLayout,
-    GatherOrder, MmaError, MmaRequest, MmaScratch, OperandFormat,
+    apply_block_scales, execute, expand_sparse_a, gather_operand, gather_scales_tmem, gather_tmem,
+    DLayout, GatherOrder, MetaLayout, MmaError, MmaRequest, MmaScratch, OperandFormat,
 };
 
 use crate::program::{Addr, PSrc, S32, S64};
@@ -79,6 +79,8 @@ pub struct MmaInst {
     pub scale_b: Option<Addr>,
     /// `.ws` zero-column-mask descriptor (64-bit), when given.
     pub zcm: Option<S64>,
+    /// `.sp`: the sparsity metadata's TMEM address `[sp-meta-tmem]`.
+    pub meta: Option<Addr>,
 }
 
 /// One MMA with its operands read from registers: what the async queue keeps until the
@@ -100,6 +102,8 @@ pub struct MmaOp {
     /// `.ws` zero-column-mask descriptor; 0 when absent (non-zero-mask flag clear: every
     /// column of B is used, as without the operand).
     pub zcm: u64,
+    /// `.sp`: the metadata TMEM address.
+    pub meta: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -116,6 +120,8 @@ pub struct Checked {
     pub layout: DLayout,
     /// TMEM columns of D from the D address's column.
     pub d_cols: u32,
+    /// `.sp`: where the metadata lives.
+    pub meta: Option<MetaLayout>,
 }
 
 /// Decodes and checks everything that does not need memory contents.
@@ -128,6 +134,15 @@ pub fn check(op: &MmaOp) -> Result<Checked, MmaError> {
     })?;
     let layout = DLayout::select(idesc.m, op.cta_group, op.ws, idesc.sparse)?;
     layout.check_lane(op.d_taddr >> 16)?;
+    if idesc.sparse != op.meta.is_some() {
+        return Err(MmaError::Desc(DescError::IdescSparsity {
+            instruction_sparse: op.meta.is_some(),
+        }));
+    }
+    let meta = match op.meta {
+        Some(_) => Some(MetaLayout::select(&idesc, layout, op.ws)?),
+        None => None,
+    };
     if let AOperand::Desc(a) = op.a {
         let d = SmemDescriptor::decode(a)?;
         d.check_sm100()?;
@@ -160,6 +175,7 @@ pub fn check(op: &MmaOp) -> Result<Checked, MmaError> {
         idesc,
         layout,
         d_cols: layout.columns(idesc.n),
+        meta,
     })
 }
 
@@ -187,6 +203,8 @@ fn zero_columns(
 #[derive(Default)]
 struct Buffers {
     a: Vec<f32>,
+    /// Packed sparse A (rows × K/2) before expansion.
+    sp: Vec<f32>,
     b: Vec<f32>,
     sc: Vec<f32>,
     scratch: MmaScratch,
@@ -248,8 +266,9 @@ pub fn compute(
     // concatenates per-CTA parts, which needs rows (A) and columns (B) outermost.
     let (ao, bo) = if nctas == 1 {
         let ao = match op.a {
-            AOperand::Desc(_) => order(idesc.a_major),
-            AOperand::Tmem(_) => GatherOrder::RowsByK,
+            // sparse A is expanded row by row
+            AOperand::Desc(_) if c.meta.is_none() => order(idesc.a_major),
+            _ => GatherOrder::RowsByK,
         };
         (ao, order(idesc.b_major))
     } else {
@@ -262,20 +281,43 @@ pub fn compute(
         for v in 0..nctas {
             let (sh, tm) = (smem[v], &*tmem.grid(v));
             let a_part = &mut bufs.a[v * rows * k..(v + 1) * rows * k];
-            match op.a {
-                AOperand::Desc(raw) => gather_operand(
-                    sh,
-                    raw,
-                    idesc.a_major,
-                    fa,
-                    'A',
-                    rows as u32,
-                    k as u32,
-                    ao,
-                    a_part,
-                )?,
-                AOperand::Tmem(t) => {
-                    gather_tmem(tm, t, c.layout, fa, rows as u32, k as u32, a_part)?
+            if let (Some(ml), Some(mt)) = (c.meta, op.meta) {
+                // `.sp`: gather the packed rows × K/2, then place them by the metadata.
+                let kp = (k / 2) as u32;
+                bufs.sp.resize(rows * k / 2, 0.0);
+                match op.a {
+                    AOperand::Desc(raw) => gather_operand(
+                        sh,
+                        raw,
+                        idesc.a_major,
+                        fa,
+                        'A',
+                        rows as u32,
+                        kp,
+                        GatherOrder::RowsByK,
+                        &mut bufs.sp,
+                    )?,
+                    AOperand::Tmem(t) => {
+                        gather_tmem(tm, t, c.layout, fa, rows as u32, kp, &mut bufs.sp)?
+                    }
+                }
+                expand_sparse_a(tm, mt, ml, rows as u32, k as u32, &bufs.sp, a_part)?;
+            } else {
+                match op.a {
+                    AOperand::Desc(raw) => gather_operand(
+                        sh,
+                        raw,
+                        idesc.a_major,
+                        fa,
+                        'A',
+                        rows as u32,
+                        k as u32,
+                        ao,
+                        a_part,
+                    )?,
+                    AOperand::Tmem(t) => {
+                        gather_tmem(tm, t, c.layout, fa, rows as u32, k as u32, a_part)?
+                    }
                 }
             }
             let b_part = &mut bufs.b[v * ncta * k..(v + 1) * ncta * k];
@@ -398,6 +440,7 @@ fn operands(w: &Warp, l: usize, i: &MmaInst) -> MmaOp {
         sid: i.sid,
         scale,
         zcm: i.zcm.map_or(0, |z| w.get(z)[l]),
+        meta: i.meta.map(|m| lane_addr(w, m, l) as u32),
     }
 }
 
@@ -512,9 +555,11 @@ fn places(op: &MmaOp, c: &Checked, ranks: &[usize]) -> Vec<(Place, AccessKind)> 
             elem: idesc.a_type,
             kind: op.kind,
         };
+        // sparse A is stored packed: K/2 elements per row
+        let ka = if c.meta.is_some() { k / 2 } else { k };
         match op.a {
             AOperand::Desc(raw) => {
-                if let Some((lo, hi)) = operand_extent(raw, idesc.a_major, fa, rows, k) {
+                if let Some((lo, hi)) = operand_extent(raw, idesc.a_major, fa, rows, ka) {
                     out.push((smem(lo, hi), AccessKind::Read));
                 }
             }
@@ -526,7 +571,7 @@ fn places(op: &MmaOp, c: &Checked, ranks: &[usize]) -> Vec<(Place, AccessKind)> 
                         lane: t >> 16,
                         lanes: 128 - (t >> 16).min(128),
                         col: t & 0xFFFF,
-                        cols: k.div_ceil(per_cell),
+                        cols: ka.div_ceil(per_cell),
                     }),
                     AccessKind::Read,
                 ));
@@ -538,6 +583,18 @@ fn places(op: &MmaOp, c: &Checked, ranks: &[usize]) -> Vec<(Place, AccessKind)> 
         };
         if let Some((lo, hi)) = operand_extent(op.b_desc, idesc.b_major, fb, idesc.n / nctas, k) {
             out.push((smem(lo, hi), AccessKind::Read));
+        }
+        if let (Some(ml), Some(t)) = (c.meta, op.meta) {
+            out.push((
+                Place::Tmem(TmemRect {
+                    cta: r as u32,
+                    lane: t >> 16,
+                    lanes: 128 - (t >> 16).min(128),
+                    col: t & 0xFFFF,
+                    cols: ml.columns(),
+                }),
+                AccessKind::Read,
+            ));
         }
         if let Some((_, sfa, sfb)) = op.scale {
             for (t, n) in [(sfa, rows), (sfb, idesc.n / nctas)] {
@@ -565,7 +622,12 @@ fn check_columns<O: Observer>(
     ranks: &[usize],
 ) -> Result<(), String> {
     let col = |t: u32| t & 0xFFFF;
-    let k = c.idesc.k();
+    // sparse A is stored packed: K/2 elements per row
+    let k = if c.meta.is_some() {
+        c.idesc.k() / 2
+    } else {
+        c.idesc.k()
+    };
     for &r in ranks {
         let d0 = col(op.d_taddr);
         columns_owned(cx, r, d0..d0 + c.d_cols)
@@ -579,6 +641,10 @@ fn check_columns<O: Observer>(
                 .tmem_bits();
             columns_owned(cx, r, col(t)..col(t) + k.div_ceil(per_cell))
                 .map_err(|m| format!("A at taddr {t:#x} in CTA rank {r}: {m}"))?;
+        }
+        if let (Some(ml), Some(t)) = (c.meta, op.meta) {
+            columns_owned(cx, r, col(t)..col(t) + ml.columns())
+                .map_err(|m| format!("sparsity metadata at taddr {t:#x} in CTA rank {r}: {m}"))?;
         }
         if let Some((_, sfa, sfb)) = op.scale {
             for (what, t) in [("scale_A", sfa), ("scale_B", sfb)] {

@@ -1,9 +1,9 @@
 //! Decoding of `tcgen05.mma{.ws}` (a child module of `decode`, whose context `D` it uses).
 //! Syntax: PTX ISA 9.1 §9.7.16.10.9.1–.3, `shared/spec/mma.md` §2. Qualifiers are accepted in
 //! any order (llc writes `.collector::a::discard` before `.ashift`, the ISA grammar lists both).
-//! Forms tmemu does not model are load-time `unsupported`: `.sp` (sparse A) and `.ashift`. The
-//! `.ws` zero-column mask is an operand; which of its encodings are modelled is decided at
-//! execution (`exec::mma`), where an unmodelled one ends the run `incomplete`.
+//! `.ashift` is a load-time `unsupported` (not modelled). `.sp` (sparse A, with its metadata
+//! operand) and the `.ws` zero-column mask are operands whose modelled encodings are decided
+//! at execution (`exec::mma`), where an unmodelled one ends the run `incomplete`.
 
 use tmemu_ptx::ast::OperandKind;
 use tmemu_tmem::desc::MmaKind;
@@ -75,9 +75,6 @@ fn s32_of<'s>(d: &D<'_, '_, '_, 's>, o: &tmemu_ptx::ast::Operand<'s>) -> R<S32> 
 
 /// `tcgen05.mma{.ws}.cta_group::N.kind::K{.block_scale{.SV}}{.collector::..}`.
 pub(super) fn mma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
-    if d.has("sp") {
-        return d.unsup_why("sparse A (.sp) is not modelled");
-    }
     if d.has("ashift") {
         return d.unsup_why(".ashift is not modelled");
     }
@@ -101,16 +98,23 @@ pub(super) fn mma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         _ => MmaA::Desc(d.s64(1)?),
     };
     let b = d.s64(2)?;
-    let idesc = d.s32(3)?;
-    let mut next = 4;
+    // `.sp`: `[sp-meta-tmem]` sits between b-desc and idesc (PTX ISA §9.7.16.10.9.2).
+    let (meta, at) = if d.has("sp") {
+        (Some(d.addr(3)?), 4)
+    } else {
+        (None, 3)
+    };
+    let idesc = d.s32(at)?;
+    let mut next = at + 1;
     let (mut scale_a, mut scale_b) = (None, None);
     let mut dol = Vec::new();
     if scale.is_some() {
-        scale_a = Some(d.addr(4)?);
-        scale_b = Some(d.addr(5)?);
-        next = 6;
+        scale_a = Some(d.addr(next)?);
+        scale_b = Some(d.addr(next + 1)?);
+        next += 2;
     } else if !ws {
-        if let OperandKind::Vector(v) = &d.op(4)?.kind {
+        let dol_at = next;
+        if let OperandKind::Vector(v) = &d.op(dol_at)?.kind {
             let want = 4 * cta_group as usize;
             if v.len() != want {
                 return invalid(
@@ -118,13 +122,13 @@ pub(super) fn mma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                         "disable-output-lane of .cta_group::{cta_group} has {want} elements, not {}",
                         v.len()
                     ),
-                    d.op(4)?.span,
+                    d.op(dol_at)?.span,
                 );
             }
             for o in v {
                 dol.push(s32_of(d, o)?);
             }
-            next = 5;
+            next = dol_at + 1;
         }
     }
     let enable_d = d.psrc(next)?;
@@ -173,5 +177,6 @@ pub(super) fn mma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         scale_a,
         scale_b,
         zcm,
+        meta,
     })))
 }

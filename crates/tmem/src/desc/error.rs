@@ -27,6 +27,8 @@ pub enum DescError {
     IdescTranspose { operand: char },
     /// Sparsity selector non-zero while the sparsity flag is clear.
     IdescSparseSelector,
+    /// The sparsity flag (bit 2) disagrees with the instruction (`tcgen05.mma.sp` or not).
+    IdescSparsity { instruction_sparse: bool },
     /// Saturate bit set with a floating-point kind.
     IdescSaturate,
     /// Max-shift non-zero outside `.ws`.
@@ -58,7 +60,11 @@ impl DescError {
             IdescShape { .. } => &rules::MMA_SHAPE,
             IdescNegateI8 => &rules::IDESC_NEGATE_I8,
             IdescTranspose { .. } | MajorSwizzle { .. } => &rules::MMA_TRANSPOSE,
-            IdescSparseSelector | IdescSaturate | IdescMaxShift | IdescK96 => &rules::IDESC_FIELD,
+            IdescSparseSelector
+            | IdescSparsity { .. }
+            | IdescSaturate
+            | IdescMaxShift
+            | IdescK96 => &rules::IDESC_FIELD,
             IdescScaleFactorId { .. } | IdescScaleType => &rules::IDESC_SCALE,
         }
     }
@@ -111,6 +117,19 @@ impl core::fmt::Display for DescError {
                     f,
                     "sparsity selector is non-zero but the sparsity flag is clear"
                 )
+            }
+            IdescSparsity { instruction_sparse } => {
+                if *instruction_sparse {
+                    write!(
+                        f,
+                        "tcgen05.mma.sp with a dense instruction descriptor (bit 2 clear)"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "dense tcgen05.mma with a sparse instruction descriptor (bit 2 set)"
+                    )
+                }
             }
             IdescSaturate => write!(f, "saturate bit is only meaningful with .kind::i8"),
             IdescMaxShift => write!(f, "max-shift is only allowed with tcgen05.mma.ws"),

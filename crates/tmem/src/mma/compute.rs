@@ -18,7 +18,8 @@ pub struct MmaScratch {
 pub struct MmaRequest<'a> {
     pub idesc: &'a InstrDescriptor,
     pub layout: DLayout,
-    /// A, `M × K` (M = the instruction's M: both CTAs' rows for cta_group::2).
+    /// A, `M × K` (M = the instruction's M: both CTAs' rows for cta_group::2); for a sparse
+    /// MMA the dense A after [`super::expand_sparse_a`], K = the sparse K.
     pub a: &'a [f32],
     pub a_order: GatherOrder,
     /// B, `N × K` (all N; for cta_group::2 both CTAs' halves concatenated).
@@ -50,9 +51,6 @@ pub fn execute(
     let rows = layout.rows_per_cta() as usize;
     let (l0, c0) = ((d_taddr >> 16) as usize, (d_taddr & 0xFFFF) as usize);
     layout.check_lane(l0 as u32)?;
-    if idesc.sparse {
-        return Err(MmaError::Unsupported("sparse tcgen05.mma.sp"));
-    }
     let ncols = layout.columns(n as u32) as usize;
     if c0 + ncols > COLS {
         return Err(MmaError::TmemOutOfRange {
