@@ -272,6 +272,28 @@ def _m64_halves_case():
              "128 x 64 TMEM block is compared (mma.md §9)")
 
 
+def _cp_shift_mma_case():
+    rng = np.random.default_rng(5103)
+    a = (rng.integers(-4, 5, size=(128, 16)) / 2).astype(np.float16)
+    b = (rng.integers(-4, 5, size=(16, 64)) / 2).astype(np.float16)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    shifted = a64.copy()
+    for q in range(4):   # row k+1 <- row k inside each 32-lane block
+        shifted[32 * q + 1:32 * q + 32] = a64[32 * q:32 * q + 31]
+    d2 = shifted @ b64
+    d2[0::32] = 0.0      # row 0 of each block: content after the shift unspecified, written as 0
+    exact = "inputs on a 1/2 grid, K = 16: exact"
+    return Case(
+        "ho_nvcc_cp_shift_mma", grid=[1],
+        buffers=dict(a=Input(a.view(np.uint16), "u16"), b=Input(b.view(np.uint16), "u16"),
+                     d1=Output("f32", [128, 64], (a64 @ b64).astype(np.float32), 0.0, 0.0, exact),
+                     d2=Output("f32", [128, 64], d2.astype(np.float32), 0.0, 0.0, exact)),
+        args=dict(a=Ptr("a"), b=Ptr("b"), d1=Ptr("d1"), d2=Ptr("d2")),
+        note="one thread issues cp.128x256b (A into TMEM, then commit + wait) -> mma (A from "
+             "TMEM) -> 4 x shift.down -> mma -> commit with no wait in between (the ISA's "
+             "pipelined pairs mma -> shift and shift -> mma); D1 = A @ B, D2 = shift(A) @ B")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -288,7 +310,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("tmem_wide.cu", "tmem_wide", dict(block=[128, 1, 1], shared=0),
             lambda: [_wide_case()]),
            ("mma_m64_halves.cu", "mma_m64_halves", dict(block=[128, 1, 1], shared=0),
-            lambda: [_m64_halves_case()])]
+            lambda: [_m64_halves_case()]),
+           ("cp_shift_mma.cu", "cp_shift_mma", dict(block=[128, 1, 1], shared=0),
+            lambda: [_cp_shift_mma_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
