@@ -411,8 +411,8 @@ fn misaligned_destination_is_tm0121_at_the_copy() {
 }
 
 #[test]
-fn wide_im2col_and_gather4_are_unsupported_at_load_time() {
-    for mode in ["im2col::w", "im2col::w::128", "tile::gather4"] {
+fn wide_im2col_is_unsupported_at_load_time() {
+    for mode in ["im2col::w", "im2col::w::128"] {
         let ptx = BAD.replace("global.mbarrier", &format!("global.{mode}.mbarrier"));
         let m = tmemu_ptx::parse(&ptx).expect("parse");
         let e = load(&m, &ptx, "x.ptx", None).unwrap_err();
@@ -541,4 +541,115 @@ fn im2col_load_matches_the_h100() {
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     assert!(r.hangs.is_empty(), "{:?}", r.hangs);
     assert_eq!(g.read_buffer(raw).unwrap(), want, "shared-memory bytes vs the H100");
+}
+
+const GATHER4: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry tma_g4(.param .align 64 .b8 tmap[128], .param .align 64 .b8 omap[128],
+    .param .u64 raw_ptr, .param .u32 col, .param .u32 r0, .param .u32 r1, .param .u32 r2,
+    .param .u32 r3, .param .u32 nbytes)
+{
+    .shared .align 1024 .b8 buf[4096];
+    .shared .align 8 .b64 bar;
+    .reg .pred %p<4>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [col];
+    ld.param.u32 %r2, [r0];
+    ld.param.u32 %r3, [r1];
+    ld.param.u32 %r4, [r2];
+    ld.param.u32 %r5, [r3];
+    ld.param.u32 %r6, [nbytes];
+    ld.param.u64 %rd1, [raw_ptr];
+    mov.u32 %r7, %tid.x;
+    setp.eq.u32 %p1, %r7, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r6;
+    @%p1 cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [buf], [tmap, {%r1, %r2, %r3, %r4, %r5}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], %r6;
+    @%p1 cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [omap, {%r1, %r2, %r3, %r4, %r5}], [buf];
+    @%p1 cp.async.bulk.commit_group;
+    @%p1 cp.async.bulk.wait_group 0;
+    ret;
+}
+"#;
+
+/// `.tile::gather4` then `.tile::scatter4` through the engine: four rows (one out of the
+/// tensor) of a 40 × 96 f16 tensor with the 64B swizzle; expected bytes from the definition.
+#[test]
+fn gather4_and_scatter4_move_four_rows() {
+    let t = Tensor {
+        rows: 40,
+        cols: 96,
+        esize: 2,
+    };
+    let src: Vec<u8> = (0..t.rows * t.cols)
+        .flat_map(|i| (i as u16).to_le_bytes())
+        .collect();
+    let m = tmemu_ptx::parse(GATHER4).expect("parse");
+    let k = load(&m, GATHER4, "tma_g4.ptx", None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let a = g.alloc("src", &src);
+    let o = g.alloc("dst", &vec![0u8; src.len()]);
+    let (boxw, col, rows) = (32u32, 72i32, [5i32, 39, -3, 5]);
+    let nbytes = 4 * boxw * 2;
+    let raw = g.alloc("raw", &vec![0u8; nbytes as usize]);
+    let tm = map(&t, TmElemType::F16, a, boxw, 1, SwizzleMode::B64).encode();
+    let om = map(&t, TmElemType::F16, o, boxw, 1, SwizzleMode::B64).encode();
+    let p = params(
+        &k,
+        &[
+            &tm,
+            &om,
+            &raw.to_le_bytes(),
+            &col.to_le_bytes(),
+            &rows[0].to_le_bytes(),
+            &rows[1].to_le_bytes(),
+            &rows[2].to_le_bytes(),
+            &rows[3].to_le_bytes(),
+            &nbytes.to_le_bytes(),
+        ],
+    );
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        cluster: None,
+        dyn_shared: 0,
+        params: p,
+    };
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert!(r.hangs.is_empty(), "{:?}", r.hangs);
+    let got = g.read_buffer(raw).unwrap();
+    let mut want = vec![0u8; nbytes as usize];
+    for (ri, &y) in rows.iter().enumerate() {
+        for c in 0..u64::from(boxw) {
+            let x = i64::from(col) + c as i64;
+            let v: u16 = if y >= 0 && (y as u64) < t.rows && (x as u64) < t.cols {
+                (y as u64 * t.cols + x as u64) as u16
+            } else {
+                0
+            };
+            let o = (ri as u64 * u64::from(boxw) + c) * 2;
+            let phys = o ^ (((o >> 7) & 3) << 4);
+            want[phys as usize..phys as usize + 2].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    assert_eq!(got, want, "gathered rows");
+    // The scatter wrote rows 5 and 39, columns 72..96, back unchanged; nothing else.
+    let dst = g.read_buffer(o).unwrap();
+    for y in 0..t.rows {
+        for x in 0..t.cols {
+            let i = (y * t.cols + x) as usize;
+            let v = u16::from_le_bytes([dst[2 * i], dst[2 * i + 1]]);
+            let inside = (y == 5 || y == 39) && x >= 72;
+            assert_eq!(v, if inside { i as u16 } else { 0 }, "({y}, {x})");
+        }
+    }
 }

@@ -70,6 +70,10 @@ pub enum TmaError {
     },
     #[error("{given} im2col offsets for a rank-{rank} tensor map (one per spatial dimension)")]
     Im2colOffsets { given: usize, rank: u8 },
+    #[error("a .tile::gather4/scatter4 copy needs a 2-D map and 5 coordinates {{col, row0..row3}}, found rank {rank} and {given} coordinates")]
+    Gather4Shape { rank: u8, given: usize },
+    #[error("a .tile::gather4/scatter4 map's box must be one row high (box[1] = 1), found {rows}")]
+    Gather4Box { rows: u32 },
     #[error("not modelled: {0}")]
     Unsupported(&'static str),
 }
@@ -89,6 +93,8 @@ impl TmaError {
             TmaError::MulticastMask { .. } => rule::MULTICAST_MASK,
             TmaError::ModeMismatch { .. } => rule::MAP_INVALID,
             TmaError::Im2colOffsets { .. } => rule::COORDS_RANK,
+            TmaError::Gather4Shape { .. } => rule::COORDS_RANK,
+            TmaError::Gather4Box { .. } => rule::MAP_INVALID,
             TmaError::Unsupported(_) => return None,
         })
     }

@@ -120,6 +120,8 @@ pub struct TileBox {
     smem: u32,
     fill: [u8; 8],
     im2col: Option<Im2colWalk>,
+    /// `.tile::gather4` / `.tile::scatter4`: the four row coordinates (dimension 1).
+    rows4: Option<[i64; 4]>,
 }
 
 impl TileBox {
@@ -168,6 +170,55 @@ impl TileBox {
         Self::decode(desc, coords, smem, Some((p, walk)))
     }
 
+    /// Decodes a `.tile::gather4` load or `.tile::scatter4` store (sm_100a; PTX ISA 9.1
+    /// §5.5.6 and §9.7.9.27.1.2): a 2-D tile map, `coords` = `{col, row0, row1, row2, row3}`.
+    /// Each of the four rows is `box[0]` elements from column `col` of tensor row `row_k`,
+    /// and the rows land one after another in shared memory as the rows of a 4-row tile box
+    /// would (same pitch and swizzle). The map's box must be one row high (`box[1] = 1`):
+    /// the ISA describes the four rows as the box, and Triton and Mojo build gather maps
+    /// with a one-row box (DERIVED; UNCONFIRMED what hardware does with a taller box, so it
+    /// is refused as TM0123). Rows outside the tensor are filled (loads) or skipped
+    /// (stores), as tile-mode elements are.
+    pub fn new_gather4(
+        desc: &TensorMapDesc,
+        coords: &[i32],
+        smem: u32,
+    ) -> Result<TileBox, TmaError> {
+        if let TensorMapMode::Im2col(_) = desc.mode {
+            return Err(TmaError::ModeMismatch {
+                map: "im2col",
+                inst: "tile::gather4/scatter4",
+            });
+        }
+        if desc.rank != 2 || coords.len() != 5 {
+            return Err(TmaError::Gather4Shape {
+                rank: desc.rank,
+                given: coords.len(),
+            });
+        }
+        if desc.box_dims[1] != 1 {
+            return Err(TmaError::Gather4Box {
+                rows: desc.box_dims[1],
+            });
+        }
+        let mut b = Self::decode(desc, &coords[..2], smem, None)?;
+        let mut rows = [0i64; 4];
+        for (r, &c) in rows.iter_mut().zip(&coords[1..]) {
+            *r = i64::from(c);
+        }
+        b.rows4 = Some(rows);
+        b.counts[1] = 4;
+        let end = u64::from(smem) + b.rows() * u64::from(b.pitch);
+        if end > 1 << 32 {
+            return Err(TmaError::SmemOutOfBounds {
+                start: u64::from(smem),
+                end,
+                size: 1 << 32,
+            });
+        }
+        Ok(b)
+    }
+
     fn decode(
         desc: &TensorMapDesc,
         coords: &[i32],
@@ -175,6 +226,10 @@ impl TileBox {
         im2col: Option<(Im2colParams, Im2colWalk)>,
     ) -> Result<TileBox, TmaError> {
         let rank = desc.rank as usize;
+        if !(1..=MAX_RANK).contains(&rank) {
+            // A rank field outside 1..=5 is a broken map (TM0123), not a coordinate count.
+            desc.validate()?;
+        }
         if coords.len() != rank {
             return Err(TmaError::CoordsRank {
                 given: coords.len(),
@@ -242,6 +297,7 @@ impl TileBox {
             smem,
             fill: fill_pattern(ty, desc.oob_fill),
             im2col: im2col.map(|(_, w)| w),
+            rows4: None,
         };
         for i in 0..rank {
             b.dims[i] = if i == 0 {
@@ -437,6 +493,14 @@ impl TileBox {
             }
             return;
         }
+        if let Some(rows) = self.rows4 {
+            let mut x = [0i64; MAX_RANK];
+            for (row, &r) in rows.iter().enumerate() {
+                x[1] = r;
+                f(row as u64, &x, base_of(&x));
+            }
+            return;
+        }
         let mut k = [0u32; MAX_RANK];
         let mut x = [0i64; MAX_RANK];
         for row in 0..self.rows() {
@@ -605,7 +669,7 @@ impl TileBox {
     pub fn for_each_element(&self, mut f: impl FnMut(Element)) {
         let rows_k = |row: u64| {
             let mut k = [0u32; MAX_RANK];
-            if self.im2col.is_some() {
+            if self.im2col.is_some() || self.rows4.is_some() {
                 k[1] = row as u32;
             } else {
                 let mut rest = row;

@@ -185,7 +185,7 @@ fn loads_match_the_h100_bit_for_bit() {
         compared += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The recording holds 19 cases, one of which faulted on the hardware.
+    // The recording holds 18 cases (11 im2col), one of which faulted on the hardware.
     assert!(
         compared >= 17 && im2col >= 10,
         "only {compared} cases compared"

@@ -1247,6 +1247,45 @@ add_tma("TM0128-tma-multicast-mask", "keep", "clean",
         ["ctaMask 0x3: both CTAs of the cluster receive the box and wait for it."],
         multicast(0x3, "", mbar_wait()), grid=2, block=32, cluster=2)
 
+# TM0122 and TM0127 need maps the launch spec refuses to bind, so the kernel builds them as
+# Triton's device-side descriptors do: thread 0 copies the bound map into global memory (the
+# first 128 bytes of `out`, overwritten with results at the end), edits one field with
+# tensormap.replace, orders the edit for the tensormap proxy and loads through the copy.
+def device_map(replace: list[str]) -> list[str]:
+    return (["    @!%p2 bra L_MAP;"]
+            + [f"    ld.param.u64 %rd10, [{TMAP}+{8 * i}];\n    st.global.u64 [%rd1+{8 * i}], %rd10;"
+               for i in range(16)]
+            + replace
+            + ["    fence.proxy.tensormap::generic.release.gpu;",
+               "    fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;",
+               # the barrier orders thread 0's map bytes before every thread's result store
+               "L_MAP:", "    bar.sync 0;", "    mov.u64 %rd8, %rd1;"])
+
+
+add_tma("TM0122-tma-box-exceeds-swizzle", "break", "violation",
+        ["The device-side map gets the 32B swizzle (tensormap.replace .swizzle_mode 1) while its",
+         "box rows are 32 f32 = 128 bytes. Rejected at the copy; bounded wait."],
+        tma_load(pre=device_map(
+            ["    tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd1], 1;"]),
+            wait=bounded_wait(), mark=E("TM0122")))
+add_tma("TM0122-tma-box-exceeds-swizzle", "keep", "clean",
+        ["The same device-side edit to the 128B swizzle (code 3): a 128-byte row fits its span."],
+        tma_load(pre=device_map(
+            ["    tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd1], 3;"])))
+add_tma("TM0127-tma-global-fault", "break", "violation",
+        ["The device-side map claims 4096 rows (tensormap.replace .global_dim 1) of the 64-row",
+         "buffer, and the copy loads rows 1024..1032: inside the map's dims, so not filled,",
+         "but outside every allocation. Rejected at the copy; bounded wait."],
+        tma_load(pre=device_map(
+            ["    tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], 1, 4096;"])
+            + ["    mov.u32 %r43, 1024;"],
+            wait=bounded_wait(), mark=E("TM0127")))
+add_tma("TM0127-tma-global-fault", "keep", "clean",
+        ["The same 4096-row map, loading rows 56..64, which the buffer holds."],
+        tma_load(pre=device_map(
+            ["    tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], 1, 4096;"])
+            + ["    mov.u32 %r43, 56;"]))
+
 # ---- TM0511: a form only the data shows, which tmemu does not model, ends `incomplete`
 TMA_MAP_96B = 'tensormap = { buffer = "a", box = [24, 8], swizzle = "96B" }'
 add_tma("TM0511-unmodelled-form", "break", "incomplete",

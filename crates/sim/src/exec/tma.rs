@@ -195,7 +195,9 @@ fn read_map<O: Observer>(
     }
     let mut b = [0u8; TENSOR_MAP_BYTES];
     read_bytes(cx, loc, &mut b).map_err(|f| Fail::Mem(f, i.map_space))?;
-    Ok(TensorMapDesc::decode(&b).map_err(TmaError::Map)?)
+    // The encoder rules are checked by the copy's decode (`TileBox::new*`), which reports the
+    // specific rule (TM0122 for a box wider than the swizzle span) before the generic TM0123.
+    Ok(TensorMapDesc::decode_unvalidated(&b).map_err(TmaError::Map)?)
 }
 
 fn coords(w: &Warp, l: usize, i: &TmaInst) -> ([i32; 5], usize) {
@@ -303,9 +305,11 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
             match multicast {
                 None => {
                     b.check_smem(cx.ctas[dcta].shared.len())?;
+                    // A copy that faults (TM0127) is reported, never observed as issued: its
+                    // completion never comes, and a race on its bytes would only echo the fault.
+                    tmemu_tma::load(&b, &Global(global), &mut cx.ctas[dcta].shared)?;
                     let id = issue(w, cx, l);
                     observe_box(cx, id, &b, dcta, AccessKind::Write, AccessKind::Read);
-                    tmemu_tma::load(&b, &Global(global), &mut cx.ctas[dcta].shared)?;
                     cx.obs.async_complete(id, cx.out.warp_instructions);
                     let key = SyncKey::Mbarrier {
                         cta: mcta as u32,
@@ -335,17 +339,17 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                         }
                         b.check_smem(cx.ctas[cta_rank as usize].shared.len())?;
                     }
-                    let id = issue(w, cx, l);
-                    for &(cta_rank, _) in targets {
-                        let at = cta_rank as usize;
-                        observe_box(cx, id, &b, at, AccessKind::Write, AccessKind::Read);
-                    }
                     for &(cta_rank, _) in targets {
                         tmemu_tma::load(
                             &b,
                             &Global(global),
                             &mut cx.ctas[cta_rank as usize].shared,
                         )?;
+                    }
+                    let id = issue(w, cx, l);
+                    for &(cta_rank, _) in targets {
+                        let at = cta_rank as usize;
+                        observe_box(cx, id, &b, at, AccessKind::Write, AccessKind::Read);
                     }
                     cx.obs.async_complete(id, cx.out.warp_instructions);
                     for &(_, mbar_rank) in targets {
@@ -366,9 +370,9 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
             );
             let b = decode_box(w, l, i, &desc, &c[..n], soff)?;
             b.check_smem(cx.ctas[scta].shared.len())?;
+            tmemu_tma::store(&b, &cx.ctas[scta].shared, &mut Global(global))?;
             let id = issue(w, cx, l);
             observe_box(cx, id, &b, scta, AccessKind::Read, AccessKind::Write);
-            tmemu_tma::store(&b, &cx.ctas[scta].shared, &mut Global(global))?;
             complete_observed(w, cx, l, id);
         }
         TmaOp::Reduce { op, src } => {
@@ -379,8 +383,6 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
             op.check(desc.elem_type)?;
             let b = decode_box(w, l, i, &desc, &c[..n], soff)?;
             b.check_smem(cx.ctas[scta].shared.len())?;
-            let id = issue(w, cx, l);
-            observe_box(cx, id, &b, scta, AccessKind::Read, AccessKind::Write);
             tmemu_tma::reduce(
                 &b,
                 op,
@@ -388,6 +390,8 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                 &cx.ctas[scta].shared,
                 &mut Global(global),
             )?;
+            let id = issue(w, cx, l);
+            observe_box(cx, id, &b, scta, AccessKind::Read, AccessKind::Write);
             complete_observed(w, cx, l, id);
         }
         TmaOp::Prefetch => {

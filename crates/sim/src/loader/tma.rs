@@ -60,7 +60,7 @@ fn map_and_coords(d: &D<'_, '_, '_, '_>, n: usize, rank: usize) -> R<(Addr, Spac
     if coords.len() != rank {
         return invalid(
             format!(
-                "a .{rank}d tensor copy takes {rank} coordinates, not {}",
+                "expected {rank} tensor coordinates (one per dimension of the .Nd modifier; 5 for gather4/scatter4), found {}",
                 coords.len()
             ),
             o.span,
@@ -84,19 +84,19 @@ fn map_and_coords(d: &D<'_, '_, '_, '_>, n: usize, rank: usize) -> R<(Addr, Spac
     ))
 }
 
-/// The copy's mode: `.tile` (default), `.im2col` (loads, prefetch) or `.im2col_no_offs`
-/// (stores, reductions). The wide im2col modes and gather4/scatter4 are a load-time
-/// `unsupported`, never a silent tile copy.
+/// The copy's mode: `.tile` (default), `.im2col` (loads, prefetch), `.im2col_no_offs`
+/// (stores, reductions), `.tile::gather4` (loads) or `.tile::scatter4` (stores). The wide
+/// im2col modes are a load-time `unsupported`, never a silent tile copy.
 fn mode(d: &D<'_, '_, '_, '_>) -> R<Mode> {
     let mut mode = Mode::Tile;
     for m in &d.mods {
         match *m {
             "im2col" => mode = Mode::Im2col,
             "im2col_no_offs" => mode = Mode::Im2colNoOffs,
+            "tile::gather4" => mode = Mode::Gather4,
+            "tile::scatter4" => mode = Mode::Scatter4,
             m if m.starts_with("im2col") || m.starts_with("tile::") => {
-                return d.unsup_why(
-                    "the .im2col::w and .tile::gather4/scatter4 modes are not modelled",
-                );
+                return d.unsup_why("the .im2col::w and .im2col::w::128 modes are not modelled");
             }
             _ => {}
         }
@@ -109,6 +109,8 @@ enum Mode {
     Tile,
     Im2col,
     Im2colNoOffs,
+    Gather4,
+    Scatter4,
 }
 
 /// `{offW, offH, offD}`: the im2colInfo operand of an `.im2col` load or prefetch, one 16-bit
@@ -158,6 +160,15 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             d.i.opcode_span,
         );
     };
+    let rows4 = matches!(mode, Mode::Gather4 | Mode::Scatter4);
+    if rows4 && rank != 2 {
+        return invalid(
+            ".tile::gather4 and .tile::scatter4 copies are .2d",
+            d.i.opcode_span,
+        );
+    }
+    // {col, row0, row1, row2, row3} for gather4/scatter4.
+    let ncoords = if rows4 { 5 } else { rank };
     let group = if d.has("cta_group::2") {
         CtaGroup::Two
     } else {
@@ -166,7 +177,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     // Stores and reductions read an im2col box with zero offsets (`.im2col_no_offs`).
     let no_offs = || (mode == Mode::Im2colNoOffs).then(Vec::new);
     if d.has("prefetch") {
-        let (map, map_space, coords) = map_and_coords(d, 0, rank)?;
+        let (map, map_space, coords) = map_and_coords(d, 0, ncoords)?;
         // cp.async.bulk.prefetch.tensor [map, coords] {, im2colInfo} {, cache-policy}
         let im2col = match mode {
             Mode::Im2col => Some(im2col_offsets(d, 1, rank)?),
@@ -179,6 +190,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             coords,
             group,
             im2col,
+            rows4,
         })));
     }
     if mode == Mode::Im2col
@@ -204,7 +216,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         let Some(op) = d.mods.iter().find_map(|m| ReduceOp::from_name(m)) else {
             return d.unsup_why("unknown reduction");
         };
-        let (map, map_space, coords) = map_and_coords(d, 0, rank)?;
+        let (map, map_space, coords) = map_and_coords(d, 0, ncoords)?;
         return Ok(Inst::Tma(Box::new(TmaInst {
             op: TmaOp::Reduce {
                 op,
@@ -215,10 +227,17 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             coords,
             group,
             im2col: no_offs(),
+            rows4,
         })));
     }
+    if rows4 && (first == "global") != (mode == Mode::Scatter4) {
+        return invalid(
+            ".tile::gather4 is a load mode and .tile::scatter4 a store mode",
+            d.i.opcode_span,
+        );
+    }
     if first == "global" {
-        let (map, map_space, coords) = map_and_coords(d, 0, rank)?;
+        let (map, map_space, coords) = map_and_coords(d, 0, ncoords)?;
         return Ok(Inst::Tma(Box::new(TmaInst {
             op: TmaOp::Store { src: d.addr(1)? },
             map,
@@ -226,6 +245,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             coords,
             group,
             im2col: no_offs(),
+            rows4,
         })));
     }
     if !d
@@ -246,7 +266,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     } else {
         Space::Shared
     };
-    let (map, map_space, coords) = map_and_coords(d, 1, rank)?;
+    let (map, map_space, coords) = map_and_coords(d, 1, ncoords)?;
     // [dst], [map, coords], [mbar] {, im2colInfo} {, ctaMask} {, cache-policy}
     let (im2col, next) = match mode {
         Mode::Im2col => (Some(im2col_offsets(d, 3, rank)?), 4),
@@ -269,6 +289,7 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         coords,
         group,
         im2col,
+        rows4,
     })))
 }
 
