@@ -718,7 +718,10 @@ impl Im2colWalk {
         for j in 0..spatial {
             let off = i64::from(offsets.get(j).copied().unwrap_or(0));
             w.lo[j] = i64::from(p.lower[j]) + off;
-            w.hi[j] = desc.global_dims[j + 1] as i64 + i64::from(p.upper[j]) + off;
+            // Runs before the map is validated (dims ≤ 2^32 then): clamp so a broken map
+            // cannot overflow.
+            let dim = desc.global_dims[j + 1].min(1 << 40) as i64;
+            w.hi[j] = dim + i64::from(p.upper[j]) + off;
             w.start[j] = i64::from(coords.get(j + 1).copied().unwrap_or(0)) + off;
         }
         w

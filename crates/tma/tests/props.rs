@@ -6,10 +6,10 @@ mod reference;
 use proptest::prelude::*;
 use reference::*;
 use tmemu_spec::tensormap::{
-    Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc, TensorMapMode,
-    TmElemType,
+    Im2colParams, Interleave, L2Promotion, OobFill, SwizzleAtomicity, SwizzleMode, TensorMapDesc,
+    TensorMapMode, TmElemType,
 };
-use tmemu_tma::{copy_box, reduce_box, store_box, FlatGlobal, ReduceOp, TileBox};
+use tmemu_tma::{copy_box, load, reduce_box, store, store_box, FlatGlobal, ReduceOp, TileBox};
 
 /// One element of `op` written out per type: integers in i128, floats in f64 rounded once.
 fn reference_reduce(op: ReduceOp, ty: TmElemType, g: &[u8], s: &[u8]) -> Vec<u8> {
@@ -387,5 +387,36 @@ proptest! {
         let _ = copy_box(&d, &coords, smem, &mem, &mut window);
         let _ = store_box(&d, &coords, smem, &window, &mut mem);
         let _ = reduce_box(&d, &coords, ReduceOp::ALL[op], smem, &window, &mut mem);
+    }
+
+    /// Arbitrary im2col maps, offsets and gather4 rows: every call returns, none panics.
+    #[test]
+    fn arbitrary_im2col_and_gather4_never_panic(
+        c in valid_case(),
+        lower in proptest::array::uniform3(any::<i16>()),
+        upper in proptest::array::uniform3(any::<i16>()),
+        channels in 0u16..300, pixels in 0u16..1100,
+        offs in proptest::collection::vec(any::<i16>(), 0..4),
+        coords in proptest::collection::vec(any::<i32>(), 0..6),
+        rank in 0u8..7,
+        smem in any::<u32>(),
+    ) {
+        let mut d = c.desc.clone();
+        d.rank = rank;
+        let mut window = vec![0u8; 8192];
+        let mut mem = FlatGlobal::new(d.global_address, vec![0; 4096]);
+        if let Ok(b) = TileBox::new_gather4(&d, &coords, smem) {
+            let _ = load(&b, &mem, &mut window);
+            let _ = store(&b, &window, &mut mem);
+        }
+        d.box_dims = [0; 5];
+        d.mode = TensorMapMode::Im2col(Im2colParams { lower, upper, channels, pixels });
+        if let Ok(b) = TileBox::new_im2col(&d, &coords, &offs, smem) {
+            let _ = load(&b, &mem, &mut window);
+            let _ = store(&b, &window, &mut mem);
+            let mut n = 0u64;
+            b.for_each_element(|_| n += 1);
+            prop_assert_eq!(n * u64::from(b.elem_bytes()), b.box_bytes());
+        }
     }
 }
