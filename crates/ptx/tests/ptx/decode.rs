@@ -1,7 +1,7 @@
 //! Typed modifier decoding: exact field values for hand-picked forms (from the PTX ISA syntax
 //! in shared/spec), and every tcgen05 / ld / st instruction of the corpus decodes.
 
-mod common;
+use crate::common;
 
 use tmemu_ptx::ast::{Instruction, ScalarType, StateSpace, Statement};
 use tmemu_ptx::decode::*;

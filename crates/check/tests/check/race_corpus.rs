@@ -10,7 +10,7 @@
 //! Programs the engine cannot run yet (a form it does not model) are listed as pending,
 //! printed and counted, never passed.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

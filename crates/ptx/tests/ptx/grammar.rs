@@ -2,7 +2,7 @@
 //! accepts) parse into the expected tree, and every recorded span agrees with an independent
 //! line index.
 
-mod common;
+use crate::common;
 
 use tmemu_ptx::ast::*;
 use tmemu_ptx::span::{SourceMap, Span};

@@ -11,8 +11,10 @@
 
 use std::collections::BTreeMap;
 
-use tmemu_sim::{install_globals, load, run, GlobalMemory, Kernel, Launch, LoadError, RunOptions};
+use tmemu_sim::{install_globals, load, run, GlobalMemory, Kernel, LoadError, RunOptions};
 use tmemu_testkit::h100::{check_of, corpus_dir, isa_deviation, within, words, Case, Recording};
+
+use crate::support::{param_block, plain_launch};
 
 /// Recorded cases the engine does not load today. A regression raises the count and fails;
 /// an improvement should lower this number.
@@ -48,18 +50,11 @@ fn launch_case(
             vals.len()
         ));
     }
-    let mut params = vec![0u8; k.param_bytes as usize];
-    for (p, v) in k.params.iter().zip(vals) {
-        params[p.offset as usize..(p.offset + p.size) as usize]
-            .copy_from_slice(&v.to_le_bytes()[..p.size as usize]);
-    }
-    let launch = Launch {
-        grid: [n as u32 / BLOCK, 1, 1],
-        block: [BLOCK, 1, 1],
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let launch = plain_launch(
+        [n as u32 / BLOCK, 1, 1],
+        [BLOCK, 1, 1],
+        param_block(k, vals),
+    );
     let r = run(k, &launch, &g, &RunOptions::default()).map_err(|e| format!("launch: {e}"))?;
     if let Some(d) = r.diagnostics.first() {
         return Err(format!(

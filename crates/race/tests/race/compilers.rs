@@ -3,7 +3,7 @@
 //! `tcgen05.fence::*`: every TMEM handoff they make goes through an observed completion
 //! (wait::st/ld, commit + mbarrier wait) carried by a synchronisation, which orders it.
 
-mod dsl;
+use crate::dsl;
 use dsl::*;
 use tmemu_race::{Sem, SpanToken};
 use tmemu_tmem::rules::Severity;

@@ -1,17 +1,14 @@
 //! Hand-written PTX programs (tests/corpus/engine/) run through the engine: control flow,
 //! barriers, mbarrier phases, and the hangs that must be reported quickly.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use tmemu_sim::{install_globals, load, run, GlobalMemory, Launch, RunOptions, RunResult};
+use tmemu_sim::{install_globals, run, GlobalMemory, Launch, RunOptions, RunResult};
 
-fn corpus(name: &str) -> (PathBuf, String) {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus/engine")
-        .join(name);
-    let s = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    (p, s)
+use crate::support::{load_corpus, param_block, plain_launch, u32_words};
+
+fn load_engine(name: &str) -> tmemu_sim::Kernel {
+    load_corpus("engine", name)
 }
 
 /// Runs `file` with one output buffer of `out_words` u32 and the given extra u32 params.
@@ -23,9 +20,7 @@ fn run_kernel(
     extra: &[u32],
     opts: &RunOptions,
 ) -> (RunResult, Vec<u32>) {
-    let (path, src) = corpus(file);
-    let m = tmemu_ptx::parse(&src).expect("parse");
-    let k = load(&m, &src, &path.display().to_string(), None).expect("load");
+    let k = load_engine(file);
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = if out_words > 0 {
@@ -33,29 +28,11 @@ fn run_kernel(
     } else {
         None
     };
-    let mut params = vec![0u8; k.param_bytes as usize];
-    let mut vals: Vec<u64> = out.into_iter().collect();
-    vals.extend(extra.iter().map(|&x| x as u64));
-    for (p, v) in k.params.iter().zip(vals) {
-        params[p.offset as usize..(p.offset + p.size) as usize]
-            .copy_from_slice(&v.to_le_bytes()[..p.size as usize]);
-    }
-    let launch = Launch {
-        grid,
-        block,
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let vals = out.into_iter().chain(extra.iter().map(|&x| x as u64));
+    let launch = plain_launch(grid, block, param_block(&k, vals));
     let r = run(&k, &launch, &g, opts).expect("launch");
     let words = out
-        .map(|a| {
-            g.read_buffer(a)
-                .unwrap()
-                .chunks(4)
-                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-                .collect()
-        })
+        .map(|a| u32_words(&g.read_buffer(a).unwrap()))
         .unwrap_or_default();
     (r, words)
 }
@@ -250,9 +227,7 @@ fn run_bufs_with(
     bufs: &[Vec<u8>],
     opts: &RunOptions,
 ) -> (RunResult, Vec<Vec<u8>>) {
-    let (path, src) = corpus(file);
-    let m = tmemu_ptx::parse(&src).expect("parse");
-    let k = load(&m, &src, &path.display().to_string(), None).expect("load");
+    let k = load_engine(file);
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let addrs: Vec<u64> = bufs
@@ -260,17 +235,7 @@ fn run_bufs_with(
         .enumerate()
         .map(|(i, b)| g.alloc(&format!("b{i}"), b))
         .collect();
-    let mut params = vec![0u8; k.param_bytes as usize];
-    for (p, a) in k.params.iter().zip(&addrs) {
-        params[p.offset as usize..p.offset as usize + 8].copy_from_slice(&a.to_le_bytes());
-    }
-    let launch = Launch {
-        grid,
-        block,
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let launch = plain_launch(grid, block, param_block(&k, addrs.iter().copied()));
     let r = run(&k, &launch, &g, opts).expect("launch");
     (
         r,
@@ -279,9 +244,7 @@ fn run_bufs_with(
 }
 
 fn words(b: &[u8]) -> Vec<u32> {
-    b.chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    u32_words(b)
 }
 
 #[test]
@@ -421,20 +384,10 @@ impl tmemu_sim::observer::Observer for Counter {
 
 #[test]
 fn observers_see_every_instruction_and_barrier() {
-    let (path, src) = corpus("mbarrier_phases.ptx");
-    let m = tmemu_ptx::parse(&src).unwrap();
-    let k = load(&m, &src, &path.display().to_string(), None).unwrap();
+    let k = load_engine("mbarrier_phases.ptx");
     let mut g = GlobalMemory::new();
     let out = g.alloc("out", &[0; 192 * 4]);
-    let mut params = vec![0u8; 8];
-    params.copy_from_slice(&out.to_le_bytes());
-    let launch = Launch {
-        grid: [2, 1, 1],
-        block: [64, 1, 1],
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let launch = plain_launch([2, 1, 1], [64, 1, 1], param_block(&k, [out]));
     let (r, cs) = tmemu_sim::run_observed(&k, &launch, &g, &RunOptions::default(), |_| {
         Counter::default()
     })
@@ -528,9 +481,7 @@ fn mbarrier_arrive_drop_lowers_the_expected_count() {
 
 #[test]
 fn impossible_launches_are_refused_with_a_reason() {
-    let (path, src) = corpus("divergence.ptx");
-    let m = tmemu_ptx::parse(&src).unwrap();
-    let k = load(&m, &src, &path.display().to_string(), None).unwrap();
+    let k = load_engine("divergence.ptx");
     let g = GlobalMemory::new();
     let params = vec![0u8; k.param_bytes as usize];
     let try_launch = |grid, block, cluster, dyn_shared| {

@@ -3,7 +3,7 @@
 //! accumulator and storing C through shared memory with a TMA store. Correct code must stay
 //! silent however long it runs (slot recycling included); each seeded bug is found.
 
-mod dsl;
+use crate::dsl;
 use dsl::*;
 use tmemu_race::{OpId, Sem, SyncKey, WarpId};
 

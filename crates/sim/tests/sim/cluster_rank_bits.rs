@@ -2,7 +2,9 @@
 //! CUTLASS "peer bit" idiom (`own_address & 0xFEFFFFFF` names the even CTA of a pair) reaches
 //! the leader's shared memory, and `mapa` to the own rank gives back the own address.
 
-use tmemu_sim::{install_globals, load, run, GlobalMemory, Launch, RunOptions, RunResult};
+use tmemu_sim::{install_globals, run, GlobalMemory, RunOptions, RunResult};
+
+use crate::support::{load_src, param_block, plain_launch, u32_words};
 
 /// Per CTA (2 words): the word `cell` holds after the cluster barrier, and whether
 /// `mapa(own, own rank) == own`. Rank 1 stores 77 through the peer-bit address and a generic
@@ -79,28 +81,13 @@ const CTA_SPACE_PEER: &str = r#"
 "#;
 
 fn run_src(src: &str, grid: u32, block: u32) -> (RunResult, Vec<u32>) {
-    let m = tmemu_ptx::parse(src).expect("parse");
-    let k = load(&m, src, "inline.ptx", None).expect("load");
+    let k = load_src(src, "inline.ptx");
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = g.alloc("out", &vec![0u8; grid as usize * 8]);
-    let mut params = vec![0u8; k.param_bytes as usize];
-    params[..8].copy_from_slice(&out.to_le_bytes());
-    let launch = Launch {
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let launch = plain_launch([grid, 1, 1], [block, 1, 1], param_block(&k, [out]));
     let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
-    let words = g
-        .read_buffer(out)
-        .unwrap()
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    (r, words)
+    (r, u32_words(&g.read_buffer(out).unwrap()))
 }
 
 #[test]

@@ -3,25 +3,15 @@
 //! Programs: tests/corpus/engine/tcgen05-*.ptx (hand-written; expected values derived in
 //! their header comments, independent of the engine).
 
-use std::path::PathBuf;
-
 use tmemu_sim::observer::{
     AccessKind, AsyncId, At, CommitId, Fence, MemOrder, MemSpace, Observer, OpKind, Place, Sem,
     SyncKey, TcWait, TmemEvent,
 };
 use tmemu_sim::{
-    install_globals, load, run, run_observed, AsyncPolicy, GlobalMemory, Launch, RunOptions,
-    RunResult,
+    install_globals, run, run_observed, AsyncPolicy, GlobalMemory, Launch, RunOptions, RunResult,
 };
 
-fn corpus(dir: &str, name: &str) -> (PathBuf, String) {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(dir)
-        .join(name);
-    let s = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    (p, s)
-}
+use crate::support::{corpus_file, load_corpus, load_src, param_block, plain_launch, u32_words};
 
 struct Prepared {
     k: tmemu_sim::Kernel,
@@ -38,35 +28,17 @@ fn prepare(
     out_words: usize,
     extra: &[u32],
 ) -> Prepared {
-    let (path, src) = corpus(dir, file);
-    let m = tmemu_ptx::parse(&src).expect("parse");
-    let k = load(&m, &src, &path.display().to_string(), None).expect("load");
+    let k = load_corpus(dir, file);
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = g.alloc("out", &vec![0u8; out_words * 4]);
-    let mut params = vec![0u8; k.param_bytes as usize];
-    let mut vals = vec![out];
-    vals.extend(extra.iter().map(|&x| x as u64));
-    for (p, v) in k.params.iter().zip(vals) {
-        params[p.offset as usize..(p.offset + p.size) as usize]
-            .copy_from_slice(&v.to_le_bytes()[..p.size as usize]);
-    }
-    let launch = Launch {
-        grid,
-        block,
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let vals = std::iter::once(out).chain(extra.iter().map(|&x| x as u64));
+    let launch = plain_launch(grid, block, param_block(&k, vals));
     Prepared { k, g, out, launch }
 }
 
 fn words(p: &Prepared) -> Vec<u32> {
-    p.g.read_buffer(p.out)
-        .unwrap()
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    u32_words(&p.g.read_buffer(p.out).unwrap())
 }
 
 fn opts(policy: AsyncPolicy) -> RunOptions {
@@ -216,21 +188,12 @@ fn co_resident_ctas_share_the_sm_columns_and_a_blocked_alloc_resumes() {
 
 #[test]
 fn an_alloc_that_can_never_be_satisfied_names_the_holder() {
-    let (path, src) = corpus("rules", "hang-alloc-never-satisfied/break.ptx");
-    let m = tmemu_ptx::parse(&src).unwrap();
-    let k = load(&m, &src, &path.display().to_string(), None).unwrap();
+    let (path, src) = corpus_file("rules", "hang-alloc-never-satisfied/break.ptx");
+    let k = load_src(&src, &path.display().to_string());
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = g.alloc("out", &[0u8; 128]);
-    let mut params = vec![0u8; k.param_bytes as usize];
-    params[..8].copy_from_slice(&out.to_le_bytes());
-    let launch = Launch {
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [out]));
     let r = run(&k, &launch, &g, &opts(AsyncPolicy::Adversarial)).unwrap();
     assert_eq!(r.hangs.len(), 1);
     let w = &r.hangs[0].warps;

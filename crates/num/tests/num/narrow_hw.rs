@@ -6,7 +6,7 @@
 //! covered here.
 use tmemu_num::narrow::NarrowFormat;
 
-const GOLDEN: &[u8] = include_bytes!("narrow_hw/e4m3_e5m2_h100.bin");
+const GOLDEN: &[u8] = include_bytes!("../narrow_hw/e4m3_e5m2_h100.bin");
 
 /// Same list, same order as `inputs()` in probe.cu.
 fn inputs() -> Vec<u32> {

@@ -1,7 +1,7 @@
 //! Every `.ptx` under `tests/corpus` (walked, so files added later are included) parses, and
 //! printing then re-parsing gives the same tree (spans excluded).
 
-mod common;
+use crate::common;
 
 use tmemu_ptx::spanless::ClearSpans;
 

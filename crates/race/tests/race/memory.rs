@@ -1,7 +1,7 @@
 //! Shared/global memory: generic data races, release/acquire, strong accesses, the alloc
 //! address store, bulk copies in flight and across proxies; plus the TMEM fallback rule.
 
-mod dsl;
+use crate::dsl;
 use dsl::*;
 use tmemu_race::{AccessKind, Fence, MemOrder, MemSpace, Place, Sem, SpanToken, WarpId};
 

@@ -1,7 +1,7 @@
 //! Malformed input never panics, hangs or allocates without bound, and errors carry the
 //! right line:col. Peak heap use is measured with a counting global allocator.
 
-mod common;
+use crate::common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -1,7 +1,7 @@
 //! The pipelined pairs of PTX ISA §9.7.16.6.2 beyond the canonical patterns, and commit's
 //! cta_group tracking (§9.7.16.12.1).
 
-mod dsl;
+use crate::dsl;
 use dsl::*;
 use tmemu_race::{AccessKind, OpId, OpKind, Place, Sem, SpanToken, TmemRect, WarpId};
 

@@ -4,7 +4,9 @@
 //! `.trans` (rows 2(t%4), 2(t%4)+1 of column t/4). Then stmatrix writes the registers back to
 //! a second area, which must equal the first. Expected values from that definition.
 
-use tmemu_sim::{install_globals, load, run, GlobalMemory, Launch, RunOptions};
+use tmemu_sim::{install_globals, run, GlobalMemory, RunOptions};
+
+use crate::support::{load_src, param_block, plain_launch};
 
 const PTX: &str = r#".version 8.7
 .target sm_100a
@@ -82,23 +84,12 @@ fn ldmatrix_fragments_and_stmatrix_round_trip() {
     // the FILL loop covers 32 lanes × 2 elements × 8 steps = 512 elements
     let ptx = ptx.replace("shl.b32 %r2, %r1, 1;", "mov.u32 %r2, %r1;");
     let ptx = ptx.replace("add.u32 %r3, %r3, 64;", "add.u32 %r3, %r3, 32;");
-    let m = tmemu_ptx::parse(&ptx).expect("parse");
-    let k = load(&m, &ptx, "ldm.ptx", None).expect("load");
+    let k = load_src(&ptx, "ldm.ptx");
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = g.alloc("out", &[0u8; 32 * 32]);
     let back = g.alloc("back", &[0u8; 1024]);
-    let mut params = vec![0u8; k.param_bytes as usize];
-    for (p, v) in k.params.iter().zip([out, back]) {
-        params[p.offset as usize..p.offset as usize + 8].copy_from_slice(&v.to_le_bytes());
-    }
-    let launch = Launch {
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
-        cluster: None,
-        dyn_shared: 0,
-        params,
-    };
+    let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [out, back]));
     let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     let o = g.read_buffer(out).unwrap();

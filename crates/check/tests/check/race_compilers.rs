@@ -5,7 +5,7 @@
 //! benchmark-sized specs (`*_bench*.toml`) are left to the cost measurement
 //! (docs/arch/race.md).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -14,7 +14,7 @@ fn frame(version: &str, target: &str, line: &str) -> String {
 
 #[test]
 fn static_check_agrees_with_ptxas() {
-    let data = include_str!("data/ptxas_verdicts.tsv");
+    let data = include_str!("../data/ptxas_verdicts.tsv");
     let (mut rows, mut accepted, mut problems) = (0, 0, Vec::new());
     for row in data.lines().filter(|l| !l.starts_with('#')) {
         let cols: Vec<&str> = row.split('\t').collect();

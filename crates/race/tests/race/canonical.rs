@@ -1,7 +1,7 @@
 //! PTX ISA §9.7.16.6.4 canonical patterns (sync.md §4) are silent; each broken variant
 //! reports exactly one finding naming both accesses.
 
-mod dsl;
+use crate::dsl;
 use dsl::*;
 use tmemu_race::{Fence, Sem};
 

@@ -1,0 +1,10 @@
+//! The integration tests of tmemu-num as one test binary: each module is one former
+//! `tests/<module>.rs`. One binary per crate instead of one per file: linking a test binary
+//! against the whole dependency graph was most of CI's time (docs/arch/ci.md). A new test
+//! file may go here as a module (`mod <name>;`) or stay a separate `tests/<name>.rs`.
+
+mod narrow;
+mod narrow_hw;
+mod ops_float;
+mod ops_int;
+mod ops_vs_h100;

@@ -1,0 +1,13 @@
+//! The integration tests of tmemu-sim as one test binary: each module is one former
+//! `tests/<module>.rs`. One binary per crate instead of one per file: linking a test binary
+//! against the whole dependency graph was most of CI's time (docs/arch/ci.md). A new test
+//! file may go here as a module (`mod <name>;`) or stay a separate `tests/<name>.rs`.
+
+mod support;
+
+mod cluster_rank_bits;
+mod engine;
+mod h100_diff;
+mod mma_ldmatrix;
+mod tcgen05_engine;
+mod tcgen05_rules;
