@@ -2,7 +2,7 @@
 //
 // X(name, input_class, out_kind, "ptx template", input operands...)
 //
-// - name: the PTX instruction as the Rust side (crates/num/tests/ops_vs_h100.rs) knows it.
+// - name: the PTX instruction as the Rust side (crates/num/tests/num/ops_vs_h100.rs) knows it.
 //   A few rows are small sequences; their names end in a '+' suffix that says so.
 // - input_class: which deterministic input set feeds a, b, c, d (see harness.cu).
 // - out_kind: R (.b32 reg), L (.b64), F (.f32), D (.f64), H (.b16); the output word is stored

@@ -5,11 +5,11 @@ For every `diff_arith` case K of tests/corpus/diff/h100/manifest.json this launc
 diff_case<K>(in, out, n) of tests/corpus/diff/cases.sm_90a.ptx (one kernel per case, so a form
 the engine does not model only stops its own case) under `tmemu run` with the case's recorded
 inputs and compares the saved output with the H100's. Cases whose
-model in crates/num/tests/ops_vs_h100.rs has an error bound (the .approx instructions) are
+model in crates/num/tests/num/ops_vs_h100.rs has an error bound (the .approx instructions) are
 reported with their maximum ulp distance instead of failing.
 
 The same comparison runs without Python or a GPU, through the engine's API, in
-crates/sim/tests/h100_diff.rs (`cargo test -p tmemu-sim --test h100_diff -- --nocapture`);
+crates/sim/tests/sim/h100_diff.rs (`cargo test -p tmemu-sim --test sim h100_diff -- --nocapture`);
 that test is the one CI runs. This script checks the `tmemu run` CLI path end to end.
 
 Usage: kernels/diff/engine_diff.py [--tmemu PATH] [--only SUBSTRING] [--keep DIR]

@@ -4,7 +4,7 @@
 //! (it works on raw bit patterns), so any crate can use it without a dependency cycle.
 //!
 //! - [`h100`]: the recording made on a real H100 (tests/corpus/diff/h100) and how a result
-//!   is compared with it; read by crates/num/tests/ops_vs_h100.rs (the `ops` functions) and
+//!   is compared with it; read by crates/num/tests/num/ops_vs_h100.rs (the `ops` functions) and
 //!   crates/sim/tests/sim/h100_diff.rs (the whole engine).
 
 pub mod h100;

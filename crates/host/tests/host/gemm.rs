@@ -8,7 +8,7 @@
 //! (`addr & 0xFEFFFFFF`) to reach the leader CTA's mbarrier.
 //!
 //! The 1024³ benchmark spec is `#[ignore]`d (minutes in a debug build); run it with
-//! `cargo test --release -p tmemu-host --test gemm -- --ignored`, or time it with
+//! `cargo test --release -p tmemu-host --test host gemm:: -- --ignored`, or time it with
 //! `bench/triton_1024.sh`.
 
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //!
 //! tmemu returns the correctly rounded result (computed in f64) with the special values the
 //! ISA specifies. The hardware's results differ by a few ulp: the measured H100 bounds are
-//! asserted in `tests/ops_vs_h100.rs` and listed in docs/arch/num.md. A kernel whose output
+//! asserted in `tests/num/ops_vs_h100.rs` and listed in docs/arch/num.md. A kernel whose output
 //! depends on the exact bits of an approximation is not portable across GPU generations
 //! either, so tmemu does not try to reproduce the MUFU tables.
 

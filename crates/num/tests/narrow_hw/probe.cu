@@ -1,6 +1,6 @@
 // Hardware probe for tmemu-num's e4m3/e5m2 conversions: runs PTX `cvt.rn.satfinite{.relu}`
 // .e4m3x2/.e5m2x2.f32 (sm_89+) and `cvt.rn.f16x2.{e4m3x2,e5m2x2}` on a GPU and writes the
-// results, which crates/num/tests/narrow_hw.rs compares with our encoder and decoder.
+// results, which crates/num/tests/num/narrow_hw.rs compares with our encoder and decoder.
 //
 // Build and run on a machine with an sm_89+ GPU (an H100 was used):
 //   nvcc -O2 -arch=sm_90 -o probe probe.cu && ./probe e4m3_e5m2_h100.bin

@@ -4,7 +4,7 @@
 //! inputs and compared with the recorded GPU outputs: bit for bit, except the approximate
 //! instructions, which must stay within their documented bounds, and the documented places
 //! where the H100 departs from the PTX ISA (both in `tmemu_testkit::h100`, shared with
-//! crates/num/tests/ops_vs_h100.rs).
+//! crates/num/tests/num/ops_vs_h100.rs).
 //!
 //! A case the engine refuses at load is listed with its form and counted; the count may not
 //! exceed [`MAX_NOT_RUNNABLE`] (lower it when the engine learns a form).
