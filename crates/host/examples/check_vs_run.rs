@@ -16,6 +16,9 @@
 //!
 //! Ratios are `check1 / run` (the goal: ≤ 2) and `check / run` (divide by the run count for
 //! the per-run figure). A spec the engine cannot run is listed as skipped with the reason.
+//!
+//! `--only run|race|check1 SPEC.toml` does that one measurement once (for `perf` or
+//! `valgrind --tool=callgrind`, whose instruction counts do not depend on the machine's load).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -121,9 +124,59 @@ fn measure(path: &Path) -> Result<String, String> {
     ))
 }
 
+/// One measurement, once (`--only WHAT SPEC`).
+fn only(what: &str, path: &Path) -> Result<f64, String> {
+    let mut spec = Spec::load(path).map_err(|e| e.to_string())?;
+    let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+    let (_, kernel) = load_ptx_file(&spec.ptx.value, entry.as_deref()).map_err(|e| e.message)?;
+    let resolved = resolve_spec(&mut spec, &[], &kernel).map_err(|e| e.message)?;
+    let engine = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    let t = Instant::now();
+    match what {
+        "run" => {
+            let s = Session::new(&kernel, &resolved).map_err(|e| e.to_string())?;
+            s.run(&engine).map_err(|e| e.to_string())?;
+        }
+        "race" => {
+            let s = Session::new(&kernel, &resolved).map_err(|e| e.to_string())?;
+            s.run_observed(&engine, |_| RaceObserver::new(&kernel))
+                .map_err(|e| e.to_string())?;
+        }
+        "check1" => {
+            let one = CheckOptions {
+                seeds: 1,
+                immediate: false,
+                engine,
+                ..Default::default()
+            };
+            check(&kernel, &resolved, &one).map_err(|e| e.to_string())?;
+        }
+        _ => return Err(format!("--only {what}: expected run, race or check1")),
+    }
+    Ok(t.elapsed().as_secs_f64())
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let args: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--only") {
+        let (Some(what), Some(spec)) = (args.get(1), args.get(2)) else {
+            eprintln!("usage: check_vs_run --only run|race|check1 SPEC.toml");
+            std::process::exit(2);
+        };
+        match only(what, Path::new(spec)) {
+            Ok(t) => println!("{what} {t:.4} s"),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    let args: Vec<PathBuf> = args.into_iter().map(PathBuf::from).collect();
     let specs: Vec<PathBuf> = if args.is_empty() {
         DEFAULT_SPECS.iter().map(|s| root.join(s)).collect()
     } else {

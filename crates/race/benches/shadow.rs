@@ -13,8 +13,15 @@ fn main() {
 const SMEM: MemSpace = MemSpace::Shared { cta: 0 };
 const BAR: SyncKey = SyncKey::CtaBarrier { cta: 0, id: 0 };
 
-fn detector(warps: u32) -> RaceDetector {
-    let mut d = RaceDetector::new();
+/// The dense shadow (what the detector uses) and the run-length map it replaced.
+const SHADOWS: [&str; 2] = ["dense", "runs"];
+
+fn detector(warps: u32, shadow: &str) -> RaceDetector {
+    let mut d = if shadow == "runs" {
+        RaceDetector::with_reference_shadow()
+    } else {
+        RaceDetector::new()
+    };
     for w in 0..warps {
         d.add_warp(WarpId(w));
     }
@@ -33,9 +40,9 @@ fn bar_sync(d: &mut RaceDetector, warps: u32) {
 
 /// One 4-byte lane access, as the engine reports `st.shared.b32` per lane: 4 warps store a
 /// 4 KiB tile (1024 accesses), sync, and read it back transposed (another 1024).
-#[divan::bench(sample_count = 30)]
-fn lane_access_4b(b: Bencher) {
-    let mut d = detector(4);
+#[divan::bench(sample_count = 30, args = SHADOWS)]
+fn lane_access_4b(b: Bencher, shadow: &str) {
+    let mut d = detector(4, shadow);
     const ACCESSES: u64 = 2 * 1024;
     b.counter(ItemsCount::new(ACCESSES)).bench_local(|| {
         for w in 0..4u32 {
@@ -74,9 +81,9 @@ fn lane_access_4b(b: Bencher) {
 
 /// The same tile traffic as `lane_access_4b`, reported per warp instruction through
 /// `access_lanes` (32 lane addresses, merged into contiguous ranges): counted per lane access.
-#[divan::bench(sample_count = 30)]
-fn lane_access_merged(b: Bencher) {
-    let mut d = detector(4);
+#[divan::bench(sample_count = 30, args = SHADOWS)]
+fn lane_access_merged(b: Bencher, shadow: &str) {
+    let mut d = detector(4, shadow);
     b.counter(ItemsCount::new(2 * 1024u64)).bench_local(|| {
         let mut addrs = [0u64; 32];
         for w in 0..4u32 {
@@ -119,9 +126,9 @@ fn lane_access_merged(b: Bencher) {
 }
 
 /// One warp-coalesced 128-byte access (the engine merging a warp's lanes first).
-#[divan::bench(sample_count = 30)]
-fn warp_access_128b(b: Bencher) {
-    let mut d = detector(4);
+#[divan::bench(sample_count = 30, args = SHADOWS)]
+fn warp_access_128b(b: Bencher, shadow: &str) {
+    let mut d = detector(4, shadow);
     b.counter(ItemsCount::new(64u64)).bench_local(|| {
         for w in 0..4u32 {
             for i in 0..8u64 {
@@ -158,9 +165,9 @@ fn warp_access_128b(b: Bencher) {
 /// One k-block of a warp-specialised GEMM as the checker sees it: a 32 KiB TMA box lands,
 /// the MMA warp waits, issues a 128x256 mma (A and B 16 KiB each from smem, D 128 lanes x
 /// 256 columns read and written), commits, and the producer waits for the stage's release.
-#[divan::bench(sample_count = 30)]
-fn mma_k_block(b: Bencher) {
-    let mut d = detector(2);
+#[divan::bench(sample_count = 30, args = SHADOWS)]
+fn mma_k_block(b: Bencher, shadow: &str) {
+    let mut d = detector(2, shadow);
     let (producer, mma_warp) = (WarpId(0), WarpId(1));
     let d_rect = TmemRect {
         cta: 0,
@@ -256,9 +263,9 @@ fn mma_k_block(b: Bencher) {
 
 /// The epilogue: 4 warps drain a 128x256 accumulator with tcgen05.ld.32x32b.x64 (4 loads of
 /// 64 columns each per warp), wait::ld, and release it to the MMA warp.
-#[divan::bench(sample_count = 30)]
-fn tmem_ld_epilogue(b: Bencher) {
-    let mut d = detector(4);
+#[divan::bench(sample_count = 30, args = SHADOWS)]
+fn tmem_ld_epilogue(b: Bencher, shadow: &str) {
+    let mut d = detector(4, shadow);
     let bar = SyncKey::Mbarrier { cta: 0, offset: 0 };
     b.counter(ItemsCount::new(16u64)).bench_local(|| {
         for w in 0..4u32 {

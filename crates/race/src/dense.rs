@@ -15,10 +15,12 @@
 //! called with the same `(start, end, cell)` sequence. `tests::same_calls_as_the_run_map` and
 //! the proptest `crates/race/tests/dense_vs_runs.rs` hold the two to that on random streams.
 //!
-//! Memory: ids are `u32` per byte in 4 KiB pages (16 KiB of ids each), allocated on first
-//! touch; page numbers below [`LOW_PAGES`] (shared memory: offsets below 8 MiB) are found by
-//! a direct table, others (global addresses) through a hash map with a one-page cache. An id
-//! is freed when no byte holds it any more (byte counts per id).
+//! Memory: 1 KiB pages. A page whose bytes all hold one id is just that id (a TMA box, an
+//! mma operand or a fresh page costs O(1) per page, not per byte); it gets an array of `u32`
+//! ids per byte when a partial access splits it. Page numbers below [`LOW_PAGES`] (shared
+//! memory: offsets below 8 MiB) are found by a direct table, others (global addresses)
+//! through a hash map with a one-page cache. An id is freed when no byte holds it any more
+//! (byte counts per id).
 //! TMEM keeps the run-length map: its accesses are whole rectangles (an mma's accumulator is
 //! four runs of 8192 cells), which a run map handles in O(1) and a dense one in O(cells).
 
@@ -27,16 +29,32 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::shadow::{Cell, ShadowMap};
 
-const PAGE_BITS: u32 = 12;
+const PAGE_BITS: u32 = 10;
 const PAGE: usize = 1 << PAGE_BITS;
 /// Pages found through the direct table (page numbers below this; 8 MiB of offsets).
-const LOW_PAGES: u64 = 2048;
+const LOW_PAGES: u64 = 8192;
 /// The id of the never-accessed state (`Cell::default()`); never freed or changed.
 const NEVER: CellId = 0;
 const NO_PAGE: u32 = u32::MAX;
 
 type CellId = u32;
-type Page = Box<[CellId; PAGE]>;
+type Ids = Box<[CellId; PAGE]>;
+
+/// One page: every byte holds `uniform` while `ids` is `None`.
+struct Page {
+    uniform: CellId,
+    ids: Option<Ids>,
+}
+
+impl Page {
+    #[inline]
+    fn id_at(&self, off: usize) -> CellId {
+        match &self.ids {
+            Some(ids) => ids[off],
+            None => self.uniform,
+        }
+    }
+}
 
 /// The Fx hash (rustc's), for the page table of global memory (keys are page numbers).
 #[derive(Default, Clone, Copy)]
@@ -88,6 +106,8 @@ pub(crate) struct DenseShadow {
     /// The last page found through `high`: (page number, index).
     high_hit: (u64, u32),
     pages: Vec<Page>,
+    /// Id arrays of pages that became uniform again, for reuse.
+    spare: Vec<Ids>,
     cells: Vec<Entry>,
     free: Vec<CellId>,
     /// Scratch of the access being processed (kept to avoid allocations per access).
@@ -102,6 +122,7 @@ impl Default for DenseShadow {
             high: HashMap::default(),
             high_hit: (u64::MAX, NO_PAGE),
             pages: Vec::new(),
+            spare: Vec::new(),
             cells: vec![Entry {
                 cell: Cell::default(),
                 refs: 0,
@@ -148,7 +169,10 @@ impl DenseShadow {
     }
 
     fn new_page(&mut self) -> u32 {
-        self.pages.push(Box::new([NEVER; PAGE]));
+        self.pages.push(Page {
+            uniform: NEVER,
+            ids: None,
+        });
         (self.pages.len() - 1) as u32
     }
 
@@ -163,7 +187,7 @@ impl DenseShadow {
         } else {
             *self.high.get(&pn)?
         };
-        Some(self.pages[pi as usize][(addr & (PAGE as u64 - 1)) as usize])
+        Some(self.pages[pi as usize].id_at((addr & (PAGE as u64 - 1)) as usize))
     }
 
     #[inline]
@@ -193,12 +217,17 @@ impl DenseShadow {
             let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
             let mut i = lo;
             while i < hi {
-                let ids = &self.pages[pi][..hi];
-                let id = ids[i];
-                let mut j = i + 1;
-                while j < hi && ids[j] == id {
-                    j += 1;
-                }
+                let (id, j) = match &self.pages[pi].ids {
+                    None => (self.pages[pi].uniform, hi),
+                    Some(ids) => {
+                        let id = ids[i];
+                        let mut j = i + 1;
+                        while j < hi && ids[j] == id {
+                            j += 1;
+                        }
+                        (id, j)
+                    }
+                };
                 let (s, e) = (base + i as u64, base + j as u64);
                 let joins = match parts.last() {
                     Some(&(last, _)) => self.same_state(last, id),
@@ -297,7 +326,25 @@ impl DenseShadow {
             // Saturating: the last page of the address space ends at u64::MAX (exclusive).
             let page_end = base.saturating_add(PAGE as u64).min(end);
             let pi = self.page_index(pn);
-            self.pages[pi][(pos - base) as usize..(page_end - base) as usize].fill(id);
+            let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
+            let page = &mut self.pages[pi];
+            if lo == 0 && hi == PAGE {
+                page.uniform = id;
+                if let Some(ids) = page.ids.take() {
+                    self.spare.push(ids);
+                }
+            } else {
+                let ids = match &mut page.ids {
+                    Some(ids) => ids,
+                    None => {
+                        // Split a uniform page: every byte gets the page's id first.
+                        let mut ids = self.spare.pop().unwrap_or_else(|| Box::new([NEVER; PAGE]));
+                        ids.fill(page.uniform);
+                        page.ids.insert(ids)
+                    }
+                };
+                ids[lo..hi].fill(id);
+            }
             pos = page_end;
         }
     }
@@ -306,7 +353,7 @@ impl DenseShadow {
     #[cfg(test)]
     pub fn cell_at(&mut self, addr: u64) -> Cell {
         let pi = self.page_index(addr >> PAGE_BITS);
-        let id = self.pages[pi][(addr & (PAGE as u64 - 1)) as usize];
+        let id = self.pages[pi].id_at((addr & (PAGE as u64 - 1)) as usize);
         self.cells[id as usize].cell.clone()
     }
 }
@@ -426,8 +473,11 @@ mod tests {
             let mut m = ShadowMap::default();
             let mut rng = Lcg(seed);
             for t in 0..3000u32 {
-                let s = base + rng.next() % 700;
-                let e = s + 1 + rng.next() % 90;
+                // Mostly short accesses, some over whole 1 KiB pages (uniform pages split
+                // and made uniform again).
+                let s = base + rng.next() % 2800;
+                let long = rng.next() % 8 == 0;
+                let e = s + 1 + rng.next() % if long { 2500 } else { 90 };
                 let r = rec((rng.next() % 4) as u32, 1 + t % 3);
                 let write = rng.next() % 3 == 0;
                 let mut cd = Vec::new();
@@ -442,12 +492,12 @@ mod tests {
                 });
                 assert_eq!(cd, cm, "seed {seed} step {t}: [{s}, {e})");
             }
-            for a in base..base + 800 {
+            for a in base..base + 5400 {
                 let want = m.runs_in(a, a + 1).first().map(|r| r.2.clone());
                 assert_eq!(Some(d.cell_at(a)).filter(|c| *c != Cell::default()), want);
             }
             // Freed states are recycled: far fewer live states than updates.
-            assert!(d.states() < 1000, "{}", d.states());
+            assert!(d.states() < 3000, "{}", d.states());
         }
     }
 

@@ -100,7 +100,7 @@ fn ev() -> impl Strategy<Value = Ev> {
         2 => (w.clone(), 0..3u32).prop_map(|(w, key)| Ev::Signal { w, key }),
         2 => (w.clone(), 0..3u32, any::<bool>()).prop_map(|(w, key, relaxed)| Ev::Await { w, key, relaxed }),
         1 => (w.clone(), any::<bool>()).prop_map(|(w, proxy)| Ev::Fence { w, proxy }),
-        2 => (w.clone(), any::<bool>(), 0..256u64, 1..300u64, 0..3u32, any::<bool>())
+        2 => (w.clone(), any::<bool>(), 0..256u64, prop_oneof![1..300u64, 1000..3000u64], 0..3u32, any::<bool>())
             .prop_map(|(w, to_shared, addr, len, key, observe)| Ev::Bulk { w, to_shared, addr, len, key, observe }),
         1 => (w.clone(), 0..64u64).prop_map(|(w, addr)| Ev::AllocAddr { w, addr }),
         1 => Just(Ev::ResetCta),
