@@ -676,6 +676,110 @@ def _cluster2_tma_cases():
                       "is Triton's times num_ctas = 2, as Triton's launcher does.")]
 
 
+# ---------------------------------------------------------------------------------------------
+# A GEMM whose epilogue is a zoo of integer and correctly rounded / directed-rounding float
+# operations (libdevice): popc, clz, brev, mulhi, ffs, byte_perm, signed div/rem; div_rn,
+# sqrt_rn, fma_rz, mul_ru, add_rd, fmod, cbrt, hypot, atan2.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def gemm_op_zoo_kernel(a_ptr, b_ptr, oi_ptr, of_ptr, oa_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    offs = rm[:, None] * N + rn[None, :]
+    MN = M * N
+    x = acc
+    xi = x.to(tl.int32) * 40503 + 12345
+    tl.store(oi_ptr + 0 * MN + offs, libdevice.popc(xi))
+    tl.store(oi_ptr + 1 * MN + offs, libdevice.clz(xi))
+    tl.store(oi_ptr + 2 * MN + offs, libdevice.brev(xi))
+    tl.store(oi_ptr + 3 * MN + offs, libdevice.mulhi(xi, -1640531527))
+    tl.store(oi_ptr + 4 * MN + offs, libdevice.ffs(xi))
+    tl.store(oi_ptr + 5 * MN + offs, libdevice.byte_perm(xi, 0x76543210, 0x3175))
+    tl.store(oi_ptr + 6 * MN + offs, xi % 7)
+    tl.store(oi_ptr + 7 * MN + offs, xi // 5)
+    tl.store(of_ptr + 0 * MN + offs, libdevice.div_rn(x, 3.0))
+    tl.store(of_ptr + 1 * MN + offs, libdevice.sqrt_rn(tl.abs(x) + 0.5))
+    tl.store(of_ptr + 2 * MN + offs, libdevice.fma_rz(x, 1.1, 0.3))
+    tl.store(of_ptr + 3 * MN + offs, libdevice.mul_ru(x, 0.1))
+    tl.store(of_ptr + 4 * MN + offs, libdevice.add_rd(x * 0.001, 0.7))
+    tl.store(of_ptr + 5 * MN + offs, libdevice.fmod(x, 3.7))
+    tl.store(oa_ptr + 0 * MN + offs, libdevice.cbrt(x))
+    tl.store(oa_ptr + 1 * MN + offs, libdevice.hypot(x, 3.0) + libdevice.atan2(x, 50.0))
+
+
+def _f32_directed(y, mode):
+    """Rounds f64 values (exact results) to f32 toward zero / +inf / -inf, bit-exactly."""
+    f = y.astype(np.float32)
+    f64 = f.astype(np.float64)
+    if mode == "rz":
+        return np.where(np.abs(f64) > np.abs(y), np.nextafter(f, np.float32(0)), f)
+    if mode == "ru":
+        return np.where(f64 < y, np.nextafter(f, np.float32(np.inf)), f)
+    return np.where(f64 > y, np.nextafter(f, np.float32(-np.inf)), f)
+
+
+def _op_zoo_cases():
+    M, N, K = 128, 64, 64
+    rng = np.random.default_rng(5015)
+    a = rng.integers(-4, 5, size=(M, K)).astype(np.float16)
+    b = rng.integers(-4, 5, size=(K, N)).astype(np.float16)
+    x = a.astype(np.float64) @ b.astype(np.float64)            # integers, |x| < 2^10: exact
+    xi = x.astype(np.int64) * 40503 + 12345
+    assert np.abs(xi).max() < 2**31
+    u = [int(v) & 0xFFFFFFFF for v in xi.ravel()]
+    y_bytes = [(0x76543210 >> (8 * i)) & 0xFF for i in range(4)]
+
+    def perm(v):   # byte_perm(x, y, s): bytes of {y:x}, x = bytes 0-3, y = 4-7, s selects
+        src = [(v >> (8 * i)) & 0xFF for i in range(4)] + y_bytes
+        return sum(src[(0x3175 >> (4 * i)) & 7] << (8 * i) for i in range(4))
+
+    per_value = np.array([[bin(v).count("1"), 32 - v.bit_length(),
+                           int(f"{v:032b}"[::-1], 2), (v & -v).bit_length(), perm(v)]
+                          for v in u], np.int64).T.reshape(5, M, N)
+    mulhi = (xi * -1640531527) >> 32
+    rem = np.fmod(xi, 7)                                         # C semantics: sign of dividend
+    quo = np.trunc(xi / 5).astype(np.int64)
+    ints = np.stack([per_value[0], per_value[1], per_value[2], mulhi, per_value[3], per_value[4],
+                     rem, quo])
+    ints = ((ints & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000      # as int32
+    x32 = x.astype(np.float32)
+    c11, c03, c01, c07 = (np.float64(np.float32(v)) for v in (1.1, 0.3, 0.1, 0.7))
+    xm = (x32 * np.float32(0.001)).astype(np.float64)            # the kernel's x * 0.001 (RN)
+    floats = np.stack([
+        (x / 3.0).astype(np.float32),                             # div.rn: correctly rounded
+        np.sqrt(np.abs(x) + 0.5).astype(np.float32),              # sqrt.rn: correctly rounded
+        _f32_directed(x * c11 + c03, "rz"),                       # fma.rz: exact in f64
+        _f32_directed(x * c01, "ru"),                             # mul.ru: exact in f64
+        _f32_directed(xm + c07, "rd"),                            # add.rd: exact in f64
+        np.fmod(x, np.float64(np.float32(3.7))).astype(np.float32),   # fmodf: exact
+    ])
+    approx = np.stack([np.cbrt(x), np.hypot(x, 3.0) + np.arctan2(x, 50.0)]).astype(np.float32)
+    why_f = ("div_rn, sqrt_rn, fma_rz, mul_ru, add_rd, fmod: correctly rounded (directed "
+             "roundings computed exactly from the f64 result): bit for bit")
+    why_a = "cbrtf 1 ulp, hypotf and atan2f 3 ulp each (CUDA math docs): rtol 5e-7"
+
+    return [Case("ho3_gemm_op_zoo", grid=[M // 128, N // 64],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              oi=Output("i32", [8, M, N], ints.astype(np.float64), 0.0, 0.0,
+                                        "integer operations: exact"),
+                              of=Output("f32", [6, M, N], floats, 0.0, 0.0, why_f),
+                              oa=Output("f32", [2, M, N], approx, 5e-7, 1e-6, why_a)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), oi_ptr=Ptr("oi"), of_ptr=Ptr("of"),
+                           oa_ptr=Ptr("oa"), M=M, N=N, K=K),
+                 note=f"X = A[{M}x{K}] @ B[{K}x{N}] on small integers; epilogue: popc, clz, "
+                      "brev, mulhi, ffs, byte_perm, signed % and // of a hashed int32, and "
+                      "div_rn, sqrt_rn, fma_rz, mul_ru, add_rd, fmod, cbrt, hypot + atan2")]
+
+
 def _desc(dtype, shape):
     return f"tensordesc<{dtype}[{shape[0]}, {shape[1]}]>"
 
@@ -784,6 +888,14 @@ KERNELS = [
                  constexprs=dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=64),
                  cases=_cluster2_tma_cases, num_warps=4, num_stages=3, num_ctas=2,
                  must_contain=("tcgen05.mma", "cp.async.bulk.tensor")),
+    TritonKernel(name="ho3_gemm_op_zoo", fn=gemm_op_zoo_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", oi_ptr="*i32", of_ptr="*fp32",
+                                oa_ptr="*fp32", M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64), cases=_op_zoo_cases,
+                 num_warps=4, num_stages=2,
+                 aligned=("a_ptr", "b_ptr", "oi_ptr", "of_ptr", "oa_ptr"),
+                 must_contain=("tcgen05.mma", "popc", "brev", "fma.rz", "prmt")),
 ]
 
 
