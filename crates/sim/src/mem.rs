@@ -143,7 +143,7 @@ impl GlobalMemory {
         }
         let addr = self.next;
         let nwords = len.div_ceil(8).max(1) as usize;
-        let words: Box<[AtomicU64]> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
+        let words = zeroed_words(nwords);
         let buf = Buffer {
             name: name.to_string(),
             addr,
@@ -273,19 +273,40 @@ impl GlobalMemory {
     /// path, which reports the faults.
     #[inline]
     fn warp_span(&self, addrs: &[u64; 32], mask: u32, size: u32) -> Option<&Buffer> {
-        let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
-        for (l, &a) in addrs.iter().enumerate() {
-            let on = mask >> l & 1 != 0;
-            lo = lo.min(if on { a } else { u64::MAX });
-            hi = hi.max(if on { a } else { 0 });
-            bits |= if on { a } else { 0 };
-        }
-        if mask == 0 || bits & (size as u64 - 1) != 0 {
+        self.lanes_span(addrs, mask, size, size).map(|s| s.buf)
+    }
+
+    /// The buffer holding every active lane's `len`-byte access at `addrs[l]`, each address a
+    /// multiple of `align` (a power of two): one range and alignment scan for the warp.
+    /// `None` (any lane outside the buffer of the lowest address, misaligned, or no lane
+    /// active) tells the caller to take its per-lane path, which reports the faults.
+    ///
+    /// Buffers lie at [`GLOBAL_BASE`] and above, outside every window of [`classify`], so a
+    /// span found for generic addresses proves each of them a global address too.
+    #[inline]
+    pub fn lanes_span(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        align: u32,
+        len: u32,
+    ) -> Option<GlobalSpan<'_>> {
+        if mask == 0 {
             return None;
         }
-        let i = self.buffers.partition_point(|b| b.addr <= lo);
-        let b = self.buffers.get(i.checked_sub(1)?)?;
-        (hi.checked_add(size as u64)? <= b.addr + b.len).then_some(b)
+        // the buffer of the first active lane; every active lane must lie in it: one
+        // subtraction and compare per lane (independent, no min/max chain)
+        let a0 = addrs[mask.trailing_zeros() as usize];
+        let i = self.buffers.partition_point(|b| b.addr <= a0);
+        let buf = self.buffers.get(i.checked_sub(1)?)?;
+        let room = buf.len.checked_sub(len as u64)?;
+        let amask = align as u64 - 1;
+        let mut bad = 0u64;
+        for (l, &a) in addrs.iter().enumerate() {
+            let act = 0u64.wrapping_sub((mask >> l & 1) as u64);
+            bad |= (((a.wrapping_sub(buf.addr) > room) as u64) | (a & amask)) & act;
+        }
+        (bad == 0).then_some(GlobalSpan { buf })
     }
 
     /// Warp-wide load of `size` (1, 2 or 4) bytes per active lane into `out` (zero-extended)
@@ -388,9 +409,55 @@ impl GlobalMemory {
     }
 }
 
+/// `n` (at least 1) zeroed words from the allocator's zeroed path: a large allocation is
+/// fresh zero pages from the kernel, so only the bytes later written (the initial contents,
+/// the kernel's stores) are ever touched, once.
+fn zeroed_words(n: usize) -> Box<[AtomicU64]> {
+    let layout = std::alloc::Layout::array::<AtomicU64>(n.max(1)).expect("buffer size overflows");
+    // SAFETY: the layout has a non-zero size; all-zero bytes are a valid AtomicU64; the
+    // pointer comes from the global allocator with this layout, as Box requires.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout) as *mut AtomicU64;
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n.max(1)))
+    }
+}
+
+/// A buffer that [`GlobalMemory::lanes_span`] proved to hold a warp's accesses.
+#[derive(Clone, Copy)]
+pub struct GlobalSpan<'m> {
+    buf: &'m Buffer,
+}
+
+impl GlobalSpan<'_> {
+    /// Loads `size` (1, 2, 4, 8) bytes at device address `addr`, zero-extended.
+    ///
+    /// # Safety
+    /// `[addr, addr + size)` must lie inside the span's buffer and `addr` must be a multiple
+    /// of `size`: true of every element of an access that `lanes_span` accepted, when the
+    /// access's alignment is at least `size`.
+    #[inline(always)]
+    pub unsafe fn load(self, addr: u64, size: u32) -> u64 {
+        debug_assert!(addr >= self.buf.addr && addr + size as u64 <= self.buf.addr + self.buf.len);
+        atomic_load(self.buf.ptr().add((addr - self.buf.addr) as usize), size)
+    }
+
+    /// Stores the low `size` bytes of `v` at `addr`.
+    ///
+    /// # Safety
+    /// As for [`load`](Self::load).
+    #[inline(always)]
+    pub unsafe fn store(self, addr: u64, size: u32, v: u64) {
+        debug_assert!(addr >= self.buf.addr && addr + size as u64 <= self.buf.addr + self.buf.len);
+        atomic_store(self.buf.ptr().add((addr - self.buf.addr) as usize), size, v)
+    }
+}
+
 /// # Safety
 /// `p` must be valid for `size` bytes and aligned to `size`.
-#[inline]
+#[inline(always)]
 unsafe fn atomic_load(p: *mut u8, size: u32) -> u64 {
     match size {
         4 => AtomicU32::from_ptr(p as *mut u32).load(Relaxed) as u64,
@@ -402,7 +469,7 @@ unsafe fn atomic_load(p: *mut u8, size: u32) -> u64 {
 
 /// # Safety
 /// As for [`atomic_load`].
-#[inline]
+#[inline(always)]
 unsafe fn atomic_store(p: *mut u8, size: u32, v: u64) {
     match size {
         4 => AtomicU32::from_ptr(p as *mut u32).store(v as u32, Relaxed),

@@ -81,10 +81,11 @@ impl Fill {
             Fill::Random { seed, low, high } => {
                 let mut rng = SplitMix64::new(seed);
                 let span = high - low;
-                for chunk in out.chunks_exact_mut(size) {
+                let next = move || {
                     let u = (rng.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-                    dtype.encode_f64(low + span * u, chunk);
-                }
+                    low + span * u
+                };
+                encode_each(dtype, &mut out, next);
             }
             Fill::RandomInt { seed, low, high } => {
                 let mut rng = SplitMix64::new(seed);
@@ -96,6 +97,38 @@ impl Fill {
             }
         }
         out
+    }
+}
+
+/// Writes `next()` encoded as `dtype` into each element of `out`, with the dtype matched once
+/// (a loop per common float type, the finite f16/bf16 values through the one-step narrowing)
+/// instead of once per element; the bytes are those of `DType::encode_f64` element by element.
+fn encode_each(dtype: DType, out: &mut [u8], mut next: impl FnMut() -> f64) {
+    fn each<const N: usize>(out: &mut [u8], mut v: impl FnMut() -> [u8; N]) {
+        for c in out.chunks_exact_mut(N) {
+            c.copy_from_slice(&v());
+        }
+    }
+    fn narrow16<const E: u32, const M: u32>(dtype: DType, x: f64) -> [u8; 2] {
+        match crate::dtype::ieee_narrow::<E, M>(x) {
+            Some(bits) => (bits as u16).to_le_bytes(),
+            None => {
+                let mut b = [0u8; 2];
+                dtype.encode_f64(x, &mut b);
+                b
+            }
+        }
+    }
+    match dtype {
+        DType::F64 => each(out, || next().to_le_bytes()),
+        DType::F32 => each(out, || (next() as f32).to_le_bytes()),
+        DType::F16 => each(out, || narrow16::<5, 10>(dtype, next())),
+        DType::BF16 => each(out, || narrow16::<8, 7>(dtype, next())),
+        _ => {
+            for chunk in out.chunks_exact_mut(dtype.size()) {
+                dtype.encode_f64(next(), chunk);
+            }
+        }
     }
 }
 
@@ -118,6 +151,56 @@ mod tests {
                 16408922859458223821
             ]
         );
+    }
+
+    /// `random = {seed, low, high}` is a contract with other front ends: values computed
+    /// independently with Python integers (SplitMix64) and numpy's f64 → f16/f32 casts
+    /// (`np.array(low + (high - low) * ((z >> 11) * 2.0**-53)).astype(np.float16)`).
+    #[test]
+    fn random_floats_match_numpy() {
+        fn words(dtype: DType, seed: u64, low: f64, high: f64, n: usize) -> Vec<u64> {
+            let b = Fill::Random { seed, low, high }.generate(dtype, n);
+            b.chunks(dtype.size())
+                .map(|c| c.iter().rev().fold(0u64, |acc, &x| acc << 8 | x as u64))
+                .collect()
+        }
+        assert_eq!(
+            words(DType::F16, 1, -1.0, 1.0, 6),
+            [0x3043, 0x37dd, 0x3b89, 0xaf1f, 0xaf22, 0x3835]
+        );
+        assert_eq!(
+            words(DType::F16, 2, -1.0, 1.0, 6),
+            [0x31d6, 0x37f9, 0x321f, 0x383f, 0xb607, 0xb4e8]
+        );
+        assert_eq!(words(DType::F16, 1, -1.0, 1.0, 100_001)[100_000], 0xac23);
+        // subnormal f16 results
+        assert_eq!(
+            words(DType::F16, 3, -1e-4, 1e-4, 6),
+            [0x8511, 0x2a0, 0x17b, 0x8599, 0x83b7, 0x1c9]
+        );
+        assert_eq!(
+            words(DType::F32, 7, -3.0, 5.0, 6),
+            [0x3df2f879, 0xc0376786, 0x40869841, 0x3fd4ebae, 0x3f1e99db, 0xbf809506]
+        );
+        // every float dtype: the per-dtype loop gives encode_f64's bytes element by element
+        for dtype in [
+            DType::F64,
+            DType::F32,
+            DType::F16,
+            DType::BF16,
+            DType::Fp8E4M3,
+            DType::Fp8E5M2,
+        ] {
+            let (low, high) = (-1e5, 3e5); // beyond f16/fp8 range: overflow to inf / NaN too
+            let got = Fill::Random { seed: 5, low, high }.generate(dtype, 4096);
+            let mut rng = SplitMix64::new(5);
+            let mut want = vec![0u8; got.len()];
+            for c in want.chunks_exact_mut(dtype.size()) {
+                let u = (rng.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+                dtype.encode_f64(low + (high - low) * u, c);
+            }
+            assert_eq!(got, want, "{dtype}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! unspecified); signed overflow (MIN / -1) wraps to MIN, as two's-complement hardware does.
 
 use super::{Flow, Warp};
-use crate::program::{Any, BoolOp, CmpOp, Inst, IntExtOp, IntOp, IntUnOp, Narrow, PSrc};
+use crate::program::{Any, BoolOp, CmpOp, Inst, IntExtOp, IntOp, IntUnOp, Narrow, PSrc, S};
 use tmemu_num::ops::int::{self as ni, IntTy};
 
 #[inline(always)]
@@ -30,7 +30,7 @@ fn narrow(n: Narrow, v: u32) -> u32 {
 
 macro_rules! lanes {
     ($a:ident, $b:ident, |$x:ident, $y:ident| $e:expr) => {{
-        let mut r = $a;
+        let mut r = [0; 32];
         for l in 0..32 {
             let $x = $a[l];
             let $y = $b[l];
@@ -38,6 +38,20 @@ macro_rules! lanes {
         }
         r
     }};
+}
+
+/// A source operand's lanes by reference: a register's array in place (no 128- or 256-byte
+/// copy per operand), an immediate broadcast into `$tmp`.
+macro_rules! src_ref {
+    ($w:expr, $s:expr, $file:ident, $tmp:ident) => {
+        match $s {
+            S::R(i) => &$w.$file[i as usize],
+            S::I(v) => {
+                $tmp = [v; 32];
+                &$tmp
+            }
+        }
+    };
 }
 
 pub(super) fn bin32(
@@ -49,16 +63,20 @@ pub(super) fn bin32(
     a: crate::program::S32,
     b: crate::program::S32,
 ) -> Flow {
-    let mut a = w.get(a);
-    let mut b = w.get(b);
+    let (ta, tb, wa, wb);
+    let (mut a, mut b): (&[u32; 32], &[u32; 32]) =
+        (src_ref!(w, a, r32, ta), src_ref!(w, b, r32, tb));
     if n != Narrow::None {
+        let (mut xa, mut xb) = (*a, *b);
         for l in 0..32 {
-            a[l] = widen(n, a[l]);
+            xa[l] = widen(n, xa[l]);
             // shift amounts are always u32
             if !matches!(op, IntOp::Shl | IntOp::ShrU | IntOp::ShrS) {
-                b[l] = widen(n, b[l]);
+                xb[l] = widen(n, xb[l]);
             }
         }
+        (wa, wb) = (xa, xb);
+        (a, b) = (&wa, &wb);
     }
     let mut r = match op {
         IntOp::Add => lanes!(a, b, |x, y| x.wrapping_add(y)),
@@ -118,8 +136,8 @@ pub(super) fn bin64(
     a: crate::program::S64,
     b: crate::program::S64,
 ) -> Flow {
-    let a = w.get(a);
-    let b = w.get(b);
+    let (ta, tb);
+    let (a, b): (&[u64; 32], &[u64; 32]) = (src_ref!(w, a, r64, ta), src_ref!(w, b, r64, tb));
     let r = match op {
         IntOp::Add => lanes!(a, b, |x, y| x.wrapping_add(y)),
         IntOp::Sub => lanes!(a, b, |x, y| x.wrapping_sub(y)),
@@ -249,6 +267,26 @@ fn combine(w: &Warp, v: u32, comb: Option<(BoolOp, PSrc)>) -> u32 {
 
 pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
     match *inst {
+        Inst::Setp32 {
+            cmp,
+            n,
+            ftz,
+            p,
+            q,
+            a,
+            b,
+            comb,
+        } if n == Narrow::None && !ftz => {
+            // the common form: the operands compared in place
+            let (ta, tb);
+            let bits = setp_bits32(cmp, src_ref!(w, a, r32, ta), src_ref!(w, b, r32, tb));
+            let t = combine(w, bits, comb);
+            w.set_pred(p, mask, t);
+            if let Some(q) = q {
+                let f = combine(w, !bits, comb);
+                w.set_pred(q, mask, f);
+            }
+        }
         Inst::Setp32 {
             cmp,
             n,
@@ -548,12 +586,14 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         Inst::MulWide32 { signed, d, a, b } => {
             let (a, b) = (w.get(a), w.get(b));
             let mut r = [0u64; 32];
-            for l in 0..32 {
-                r[l] = if signed {
-                    (a[l] as i32 as i64).wrapping_mul(b[l] as i32 as i64) as u64
-                } else {
-                    a[l] as u64 * b[l] as u64
-                };
+            if signed {
+                for l in 0..32 {
+                    r[l] = (a[l] as i32 as i64).wrapping_mul(b[l] as i32 as i64) as u64;
+                }
+            } else {
+                for l in 0..32 {
+                    r[l] = a[l] as u64 * b[l] as u64;
+                }
             }
             w.set(d, mask, &r);
         }
@@ -601,15 +641,23 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::MadWide32 { signed, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (ta, tb, tc);
+            let (a, b, c) = (
+                src_ref!(w, a, r32, ta),
+                src_ref!(w, b, r32, tb),
+                src_ref!(w, c, r64, tc),
+            );
             let mut r = [0u64; 32];
-            for l in 0..32 {
-                let p = if signed {
-                    (a[l] as i32 as i64).wrapping_mul(b[l] as i32 as i64) as u64
-                } else {
-                    a[l] as u64 * b[l] as u64
-                };
-                r[l] = p.wrapping_add(c[l]);
+            // one loop per signedness (not a branch per lane)
+            if signed {
+                for l in 0..32 {
+                    let p = (a[l] as i32 as i64).wrapping_mul(b[l] as i32 as i64) as u64;
+                    r[l] = p.wrapping_add(c[l]);
+                }
+            } else {
+                for l in 0..32 {
+                    r[l] = (a[l] as u64 * b[l] as u64).wrapping_add(c[l]);
+                }
             }
             w.set(d, mask, &r);
         }

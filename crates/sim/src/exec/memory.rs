@@ -3,7 +3,7 @@
 //! Copies complete at issue (the `immediate` completion policy): their bytes land and their
 //! mbarrier complete-tx is applied before the next instruction. Group waits are then no-ops.
 
-use super::{sync, Ctx, Flow, Warp};
+use super::{sync, Ctx, Flow, Warp, FULL};
 use crate::error::rules;
 use crate::fp;
 use crate::mem::{self, classify, MemFault, Window};
@@ -239,30 +239,345 @@ pub(crate) fn fault<O: Observer>(
     cx.diag(w, pc, lanes, rule, msg);
 }
 
-/// Byte offsets in the executing CTA's shared memory of a 4-byte `.shared` access through a
-/// 32-bit address register, when every lane of `mask` is in the CTA's own window, in bounds
-/// and aligned; `None` otherwise, and the caller takes the general per-lane path, which
-/// reports the fault exactly as before.
+/// Expands `$body` once per access size with `$S` a constant of that size, so the per-lane
+/// loops inside it compile to single loads and stores.
+macro_rules! by_size {
+    ($size:expr, $S:ident => $body:expr) => {
+        match $size {
+            1 => {
+                const $S: u32 = 1;
+                $body
+            }
+            2 => {
+                const $S: u32 = 2;
+                $body
+            }
+            4 => {
+                const $S: u32 = 4;
+                $body
+            }
+            _ => {
+                const $S: u32 = 8;
+                $body
+            }
+        }
+    };
+}
+
+/// Calls `f` for each lane of `mask`, in lane order.
 #[inline(always)]
-fn shared_fast_offsets(
-    base: &[u32; 32],
-    offset: i64,
+fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
+    if mask == FULL {
+        for l in 0..32 {
+            f(l);
+        }
+    } else {
+        let mut m = mask;
+        while m != 0 {
+            f(m.trailing_zeros() as usize);
+            m &= m - 1;
+        }
+    }
+}
+
+/// Every lane's address of `a` (what [`lane_addr`] gives lane by lane).
+#[inline(always)]
+fn lane_addrs(w: &Warp, a: Addr) -> [u64; 32] {
+    let off = a.offset as u64;
+    match a.base {
+        Any::R64(b) => {
+            let r = &w.r64[b as usize];
+            std::array::from_fn(|l| r[l].wrapping_add(off))
+        }
+        Any::R32(b) => {
+            let r = &w.r32[b as usize];
+            std::array::from_fn(|l| (r[l] as u64).wrapping_add(off))
+        }
+        Any::Imm(v) => [v.wrapping_add(off); 32],
+        Any::Sink => [off; 32],
+    }
+}
+
+/// The alignment the per-lane path demands of an access of `n` elements of `size` bytes:
+/// natural for a scalar; a vector's whole size, at most 16 bytes (and at least `size`).
+#[inline(always)]
+fn access_align(size: u32, n: u32) -> u32 {
+    if n > 1 {
+        (size * n).min(16).max(size)
+    } else {
+        size
+    }
+}
+
+/// Writes `f(l)`, sign-extended from `size` bytes when `signed`, to lane `l` of `r` for each
+/// lane of `mask` (a 32-bit register keeps the low half, as `Warp::write_any`).
+#[inline(always)]
+fn write_lanes(
+    w: &mut Warp,
+    r: Any,
     mask: u32,
-    len: usize,
+    signed: bool,
+    size: u32,
+    mut f: impl FnMut(usize) -> u64,
+) {
+    let ext = |v: u64| {
+        let sh = 64 - 8 * size;
+        (((v << sh) as i64) >> sh) as u64
+    };
+    let sx = signed && size < 8;
+    match r {
+        Any::R32(d) if sx => {
+            let dst = &mut w.r32[d as usize];
+            for_lanes(mask, |l| dst[l] = ext(f(l)) as u32);
+        }
+        Any::R32(d) => {
+            let dst = &mut w.r32[d as usize];
+            for_lanes(mask, |l| dst[l] = f(l) as u32);
+        }
+        Any::R64(d) if sx => {
+            let dst = &mut w.r64[d as usize];
+            for_lanes(mask, |l| dst[l] = ext(f(l)));
+        }
+        Any::R64(d) => {
+            let dst = &mut w.r64[d as usize];
+            for_lanes(mask, |l| dst[l] = f(l));
+        }
+        // the loads still happen (and were proven not to fault); nothing is written
+        Any::Imm(_) | Any::Sink => for_lanes(mask, |l| {
+            f(l);
+        }),
+    }
+}
+
+/// Calls `f(l, value)` with lane `l`'s value of `r` (zero-extended) for each lane of `mask`.
+#[inline(always)]
+fn read_lanes(w: &Warp, r: Any, mask: u32, mut f: impl FnMut(usize, u64)) {
+    match r {
+        Any::R32(s) => {
+            let src = &w.r32[s as usize];
+            for_lanes(mask, |l| f(l, src[l] as u64));
+        }
+        Any::R64(s) => {
+            let src = &w.r64[s as usize];
+            for_lanes(mask, |l| f(l, src[l]));
+        }
+        Any::Imm(v) => for_lanes(mask, |l| f(l, v)),
+        Any::Sink => for_lanes(mask, |l| f(l, 0)),
+    }
+}
+
+/// Byte offsets in the executing CTA's shared memory of every active lane's `len`-byte
+/// `.shared` access at `addrs` (the low 32 bits are the shared address, as in `resolve`),
+/// when each lies in the CTA's own window (rank bits 0 or its own rank), is a multiple of
+/// `align` and ends inside the `sh_len` bytes; `None` otherwise, and the caller takes the
+/// per-lane path, which reports the fault exactly as before.
+#[inline(always)]
+fn shared_offsets(
+    addrs: &[u64; 32],
+    mask: u32,
+    align: u32,
+    len: u32,
+    sh_len: usize,
     me: usize,
 ) -> Option<[u32; 32]> {
+    // the last offset at which `len` bytes still fit; all u32 and `&` (no short circuit), so
+    // the loop is straight-line
+    let limit = u32::try_from(sh_len.checked_sub(len as usize)?).unwrap_or(u32::MAX);
+    let (me, amask) = (me as u32, align - 1);
     let mut offs = [0u32; 32];
-    let mut ok = true;
+    let mut bad = 0u32;
     for l in 0..32 {
-        // as `lane_addr` + `shared_loc`: the address is the low 32 bits of base + offset
-        let a = base[l].wrapping_add(offset as u32);
+        let a = addrs[l] as u32;
         let off = (a & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE);
         offs[l] = off;
         let hi = a >> 24;
-        let good = (hi == 0 || hi == me as u32) && off & 3 == 0 && (off as usize) + 4 <= len;
-        ok &= good | (mask >> l & 1 == 0);
+        let good = ((hi == 0) | (hi == me)) & (off & amask == 0) & (off <= limit);
+        let active = mask & (1 << l) != 0;
+        bad |= (active & !good) as u32;
     }
+    let ok = mask != 0 && bad == 0;
     ok.then_some(offs)
+}
+
+/// Little-endian `size` bytes at `p`, zero-extended.
+///
+/// # Safety
+/// `p` must be valid for reading `size` (at most 8) bytes.
+#[inline(always)]
+unsafe fn read_le(p: *const u8, size: u32) -> u64 {
+    let mut b = [0u8; 8];
+    std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), size as usize);
+    u64::from_le_bytes(b)
+}
+
+/// Writes the low `size` bytes of `v` at `p`, little-endian.
+///
+/// # Safety
+/// `p` must be valid for writing `size` (at most 8) bytes.
+#[inline(always)]
+unsafe fn write_le(p: *mut u8, size: u32, v: u64) {
+    std::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, size as usize);
+}
+
+/// Whether the warp-wide `ld`/`st` may take this access: a plain size, at least one lane,
+/// an observer it can serve (a scalar's accesses are one batch event; a vector's are
+/// reported per lane and element by the general path only).
+#[inline(always)]
+fn warp_form_ok<O: Observer>(cx: &Ctx<'_, '_, O>, mask: u32, i: &LdSt) -> bool {
+    mask != 0
+        && matches!(i.elem.size, 1 | 2 | 4 | 8)
+        && fast_ok(cx)
+        && (i.regs.len() == 1 || !cx.obs.wants_memory())
+}
+
+/// The warp-wide `ld` of global (and generic-to-global) and `.shared` memory, scalars and
+/// vectors: one bounds and alignment scan for the warp, then unchecked copies into the
+/// destination registers, element by element. Returns false, having touched nothing, when
+/// any lane would fault or the form is not one it takes; the per-lane paths then run and
+/// report the faults exactly as before.
+#[inline(always)]
+fn ld_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) -> bool {
+    if !warp_form_ok(cx, mask, i) {
+        return false;
+    }
+    let (size, n, signed) = (i.elem.size as u32, i.regs.len() as u32, i.elem.signed);
+    let (total, align) = (size * n, access_align(size, n));
+    let addrs = lane_addrs(w, i.addr);
+    match i.space {
+        Space::Global | Space::Generic => {
+            let Some(span) = cx.env.global.lanes_span(&addrs, mask, align, total) else {
+                return false;
+            };
+            for (e, &r) in i.regs.iter().enumerate() {
+                let eo = e as u64 * size as u64;
+                // SAFETY: `lanes_span` proved every lane's [a, a + total) inside the buffer
+                // with a a multiple of align >= size, so each element is in bounds and aligned
+                by_size!(size, S => write_lanes(w, r, mask, signed, S, |l| unsafe {
+                    span.load(addrs[l] + eo, S)
+                }));
+            }
+            if n == 1 {
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    mask,
+                    MemSpace::Global,
+                    &addrs,
+                    size,
+                    AccessKind::Read,
+                    i.order,
+                );
+            }
+        }
+        Space::Shared => {
+            let me = cx.me;
+            let sh = &cx.ctas[me].shared[..];
+            let Some(offs) = shared_offsets(&addrs, mask, align, total, sh.len(), me) else {
+                return false;
+            };
+            for (e, &r) in i.regs.iter().enumerate() {
+                let eo = e * size as usize;
+                // SAFETY: `shared_offsets` proved every lane's [off, off + total) inside `sh`
+                by_size!(size, S => write_lanes(w, r, mask, signed, S, |l| unsafe {
+                    read_le(sh.as_ptr().add(offs[l] as usize + eo), S)
+                }));
+            }
+            if n == 1 && cx.obs.wants_memory() {
+                let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
+                let space = MemSpace::Shared { cta: me as u32 };
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    mask,
+                    space,
+                    &seen,
+                    size,
+                    AccessKind::Read,
+                    i.order,
+                );
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// The warp-wide `st`, the counterpart of [`ld_warp`]. Elements are written element by
+/// element over the lanes rather than lane by lane, which leaves the same bytes only when two
+/// lanes' ranges are equal or disjoint: true of every scalar and of vectors of at most 16
+/// bytes (aligned to their size); a larger vector takes the per-lane path.
+#[inline(always)]
+fn st_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) -> bool {
+    if !warp_form_ok(cx, mask, i) {
+        return false;
+    }
+    let (size, n) = (i.elem.size as u32, i.regs.len() as u32);
+    let (total, align) = (size * n, access_align(size, n));
+    if total > 16 && n > 1 {
+        return false;
+    }
+    let addrs = lane_addrs(w, i.addr);
+    match i.space {
+        Space::Global | Space::Generic => {
+            let Some(span) = cx.env.global.lanes_span(&addrs, mask, align, total) else {
+                return false;
+            };
+            for (e, &r) in i.regs.iter().enumerate() {
+                let eo = e as u64 * size as u64;
+                // SAFETY: as in `ld_warp`
+                by_size!(size, S => read_lanes(w, r, mask, |l, v| unsafe {
+                    span.store(addrs[l] + eo, S, v)
+                }));
+            }
+            if n == 1 {
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    mask,
+                    MemSpace::Global,
+                    &addrs,
+                    size,
+                    AccessKind::Write,
+                    i.order,
+                );
+            }
+        }
+        Space::Shared => {
+            let me = cx.me;
+            let sh = &mut cx.ctas[me].shared[..];
+            let Some(offs) = shared_offsets(&addrs, mask, align, total, sh.len(), me) else {
+                return false;
+            };
+            let p = sh.as_mut_ptr();
+            for (e, &r) in i.regs.iter().enumerate() {
+                let eo = e * size as usize;
+                // SAFETY: as in `ld_warp`
+                by_size!(size, S => read_lanes(w, r, mask, |l, v| unsafe {
+                    write_le(p.add(offs[l] as usize + eo), S, v)
+                }));
+            }
+            if n == 1 && cx.obs.wants_memory() {
+                let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
+                let space = MemSpace::Shared { cta: me as u32 };
+                observe_lanes(
+                    w,
+                    cx,
+                    mask,
+                    mask,
+                    space,
+                    &seen,
+                    size,
+                    AccessKind::Write,
+                    i.order,
+                );
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
@@ -287,66 +602,14 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             return;
         }
     }
+    if ld_warp(w, cx, mask, i) {
+        return;
+    }
     if i.space == Space::Global && i.regs.len() == 1 && !i.elem.signed && fast_ok(cx) {
-        // hot path: scalar global load
+        // a scalar global load with a faulting lane: each faulting lane is reported on its
+        // own and reads 0, the others load, and their accesses are one batch
         let r = i.regs[0];
         let mut hint = usize::MAX;
-        if let (Any::R64(b), Any::R32(d)) = (i.addr.base, r) {
-            // the common form (64-bit address register, 32-bit destination): the register
-            // arrays are read and written once, not matched per lane
-            let base = w.r64[b as usize];
-            let mut out = w.r32[d as usize];
-            let off = i.addr.offset as u64;
-            let addrs: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
-            if size <= 4 && cx.env.global.load_lanes_u32(&addrs, mask, size, &mut out) {
-                w.r32[d as usize] = out;
-                observe_lanes(
-                    w,
-                    cx,
-                    mask,
-                    mask,
-                    MemSpace::Global,
-                    &addrs,
-                    size,
-                    AccessKind::Read,
-                    i.order,
-                );
-                return;
-            }
-            let mut ok = mask;
-            for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    match cx
-                        .env
-                        .global
-                        .load_hinted(&mut hint, base[l].wrapping_add(off), size)
-                    {
-                        Ok(v) => out[l] = v as u32,
-                        Err(f) => {
-                            out[l] = 0;
-                            ok &= !(1 << l);
-                            fault(w, cx, 1 << l, l, f, i.space);
-                        }
-                    }
-                }
-            }
-            w.r32[d as usize] = out;
-            if cx.obs.wants_memory() {
-                let seen: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
-                observe_lanes(
-                    w,
-                    cx,
-                    mask,
-                    ok,
-                    MemSpace::Global,
-                    &seen,
-                    size,
-                    AccessKind::Read,
-                    i.order,
-                );
-            }
-            return;
-        }
         let (mut ok, mut seen) = (mask, [0u64; 32]);
         for l in 0..32 {
             if mask >> l & 1 != 0 {
@@ -374,39 +637,6 @@ fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             i.order,
         );
         return;
-    }
-    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && fast_ok(cx) {
-        if let (Any::R32(b), Any::R32(d)) = (i.addr.base, i.regs[0]) {
-            // hot path: 32-bit shared load through a 32-bit window register
-            let sh = &cx.ctas[cx.me].shared;
-            if let Some(offs) =
-                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len(), cx.me)
-            {
-                let out = &mut w.r32[d as usize];
-                for l in 0..32 {
-                    if mask >> l & 1 != 0 {
-                        let o = offs[l] as usize;
-                        out[l] = u32::from_le_bytes([sh[o], sh[o + 1], sh[o + 2], sh[o + 3]]);
-                    }
-                }
-                if cx.obs.wants_memory() {
-                    let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
-                    let space = MemSpace::Shared { cta: cx.me as u32 };
-                    observe_lanes(
-                        w,
-                        cx,
-                        mask,
-                        mask,
-                        space,
-                        &seen,
-                        4,
-                        AccessKind::Read,
-                        i.order,
-                    );
-                }
-                return;
-            }
-        }
     }
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
@@ -479,58 +709,13 @@ fn advance(loc: Loc, by: u64) -> Loc {
 
 fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     let size = i.elem.size as u32;
+    if st_warp(w, cx, mask, i) {
+        return;
+    }
     if i.space == Space::Global && i.regs.len() == 1 && fast_ok(cx) {
+        // a scalar global store with a faulting lane, as in `ld`
         let r = i.regs[0];
         let mut hint = usize::MAX;
-        if let (Any::R64(b), Any::R32(v)) = (i.addr.base, r) {
-            // the common form, as in `ld`
-            let (base, vals) = (w.r64[b as usize], w.r32[v as usize]);
-            let off = i.addr.offset as u64;
-            let addrs: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
-            if size <= 4 && cx.env.global.store_lanes_u32(&addrs, mask, size, &vals) {
-                observe_lanes(
-                    w,
-                    cx,
-                    mask,
-                    mask,
-                    MemSpace::Global,
-                    &addrs,
-                    size,
-                    AccessKind::Write,
-                    i.order,
-                );
-                return;
-            }
-            let mut ok = mask;
-            for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    let a = base[l].wrapping_add(off);
-                    if let Err(f) = cx
-                        .env
-                        .global
-                        .store_hinted(&mut hint, a, size, vals[l] as u64)
-                    {
-                        ok &= !(1 << l);
-                        fault(w, cx, 1 << l, l, f, i.space);
-                    }
-                }
-            }
-            if cx.obs.wants_memory() {
-                let seen: [u64; 32] = std::array::from_fn(|l| base[l].wrapping_add(off));
-                observe_lanes(
-                    w,
-                    cx,
-                    mask,
-                    ok,
-                    MemSpace::Global,
-                    &seen,
-                    size,
-                    AccessKind::Write,
-                    i.order,
-                );
-            }
-            return;
-        }
         let (mut ok, mut seen) = (mask, [0u64; 32]);
         for l in 0..32 {
             if mask >> l & 1 != 0 {
@@ -555,40 +740,6 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
             i.order,
         );
         return;
-    }
-    if i.space == Space::Shared && i.regs.len() == 1 && size == 4 && fast_ok(cx) {
-        if let (Any::R32(b), Any::R32(v)) = (i.addr.base, i.regs[0]) {
-            // hot path: 32-bit shared store through a 32-bit window register, as in `ld`
-            let me = cx.me;
-            let sh = &mut cx.ctas[me].shared;
-            if let Some(offs) =
-                shared_fast_offsets(&w.r32[b as usize], i.addr.offset, mask, sh.len(), cx.me)
-            {
-                let vals = &w.r32[v as usize];
-                for l in 0..32 {
-                    if mask >> l & 1 != 0 {
-                        let o = offs[l] as usize;
-                        sh[o..o + 4].copy_from_slice(&vals[l].to_le_bytes());
-                    }
-                }
-                if cx.obs.wants_memory() {
-                    let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
-                    let space = MemSpace::Shared { cta: me as u32 };
-                    observe_lanes(
-                        w,
-                        cx,
-                        mask,
-                        mask,
-                        space,
-                        &seen,
-                        4,
-                        AccessKind::Write,
-                        i.order,
-                    );
-                }
-                return;
-            }
-        }
     }
     let n = i.regs.len() as u64;
     let mut bad = 0u32;
@@ -1107,5 +1258,180 @@ mod shared_fast_path_tests {
             .map(|t| if 31 - t == 5 { 0 } else { 31 - t })
             .collect();
         assert_eq!(out, want);
+    }
+}
+
+/// The warp-wide `ld`/`st` paths against the per-lane path they short-cut: the same kernel
+/// run with no observer (every fast path), with an observer that takes batched accesses
+/// (scalar fast paths), and with one that wants per-lane events (which turns every fast path
+/// off) must leave the same bytes, the same diagnostics and the same accesses.
+#[cfg(test)]
+mod warp_path_tests {
+    use crate::observer::{AccessKind, At, MemOrder, MemSpace, Observer};
+    use crate::{install_globals, load, run_observed, GlobalMemory, Launch, RunOptions};
+
+    /// Each lane loads 16 bytes of `in` as a v4, plus signed 8/16-bit loads into 32- and
+    /// 64-bit registers; stages them through shared memory as v4, v2, b16 and u8 stores; reads
+    /// a neighbour's back as v4, v2, b16 and s8; and writes 64 bytes of `out` with v4, v2.u64,
+    /// b16 and u8 stores. Lane `bad` adds `skew` to its load address (OOB or misaligned).
+    const PTX: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry v(.param .u64 out_ptr, .param .u64 in_ptr, .param .u32 bad, .param .u64 skew)
+{
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<20>;
+    .reg .b16 %rs<8>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b8 buf[1024];
+    ld.param.u64 %rd1, [out_ptr];
+    ld.param.u64 %rd2, [in_ptr];
+    ld.param.u32 %r30, [bad];
+    ld.param.u64 %rd15, [skew];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    add.s64 %rd4, %rd2, %rd3;
+    setp.eq.u32 %p1, %r1, %r30;
+    @%p1 add.s64 %rd4, %rd4, %rd15;
+    ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd4];
+    ld.global.s16 %r6, [%rd4+2];
+    ld.global.s8 %rd5, [%rd4+3];
+    ld.global.v2.u16 {%rs1, %rs2}, [%rd4+4];
+    mov.u32 %r7, buf;
+    shl.b32 %r8, %r1, 5;
+    add.u32 %r9, %r7, %r8;
+    st.shared.v4.u32 [%r9], {%r2, %r3, %r4, %r5};
+    st.shared.v2.u32 [%r9+16], {%r6, %r5};
+    st.shared.b16 [%r9+24], %rs2;
+    st.shared.u8 [%r9+27], %r3;
+    bar.sync 0;
+    mov.u32 %r10, 31;
+    sub.u32 %r11, %r10, %r1;
+    shl.b32 %r12, %r11, 5;
+    add.u32 %r13, %r7, %r12;
+    ld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r13];
+    ld.shared.v2.u32 {%r18, %r19}, [%r13+16];
+    ld.shared.b16 %rs3, [%r13+24];
+    ld.shared.s8 %r20, [%r13+27];
+    ld.shared.s16 %rd6, [%r13+16];
+    mul.wide.u32 %rd7, %r1, 64;
+    add.s64 %rd8, %rd1, %rd7;
+    st.global.v4.u32 [%rd8], {%r14, %r15, %r16, %r17};
+    st.global.v2.u64 [%rd8+16], {%rd5, %rd6};
+    st.global.v2.u32 [%rd8+32], {%r18, %r19};
+    st.global.b16 [%rd8+40], %rs3;
+    st.global.b16 [%rd8+42], %rs1;
+    st.global.u32 [%rd8+44], %r20;
+    st.global.u8 [%rd8+48], %r6;
+    ret;
+}
+"#;
+
+    #[derive(Default)]
+    struct Rec {
+        batched: bool,
+        events: Vec<String>,
+    }
+
+    impl Observer for Rec {
+        fn wants_memory(&self) -> bool {
+            true
+        }
+        fn wants_memory_lanes(&self) -> bool {
+            self.batched
+        }
+        fn memory(
+            &mut self,
+            at: At,
+            lane: u32,
+            space: MemSpace,
+            addr: u64,
+            size: u32,
+            kind: AccessKind,
+            _order: MemOrder,
+        ) {
+            self.events.push(format!(
+                "pc {} lane {lane} {space:?} {addr:#x} {size} {kind:?}",
+                at.pc
+            ));
+        }
+    }
+
+    /// (out bytes, diagnostics as text, sorted access events or None without an observer)
+    fn run_with(bad: u32, skew: u64, obs: Option<bool>) -> (Vec<u8>, Vec<String>, Vec<String>) {
+        let m = tmemu_ptx::parse(PTX).expect("parse");
+        let k = load(&m, PTX, "v.ptx", None).expect("load");
+        let mut g = GlobalMemory::new();
+        install_globals(&k, &mut g).unwrap();
+        let out = g.alloc("out", &[0xeeu8; 32 * 64]);
+        let input: Vec<u8> = (0..512u32).map(|i| (i * 37 + 11) as u8).collect();
+        let inp = g.alloc("in", &input);
+        let mut params = vec![0u8; k.param_bytes as usize];
+        for (p, v) in k.params.iter().zip([out, inp, bad as u64, skew]) {
+            params[p.offset as usize..(p.offset + p.size) as usize]
+                .copy_from_slice(&v.to_le_bytes()[..p.size as usize]);
+        }
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            cluster: None,
+            dyn_shared: 0,
+            params,
+        };
+        let opts = RunOptions::default();
+        let (r, events) = match obs {
+            None => (crate::run(&k, &launch, &g, &opts).expect("launch"), vec![]),
+            Some(batched) => {
+                let (r, mut o) = run_observed(&k, &launch, &g, &opts, |_| Rec {
+                    batched,
+                    events: vec![],
+                })
+                .expect("launch");
+                let mut ev = std::mem::take(&mut o[0].events);
+                ev.sort();
+                (r, ev)
+            }
+        };
+        let diags = r
+            .diagnostics
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {} {:#x} {}",
+                    d.rule.id, d.ctx.pc, d.ctx.lanes, d.message
+                )
+            })
+            .collect();
+        (g.read_buffer(out).unwrap(), diags, events)
+    }
+
+    #[test]
+    fn fast_and_per_lane_paths_agree() {
+        // no fault, a lane far out of bounds, a lane misaligned for the v4 (and the s16)
+        for (bad, skew) in [(99, 0u64), (5, 1 << 20), (17, 4), (0, 1)] {
+            let fast = run_with(bad, skew, None);
+            let batched = run_with(bad, skew, Some(true));
+            let per_lane = run_with(bad, skew, Some(false));
+            assert_eq!(fast.0, per_lane.0, "bytes, bad {bad} skew {skew}");
+            assert_eq!(batched.0, per_lane.0, "bytes, bad {bad} skew {skew}");
+            assert_eq!(fast.1, per_lane.1, "diagnostics, bad {bad} skew {skew}");
+            assert_eq!(batched.1, per_lane.1, "diagnostics, bad {bad} skew {skew}");
+            assert_eq!(batched.2, per_lane.2, "accesses, bad {bad} skew {skew}");
+            if skew == 0 {
+                assert!(per_lane.1.is_empty(), "{:?}", per_lane.1);
+                // lane 0 read lane 31's staging: its v4 words are in[496..512]
+                let word = |i: u32| {
+                    u32::from_le_bytes(std::array::from_fn(|b| ((i + b as u32) * 37 + 11) as u8))
+                };
+                let got = u32::from_le_bytes(fast.0[0..4].try_into().unwrap());
+                assert_eq!(got, word(496));
+            } else {
+                assert!(
+                    !per_lane.1.is_empty(),
+                    "bad {bad} skew {skew}: no diagnostic"
+                );
+            }
+        }
     }
 }
