@@ -16,6 +16,7 @@ use crate::output::{self, Format, OutputArgs};
 use crate::prepare::{prepare, PrepError};
 use crate::progress::{Measure, Progress};
 use crate::run_cmd::EngineArgs;
+use crate::trace_out::{trace_outcome, TraceArgs};
 
 /// Arguments of `tmemu check`.
 #[derive(clap::Args)]
@@ -28,7 +29,8 @@ Examples:
   tmemu check tests/corpus/kernels/triton/*.toml
   tmemu check tests/corpus/bugs/*/buggy.toml --format json > findings.jsonl
   tmemu check kernels/*.toml --format sarif > tmemu.sarif   # GitHub code scanning
-  tmemu check a.toml --seeds 16 --jobs 2"
+  tmemu check a.toml --seeds 16 --jobs 2
+  tmemu check buggy.toml --trace trace.json   # the run that reproduces the first finding"
 )]
 pub struct Args {
     /// Launch specs (TOML).
@@ -48,6 +50,8 @@ pub struct Args {
     /// Specs checked at once (default: one per core).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub trace: TraceArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -70,6 +74,17 @@ impl SpecResult {
 }
 
 pub fn run(args: &Args) -> u8 {
+    if args.trace.wanted() && args.specs.len() != 1 {
+        eprintln!(
+            "error: --trace and --tmem-map trace one run of one spec; {} specs were given",
+            args.specs.len()
+        );
+        return EXIT_BAD_INPUT;
+    }
+    if args.trace.seed.is_some() && !args.trace.wanted() {
+        eprintln!("error: --seed picks the run to trace: give --trace or --tmem-map too");
+        return EXIT_BAD_INPUT;
+    }
     let opts = CheckOptions {
         seeds: args.seeds.max(1),
         base_seed: args.base_seed,
@@ -87,7 +102,7 @@ pub fn run(args: &Args) -> u8 {
     );
     let counter = progress.counter();
     let check_one = |spec: &PathBuf| {
-        let r = check_spec(spec, &args.engine.sets, &opts);
+        let r = check_spec(spec, &args.engine.sets, &opts, args);
         counter.fetch_add(1, Ordering::Relaxed);
         r
     };
@@ -103,7 +118,7 @@ pub fn run(args: &Args) -> u8 {
     overall_exit_code(results.iter().map(SpecResult::exit_code))
 }
 
-fn check_spec(spec: &Path, sets: &[String], opts: &CheckOptions) -> SpecResult {
+fn check_spec(spec: &Path, sets: &[String], opts: &CheckOptions, args: &Args) -> SpecResult {
     let p = match prepare(spec, sets) {
         Ok(p) => p,
         Err(PrepError::Bad(m)) => {
@@ -123,6 +138,15 @@ fn check_spec(spec: &Path, sets: &[String], opts: &CheckOptions) -> SpecResult {
     };
     match check(&p.kernel, &p.launch, opts) {
         Ok(o) => {
+            if args.trace.wanted() {
+                if let Err(m) = trace_outcome(&p, &o, &opts.engine, &args.trace, args.out.quiet) {
+                    return SpecResult {
+                        spec: spec.to_path_buf(),
+                        report: Err(format!("{}: error: {m}", spec.display())),
+                        stats: None,
+                    };
+                }
+            }
             let mut b = p.report_builder();
             b.add_check(&o);
             SpecResult {
@@ -133,7 +157,7 @@ fn check_spec(spec: &Path, sets: &[String], opts: &CheckOptions) -> SpecResult {
         }
         Err(e) => SpecResult {
             spec: spec.to_path_buf(),
-            report: Err(format!("{}: launch: {e}", spec.display())),
+            report: Err(format!("{}: error: launch: {e}", spec.display())),
             stats: None,
         },
     }
@@ -177,7 +201,11 @@ fn render_human(results: &[SpecResult], out: &OutputArgs) -> String {
         }
         match &r.report {
             Ok(report) => s.push_str(&output::render(report, out, r.stats.as_deref())),
-            Err(m) => s.push_str(&format!("{m}\nverdict: bad input\n")),
+            Err(m) => {
+                let color = out.human_options().color;
+                s.push_str(&crate::bad_input::InputError::parse(m).human(color));
+                s.push_str("verdict: bad input\n");
+            }
         }
         if results.len() > 1 {
             s.push('\n');
@@ -223,8 +251,11 @@ fn render_json(results: &[SpecResult]) -> String {
                 }
             }
             Err(m) => {
+                let e = crate::bad_input::InputError::parse(m);
                 let v = serde_json::json!({
                     "type": "error", "spec": spec, "message": m, "exit_code": EXIT_BAD_INPUT,
+                    "file": e.file, "line": (e.line > 0).then_some(e.line),
+                    "column": (e.line > 0).then_some(e.column), "text": e.text,
                 });
                 s.push_str(&format!("{v}\n"));
             }

@@ -13,13 +13,16 @@ use crate::output::{self, Format, OutputArgs};
 use crate::prepare::{prepare, PrepError};
 use crate::progress::{Measure, Progress};
 use crate::run_cmd::{AsyncPolicy, EngineArgs};
+use crate::trace_out::{trace_outcome, TraceArgs};
 
 /// Arguments of `tmemu explore`.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   tmemu explore tests/corpus/bugs/expect_tx_overcount/buggy.toml --runs 8
   tmemu explore kernel.toml --runs 100 --stop-on-hang
-  tmemu explore kernel.toml --runs 32 --async-policy adversarial --async-policy delayed --format json")]
+  tmemu explore kernel.toml --runs 32 --async-policy adversarial --async-policy delayed --format json
+  tmemu explore kernel.toml --runs 64 --trace hang.json   # trace the run that first hangs
+  tmemu explore kernel.toml --trace t.json --seed 9       # trace the run of seed 9")]
 pub struct Args {
     /// The launch spec (TOML).
     pub spec: PathBuf,
@@ -41,16 +44,19 @@ pub struct Args {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
+    pub trace: TraceArgs,
+    #[command(flatten)]
     pub out: OutputArgs,
 }
 
 pub fn run(args: &Args) -> u8 {
+    if args.trace.seed.is_some() && !args.trace.wanted() {
+        eprintln!("error: --seed picks the run to trace: give --trace or --tmem-map too");
+        return tmemu_diag::EXIT_BAD_INPUT;
+    }
     let p = match prepare(&args.spec, &args.engine.sets) {
         Ok(p) => p,
-        Err(PrepError::Bad(m)) => {
-            eprintln!("{m}");
-            return tmemu_diag::EXIT_BAD_INPUT;
-        }
+        Err(PrepError::Bad(m)) => return crate::bad_input::report(&m, &args.out),
         Err(PrepError::Unsupported(report)) => {
             output::print(&output::render(&report, &args.out, None));
             return report.verdict().exit_code();
@@ -79,10 +85,16 @@ pub fn run(args: &Args) -> u8 {
     let o = match outcome {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{}: launch: {e}", args.spec.display());
-            return tmemu_diag::EXIT_BAD_INPUT;
+            let m = format!("{}: error: launch: {e}", args.spec.display());
+            return crate::bad_input::report(&m, &args.out);
         }
     };
+    if args.trace.wanted() {
+        if let Err(m) = trace_outcome(&p, &o.merged, &opts.engine, &args.trace, args.out.quiet) {
+            let m = format!("{}: error: {m}", args.spec.display());
+            return crate::bad_input::report(&m, &args.out);
+        }
+    }
     let mut b = p.report_builder();
     b.add_check(&o.merged);
     let report = b.finish();

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bad_input;
 mod check_cmd;
 mod explain_cmd;
 mod explore_cmd;
@@ -14,6 +15,7 @@ mod parse_cmd;
 mod prepare;
 mod progress;
 mod run_cmd;
+mod trace_out;
 
 #[derive(Parser)]
 #[command(

@@ -37,7 +37,7 @@ pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError>
         ErrorClass::Unsupported => {
             PrepError::Unsupported(Box::new(unsupported_report(&shown, &e.message)))
         }
-        ErrorClass::BadInput => PrepError::Bad(e.message),
+        ErrorClass::BadInput => PrepError::Bad(entry_error(&spec, &shown, e.message)),
     })?;
     let launch = resolve_spec(&mut spec, sets, &kernel).map_err(|e| PrepError::Bad(e.message))?;
     Ok(Prepared {
@@ -46,6 +46,25 @@ pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError>
         kernel,
         launch,
     })
+}
+
+/// The loader names no place for "which kernel" errors (`k.ptx:0:0: error: no kernel ...`):
+/// point them at the spec's `kernel` key, or say how to name one.
+fn entry_error(spec: &Spec, shown: &str, message: String) -> String {
+    let Some(text) = message.strip_prefix(&format!("{shown}:0:0: error: ")) else {
+        return message;
+    };
+    match &spec.kernel {
+        Some(k) => format!(
+            "{}:{}:{}: error: key 'kernel': {text} of {shown}",
+            spec.file, k.site.line, k.site.col
+        ),
+        None if text.contains("several kernels") => format!(
+            "{}: error: {shown}: {text} with `kernel = \"...\"` in the spec",
+            spec.file
+        ),
+        None => format!("{shown}: error: {text}"),
+    }
 }
 
 impl Prepared {

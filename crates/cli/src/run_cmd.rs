@@ -5,19 +5,20 @@
 //! Exit codes (docs/cli.md): 0 clean, 1 violation (or a failed expect), 2 bad input or usage,
 //! 3 hang, 4 incomplete (an unsupported form, or the step budget ran out).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::ValueEnum;
 use tmemu_check::dynamic::RaceObserver;
 use tmemu_host::{
     check_expects, expect_result, save_outputs, Policy, Related, RunConfig, RunOptions, Session,
 };
-use tmemu_trace::{Recorder, TmemMapOptions};
+use tmemu_trace::Recorder;
 
 use crate::observe::{mbarrier_wait_pcs, PlacementObserver, RunObserver, TraceRecorder};
 use crate::output::{self, OutputArgs};
 use crate::prepare::{prepare, PrepError};
 use crate::progress::{Measure, Progress};
+use crate::trace_out::{write_outputs, TRACE_RECORDS_PER_GROUP};
 
 /// How asynchronous tcgen05 and bulk-copy operations complete.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -118,13 +119,12 @@ pub struct Args {
     pub out: OutputArgs,
 }
 
-/// Records kept per SM group for `--trace` / `--tmem-map` (a trace past this is truncated,
-/// and says so).
-const TRACE_RECORDS_PER_GROUP: usize = 1 << 20;
-
 pub fn run(args: &Args) -> u8 {
     match run_inner(args) {
         Ok(code) => code,
+        Err((code, msg)) if code == tmemu_diag::EXIT_BAD_INPUT => {
+            crate::bad_input::report(&msg, &args.out)
+        }
         Err((code, msg)) => {
             eprintln!("{msg}");
             code
@@ -142,7 +142,8 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
             return Ok(report.verdict().exit_code());
         }
     };
-    let session = Session::new(&p.kernel, &p.launch).map_err(|e| bad(e.to_string()))?;
+    let session = Session::new(&p.kernel, &p.launch)
+        .map_err(|e| bad(format!("{}: error: {e}", args.spec.display())))?;
     let config = RunConfig {
         seed: args.schedule_seed,
         policy: args.async_policy.into(),
@@ -177,13 +178,13 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
                         .then(|| RaceObserver::new(&p.kernel).with_cluster_dim(cluster)),
                 )
             })
-            .map_err(|e| bad(format!("launch: {e}")))?;
+            .map_err(|e| bad(format!("{}: error: launch: {e}", args.spec.display())))?;
         let parts: Vec<_> = observers.into_iter().map(RunObserver::into_parts).collect();
         (outcome, parts)
     } else {
         let (outcome, observers) = session
             .run_observed(&opts, |_| PlacementObserver::default())
-            .map_err(|e| bad(format!("launch: {e}")))?;
+            .map_err(|e| bad(format!("{}: error: launch: {e}", args.spec.display())))?;
         let parts: Vec<_> = observers
             .into_iter()
             .map(|o| (None, Vec::new(), o.cta_sms))
@@ -204,7 +205,13 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         races.extend(found);
     }
     if tracing {
-        write_trace_outputs(&rec, args, &p.kernel.name)?;
+        write_outputs(
+            &rec,
+            args.trace.as_deref(),
+            args.tmem_map.as_deref(),
+            &p.kernel.name,
+        )
+        .map_err(bad)?;
     }
 
     save_outputs(&p.launch, &outcome.buffers).map_err(|e| (e.exit_code(), e.message))?;
@@ -269,27 +276,4 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
             .map_err(|e| bad(format!("{}: cannot write: {e}", path.display())))?;
     }
     Ok(code)
-}
-
-fn write_trace_outputs(rec: &Recorder, args: &Args, kernel: &str) -> Result<(), (u8, String)> {
-    let cannot = |p: &Path, e: std::io::Error| {
-        (
-            tmemu_diag::EXIT_BAD_INPUT,
-            format!("{}: cannot write: {e}", p.display()),
-        )
-    };
-    if let Some(path) = &args.trace {
-        let f = std::fs::File::create(path).map_err(|e| cannot(path, e))?;
-        tmemu_trace::write_chrome_trace(rec, std::io::BufWriter::new(f))
-            .map_err(|e| cannot(path, e))?;
-    }
-    if let Some(path) = &args.tmem_map {
-        let f = std::fs::File::create(path).map_err(|e| cannot(path, e))?;
-        let opts = TmemMapOptions {
-            title: Some(format!("TMEM occupancy: {kernel}")),
-        };
-        tmemu_trace::write_tmem_map(rec, &opts, std::io::BufWriter::new(f))
-            .map_err(|e| cannot(path, e))?;
-    }
-    Ok(())
 }

@@ -163,3 +163,63 @@ fn trace_of_a_plain_kernel_has_every_cta_and_no_tmem() {
         0
     );
 }
+
+/// `tmemu check --trace` and `tmemu explore --trace` trace the run that reproduces the first
+/// finding (or hang): the same trace `tmemu run` writes with the flags the report prints.
+#[test]
+fn check_and_explore_trace_the_run_that_reproduces_the_finding() {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let read = |p: &PathBuf| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    for (cmd, spec, extra) in [
+        (
+            "check",
+            "tests/corpus/bugs/tmem_without_alloc/buggy.toml",
+            &[][..],
+        ),
+        (
+            "explore",
+            "tests/corpus/bugs/expect_tx_overcount/buggy.toml",
+            &["--runs", "3"][..],
+        ),
+    ] {
+        let out = tmp.join(format!("{cmd}_trace.json"));
+        let mut args = vec![cmd, spec, "--color", "never", "--trace"];
+        let out_s = out.to_str().unwrap().to_string();
+        args.push(&out_s);
+        args.extend_from_slice(extra);
+        let (code, stderr) = run(&args);
+        assert!(
+            matches!(code, Some(1) | Some(3)),
+            "{cmd}: {code:?} {stderr}"
+        );
+        // `traced run N that ...: `tmemu run <spec> FLAGS` → OUT`
+        let flags = stderr
+            .split("`tmemu run <spec> ")
+            .nth(1)
+            .and_then(|s| s.split('`').next())
+            .unwrap_or_else(|| panic!("{cmd}: no traced run named: {stderr}"));
+        let again = tmp.join(format!("{cmd}_again.json"));
+        let mut rargs = vec!["run", spec, "--quiet", "--trace", again.to_str().unwrap()];
+        rargs.extend(flags.split_whitespace());
+        run(&rargs);
+        let (a, b) = (read(&out), read(&again));
+        check_trace(&a);
+        assert_eq!(
+            a, b,
+            "{cmd}: the traced run is the reproducing run ({flags})"
+        );
+    }
+}

@@ -50,11 +50,7 @@ impl HangReport {
                 rows.push((
                     BlockedRow {
                         first: w,
-                        occurrences: Occurrences {
-                            count: 0,
-                            ctas: 0,
-                            warps: 0,
-                        },
+                        occurrences: Occurrences::EMPTY,
                     },
                     Vec::new(),
                 ));
@@ -63,6 +59,8 @@ impl HangReport {
             let (row, ctas) = &mut rows[slot];
             row.occurrences.count += 1;
             row.occurrences.warps += 1;
+            row.occurrences.messages = 1;
+            row.occurrences.add_context(&w.context);
             let cta = (w.context.cluster, w.context.cta);
             if !ctas.contains(&cta) {
                 ctas.push(cta);

@@ -162,9 +162,15 @@ fn level(s: Severity) -> Level<'static> {
 
 fn finding_group<'a>(f: &'a Finding, sources: &'a Sources) -> Group<'a> {
     let mut elems: Vec<Element<'a>> = Vec::new();
+    // The carets go under the operand the rule is about, when the finding names one.
+    let primary = f
+        .operand
+        .as_ref()
+        .filter(|o| o.file == f.primary.file)
+        .unwrap_or(&f.primary);
     push_locations(
         &mut elems,
-        &f.primary,
+        primary,
         &f.related,
         sources,
         AnnotationKind::Primary,
@@ -187,6 +193,16 @@ fn finding_group<'a>(f: &'a Finding, sources: &'a Sources) -> Group<'a> {
         elems.push(
             Level::NOTE
                 .message(format!("reported {} times", f.occurrences.count))
+                .into(),
+        );
+    }
+    if f.occurrences.messages > 1 {
+        elems.push(
+            Level::NOTE
+                .message(format!(
+                    "the occurrences have {} distinct messages; the first is shown, `--format json` lists each",
+                    f.occurrences.messages
+                ))
                 .into(),
         );
     }
@@ -214,23 +230,49 @@ fn finding_group<'a>(f: &'a Finding, sources: &'a Sources) -> Group<'a> {
 }
 
 /// `in cluster (0,0,0), CTA (1,0,0) on SM 3, warp 2, lanes 0-31`, or for a group
-/// `in 96 CTAs, first: cluster (0,0,0), CTA (0,0,0) on SM 0, warp 1, lanes 0-31`.
+/// `128 occurrences: lanes 0-31 of warps 0-3 in CTAs (0,0,0)-(31,0,0); first: cluster
+/// (0,0,0), CTA (0,0,0) on SM 0, warp 0, lanes 0-31`.
 pub fn context_note(ctx: &ExecContext, occ: &Occurrences) -> String {
     if occ.count <= 1 {
         return format!("in {ctx}");
     }
-    let spread = if occ.ctas > 1 {
-        if occ.warps > occ.ctas {
-            format!("in {} CTAs ({} warps)", occ.ctas, occ.warps)
-        } else {
-            format!("in {} CTAs", occ.ctas)
+    format!("{}; first: {ctx}", occurrence_summary(occ))
+}
+
+/// `128 occurrences: lanes 0-31 of warps 0-3 in CTAs (0,0,0)-(31,0,0)`.
+pub fn occurrence_summary(occ: &Occurrences) -> String {
+    let mut s = format!("{} occurrences", occ.count);
+    if !occ.has_ctas() {
+        return s;
+    }
+    s.push_str(": ");
+    if occ.warp_mask != 0 {
+        if occ.lanes.count_ones() == 1 {
+            let _ = write!(s, "lane {} of ", occ.lanes.trailing_zeros());
+        } else if occ.lanes != 0 {
+            let _ = write!(s, "lanes {} of ", LaneSet(occ.lanes));
         }
-    } else if occ.warps > 1 {
-        format!("in {} warps", occ.warps)
+        if occ.warp_mask.count_ones() == 1 {
+            let _ = write!(s, "warp {} in ", occ.warp_mask.trailing_zeros());
+        } else {
+            let _ = write!(s, "warps {} in ", LaneSet(occ.warp_mask));
+        }
+    }
+    let xyz = |c: [u32; 3]| format!("({},{},{})", c[0], c[1], c[2]);
+    if occ.ctas == 1 {
+        let _ = write!(s, "CTA {}", xyz(occ.cta_min));
+    } else if occ.ctas_fill_box() {
+        let _ = write!(s, "CTAs {}-{}", xyz(occ.cta_min), xyz(occ.cta_max));
     } else {
-        format!("{} times", occ.count)
-    };
-    format!("{spread}, first: {ctx}")
+        let _ = write!(
+            s,
+            "{} CTAs within {}-{}",
+            occ.ctas,
+            xyz(occ.cta_min),
+            xyz(occ.cta_max)
+        );
+    }
+    s
 }
 
 /// One file's locations to quote, with how to mark each.
@@ -473,5 +515,29 @@ pub fn hang_table(h: &HangReport) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    out
+}
+
+/// A bad-input error (a spec, PTX or flag tmemu cannot use; exit 2): `error: message`, then
+/// the line the location names with its carets when the file is in `sources`, else
+/// `--> file:line:col`.
+pub fn render_input_error(
+    message: &str,
+    location: Option<&Location>,
+    sources: &Sources,
+    opts: HumanOptions,
+) -> String {
+    let renderer = if opts.color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    }
+    .decor_style(DecorStyle::Ascii);
+    let mut elems: Vec<Element<'_>> = Vec::new();
+    if let Some(loc) = location {
+        push_locations(&mut elems, loc, &[], sources, AnnotationKind::Primary);
+    }
+    let mut out = renderer.render(&[Level::ERROR.primary_title(message).elements(elems)]);
+    out.push('\n');
     out
 }

@@ -28,6 +28,25 @@ struct JsonFinding<'a> {
     notes: &'a [String],
     occurrences: Occurrences,
     help: Option<String>,
+    /// The operand the rule is about (added after the first release: additive).
+    operand: Option<JsonOperand<'a>>,
+    /// Every raw occurrence (context and message), sorted by CTA, warp, lanes.
+    instances: Vec<JsonInstance>,
+}
+
+#[derive(Serialize)]
+struct JsonOperand<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
+    byte_range: Option<[u32; 2]>,
+    label: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JsonInstance {
+    context: Option<JsonContext>,
+    message: String,
 }
 
 #[derive(Serialize)]
@@ -154,6 +173,21 @@ fn finding(f: &Finding) -> JsonFinding<'_> {
         notes: &f.notes,
         occurrences: f.occurrences,
         help: help_line(f.rule, f.name),
+        operand: f.operand.as_ref().map(|o| JsonOperand {
+            file: &o.file,
+            line: o.line,
+            column: o.column,
+            byte_range: o.byte_range.as_ref().map(|r| [r.start, r.end]),
+            label: o.label.as_deref(),
+        }),
+        instances: f
+            .instances()
+            .into_iter()
+            .map(|i| JsonInstance {
+                context: i.context.as_ref().map(context),
+                message: i.message,
+            })
+            .collect(),
     }
 }
 

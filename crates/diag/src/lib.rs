@@ -21,11 +21,13 @@ pub use catalogue::{catalogued, help_line};
 pub use group::group;
 pub use hang::{BlockedRow, BlockedWarp, HangReport};
 pub use human::{
-    context_note, hang_table, render_human, render_human_body, summary_line, ColorChoice,
-    HumanOptions,
+    context_note, hang_table, occurrence_summary, render_human, render_human_body,
+    render_input_error, summary_line, ColorChoice, HumanOptions,
 };
 pub use json::{render_json, summary_json};
-pub use model::{ExecContext, Finding, LaneSet, Location, Occurrences, Severity, SourceLine};
+pub use model::{
+    ExecContext, Finding, Instance, LaneSet, Location, Occurrences, Severity, SourceLine,
+};
 pub use report::{Counts, ExpectResult, Incomplete, Report};
 pub use sarif::{render_sarif, SarifOptions};
 pub use sources::{resolve_kernel_source, Sources};

@@ -170,7 +170,12 @@ pub struct SourceLine {
     pub column: u32,
 }
 
-/// How many raw findings a (grouped) finding stands for.
+/// How many raw findings a (grouped) finding stands for, and which threads they came from.
+///
+/// `count`, `ctas` and `warps` are the original fields; the others (added later, so JSON
+/// consumers keep working) describe the set: the union of the lane masks, the warp indices
+/// (bit w = warp w of its CTA; a CTA has at most 32 warps), the smallest box of CTA
+/// coordinates that holds every CTA, and how many distinct messages were merged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Occurrences {
     /// Raw findings merged into this one.
@@ -179,16 +184,81 @@ pub struct Occurrences {
     pub ctas: u32,
     /// Distinct (CTA, warp) pairs among them.
     pub warps: u32,
+    /// Union of the lane masks (0: not lane-specific).
+    pub lanes: u32,
+    /// Warp indices seen, as a mask (bit w: warp w of some CTA).
+    pub warp_mask: u32,
+    /// Smallest CTA coordinates (x, y, z taken separately).
+    pub cta_min: [u32; 3],
+    /// Largest CTA coordinates (x, y, z taken separately).
+    pub cta_max: [u32; 3],
+    /// Distinct messages among the merged findings (1 when they all read the same).
+    pub messages: u32,
 }
 
 impl Occurrences {
+    /// No occurrence yet; [`Occurrences::add`] counts them.
+    pub const EMPTY: Occurrences = Occurrences {
+        count: 0,
+        ctas: 0,
+        warps: 0,
+        lanes: 0,
+        warp_mask: 0,
+        cta_min: [u32::MAX; 3],
+        cta_max: [0; 3],
+        messages: 0,
+    };
+
     pub(crate) fn of(context: Option<&ExecContext>) -> Occurrences {
-        Occurrences {
-            count: 1,
-            ctas: context.is_some() as u32,
-            warps: context.is_some_and(|c| c.warp.is_some()) as u32,
+        let mut o = Occurrences::EMPTY;
+        o.count = 1;
+        o.messages = 1;
+        if let Some(c) = context {
+            o.ctas = 1;
+            o.add_context(c);
+            o.warps = c.warp.is_some() as u32;
+        } else {
+            o.cta_min = [0; 3];
+        }
+        o
+    }
+
+    /// Widens the lane, warp and CTA sets by one context (the distinct counts `ctas`/`warps`
+    /// are the caller's: they need the sets themselves).
+    pub fn add_context(&mut self, c: &ExecContext) {
+        self.lanes |= c.lanes;
+        if let Some(w) = c.warp {
+            self.warp_mask |= 1u32.checked_shl(w).unwrap_or(0);
+        }
+        for d in 0..3 {
+            self.cta_min[d] = self.cta_min[d].min(c.cta[d]);
+            self.cta_max[d] = self.cta_max[d].max(c.cta[d]);
         }
     }
+
+    /// Whether any context was seen (the CTA box is meaningful).
+    pub fn has_ctas(&self) -> bool {
+        self.ctas > 0 && self.cta_min[0] <= self.cta_max[0]
+    }
+
+    /// Whether the CTAs seen fill their box (so `(0,0,0)-(3,1,0)` names exactly them).
+    pub fn ctas_fill_box(&self) -> bool {
+        if !self.has_ctas() {
+            return false;
+        }
+        let volume = (0..3).fold(1u64, |v, d| {
+            v * (u64::from(self.cta_max[d]) - u64::from(self.cta_min[d]) + 1)
+        });
+        volume == u64::from(self.ctas)
+    }
+}
+
+/// One raw occurrence of a grouped finding: who, and what its own message said (messages may
+/// differ in an address or a lane number).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Instance {
+    pub context: Option<ExecContext>,
+    pub message: String,
 }
 
 /// One finding, as every output format sees it.
@@ -213,6 +283,14 @@ pub struct Finding {
     pub notes: Vec<String>,
     /// Set by [`crate::group`]; a fresh finding stands for itself.
     pub occurrences: Occurrences,
+    /// The operand the rule is about (the `[taddr]` of a tcgen05.ld, the nCols of an alloc),
+    /// inside the primary instruction; the human format puts its carets there. `None`: the
+    /// instruction as a whole.
+    pub operand: Option<Location>,
+    /// Every raw occurrence merged into this finding, sorted by CTA (z, y, x), warp, lanes
+    /// (schedule-independent); empty for a fresh finding (it stands for itself). Set by
+    /// [`crate::group`]; a front end that merged occurrences itself may fill it.
+    pub instances: Vec<Instance>,
 }
 
 impl Finding {
@@ -235,6 +313,8 @@ impl Finding {
             seed: None,
             notes: Vec::new(),
             occurrences: Occurrences::of(None),
+            operand: None,
+            instances: Vec::new(),
         }
     }
 
@@ -271,5 +351,23 @@ impl Finding {
     pub fn with_note(mut self, note: impl Into<String>) -> Finding {
         self.notes.push(note.into());
         self
+    }
+
+    /// The operand the rule is about (see [`Finding::operand`]).
+    pub fn with_operand(mut self, operand: Location) -> Finding {
+        self.operand = Some(operand);
+        self
+    }
+
+    /// The occurrences this finding stands for: its own when none were merged into it.
+    pub fn instances(&self) -> Vec<Instance> {
+        if self.instances.is_empty() {
+            vec![Instance {
+                context: self.context,
+                message: self.message.clone(),
+            }]
+        } else {
+            self.instances.clone()
+        }
     }
 }

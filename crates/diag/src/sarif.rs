@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::catalogue::{catalogued, doc_anchor};
 use crate::hang::HangReport;
-use crate::human::{context_note, hang_table};
+use crate::human::{context_note, hang_table, occurrence_summary};
 use crate::model::{Finding, Location, Severity};
 use crate::report::Report;
 
@@ -172,6 +172,12 @@ pub struct ResultProperties {
     pub warps: Option<u32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// `128 occurrences: lanes 0-31 of warps 0-3 in CTAs (0,0,0)-(31,0,0)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occurrences: Option<String>,
+    /// How many distinct messages the occurrences had (the first is the result's message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct_messages: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -353,7 +359,13 @@ fn finding(f: &Finding, rule_index: usize) -> SarifResult {
         rule_index,
         level: level(f.severity),
         message: Text { text },
-        locations: vec![location(&f.primary, None, f.primary.label.clone())],
+        // The operand the rule is about, when known: a code-scanning view highlights it.
+        locations: vec![
+            match f.operand.as_ref().filter(|o| o.file == f.primary.file) {
+                Some(o) => location(o, None, o.label.clone().or_else(|| f.primary.label.clone())),
+                None => location(&f.primary, None, f.primary.label.clone()),
+            },
+        ],
         related_locations: related,
         occurrence_count: (f.occurrences.count > 1).then_some(f.occurrences.count),
         properties: ResultProperties {
@@ -367,6 +379,8 @@ fn finding(f: &Finding, rule_index: usize) -> SarifResult {
             seed: f.seed,
             ctas: (f.occurrences.count > 1).then_some(f.occurrences.ctas),
             warps: (f.occurrences.count > 1).then_some(f.occurrences.warps),
+            occurrences: (f.occurrences.count > 1).then(|| occurrence_summary(&f.occurrences)),
+            distinct_messages: (f.occurrences.messages > 1).then_some(f.occurrences.messages),
             notes: f.notes.clone(),
         },
     }

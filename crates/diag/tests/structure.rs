@@ -238,21 +238,38 @@ fn grouping_merges_by_rule_place_and_message_and_keeps_the_smallest_context() {
         (2, 1, 1)
     );
 
-    // A different message, or a different place, stays separate; order of first appearance.
-    let mut other = raw[0].clone();
+    // A different message at the same place (an address or a lane in it) merges, keeping
+    // the smallest context's message and every occurrence; a different place stays
+    // separate; order of first appearance.
+    // (raw runs from CTA 95 down to CTA 0)
+    let mut other = raw[93].clone();
     other.message.push_str(" (again)");
     let mut elsewhere = raw[1].clone();
     elsewhere.primary.line += 1;
-    let g = group(vec![raw[0].clone(), other, elsewhere, raw[2].clone()]);
-    assert_eq!(g.len(), 3);
-    assert_eq!(g[0].occurrences.count, 2);
-    assert!(g[1].message.ends_with("(again)"));
+    let g = group(vec![other, raw[95].clone(), elsewhere, raw[92].clone()]);
+    assert_eq!(g.len(), 2);
+    assert_eq!(g[0].occurrences.count, 3);
+    assert_eq!(g[0].occurrences.messages, 2);
+    assert_eq!(g[0].message, raw[95].message, "the first CTA's message");
+    let ctas: Vec<[u32; 3]> = g[0]
+        .instances
+        .iter()
+        .map(|i| i.context.unwrap().cta)
+        .collect();
+    assert_eq!(ctas, [[0, 0, 0], [2, 0, 0], [3, 0, 0]], "sorted by CTA");
+    assert!(g[0].instances[1].message.ends_with("(again)"));
+    assert_eq!(g[1].primary.line, raw[1].primary.line + 1);
+    assert_eq!(g[1].occurrences.count, 1);
+    assert!(
+        g[1].instances.is_empty(),
+        "a lone finding stands for itself"
+    );
 
-    // The group note says how many and which came first.
+    // The group note says how many, which threads, and which came first.
     let report = Report::new(common::grouped_raw());
     let text = render_human(&report, &Sources::default(), HumanOptions::default());
     assert!(
-        text.contains("in 96 CTAs, first: cluster (0,0,0), CTA (0,0,0)"),
+        text.contains("96 occurrences: lanes 0-31 of warp 1 in CTAs (0,0,0)-(95,0,0); first: cluster (0,0,0), CTA (0,0,0)"),
         "{text}"
     );
     assert_eq!(

@@ -26,7 +26,7 @@ use std::fmt;
 
 use tmemu_check::dynamic::RaceObserver;
 use tmemu_ptx::span::Span;
-use tmemu_sim::error::Diagnostic;
+use tmemu_sim::error::{Context, Diagnostic};
 use tmemu_sim::{AsyncPolicy, HangReport, Kernel, LaunchError, RunOptions, RunResult};
 use tmemu_spec::ResolvedLaunch;
 use tmemu_tmem::alloc::PairCollective;
@@ -289,6 +289,9 @@ pub struct CheckFinding {
     pub runs: Vec<usize>,
     /// Reports merged into this one (warps, CTAs and runs together).
     pub occurrences: u64,
+    /// Context and message of each report of the first run that reported it (which
+    /// lanes, warps and CTAs; messages may differ in an address or a lane).
+    pub instances: Vec<(Context, String)>,
     /// Not every run reported it.
     pub schedule_dependent: bool,
 }
@@ -484,13 +487,18 @@ impl Accumulator {
                 Some(&i) => {
                     let f = &mut self.findings[i];
                     f.occurrences += 1;
+                    if f.runs.first() == Some(&run) {
+                        f.instances.push((d.ctx, d.message.clone()));
+                    }
                     if f.runs.last() != Some(&run) {
                         f.runs.push(run);
                     }
                 }
                 None => {
                     self.finding_index.insert(key, self.findings.len());
+                    let instances = vec![(d.ctx, d.message.clone())];
                     self.findings.push(CheckFinding {
+                        instances,
                         diagnostic: d,
                         source,
                         related,

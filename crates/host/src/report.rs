@@ -29,7 +29,8 @@ use std::collections::HashMap;
 
 use tmemu_diag::{
     catalogued, BlockedWarp as DiagBlockedWarp, ExecContext, ExpectResult, Finding,
-    HangReport as DiagHang, Incomplete, Location, Occurrences, Report, Severity, SourceLine,
+    HangReport as DiagHang, Incomplete, Instance, Location, Occurrences, Report, Severity,
+    SourceLine,
 };
 use tmemu_ptx::ast::{Block, ModuleItem, Statement};
 use tmemu_ptx::span::Span;
@@ -39,6 +40,9 @@ use tmemu_tmem::rules;
 
 use crate::check::{CheckOutcome, RunConfig};
 use crate::expect::ExpectReport;
+
+mod operands;
+pub use operands::OperandTable;
 
 /// `.loc` line information of one PTX text: which kernel source line each byte offset of a
 /// function body belongs to.
@@ -51,6 +55,8 @@ pub struct LocTable {
     bodies: Vec<(u32, u32, std::ops::Range<usize>)>,
     /// (byte offset of the `.loc`, file index, line, column), sorted by offset.
     locs: Vec<(u32, u32, u32, u32)>,
+    /// Operand spans per instruction, for carets under the operand a rule is about.
+    operands: OperandTable,
 }
 
 impl LocTable {
@@ -82,7 +88,13 @@ impl LocTable {
                 .push((body.span.start, body.span.end, first..t.locs.len()));
         }
         t.bodies.sort_by_key(|b| b.0);
+        t.operands = OperandTable::from_module(module);
         t
+    }
+
+    /// The span of the operand `rule` is about in the instruction at `span`, if it names one.
+    pub fn operand(&self, rule: &str, message: &str, span: Span) -> Option<Span> {
+        self.operands.operand(rule, message, span)
     }
 
     /// Whether the text carries any line information.
@@ -223,6 +235,9 @@ impl ReportBuilder {
             self.location(d.span),
         )
         .with_context(self.context(&d.ctx));
+        if let Some(s) = self.locs.operand(d.rule.id, &d.message, d.span) {
+            f = f.with_operand(self.location(s));
+        }
         if let Some(s) = self.locs.source_line(d.span.start) {
             f = f.with_source(s);
         }
@@ -363,11 +378,21 @@ impl ReportBuilder {
                     cf.first.run_args()
                 ));
             }
-            if cf.occurrences > 1 {
+            // Occurrences are the first reporting run's (the run the reproduction note
+            // names): which lanes, warps and CTAs; every run found the same threads when the
+            // finding is not schedule-dependent, so a count over runs would only multiply.
+            if cf.instances.len() > 1 {
+                f.instances = cf
+                    .instances
+                    .iter()
+                    .map(|(ctx, message)| Instance {
+                        context: Some(self.context(ctx)),
+                        message: message.clone(),
+                    })
+                    .collect();
                 f.occurrences = Occurrences {
-                    count: u32::try_from(cf.occurrences).unwrap_or(u32::MAX),
-                    ctas: 1,
-                    warps: 1,
+                    count: u32::try_from(cf.instances.len()).unwrap_or(u32::MAX),
+                    ..Occurrences::EMPTY
                 };
             }
             self.findings.push(f);

@@ -1,0 +1,177 @@
+//! What a user sees in the first minutes when something is wrong: a missing file, a bad spec
+//! key, a PTX syntax error, an unsupported instruction, an impossible allocation, an unknown
+//! kernel, a bad `--set`, a bad flag. Each case pins the exit code (docs/cli.md) and the
+//! whole output (stdout and stderr) in a snapshot: every bad input names file:line:col when
+//! it has one and quotes the line, and nothing panics.
+//!
+//! Update with `INSTA_UPDATE=always cargo test -p tmemu-cli --test inputs` and review the diff.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const D: &str = "crates/cli/tests/data/inputs";
+
+/// (snapshot name, arguments with `D/` for the data directory, expected exit code)
+const CASES: &[(&str, &[&str], i32)] = &[
+    ("missing_spec", &["run", "D/nope.toml"], 2),
+    ("bad_spec_key", &["run", "D/bad_key.toml"], 2),
+    ("bad_toml", &["run", "D/bad_toml.toml"], 2),
+    ("missing_ptx", &["run", "D/missing_ptx.toml"], 2),
+    ("ptx_syntax_error", &["run", "D/syntax.toml"], 2),
+    (
+        "ptx_syntax_error_json",
+        &["run", "D/syntax.toml", "--format", "json"],
+        2,
+    ),
+    ("unsupported_instruction", &["run", "D/unsupported.toml"], 4),
+    ("impossible_alloc", &["run", "D/alloc48.toml"], 1),
+    ("impossible_alloc_check", &["check", "D/alloc48.toml"], 1),
+    ("unknown_kernel", &["run", "D/no_kernel.toml"], 2),
+    (
+        "set_unknown_name",
+        &["run", "D/alloc48.toml", "--set", "n=3"],
+        2,
+    ),
+    (
+        "set_without_value",
+        &["run", "D/alloc48.toml", "--set", "n"],
+        2,
+    ),
+    (
+        "unknown_flag",
+        &["run", "D/alloc48.toml", "--frobnicate"],
+        2,
+    ),
+    ("explain_unknown_rule", &["explain", "TM9999"], 2),
+    ("parse_missing_file", &["parse", "D/nope.ptx"], 2),
+    ("parse_syntax_error", &["parse", "D/syntax.ptx"], 2),
+    (
+        "check_bad_and_good",
+        &["check", "D/syntax.toml", "D/bad_key.toml", "D/alloc48.toml"],
+        1,
+    ),
+    (
+        "check_bad_json",
+        &["check", "D/syntax.toml", "--format", "json"],
+        2,
+    ),
+    ("explore_missing_spec", &["explore", "D/nope.toml"], 2),
+    (
+        "explore_seed_without_trace",
+        &["explore", "D/alloc48.toml", "--seed", "3"],
+        2,
+    ),
+    (
+        "explore_trace_unknown_seed",
+        &[
+            "explore",
+            "D/alloc48.toml",
+            "--runs",
+            "2",
+            "--trace",
+            "T/unused.json",
+            "--seed",
+            "99",
+        ],
+        2,
+    ),
+    (
+        "check_trace_two_specs",
+        &[
+            "check",
+            "D/alloc48.toml",
+            "D/syntax.toml",
+            "--trace",
+            "T/unused.json",
+        ],
+        2,
+    ),
+];
+
+fn tmemu(args: &[&str]) -> (i32, String, String) {
+    let tmp = env!("CARGO_TARGET_TMPDIR");
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| {
+            a.replace("D/", &format!("{D}/"))
+                .replace("T/", &format!("{tmp}/"))
+        })
+        .collect();
+    let o = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+        .args(&args)
+        .args(["--color", "never", "--quiet"].iter().filter(|_| {
+            // clap rejects flags a subcommand does not have
+            !matches!(args[0].as_str(), "explain" | "parse")
+        }))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+#[test]
+fn every_bad_input_says_where_and_exits_with_its_code() {
+    for &(name, args, code) in CASES {
+        let (got, stdout, stderr) = tmemu(args);
+        assert_eq!(got, code, "{name}: exit code\n{stdout}\n{stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stdout.contains("panicked"),
+            "{name}: {stderr}"
+        );
+        let shown = format!("exit code: {got}\n--- stdout\n{stdout}--- stderr\n{stderr}");
+        insta::assert_snapshot!(name, shown);
+    }
+}
+
+#[test]
+fn a_bad_input_in_json_mode_is_one_error_object_on_stdout() {
+    let (code, stdout, _) = tmemu(&["run", "D/syntax.toml", "--format", "json"]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["type"], "error");
+    assert_eq!(v["file"], format!("{D}/syntax.ptx"));
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(8), Some(15))
+    );
+    assert_eq!(v["exit_code"], 2);
+}
+
+#[test]
+fn every_subcommand_has_help_with_examples() {
+    for sub in ["run", "check", "explore", "explain", "parse"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+            .args([sub, "--help"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{sub} --help");
+        assert!(text.contains("Examples:"), "{sub} --help has no examples");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Exit codes: 0 clean, 1 violation"), "{text}");
+    for flag in ["--trace", "--tmem-map", "--seed"] {
+        for sub in ["check", "explore"] {
+            let o = Command::new(env!("CARGO_BIN_EXE_tmemu"))
+                .args([sub, "--help"])
+                .output()
+                .unwrap();
+            assert!(
+                String::from_utf8_lossy(&o.stdout).contains(flag),
+                "{sub} --help lacks {flag}"
+            );
+        }
+    }
+}
