@@ -8,6 +8,7 @@ mod support;
 mod cluster_rank_bits;
 mod engine;
 mod h100_diff;
+mod mma_forms;
 mod mma_ldmatrix;
 mod tcgen05_engine;
 mod tcgen05_rules;

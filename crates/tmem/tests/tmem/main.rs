@@ -10,3 +10,4 @@ mod desc;
 mod layout;
 mod mma;
 mod mma_triton;
+mod zcm;

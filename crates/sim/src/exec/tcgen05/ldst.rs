@@ -212,6 +212,7 @@ fn observe<O: Observer>(
     cx.tc.pending_ldst.entry(key).or_default().push(id);
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(super) fn ld<O: Observer>(
     w: &mut Warp,
     cx: &mut Ctx<'_, '_, O>,

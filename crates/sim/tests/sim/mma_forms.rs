@@ -146,7 +146,7 @@ fn run_ptx(src: &str, block: u32, out_words: usize, input: &[u32]) -> Ran {
         max_steps: 1_000_000,
         ..Default::default()
     };
-    let r = run(&k, &launch, &mut g, &opts).expect("launch");
+    let r = run(&k, &launch, &g, &opts).expect("launch");
     assert!(r.hangs.is_empty(), "{:?}", r.hangs);
     let out = g
         .read_buffer(out)
@@ -234,7 +234,7 @@ fn ref_f32(vals: &[u32], max: bool, abs: bool, nan: bool) -> u32 {
     let key = |x: u32| (f64::from(f32::from_bits(x)), x >> 31 == 0);
     let pick = mags.reduce(|a, b| {
         let less = key(b).partial_cmp(&key(a)) == Some(std::cmp::Ordering::Less);
-        if less == !max {
+        if less != max {
             b
         } else {
             a
