@@ -4,8 +4,10 @@
 // cuTensorMapEncodeIm2col), fills the tensor with a fixed byte pattern (byte i of the buffer =
 // pattern(i), see below), prefills shared memory with 0xA5, issues one load, waits on the
 // mbarrier (expect_tx = the byte count tmemu predicts, so `tx_ok=1` confirms the complete-tx
-// count) and dumps the shared-memory window. crates/tma/tests/h100_tma.rs replays every case
-// through tmemu_tma and compares the dump bit for bit.
+// count) and dumps the shared-memory window. Store cases (mode store_tile / store_im2col,
+// the latter `.im2col_no_offs`) fill shared memory with smem_pattern(i) instead, store the box
+// and dump the whole global buffer. crates/tma/tests/h100_tma.rs replays every case through
+// tmemu_tma and compares the dump bit for bit.
 //
 // Build: nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o harness harness.cu
 // Run:   ./harness OUTDIR   -> OUTDIR/manifest.txt (one line per case), OUTDIR/dumps.bin
@@ -24,7 +26,10 @@
 // The tensor's bytes: byte i of the global buffer. Shared with the Rust test.
 static uint8_t pattern(uint64_t i) { return (uint8_t)((i * 151u + (i >> 7) * 29u + 7u) & 0xFF); }
 
-enum Mode { TILE = 0, IM2COL = 1 };
+enum Mode { TILE = 0, IM2COL = 1, STORE_TILE = 2, STORE_IM2COL = 3 };
+static const char* kModeNames[] = {"tile", "im2col", "store_tile", "store_im2col"};
+// A store's source: byte i of the shared-memory window from the box's start.
+__host__ __device__ static uint8_t smem_pattern(uint32_t i) { return (uint8_t)((i * 37u + 11u) & 0xFF); }
 
 struct Case {
   const char* name;
@@ -112,6 +117,36 @@ static Case kCases[] = {
   // bf16 NaN fill (which NaN?)
   {"tile_bf16_nan_swz32", TILE, BF16, 2, {40, 10}, 0, {16, 8}, {}, {}, 0, 0,
    {1, 1}, S_32, 1, {32, 6}, {}, 0, 16 * 8 * 2},
+  // f64 NaN fill (the 16-bit pattern repeated?)
+  {"tile_f64_nan", TILE, "f64", CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 8, 2, {10, 6}, 0, {4, 4}, {}, {}, 0, 0,
+   {1, 1}, S_NONE, 1, {8, 4}, {}, 0, 4 * 4 * 8},
+  // the faulting 32-byte row under the 64B swizzle, at 1024-aligned and 512-aligned destinations
+  {"tile_f16_row32_swz64_at0", TILE, F16, 2, {100, 37}, 0, {16, 8}, {}, {}, 0, 0,
+   {1, 1}, S_64, 0, {90, 33}, {}, 0, 16 * 8 * 2},
+  {"tile_f16_row32_swz64_at512", TILE, F16, 2, {100, 37}, 0, {16, 8}, {}, {}, 0, 0,
+   {1, 1}, S_64, 0, {90, 33}, {}, 512, 16 * 8 * 2},
+  // ... and inside the tensor
+  {"tile_f16_row32_swz64_inside", TILE, F16, 2, {100, 37}, 0, {16, 8}, {}, {}, 0, 0,
+   {1, 1}, S_64, 0, {8, 3}, {}, 0, 16 * 8 * 2},
+  // a 32-byte row under the 32B swizzle over the same edges (no gap)
+  {"tile_f16_row32_swz32_edge", TILE, F16, 2, {100, 37}, 0, {16, 8}, {}, {}, 0, 0,
+   {1, 1}, S_32, 0, {90, 33}, {}, 0, 16 * 8 * 2},
+  // traversal stride 2 over N (images 0, 2, ...)
+  {"i2c_nstride2", IM2COL, F16, 4, {16, 3, 2, 5}, 0, {}, {0, 0}, {0, 0}, 16, 20,
+   {1, 1, 1, 2}, S_NONE, 0, {0, 1, 0, 0}, {0, 0}, 0, 16 * 20 * 2},
+  // stores: tile over both edges with the 64B swizzle; im2col_no_offs with padding corners
+  {"store_tile_f16_edge_swz64", STORE_TILE, F16, 2, {40, 10}, 0, {32, 8}, {}, {}, 0, 0,
+   {1, 1}, S_64, 0, {24, -3}, {}, 0, 32 * 8 * 2},
+  {"store_i2c_nhwc_pad", STORE_IM2COL, F16, 4, {24, 7, 5, 2}, 0, {}, {-1, -1}, {-1, -1}, 16, 40,
+   {1, 1, 1, 1}, S_32, 0, {8, 4, 3, 0}, {}, 0, 16 * 40 * 2},
+  // stores with non-negative coordinates: over the right/bottom edges, and inside
+  {"store_tile_f16_edge_pos", STORE_TILE, F16, 2, {40, 10}, 0, {32, 8}, {}, {}, 0, 0,
+   {1, 1}, S_64, 0, {24, 5}, {}, 0, 32 * 8 * 2},
+  {"store_tile_f32_inside_swz128", STORE_TILE, F32, 3, {40, 10, 3}, 0, {32, 4, 2}, {}, {}, 0, 0,
+   {1, 1, 1}, S_128, 0, {8, 2, 1}, {}, 0, 32 * 4 * 2 * 4},
+  // im2col_no_offs store whose box lies inside the image (corners 0)
+  {"store_i2c_inside", STORE_IM2COL, F16, 4, {24, 7, 5, 2}, 0, {}, {0, 0}, {0, 0}, 16, 40,
+   {1, 1, 1, 1}, S_32, 0, {8, 4, 3, 0}, {}, 0, 16 * 40 * 2},
   // 5-D u8
   {"tile_u8_5d", TILE, U8, 5, {32, 3, 4, 2, 3}, 0, {16, 3, 2, 2, 2}, {}, {}, 0, 0,
    {1, 1, 1, 1, 1}, S_NONE, 0, {16, 1, 3, 1, 2}, {}, 0, 16 * 3 * 2 * 2 * 2},
@@ -177,6 +212,40 @@ __global__ void tma_case(const __grid_constant__ CUtensorMap map, int mode, int 
   }
 }
 
+// Store cases: shared memory holds smem_pattern, thread 0 stores the box, the host dumps global.
+__global__ void tma_store_case(const __grid_constant__ CUtensorMap map, int mode, int rank, int c0, int c1,
+                               int c2, int c3, int c4, uint32_t dst_off, uint32_t fill_len, uint32_t* info) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint8_t* data = smem + 1024 + dst_off;
+  for (uint32_t i = threadIdx.x; i < fill_len; i += blockDim.x) data[i] = smem_pattern(i);
+  asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    uint32_t src = (uint32_t)__cvta_generic_to_shared(data);
+    info[1] = src - dst_off;
+    const void* m = &map;
+    if (mode == STORE_TILE) {
+      switch (rank) {
+        case 2: asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+                    ::"l"(m), "r"(c0), "r"(c1), "r"(src) : "memory"); break;
+        case 3: asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];"
+                    ::"l"(m), "r"(c0), "r"(c1), "r"(c2), "r"(src) : "memory"); break;
+      }
+    } else {
+      switch (rank) {
+        case 3: asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3}], [%4];"
+                    ::"l"(m), "r"(c0), "r"(c1), "r"(c2), "r"(src) : "memory"); break;
+        case 4: asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4}], [%5];"
+                    ::"l"(m), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src) : "memory"); break;
+        case 5: asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];"
+                    ::"l"(m), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(src) : "memory"); break;
+      }
+    }
+    asm volatile("cp.async.bulk.commit_group;");
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  }
+}
+
 typedef CUresult (*EncodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -239,7 +308,7 @@ int main(int argc, char** argv) {
     CUresult r;
     CUtensorMapFloatOOBfill fill = c.nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
                                               : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
-    if (c.mode == TILE) {
+    if (c.mode == TILE || c.mode == STORE_TILE) {
       r = enc_t(&map, c.dt, c.rank, d_g, c.dims, strides, c.box, c.estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                 c.swz, CU_TENSOR_MAP_L2_PROMOTION_NONE, fill);
     } else {
@@ -249,7 +318,7 @@ int main(int argc, char** argv) {
     // 4x the box: a row narrower than the swizzle span may occupy the whole span.
     uint32_t dump_len = (c.smem_off + 4 * c.expect + 127) / 128 * 128 + 128;
     fprintf(man, "name=%s mode=%s dtype=%s rank=%d dims=%s strides=%s box=%s lower=%s upper=%s channels=%u pixels=%u estr=%s swizzle=%s fill=%s coords=%s offs=%s smem_off=%u expect=%u",
-            c.name, c.mode == TILE ? "tile" : "im2col", c.dtype, c.rank, join_u64(c.dims, c.rank).c_str(),
+            c.name, kModeNames[c.mode], c.dtype, c.rank, join_u64(c.dims, c.rank).c_str(),
             join_u64(strides, c.rank - 1).c_str(), join_u32(c.box, c.rank).c_str(),
             join_i(c.lower, c.rank - 2 > 0 ? c.rank - 2 : 0).c_str(), join_i(c.upper, c.rank - 2 > 0 ? c.rank - 2 : 0).c_str(),
             c.channels, c.pixels, join_u32(c.estr, c.rank).c_str(), c.swz_name, c.nan_fill ? "nan" : "zero",
@@ -258,6 +327,31 @@ int main(int argc, char** argv) {
     if (r != CUDA_SUCCESS) {
       fprintf(man, " status=encode_error:%d\n", (int)r);
       fflush(man);
+      CK(cudaFree(d_g));
+      continue;
+    }
+    if (c.mode == STORE_TILE || c.mode == STORE_IM2COL) {
+      // The source spans 4x the box (rows narrower than a swizzle span are spread out).
+      uint32_t fill_len = 4 * c.expect + 128;
+      tma_store_case<<<1, 128, 1024 + c.smem_off + fill_len>>>(map, c.mode, c.rank, c.coords[0], c.coords[1],
+                                                                c.coords[2], c.coords[3], c.coords[4], c.smem_off,
+                                                                fill_len, d_info);
+      cudaError_t se = cudaGetLastError();
+      if (se == cudaSuccess) se = cudaDeviceSynchronize();
+      if (se != cudaSuccess) {
+        fprintf(man, " status=launch_error:%s\n", cudaGetErrorName(se));
+        fclose(man);
+        return 0;
+      }
+      std::vector<uint8_t> g(total);
+      uint32_t sinfo[2];
+      CK(cudaMemcpy(g.data(), d_g, total, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(sinfo, d_info, 8, cudaMemcpyDeviceToHost));
+      fwrite(g.data(), 1, total, bin);
+      fprintf(man, " status=ok tx_ok=na smem_base=%u dump_at=%llu dump_len=%llu\n", sinfo[1],
+              (unsigned long long)bin_off, (unsigned long long)total);
+      fflush(man);
+      bin_off += total;
       CK(cudaFree(d_g));
       continue;
     }

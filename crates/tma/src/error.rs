@@ -23,6 +23,8 @@ pub mod rule {
     pub const SMEM_OUT_OF_BOUNDS: &str = "TM0126";
     pub const GLOBAL_FAULT: &str = "TM0127";
     pub const MULTICAST_MASK: &str = "TM0128";
+    pub const BOX_START_MISALIGNED: &str = "TM0129";
+    pub const STORE_OUTSIDE_TENSOR: &str = "TM0130";
 }
 
 /// The engine's global memory refused an access: `len` bytes at `addr` are not all inside an
@@ -74,6 +76,10 @@ pub enum TmaError {
     Gather4Shape { rank: u8, given: usize },
     #[error("a .tile::gather4/scatter4 map's box must be one row high (box[1] = 1), found {rows}")]
     Gather4Box { rows: u32 },
+    #[error("the box starts at inner coordinate {coord}, byte {bytes} of its row, which is not 16-byte aligned")]
+    BoxStartMisaligned { coord: i64, bytes: i64 },
+    #[error("a tensor store or reduction must stay inside the tensor: {what}")]
+    StoreOutsideTensor { what: String },
     #[error("not modelled: {0}")]
     Unsupported(&'static str),
 }
@@ -95,6 +101,8 @@ impl TmaError {
             TmaError::Im2colOffsets { .. } => rule::COORDS_RANK,
             TmaError::Gather4Shape { .. } => rule::COORDS_RANK,
             TmaError::Gather4Box { .. } => rule::MAP_INVALID,
+            TmaError::BoxStartMisaligned { .. } => rule::BOX_START_MISALIGNED,
+            TmaError::StoreOutsideTensor { .. } => rule::STORE_OUTSIDE_TENSOR,
             TmaError::Unsupported(_) => return None,
         })
     }

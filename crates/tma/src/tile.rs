@@ -410,6 +410,66 @@ impl TileBox {
         &self.fill[..self.esize as usize]
     }
 
+    /// TM0129: the box's first element in dimension 0 must start on a 16-byte boundary of the
+    /// row (`coordinate × element size`, a multiple of 16; PTX 9.1 §5.5.3.1 asks for a
+    /// 16-byte aligned bounding box, bulk-copies.md §1.5). Recorded on an H100: f16 loads at
+    /// inner coordinate 90 (byte 180) raise an illegal-instruction error under every swizzle
+    /// and destination alignment tried, the same maps at coordinate 8 run
+    /// (tests/corpus/tma_h100, `tile_f16_row32_*`). Interleaved maps are exempt (their
+    /// dimension 0 is not the contiguous row), as are packed b4x16 copies (their own
+    /// restriction is unmodelled).
+    pub fn check_start_alignment(&self) -> Result<(), TmaError> {
+        if self.steps[0] != 1 || self.esize == 0 {
+            return Ok(());
+        }
+        let bytes = self.coords[0] * i64::from(self.esize);
+        if bytes.rem_euclid(16) != 0 {
+            return Err(TmaError::BoxStartMisaligned {
+                coord: self.coords[0],
+                bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// TM0130: the `.global.shared::cta` direction (stores, reductions) needs non-negative
+    /// tensor coordinates, and an `.im2col_no_offs` pixel box inside the tensor (lower corners
+    /// ≥ 0, upper corners ≤ 0) (PTX 9.1 §9.7.9.27.1.1). Recorded on an H100: a tile store at
+    /// row −3 and an im2col_no_offs store with lower corners −1 raise an illegal-instruction
+    /// error, a store over the tensor's far edges with non-negative coordinates runs and skips
+    /// the outside elements (tests/corpus/tma_h100, `store_*`). Applied to reductions too
+    /// (same direction, DERIVED).
+    pub fn check_store(&self) -> Result<(), TmaError> {
+        let outside = |what: String| Err(TmaError::StoreOutsideTensor { what });
+        if let Some(rows) = self.rows4 {
+            if self.coords[0] < 0 || rows.iter().any(|&r| r < 0) {
+                return outside(format!(
+                    "negative coordinate in {{{}, {}, {}, {}, {}}}",
+                    self.coords[0], rows[0], rows[1], rows[2], rows[3]
+                ));
+            }
+            return Ok(());
+        }
+        if let Some(c) = self.coords[..self.rank].iter().find(|&&c| c < 0) {
+            return outside(format!(
+                "coordinate {c} is negative (coordinates {:?})",
+                &self.coords[..self.rank]
+            ));
+        }
+        if let Some(w) = self.im2col {
+            for j in 0..w.spatial {
+                let dim = self.dims[j + 1] as i64;
+                if w.lo[j] < 0 || w.hi[j] > dim {
+                    return outside(format!(
+                        "the pixel box of spatial dimension {j} is [{}, {}), outside [0, {dim})",
+                        w.lo[j], w.hi[j]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Exact range `[start, end)` of absolute shared-memory addresses the copy touches.
     /// Every swizzle keeps bytes inside their 128-byte line, and the box starts on a line, so
     /// only a partial last line can reach past the dense end.

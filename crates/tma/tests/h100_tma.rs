@@ -13,10 +13,15 @@ use tmemu_spec::tensormap::{
     Im2colParams, Interleave, L2Promotion, OobFill, TensorMapDesc, TensorMapMode, TmElemType,
     SWIZZLE_NAMES,
 };
-use tmemu_tma::{load, FlatGlobal, TileBox};
+use tmemu_tma::{load, store, FlatGlobal, TileBox, TmaError};
 
 const GLOBAL_BASE: u64 = 0x10_0000;
 const SENTINEL: u8 = 0xA5;
+
+/// A store's source in the harness: byte i of shared memory from the box's start.
+fn smem_pattern(i: u64) -> u8 {
+    ((i * 37 + 11) & 0xFF) as u8
+}
 
 /// The harness's tensor bytes: byte i of the buffer.
 fn pattern(i: u64) -> u8 {
@@ -89,7 +94,7 @@ impl Case {
         for (i, v) in ints::<u32>(self.get("estr")).into_iter().enumerate() {
             d.elem_strides[i] = v;
         }
-        if self.get("mode") == "im2col" {
+        if self.get("mode").ends_with("im2col") {
             let mut p = Im2colParams {
                 channels: self.num("channels") as u16,
                 pixels: self.num("pixels") as u16,
@@ -138,57 +143,95 @@ fn cases() -> (Vec<Case>, Vec<u8>) {
     (cases, dumps)
 }
 
+impl Case {
+    /// The copy decoded as the engine decodes it, with the checks the engine applies.
+    fn decode(&self, d: &TensorMapDesc, dst: u32) -> Result<TileBox, TmaError> {
+        let coords: Vec<i32> = ints(self.get("coords"));
+        let mode = self.get("mode");
+        let b = if mode == "im2col" {
+            let offs: Vec<i16> = ints(self.get("offs"));
+            TileBox::new_im2col(d, &coords, &offs, dst)
+        } else if mode == "store_im2col" {
+            // .im2col_no_offs
+            let n = usize::from(d.rank) - 2;
+            TileBox::new_im2col(d, &coords, &vec![0; n], dst)
+        } else {
+            TileBox::new(d, &coords, dst)
+        }?;
+        b.check_start_alignment()?;
+        if mode.starts_with("store") {
+            b.check_store()?;
+        }
+        Ok(b)
+    }
+}
+
 #[test]
-fn loads_match_the_h100_bit_for_bit() {
+fn copies_match_the_h100_bit_for_bit() {
     let (cases, dumps) = cases();
-    let mut compared = 0;
-    let mut im2col = 0;
+    let (mut loads, mut stores, mut im2col, mut faults) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     for c in &cases {
         let name = c.get("name");
-        if c.get("status") != "ok" {
-            // A map the driver refused or a copy the hardware faulted on: nothing to compare
-            // (listed in docs/arch/tma.md).
-            eprintln!("{name}: not recorded ({})", c.get("status"));
-            continue;
-        }
-        assert_eq!(c.get("tx_ok"), "1", "{name}: the mbarrier did not complete");
         let d = c.desc();
         d.validate()
             .unwrap_or_else(|e| panic!("{name}: {e} (the driver accepted this map)"));
-        let global: Vec<u8> = (0..c.global_bytes(&d)).map(pattern).collect();
-        let global = FlatGlobal::new(GLOBAL_BASE, global);
+        if c.get("status") != "ok" {
+            // The hardware faulted: tmemu must report a rule for the copy.
+            assert!(c.get("status").starts_with("launch_error"), "{name}");
+            let e = c
+                .decode(&d, 2048 + c.num("smem_off") as u32)
+                .err()
+                .unwrap_or_else(|| panic!("{name}: faulted on the H100, tmemu accepts it"));
+            eprintln!(
+                "{name}: H100 {}, tmemu {:?}: {e}",
+                c.get("status"),
+                e.rule_id()
+            );
+            faults += 1;
+            continue;
+        }
         let base = c.num("smem_base") as usize;
         let dst = (base as u64 + c.num("smem_off")) as u32;
+        let global: Vec<u8> = (0..c.global_bytes(&d)).map(pattern).collect();
+        let mut global = FlatGlobal::new(GLOBAL_BASE, global);
         let len = c.num("dump_len") as usize;
         let at = c.num("dump_at") as usize;
-        let mut smem = vec![SENTINEL; base + len + 4096];
-        let coords: Vec<i32> = ints(c.get("coords"));
-        let b = if c.get("mode") == "im2col" {
-            im2col += 1;
-            let offs: Vec<i16> = ints(c.get("offs"));
-            TileBox::new_im2col(&d, &coords, &offs, dst)
-        } else {
-            TileBox::new(&d, &coords, dst)
-        }
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let stats = load(&b, &global, &mut smem).unwrap();
-        assert_eq!(stats.tx_bytes, c.num("expect"), "{name}: complete-tx bytes");
         let want = &dumps[at..at + len];
-        let got = &smem[base..base + len];
+        let b = c.decode(&d, dst).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if c.get("mode").ends_with("im2col") {
+            im2col += 1;
+        }
+        let got = if c.get("mode").starts_with("store") {
+            // The harness filled 4x the box + 128 bytes from the box's start.
+            let fill = 4 * c.num("expect") as usize + 128;
+            let mut smem = vec![0u8; dst as usize + fill + 4096];
+            for i in 0..fill {
+                smem[dst as usize + i] = smem_pattern(i as u64);
+            }
+            store(&b, &smem, &mut global).unwrap();
+            stores += 1;
+            global.bytes.clone()
+        } else {
+            assert_eq!(c.get("tx_ok"), "1", "{name}: the mbarrier did not complete");
+            let mut smem = vec![SENTINEL; base + len + 4096];
+            let stats = load(&b, &global, &mut smem).unwrap();
+            assert_eq!(stats.tx_bytes, c.num("expect"), "{name}: complete-tx bytes");
+            loads += 1;
+            smem[base..base + len].to_vec()
+        };
         if let Some(i) = (0..len).find(|&i| got[i] != want[i]) {
             failures.push(format!(
                 "{name}: first difference at byte {i} of the dump: tmemu {:#04x}, H100 {:#04x}",
                 got[i], want[i]
             ));
         }
-        compared += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The recording holds 18 cases (11 im2col), one of which faulted on the hardware.
+    // 29 cases: 20 loads (11 im2col), 3 stores (1 im2col_no_offs), 6 faults.
     assert!(
-        compared >= 17 && im2col >= 10,
-        "only {compared} cases compared"
+        loads >= 20 && stores >= 3 && im2col >= 12 && faults >= 6,
+        "compared {loads} loads, {stores} stores ({im2col} im2col), {faults} faults"
     );
 }
 
@@ -207,6 +250,9 @@ fn recorded_facts() {
     assert_eq!(&f32_nan[..4], &[0xF7, 0x7F, 0xF7, 0x7F]);
     let bf16_nan = dump("i2c_ndhwc_bf16_nan");
     assert_eq!(&bf16_nan[..2], &[0xF7, 0x7F]);
+    // f64 too: row 0 of the 4 × 4 box at (8, 4) of a 10-wide tensor ends in two OOB elements.
+    let f64_nan = dump("tile_f64_nan");
+    assert_eq!(&f64_nan[16..32], &[0xF7, 0x7F].repeat(8)[..]);
     // A 64-byte row under the 128B swizzle occupies a 128-byte line: row 0 fills chunks 0..4
     // of line 0 and leaves chunks 4..8 untouched.
     let row64 = dump("tile_f16_row64_swz128");

@@ -420,7 +420,7 @@ pub const TMA_MAP_INVALID: Rule = Rule {
     section: "§5.5, §9.7.9.28",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "A tensor map used by a tensor copy must be a bound tmemu map that satisfies the cuTensorMapEncodeTiled rules (rank, dims, strides, box and element strides, type/fill/swizzle/interleave combinations).",
+    summary: "A tensor map used by a tensor copy must be a bound tmemu map that satisfies the cuTensorMapEncodeTiled rules (rank, dims, strides, box and element strides, type/fill/swizzle/interleave combinations), or for an im2col map cuTensorMapEncodeIm2col's (rank 3-5, corner ranges, channels, pixels), in the mode the instruction uses (tile/gather4 or im2col; a gather4 map's box is one row high).",
     hardware: "The driver rejects such a map at encode time; one produced by tensormap.replace or stray stores is undefined behaviour.",
     checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
@@ -478,6 +478,28 @@ pub const TMA_MULTICAST_MASK: Rule = Rule {
     summary: "The ctaMask of .multicast::cluster must select only CTAs of the cluster (bit i = %cluster_ctarank i, DERIVED).",
     hardware: "Undefined behaviour per the ISA.",
     checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
+};
+
+pub const TMA_BOX_START_MISALIGNED: Rule = Rule {
+    id: "TM0129",
+    name: "tma-box-start-misaligned",
+    section: "§5.5.3.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A tensor copy's box must start on a 16-byte boundary of the tensor's rows: the inner coordinate times the element size must be a multiple of 16 (not interleaved).",
+    hardware: "Recorded on an H100: an illegal-instruction error that kills the context (tests/corpus/tma_h100, f16 coordinate 90).",
+    checked_by: Some("tmemu_tma (TileBox::check_start_alignment); reported at the instruction by tmemu_sim (exec/tma.rs)"),
+};
+
+pub const TMA_STORE_OUTSIDE_TENSOR: Rule = Rule {
+    id: "TM0130",
+    name: "tma-store-outside-tensor",
+    section: "§9.7.9.27.1.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A tensor store or reduction (.global.shared::cta) must use non-negative coordinates, and an .im2col_no_offs store's pixel box must lie inside the tensor (lower corners >= 0, upper corners <= 0); boxes past the far edges are legal and clipped.",
+    hardware: "Recorded on an H100: an illegal-instruction error that kills the context (tests/corpus/tma_h100: a store at row -3, an im2col_no_offs store with lower corners -1).",
+    checked_by: Some("tmemu_tma (TileBox::check_store); reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
 // ----------------------------------------------------------------------------------------
@@ -1170,6 +1192,8 @@ pub static RULES: &[Rule] = &[
     TMA_SMEM_OUT_OF_BOUNDS,
     TMA_GLOBAL_FAULT,
     TMA_MULTICAST_MASK,
+    TMA_BOX_START_MISALIGNED,
+    TMA_STORE_OUTSIDE_TENSOR,
     PAIR_DEALLOC_UNSYNCHRONISED,
     PAIR_PEER_INACTIVE,
     COMMIT_MBAR_NOT_SHARED_CLUSTER,

@@ -1286,6 +1286,32 @@ add_tma("TM0127-tma-global-fault", "keep", "clean",
             ["    tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], 1, 4096;"])
             + ["    mov.u32 %r43, 56;"]))
 
+# TM0129 / TM0130: what an H100 rejects with an illegal-instruction error (tests/corpus/tma_h100).
+add_tma("TM0129-tma-box-start-misaligned", "break", "violation",
+        ["The box starts at column 2 of the f32 tensor: byte 8 of the row, not a 16-byte",
+         "boundary. Rejected; bounded wait."],
+        tma_load(pre=["    mov.u32 %r42, 2;"], wait=bounded_wait(), mark=E("TM0129")))
+add_tma("TM0129-tma-box-start-misaligned", "keep", "clean",
+        ["Column 36 (byte 144): aligned; the box hanging over the tensor's right edge is legal."],
+        tma_load(pre=["    mov.u32 %r42, 36;"]))
+STORE = ("    cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group "
+         "[%rd8, {%r42, %r43}], [%r41];")
+add_tma("TM0130-tma-store-outside-tensor", "break", "violation",
+        ["A tensor store at row -1: the store direction needs non-negative coordinates."],
+        [l if l != "REDUCE_LINE" else STORE + E("TM0130")
+         for l in REDUCE_BODY[:REDUCE_BODY.index("REDUCE_LINE")]]
+        + ["    mov.u32 %r43, -1;"]
+        + [l if l != "REDUCE_LINE" else STORE + E("TM0130")
+           for l in REDUCE_BODY[REDUCE_BODY.index("REDUCE_LINE"):]])
+add_tma("TM0130-tma-store-outside-tensor", "keep", "clean",
+        ["The store at row 60: its box reaches past the tensor's last row, which is legal (the",
+         "rows outside are not written)."],
+        [l if l != "REDUCE_LINE" else STORE
+         for l in REDUCE_BODY[:REDUCE_BODY.index("REDUCE_LINE")]]
+        + ["    mov.u32 %r43, 60;"]
+        + [l if l != "REDUCE_LINE" else STORE
+           for l in REDUCE_BODY[REDUCE_BODY.index("REDUCE_LINE"):]])
+
 # ---- TM0511: a form only the data shows, which tmemu does not model, ends `incomplete`
 TMA_MAP_96B = 'tensormap = { buffer = "a", box = [24, 8], swizzle = "96B" }'
 add_tma("TM0511-unmodelled-form", "break", "incomplete",

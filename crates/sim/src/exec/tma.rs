@@ -209,7 +209,7 @@ fn coords(w: &Warp, l: usize, i: &TmaInst) -> ([i32; 5], usize) {
 }
 
 /// The copy decoded for lane `l`: a tile box, or an im2col box with the lane's offsets
-/// (`.im2col_no_offs`: zeros).
+/// (`.im2col_no_offs`: zeros), checked against TM0129 and (stores, reductions) TM0130.
 fn decode_box(
     w: &Warp,
     l: usize,
@@ -218,7 +218,7 @@ fn decode_box(
     coords: &[i32],
     smem: u32,
 ) -> Result<TileBox, TmaError> {
-    match &i.im2col {
+    let b = match &i.im2col {
         None if i.rows4 => TileBox::new_gather4(desc, coords, smem),
         None => TileBox::new(desc, coords, smem),
         Some(offs) => {
@@ -231,7 +231,13 @@ fn decode_box(
             let n = if offs.is_empty() { spatial } else { offs.len() };
             TileBox::new_im2col(desc, coords, &o[..n], smem)
         }
+    }?;
+    // The rules the hardware enforces on the copy as a whole (recorded on an H100).
+    b.check_start_alignment()?;
+    if matches!(i.op, TmaOp::Store { .. } | TmaOp::Reduce { .. }) {
+        b.check_store()?;
     }
+    Ok(b)
 }
 
 fn shared_of(loc: Loc) -> (usize, u32) {
