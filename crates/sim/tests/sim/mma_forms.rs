@@ -546,3 +546,125 @@ fn the_loader_takes_sp_operands_in_isa_order_and_refuses_ashift() {
     let e = load(&m, &s, "k.ptx", None).unwrap_err();
     assert!(e.to_string().contains("unsupported"), "{e}");
 }
+
+/// A whole `.sp` MMA through the engine (loader, operands, TM0105, async queue, commit):
+/// 128 threads fill packed A (s8, all ones) and B (s8, B[j][k] = k + 1) in shared memory,
+/// store the metadata with `tcgen05.st` (odd rows: every group's nibble 0xD = indices 1 and
+/// 3; even rows: 0x4 = indices 0 and 1), then thread 0 issues
+/// `tcgen05.mma.sp.cta_group::1.kind::i8` (M = 128, N = 16, K = 64) and every thread reads its
+/// row's D column 0.
+const SP_RUN: &str = r#"
+.version 8.8
+.target sm_100a
+.address_size 64
+
+.visible .entry sp_run(.param .u64 p_out, .param .u64 p_in)
+{
+    .reg .pred %p<8>;
+    .reg .b16 %rs<4>;
+    .reg .b32 %r<64>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b64 mbar;
+    .shared .align 4 .b32 slot;
+    .shared .align 1024 .b8 sa[4096];
+    .shared .align 1024 .b8 sb[1024];
+
+    ld.param.u64 %rd1, [p_out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    shr.u32 %r2, %r1, 5;
+    mov.u32 %r4, slot;
+    mov.u32 %r7, mbar;
+    setp.eq.u32 %p1, %r2, 0;
+    setp.eq.u32 %p2, %r1, 0;
+    @!%p1 bra L_ALLOCATED;
+    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 128;
+    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+L_ALLOCATED:
+    @!%p2 bra L_INIT;
+    mbarrier.init.shared::cta.b64 [%r7], 1;
+L_INIT:
+    mov.u32 %r10, sa;
+    shl.b32 %r11, %r1, 5;
+    add.u32 %r12, %r10, %r11;
+    mov.u32 %r13, 0x01010101;
+    st.shared.v4.u32 [%r12], {%r13, %r13, %r13, %r13};
+    st.shared.v4.u32 [%r12+16], {%r13, %r13, %r13, %r13};
+    mov.u32 %r20, sb;
+    shl.b32 %r21, %r1, 3;
+    add.u32 %r22, %r21, 8;
+L_B:
+    and.b32 %r23, %r21, 15;
+    shr.u32 %r24, %r21, 7;
+    and.b32 %r24, %r24, 3;
+    shl.b32 %r24, %r24, 4;
+    add.u32 %r23, %r23, %r24;
+    add.u32 %r23, %r23, 1;
+    cvt.u16.u32 %rs1, %r23;
+    add.u32 %r25, %r20, %r21;
+    st.shared.u8 [%r25], %rs1;
+    add.u32 %r21, %r21, 1;
+    setp.lt.u32 %p3, %r21, %r22;
+    @%p3 bra L_B;
+    fence.proxy.async.shared::cta;
+    tcgen05.fence::before_thread_sync;
+    bar.sync 0;
+    tcgen05.fence::after_thread_sync;
+    ld.shared.u32 %r30, [%r4];
+    and.b32 %r31, %r2, 3;
+    shl.b32 %r31, %r31, 21;
+    add.u32 %r32, %r30, %r31;
+    and.b32 %r33, %r1, 1;
+    setp.eq.u32 %p4, %r33, 1;
+    selp.b32 %r34, 0xDDDDDDDD, 0x44444444, %p4;
+    add.u32 %r35, %r32, 64;
+    tcgen05.st.sync.aligned.32x32b.x2.b32 [%r35], {%r34, %r34};
+    tcgen05.wait::st.sync.aligned;
+    tcgen05.fence::before_thread_sync;
+    bar.sync 0;
+    tcgen05.fence::after_thread_sync;
+    @!%p2 bra L_ISSUED;
+    and.b32 %r40, %r10, 262143;
+    shr.u32 %r40, %r40, 4;
+    cvt.u64.u32 %rd2, %r40;
+    or.b64 %rd2, %rd2, 0x401000080000;
+    and.b32 %r41, %r20, 262143;
+    shr.u32 %r41, %r41, 4;
+    cvt.u64.u32 %rd3, %r41;
+    or.b64 %rd3, %rd3, 0x402000080000;
+    mov.u32 %r42, 0x080404A4;
+    add.u32 %r43, %r30, 64;
+    setp.ne.u32 %p5, %r1, 0;
+    tcgen05.mma.sp.cta_group::1.kind::i8 [%r30], %rd2, %rd3, [%r43], %r42, %p5;
+    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r7];
+L_ISSUED:
+L_WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r7], 0;
+    @!%p6 bra L_WAIT;
+    tcgen05.fence::after_thread_sync;
+    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r50}, [%r32];
+    tcgen05.wait::ld.sync.aligned;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.s64 %rd5, %rd1, %rd4;
+    st.global.u32 [%rd5], %r50;
+    tcgen05.fence::before_thread_sync;
+    bar.sync 0;
+    tcgen05.fence::after_thread_sync;
+    @!%p1 bra L_END;
+    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r30, 128;
+L_END:
+    ret;
+}
+"#;
+
+#[test]
+fn a_sparse_mma_runs_end_to_end_in_the_engine() {
+    let ran = run_ptx(SP_RUN, 128, 128, &[]);
+    assert!(ran.diags.is_empty(), "{:?}", ran.diags);
+    for (row, &d) in ran.out.iter().enumerate() {
+        // dense row: ones at 4g + i0 and 4g + i1 of each of 16 groups; B[j][k] = k + 1, so
+        // D = sum over g of (4g + i0 + 1) + (4g + i1 + 1) = 8·120 + 16·(i0 + i1 + 2)
+        let (i0, i1) = if row % 2 == 1 { (1, 3) } else { (0, 1) };
+        assert_eq!(d as i32, 8 * 120 + 16 * (i0 + i1 + 2), "row {row}");
+    }
+}
