@@ -116,24 +116,7 @@ fn cp_then_mma_across_threads(
         s.fence_after(1);
     }
     let sp = tmemu_race::SpanToken(100);
-    let op = s.d.issue(
-        tmemu_race::WarpId(1),
-        tmemu_race::OpKind::Mma {
-            cta_group: 1,
-            accum: 0,
-        },
-        sp,
-    );
-    s.d.op_access(
-        op,
-        tmemu_race::Place::Tmem(a_tmem),
-        tmemu_race::AccessKind::Read,
-    );
-    s.d.op_access(
-        op,
-        tmemu_race::Place::Tmem(acc(0, 128)),
-        tmemu_race::AccessKind::Write,
-    );
+    let op = s.mma_tmem_a(1, a_tmem, Some(acc(0, 128)), sp);
     s.complete(cp_op);
     s.complete(op);
     (s, cp, sp)
@@ -346,19 +329,7 @@ fn pipelined_pair_across_an_unfenced_bar_sync_is_tm0207() {
             s.fence_after(1);
         }
         let sp = tmemu_race::SpanToken(100);
-        let op = s.d.issue(
-            tmemu_race::WarpId(1),
-            tmemu_race::OpKind::Mma {
-                cta_group: 1,
-                accum: 0,
-            },
-            sp,
-        );
-        s.d.op_access(
-            op,
-            tmemu_race::Place::Tmem(a_tmem),
-            tmemu_race::AccessKind::Read,
-        );
+        let op = s.mma_tmem_a(1, a_tmem, None, sp);
         s.complete(cp_op);
         s.complete(op);
         if fenced {

@@ -199,16 +199,7 @@ fn cp_overwriting_cells_an_unfinished_mma_reads_is_tmem_access_race() {
     let a_tmem = acc(256, 64);
     let (c1, _) = s.cp(0, (0x8000, 0x2000), a_tmem);
     let sp = SpanToken(500);
-    let m = s.d.issue(
-        tmemu_race::WarpId(0),
-        tmemu_race::OpKind::Mma {
-            cta_group: 1,
-            accum: 0,
-        },
-        sp,
-    );
-    s.d.op_access(m, Place::Tmem(a_tmem), AccessKind::Read);
-    s.d.op_access(m, Place::Tmem(acc(0, 128)), AccessKind::Write);
+    s.mma_tmem_a(0, a_tmem, Some(acc(0, 128)), sp);
     s.complete(c1);
     let (_, cp2) = s.cp(0, (0xa000, 0x2000), a_tmem);
     s.assert_one("TM0204", sp, cp2);

@@ -186,6 +186,30 @@ impl Script {
         (op, sp)
     }
 
+    /// `tcgen05.mma.cta_group::1` with its A operand in TMEM: reads `a_tmem` and, when given,
+    /// writes `d` (no shared-memory operand is modelled), at the explicit source span `span`.
+    pub fn mma_tmem_a(
+        &mut self,
+        w: u32,
+        a_tmem: TmemRect,
+        d: Option<TmemRect>,
+        span: SpanToken,
+    ) -> OpId {
+        let op = self.d.issue(
+            WarpId(w),
+            OpKind::Mma {
+                cta_group: 1,
+                accum: 0,
+            },
+            span,
+        );
+        self.d.op_access(op, Place::Tmem(a_tmem), AccessKind::Read);
+        if let Some(d) = d {
+            self.d.op_access(op, Place::Tmem(d), AccessKind::Write);
+        }
+        op
+    }
+
     /// `tcgen05.cp.cta_group::1.128x256b` from smem to TMEM.
     pub fn cp(&mut self, w: u32, src: (u64, u64), dst: TmemRect) -> (OpId, SpanToken) {
         let sp = self.next();
