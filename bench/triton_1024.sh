@@ -4,6 +4,9 @@
 #
 #   bench/triton_1024.sh [THREADS] [REPEATS]     (defaults: 2 threads, 3 repeats; medians)
 #
+# TMEMU=/path/to/tmemu runs that binary instead of building this tree's (to compare two builds
+# in one run: bench/ab_1024.sh).
+#
 # Wall seconds measure the machine's load as much as the programs on a shared machine, so CPU
 # seconds (user + sys of the whole tmemu process; process CPU time of numpy's matmul call,
 # all BLAS threads) are printed beside them.
@@ -18,8 +21,10 @@ THREADS=${1:-2}
 REPEATS=${2:-3}
 PYTHON=${PYTHON:-python3}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-(cd "$ROOT" && cargo build --release -q -p tmemu-cli)
-TMEMU=$TARGET/release/tmemu
+if [ -z "${TMEMU:-}" ]; then
+    (cd "$ROOT" && cargo build --release -q -p tmemu-cli)
+    TMEMU=$TARGET/release/tmemu
+fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 SPEC=$ROOT/tests/corpus/kernels/triton/matmul_fp16_bench1024.toml

@@ -17,7 +17,7 @@
 //!   f16 -> f32 and f32 -> f16/bf16 give the canonical NaN; bf16 -> f32 is exact (bits << 16).
 
 use super::float::{self, ftz32, FloatMods, NAN32};
-use super::half::{HalfKind, NAN16};
+use super::half::{f32_to_f16_rne, HalfKind, NAN16};
 use super::int::IntTy;
 use super::round::{self, round_to, Format};
 use super::types::{OpError, Rounding, ScalarType};
@@ -284,6 +284,12 @@ pub fn f64_to_f32(a: u64, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
 /// forms require `.rn.satfinite`; ue8m0x2 takes `.satfinite` as an option.
 #[inline]
 pub fn cvt_pack_f32(dst: ScalarType, a: u32, b: u32, m: CvtMods) -> Result<u32, OpError> {
+    if dst == ScalarType::F16x2 && m == CvtMods::default() {
+        // plain `.rn` (Triton's epilogue): the bit-level f32 → f16 rounding, which is what
+        // `float_to_float` computes for this form (test `f16x2_rn_fast_path_equals_general`)
+        return Ok(((f32_to_f16_rne(f32::from_bits(a)) as u32) << 16)
+            | f32_to_f16_rne(f32::from_bits(b)) as u32);
+    }
     use crate::narrow::{encode_ue8m0, pack_e2m1x2, pack_f6x2, Ue8m0Rounding};
     let narrow = |nf: NarrowFormat| -> Result<(u8, u8), OpError> {
         if m.rnd != Rounding::Rn {
@@ -421,4 +427,55 @@ pub fn cvt_pack_sat(dst: IntTy, a: u32, b: u32, c: Option<u32>) -> u32 {
 #[inline]
 fn f(x: u32) -> f64 {
     f32::from_bits(x) as f64
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+
+    /// `cvt.rn.f16x2.f32` takes the bit-level rounding; it must equal the general
+    /// `float_to_float` route on every kind of f32: each exponent with random mantissas, the
+    /// f16 rounding boundaries (normal/subnormal edge, overflow at 65520), zeros, infinities
+    /// and NaNs.
+    #[test]
+    fn f16x2_rn_fast_path_equals_general() {
+        let general =
+            |x: u32| float_to_float(ScalarType::F16, f(x), 0.0, CvtMods::default()).unwrap() as u32;
+        let mut inputs = vec![
+            0u32,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0xffff_ffff,
+            65520f32.to_bits(),
+            65519.996f32.to_bits(),
+            65504f32.to_bits(),
+            6.1035156e-5f32.to_bits(),
+            2.9802322e-8f32.to_bits(),
+            5.9604645e-8f32.to_bits(),
+        ];
+        let mut z = 0x1234_5678_9abc_def0u64;
+        for e in 0..256u32 {
+            for _ in 0..400 {
+                z = z
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let man = (z >> 41) as u32 & 0x7f_ffff;
+                // mantissas near a rounding tie of f16 (13 dropped bits) and random ones
+                let tie = (man & !0x1fff) | 0x1000;
+                for m in [man, tie, tie - 1, tie + 1] {
+                    let x = (e << 23) | (m & 0x7f_ffff);
+                    inputs.push(x);
+                    inputs.push(x | 0x8000_0000);
+                }
+            }
+        }
+        for &x in &inputs {
+            let y = x.rotate_left(7);
+            let fast = cvt_pack_f32(ScalarType::F16x2, x, y, CvtMods::default()).unwrap();
+            assert_eq!(fast, (general(x) << 16) | general(y), "{x:#x} {y:#x}");
+        }
+    }
 }
