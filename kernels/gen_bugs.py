@@ -74,9 +74,12 @@ BUGS = [
         "between the collective alloc and the collective dealloc. tmemu's reading (DERIVED from "
         "the report, not stated by the ISA): the pair's allocs are part of the TMEM activity "
         "that tmem.md rule 16 requires both CTAs to have synchronised before the collective "
-        "dealloc, so it is TM0201 at the dealloc. Fix: barrier.cluster between alloc and dealloc.",
+        "dealloc, so each dealloc half must happen after both alloc halves (the rendezvous "
+        "orders nothing: the first arrival may or may not block); it is TM0201 at the dealloc, "
+        "related to the peer's alloc. Fix: barrier.cluster between alloc and dealloc.",
         grid=2, block=32, cluster=2, args=[U32_OUT(64)], buggy_verdict="violation",
-        findings=[Finding("TM0201", "error", "dealloc", "tcgen05.dealloc.cta_group::2")]),
+        findings=[Finding("TM0201", "error", "dealloc", "tcgen05.dealloc.cta_group::2",
+                          related="@alloc")]),
     Bug("tmem_without_alloc", "https://github.com/NVIDIA/cutlass/issues/2230",
         "TMEM is used at a fixed address without tcgen05.alloc: every tcgen05.st/ld touches "
         "columns no allocation of the CTA owns (TM0105), so CTAs sharing an SM would collide. "

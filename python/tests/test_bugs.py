@@ -20,10 +20,7 @@ NAMES = sorted(p.name for p in BUGS.iterdir() if (p / "expected.toml").is_file()
 # one starts to pass; here an entry that passes shows as XPASS (ci.sh runs pytest -rxX), so a
 # fix landing in the engine or the report does not break this suite before the list is
 # updated.
-PENDING = {
-    "pair_dealloc_before_peer_alloc": "TM0201 at the collective dealloc: the engine does not "
-    "treat the pair's collective alloc as TMEM activity to synchronise before the dealloc",
-}
+PENDING: dict[str, str] = {}
 
 
 def buggy_params():

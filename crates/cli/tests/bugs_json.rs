@@ -12,10 +12,7 @@ use std::process::Command;
 use serde_json::Value;
 
 /// (bug, what is still missing).
-const PENDING: &[(&str, &str)] = &[(
-    "pair_dealloc_before_peer_alloc",
-    "TM0201 at the collective dealloc: the engine does not report it yet",
-)];
+const PENDING: &[(&str, &str)] = &[];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

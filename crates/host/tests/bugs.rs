@@ -15,12 +15,7 @@ use tmemu_host::{check, load_ptx_source, resolve_spec, CheckOptions, ErrorClass,
 use tmemu_spec::Spec;
 
 /// Reproductions whose buggy or fixed kernel tmemu cannot check correctly yet.
-const PENDING: &[(&str, &str)] = &[(
-    "pair_dealloc_before_peer_alloc",
-    "the engine does not treat the pair's collective alloc as TMEM activity that must be \
-     synchronised before the collective dealloc (expected.toml's DERIVED reading of tmem.md \
-     rule 16), so TM0201 does not fire and the buggy kernel is clean",
-)];
+const PENDING: &[(&str, &str)] = &[];
 
 /// Runs are tiny; a small step budget keeps a livelock from taking seconds.
 const MAX_STEPS: u64 = 20_000_000;

@@ -2,6 +2,7 @@
 //! event methods the engine calls.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::ops::Range;
 
 use smallvec::SmallVec;
 
@@ -19,6 +20,8 @@ use crate::shadow::{Rec, ShadowMap};
 const MAX_OP_SLOTS: usize = 256;
 /// TMEM lanes.
 const TMEM_LANES: u64 = 128;
+/// Committed bulk async-groups a warp keeps before the oldest is taken as observed.
+const MAX_BULK_GROUPS: usize = 64;
 
 /// The three views a synchronisation carries (see the crate docs).
 #[derive(Clone, Debug, Default)]
@@ -80,6 +83,11 @@ struct WarpState {
     issued_tcgen05: bool,
     ld_pending: SmallVec<[OpId; 4]>,
     st_pending: SmallVec<[OpId; 4]>,
+    /// `.bulk_group` copies since the last `cp.async.bulk.commit_group`.
+    bulk_open: SmallVec<[OpId; 4]>,
+    /// Committed bulk async-groups, oldest first, with whether their reads were observed
+    /// (`wait_group.read`).
+    bulk_groups: VecDeque<(SmallVec<[OpId; 4]>, bool)>,
 }
 
 impl WarpState {
@@ -100,6 +108,8 @@ impl WarpState {
             issued_tcgen05: false,
             ld_pending: SmallVec::new(),
             st_pending: SmallVec::new(),
+            bulk_open: SmallVec::new(),
+            bulk_groups: VecDeque::new(),
         }
     }
 
@@ -273,6 +283,11 @@ fn check_range(
             if prev.stamp == new.stamp {
                 return false;
             }
+            // The two halves of a collective dealloc (and a dealloc of cells a dealloc
+            // already freed) are one lifetime's end, not two conflicting writes.
+            if prev.agent == Agent::Dealloc && new.agent == Agent::Dealloc {
+                return false;
+            }
             // TMEM: a completion observed through thread synchronisation (the generic view
             // covers the completion stamp) orders the access even without the tcgen05 fence
             // pair; see the crate docs, "TM0207", for the reading and why.
@@ -318,6 +333,18 @@ fn check_range(
                     && kind == AccessKind::Write
                     && prev.agent == Agent::Thread
                     && new.agent == Agent::Thread
+                    && prev.span == new.span
+                {
+                    return false;
+                }
+                // The same for bulk copies: one `cp.async.bulk.tensor` store executed by every
+                // lane of a warp (CuTe DSL's TMA-store epilogue without elect) issues identical
+                // copies of the same bytes; a deliberate miss like the uniform store.
+                if !tmem
+                    && prev_kind == AccessKind::Write
+                    && kind == AccessKind::Write
+                    && prev.agent == Agent::Bulk
+                    && new.agent == Agent::Bulk
                     && prev.span == new.span
                 {
                     return false;
@@ -440,6 +467,38 @@ fn tmem_region(cta: u32, start: u64, end: u64) -> Region {
     }
 }
 
+/// The whole-height region of an allocation's columns in CTA `cta`.
+fn lifetime_region(cta: u32, cols: (u32, u32)) -> Region {
+    Region::Tmem {
+        cta,
+        lanes: 0..TMEM_LANES as u32,
+        cols: cols.0..cols.1,
+    }
+}
+
+/// One allocation's lifetime, the allocation-lifetime location of a `.cta_group::2`
+/// allocation: the two CTAs' alloc halves and dealloc halves. Each dealloc half must
+/// happen after both alloc halves (tmem.md rule 16, NVIDIA/cutlass#3435); the collective's
+/// rendezvous itself orders nothing ("may block", PTX ISA §9.7.16.7.1).
+#[derive(Debug)]
+struct Lifetime {
+    /// Dense indices of the two CTAs (even first).
+    pair: [u32; 2],
+    cols: (u32, u32),
+    /// (CTA, its alloc half).
+    allocs: SmallVec<[(u32, Rec); 2]>,
+    /// (CTA, its dealloc half, the view it was checked under): an alloc half reported after
+    /// a dealloc half (a warp woken from the rendezvous reports its alloc when it runs) is
+    /// checked against the stored view.
+    deallocs: SmallVec<[(u32, Rec, VClock); 2]>,
+}
+
+impl Lifetime {
+    fn overlaps(&self, pair: [u32; 2], cols: (u32, u32)) -> bool {
+        self.pair == pair && self.cols.0 < cols.1 && cols.0 < self.cols.1
+    }
+}
+
 /// The happens-before race detector of one synchronisation domain (a cluster: its warps, its
 /// CTAs' shared memory and TMEM, and global memory as seen from it).
 #[derive(Default)]
@@ -458,6 +517,8 @@ pub struct RaceDetector {
     reported: HashSet<(SpanToken, SpanToken)>,
     scratch: Vec<Conflict>,
     stats: Stats,
+    /// Live `.cta_group::2` allocations (a handful at most).
+    lifetimes: Vec<Lifetime>,
 }
 
 impl RaceDetector {
@@ -534,6 +595,7 @@ impl RaceDetector {
         });
         self.locs
             .retain(|(space, _), _| *space != MemSpace::Shared { cta });
+        self.lifetimes.retain(|l| !l.pair.contains(&cta));
     }
 
     /// Forgets a synchronisation object (e.g. the cluster barrier of a cluster that ended).
@@ -625,6 +687,180 @@ impl RaceDetector {
             span,
             Agent::AllocAddr,
         );
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Allocation lifetimes
+
+    /// `tcgen05.alloc` by warp `w` took effect for CTA `cta` (domain index), columns
+    /// `cols`. `peer`: the other CTA of the pair for `.cta_group::2` (this is one half of the
+    /// collective), `None` for `.cta_group::1`.
+    ///
+    /// Reading (DERIVED, docs/arch/race.md): alloc is a synchronous tcgen05 instruction, so
+    /// once it has returned any later synchronisation of the warp, fenced or not, `.relaxed`
+    /// or not, carries it (it is published like a completed `tcgen05.wait::ld`).
+    pub fn tmem_alloc(
+        &mut self,
+        w: WarpId,
+        cta: u32,
+        peer: Option<u32>,
+        cols: Range<u32>,
+        span: SpanToken,
+    ) {
+        let ws = self.warp(w);
+        let stamp = ws.now();
+        ws.tc.raise(stamp.actor, stamp.time);
+        ws.tc_pub.raise(stamp.actor, stamp.time);
+        let Some(peer) = peer else { return };
+        let rec = Rec {
+            stamp,
+            span,
+            warp: w,
+            agent: Agent::Alloc,
+            strong: false,
+            cta_group: 2,
+            pipe: 0,
+        };
+        let pair = [cta.min(peer), cta.max(peer)];
+        let cols = (cols.start, cols.end);
+        // The peer's half of the same collective, if it is already recorded.
+        let open = self.lifetimes.iter().position(|l| {
+            l.overlaps(pair, cols)
+                && !l.allocs.iter().any(|(c, _)| *c == cta)
+                && !l.deallocs.iter().any(|(c, ..)| *c == cta)
+        });
+        let i = match open {
+            Some(i) => i,
+            None => {
+                self.lifetimes.push(Lifetime {
+                    pair,
+                    cols,
+                    allocs: SmallVec::new(),
+                    deallocs: SmallVec::new(),
+                });
+                self.lifetimes.len() - 1
+            }
+        };
+        let mut out = std::mem::take(&mut self.scratch);
+        let lt = &mut self.lifetimes[i];
+        lt.allocs.push((cta, rec));
+        // A dealloc half reported before this alloc half (which happened no later than the
+        // warp blocked in the rendezvous): ordered only if its view covered this half.
+        let mut late: SmallVec<[Rec; 2]> = SmallVec::new();
+        for (_, d, view) in &lt.deallocs {
+            if !view.covers(stamp) {
+                late.push(*d);
+            }
+        }
+        let region = lifetime_region(cta, cols);
+        for d in late {
+            out.push(Conflict {
+                first: rec,
+                first_kind: AccessKind::Write,
+                cause: Cause::Unordered {
+                    ordered_without_tc_fence: false,
+                },
+                start: 0,
+                end: 0,
+            });
+            self.report(&mut out, d, AccessKind::Write, |_, _| region.clone(), None);
+        }
+        self.scratch = out;
+    }
+
+    /// `tcgen05.dealloc` by warp `w` freed columns `cols` of CTA `cta` (for `.cta_group::2`,
+    /// this CTA's half of the collective; `peer` the other CTA). Checked as a write of every
+    /// cell of the freed columns (all 128 lanes, both CTAs for `.cta_group::2`): each TMEM
+    /// access of those cells must happen before it, and for `.cta_group::2` both alloc halves
+    /// too (TM0201; TM0204 for `.cta_group::1`).
+    ///
+    /// The dealloc is a synchronous instruction of the warp: it is judged by everything the
+    /// warp has observed, in any view (generic, tcgen05, and what it acquired without
+    /// `fence::after_thread_sync`), so only an access that no synchronisation orders before
+    /// it is reported.
+    pub fn tmem_dealloc(
+        &mut self,
+        w: WarpId,
+        cta: u32,
+        peer: Option<u32>,
+        cols: Range<u32>,
+        span: SpanToken,
+    ) {
+        let ws = self.warp(w);
+        let mut view = ws.gen.clone();
+        view.join(&ws.tc);
+        view.join(&ws.tc_acq);
+        let rec = Rec {
+            stamp: ws.now(),
+            span,
+            warp: w,
+            agent: Agent::Dealloc,
+            strong: false,
+            cta_group: if peer.is_some() { 2 } else { 1 },
+            pipe: 0,
+        };
+        let mut out = std::mem::take(&mut self.scratch);
+        let c = (cols.start, cols.end);
+        if let Some(peer) = peer {
+            let pair = [cta.min(peer), cta.max(peer)];
+            let open = self
+                .lifetimes
+                .iter()
+                .position(|l| l.overlaps(pair, c) && !l.deallocs.iter().any(|(x, ..)| *x == cta));
+            if let Some(i) = open {
+                let lt = &mut self.lifetimes[i];
+                for &(ac, a) in &lt.allocs {
+                    if !view.covers(a.stamp) {
+                        out.push(Conflict {
+                            first: a,
+                            first_kind: AccessKind::Write,
+                            cause: Cause::Unordered {
+                                ordered_without_tc_fence: false,
+                            },
+                            start: ac as u64,
+                            end: ac as u64 + 1,
+                        });
+                    }
+                }
+                lt.deallocs.push((cta, rec, view.clone()));
+                if lt.deallocs.len() == 2 {
+                    self.lifetimes.swap_remove(i);
+                }
+                self.report(
+                    &mut out,
+                    rec,
+                    AccessKind::Write,
+                    |s, _| lifetime_region(s as u32, c),
+                    None,
+                );
+            }
+        }
+        let v = View {
+            hb: &view,
+            pf: &view,
+            generic: &view,
+        };
+        let rect = TmemRect {
+            cta,
+            lane: 0,
+            lanes: TMEM_LANES as u32,
+            col: cols.start,
+            cols: cols.end.saturating_sub(cols.start),
+        };
+        for x in std::iter::once(cta).chain(peer) {
+            let map = grow(&mut self.mem.tmem, x);
+            for (s, e) in tmem_runs(TmemRect { cta: x, ..rect }) {
+                check_range(map, s, e, rec, AccessKind::Write, &v, true, &mut out);
+            }
+            self.report(
+                &mut out,
+                rec,
+                AccessKind::Write,
+                |s, e| tmem_region(x, s, e),
+                None,
+            );
+        }
+        self.scratch = out;
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -771,7 +1007,8 @@ impl RaceDetector {
             unreachable!("op slot")
         };
         let issue = *next_time;
-        *next_time = next_time.saturating_add(2);
+        // A bulk copy has two completion ticks (reads, then writes); other ops one.
+        *next_time = next_time.saturating_add(if kind == OpKind::Bulk { 3 } else { 2 });
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
         let tc = ws.tc.clone();
         let mut gen = ws.gen.clone();
@@ -823,7 +1060,7 @@ impl RaceDetector {
         let rec = Rec {
             stamp: Stamp {
                 actor: id.actor,
-                time: id.issue + 1,
+                time: access_time(op.kind, id.issue, kind),
             },
             span: op.span,
             warp: op.issuer,
@@ -884,11 +1121,32 @@ impl RaceDetector {
 
     /// Completes the op if needed and returns its completion clock.
     fn done_clock(&mut self, id: OpId) -> Option<&VClock> {
-        let op = op_mut(&mut self.actors, id)?;
+        let op = op_ref(&self.actors, id)?;
         if op.done.is_none() {
             let mut done = op.gen.clone();
             done.join(&op.tc);
-            done.raise(id.actor, id.issue + 1);
+            done.raise(id.actor, done_time(op.kind, id.issue));
+            // A pipelined predecessor this op was ordered after executes before it (PTX ISA
+            // §9.7.16.6.2): once this op is complete, so is the predecessor (e.g. a cp whose
+            // columns the mma reads, whose completion only the mma's commit reports). The
+            // generic view (which holds the tcgen05 view) is used, so a pair split by an
+            // unfenced synchronisation (TM0207, reported at the second op) does not cascade
+            // into findings on the first op's columns: an added edge, hiding only.
+            if op.kind.committable() {
+                for a in 0..self.actors.len() {
+                    let a = ActorIdx(a as u32);
+                    let t = op.gen.get(a);
+                    if t == 0 {
+                        continue;
+                    }
+                    if let Actor::Op { op: Some(p), .. } = &self.actors[a.index()] {
+                        if p.issue == t && pipelined_kinds(p.kind, op.kind) {
+                            done.raise(a, done_time(p.kind, p.issue));
+                        }
+                    }
+                }
+            }
+            let op = op_mut(&mut self.actors, id)?;
             op.done = Some(done);
             self.retired.push_back(id.actor);
             if op.kind.committable() {
@@ -931,6 +1189,69 @@ impl RaceDetector {
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
         ws.gen.join(&done);
         ws.pf.join(&done);
+    }
+
+    /// A `.bulk_group` copy (`cp.async.bulk` to global, a TMA store or reduction) joined the
+    /// issuing warp's open bulk async-group: its completion is observed by a later
+    /// `cp.async.bulk.wait_group` after the group was committed (bulk-copies.md §4).
+    pub fn bulk_group_add(&mut self, w: WarpId, id: OpId) {
+        self.warp(w);
+        let Some(op) = op_mut(&mut self.actors, id) else {
+            self.stats.stale_handles += 1;
+            return;
+        };
+        op.refs += 1;
+        self.warp(w).bulk_open.push(id);
+    }
+
+    /// `cp.async.bulk.commit_group`: the open copies form one group (possibly empty).
+    pub fn bulk_commit(&mut self, w: WarpId) {
+        let ws = self.warp(w);
+        let g = std::mem::take(&mut ws.bulk_open);
+        ws.bulk_groups.push_back((g, false));
+        // A warp that only ever waits with `.read` (or never) would pin its copies' slots
+        // forever: beyond a bound, the oldest group is observed as complete (an added
+        // edge, which can only hide races).
+        if ws.bulk_groups.len() > MAX_BULK_GROUPS {
+            let (g, _) = ws.bulk_groups.pop_front().expect("nonempty");
+            for id in g {
+                self.observe(w, id);
+                self.release_ref(id);
+            }
+        }
+    }
+
+    /// `cp.async.bulk.wait_group{.read} n`: every committed group but the `n` most recent
+    /// has completed; with `.read`, only finished reading its source (the source may be
+    /// reused, the destination is not yet written).
+    pub fn bulk_wait(&mut self, w: WarpId, n: u32, read: bool) {
+        let ws = self.warp(w);
+        let k = ws.bulk_groups.len().saturating_sub(n as usize);
+        if read {
+            let mut ids: SmallVec<[OpId; 8]> = SmallVec::new();
+            for (g, reads_seen) in ws.bulk_groups.iter_mut().take(k) {
+                if !*reads_seen {
+                    *reads_seen = true;
+                    ids.extend(g.iter().copied());
+                }
+            }
+            for id in ids {
+                let Some(op) = op_ref(&self.actors, id) else {
+                    self.stats.stale_handles += 1;
+                    continue;
+                };
+                let t = access_time(op.kind, id.issue, AccessKind::Read);
+                let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+                ws.gen.raise(id.actor, t);
+                ws.pf.raise(id.actor, t);
+            }
+            return;
+        }
+        let done: Vec<_> = ws.bulk_groups.drain(..k).flat_map(|(g, _)| g).collect();
+        for id in done {
+            self.observe(w, id);
+            self.release_ref(id);
+        }
     }
 
     /// `tcgen05.wait::ld`: every earlier `tcgen05.ld` of the warp has completed.
@@ -1054,7 +1375,7 @@ impl RaceDetector {
         };
         let stamp = Stamp {
             actor: a,
-            time: op.issue + 1,
+            time: done_time(op.kind, op.issue),
         };
         op.done.as_ref()?;
         // Memory records (smem/global: mma and cp operands, bulk copies) are judged by the
@@ -1118,6 +1439,37 @@ impl RaceDetector {
             });
         }
     }
+}
+
+/// The tick an op's access is stamped with: its completion, except that a bulk copy's
+/// reads complete one tick before its writes (`cp.async.bulk.wait_group.read` observes the
+/// reads alone).
+fn access_time(kind: OpKind, issue: Time, access: AccessKind) -> Time {
+    if kind == OpKind::Bulk && access == AccessKind::Write {
+        issue + 2
+    } else {
+        issue + 1
+    }
+}
+
+/// PTX ISA §9.7.16.6.2 for op kinds (the record form is [`pipelined`]).
+fn pipelined_kinds(prev: OpKind, next: OpKind) -> bool {
+    if prev.cta_group() != next.cta_group() {
+        return false;
+    }
+    match (prev, next) {
+        (OpKind::Mma { accum: a, .. }, OpKind::Mma { accum: b, .. }) => a == b,
+        (OpKind::Cp { .. }, OpKind::Mma { .. })
+        | (OpKind::Shift { .. }, OpKind::Mma { .. })
+        | (OpKind::Mma { .. }, OpKind::Shift { .. }) => true,
+        (OpKind::Shift { .. }, OpKind::Cp { shape_4x256b, .. }) => shape_4x256b,
+        _ => false,
+    }
+}
+
+/// The tick of an op's completion (all its accesses).
+fn done_time(kind: OpKind, issue: Time) -> Time {
+    access_time(kind, issue, AccessKind::Write)
 }
 
 fn group(cta_group: u8) -> usize {
@@ -1201,6 +1553,351 @@ mod tests {
             got.sort();
             assert_eq!(got, want, "rect {:?}", (lane, lanes, col, cols));
         }
+    }
+
+    /// Two one-warp CTAs (0 and 1) of a pair: `.cta_group::2` alloc halves of columns 0..32.
+    fn pair_allocated() -> (RaceDetector, WarpId, WarpId) {
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        // Rank 1 arrives late: rank 0's half is reported first.
+        d.tmem_alloc(w0, 0, Some(1), 0..32, SpanToken(5));
+        d.tmem_alloc(w1, 1, Some(0), 0..32, SpanToken(5));
+        (d, w0, w1)
+    }
+
+    fn rules(d: &RaceDetector) -> Vec<&'static str> {
+        d.findings().iter().map(|r| r.rule.id).collect()
+    }
+
+    #[test]
+    fn pair_dealloc_without_sync_after_the_peer_alloc_is_tm0201() {
+        let (mut d, w0, w1) = pair_allocated();
+        d.tmem_dealloc(w0, 0, Some(1), 0..32, SpanToken(9));
+        d.tmem_dealloc(w1, 1, Some(0), 0..32, SpanToken(9));
+        // One finding per pair of instructions (both halves name the same two lines).
+        assert_eq!(rules(&d), ["TM0201"]);
+        let r = &d.findings()[0];
+        assert_eq!((r.first.agent, r.first.warp), (Agent::Alloc, w1));
+        assert_eq!(
+            (r.second.agent, r.second.span),
+            (Agent::Dealloc, SpanToken(9))
+        );
+    }
+
+    #[test]
+    fn pair_dealloc_after_a_cluster_barrier_is_silent() {
+        let (mut d, w0, w1) = pair_allocated();
+        for w in [w0, w1] {
+            d.arrive(w, SyncKey::ClusterBarrier, Sem::Ordering);
+        }
+        d.sync_complete(SyncKey::ClusterBarrier);
+        for w in [w0, w1] {
+            d.wait(w, SyncKey::ClusterBarrier, Sem::Ordering);
+            d.tmem_dealloc(w, w.0, Some(w.0 ^ 1), 0..32, SpanToken(9));
+        }
+        assert!(d.findings().is_empty(), "{:?}", d.findings());
+    }
+
+    #[test]
+    fn pair_dealloc_after_a_fenced_relaxed_barrier_is_silent() {
+        let (mut d, w0, w1) = pair_allocated();
+        for w in [w0, w1] {
+            d.fence(w, Fence::TcBeforeThreadSync);
+            d.arrive(w, SyncKey::ClusterBarrier, Sem::Relaxed);
+        }
+        d.sync_complete(SyncKey::ClusterBarrier);
+        for w in [w0, w1] {
+            d.wait(w, SyncKey::ClusterBarrier, Sem::Relaxed);
+            d.fence(w, Fence::TcAfterThreadSync);
+            d.tmem_dealloc(w, w.0, Some(w.0 ^ 1), 0..32, SpanToken(9));
+        }
+        assert!(d.findings().is_empty(), "{:?}", d.findings());
+    }
+
+    #[test]
+    fn an_alloc_half_reported_after_the_peer_dealloc_is_checked_against_it() {
+        // Rank 1's alloc half is reported when its warp leaves the rendezvous, after rank 0
+        // already deallocated: still a finding at the dealloc.
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        d.tmem_alloc(w0, 0, Some(1), 0..32, SpanToken(5));
+        d.tmem_dealloc(w0, 0, Some(1), 0..32, SpanToken(9));
+        assert!(d.findings().is_empty());
+        d.tmem_alloc(w1, 1, Some(0), 0..32, SpanToken(6));
+        assert_eq!(rules(&d), ["TM0201"]);
+        let r = &d.findings()[0];
+        assert_eq!((r.first.span, r.second.span), (SpanToken(6), SpanToken(9)));
+    }
+
+    #[test]
+    fn pair_dealloc_while_the_peer_mma_may_still_write_is_tm0201() {
+        let (mut d, w0, w1) = pair_allocated();
+        for w in [w0, w1] {
+            d.arrive(w, SyncKey::ClusterBarrier, Sem::Ordering);
+        }
+        d.sync_complete(SyncKey::ClusterBarrier);
+        for w in [w0, w1] {
+            d.wait(w, SyncKey::ClusterBarrier, Sem::Ordering);
+        }
+        // Rank 1 issues a cta_group::2 mma writing both CTAs' columns, and never waits.
+        let mma = d.issue(
+            w1,
+            OpKind::Mma {
+                cta_group: 2,
+                accum: 0,
+            },
+            SpanToken(7),
+        );
+        for cta in [0, 1] {
+            d.op_access(
+                mma,
+                Place::Tmem(TmemRect {
+                    cta,
+                    ..rect(0, 128, 0, 32)
+                }),
+                AccessKind::Write,
+            );
+        }
+        d.tmem_dealloc(w0, 0, Some(1), 0..32, SpanToken(9));
+        assert_eq!(rules(&d), ["TM0201"]);
+        assert_eq!(d.findings()[0].first.agent, Agent::Mma);
+    }
+
+    #[test]
+    fn dealloc_racing_another_warps_unwaited_load_is_tm0204() {
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        d.tmem_alloc(w0, 0, None, 0..32, SpanToken(1));
+        let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+        let ld = d.issue(w1, OpKind::Ld, SpanToken(3));
+        d.op_access(ld, Place::Tmem(rect(32, 32, 0, 32)), AccessKind::Read);
+        d.complete(ld);
+        for w in [w0, w1] {
+            d.arrive(w, bar, Sem::Ordering);
+        }
+        d.sync_complete(bar);
+        d.wait(w0, bar, Sem::Ordering);
+        // No tcgen05.wait::ld before the barrier: the load may still read the freed columns.
+        d.tmem_dealloc(w0, 0, None, 0..32, SpanToken(9));
+        assert_eq!(rules(&d), ["TM0204"]);
+        assert_eq!(d.findings()[0].first.span, SpanToken(3));
+    }
+
+    #[test]
+    fn dealloc_after_wait_ld_and_a_barrier_is_silent_and_alloc_orders_no_access() {
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        d.tmem_alloc(w0, 0, None, 0..32, SpanToken(1));
+        let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+        for w in [w0, w1] {
+            d.arrive(w, bar, Sem::Ordering);
+        }
+        d.sync_complete(bar);
+        d.wait(w1, bar, Sem::Ordering);
+        // The epilogue's load after the alloc is not made racy by the alloc.
+        let ld = d.issue(w1, OpKind::Ld, SpanToken(3));
+        d.op_access(ld, Place::Tmem(rect(32, 32, 0, 32)), AccessKind::Read);
+        d.complete(ld);
+        d.wait_ld(w1);
+        d.arrive(w1, bar, Sem::Ordering);
+        d.arrive(w0, bar, Sem::Ordering);
+        d.sync_complete(bar);
+        d.wait(w0, bar, Sem::Ordering);
+        d.tmem_dealloc(w0, 0, None, 0..32, SpanToken(9));
+        assert!(d.findings().is_empty(), "{:?}", d.findings());
+    }
+
+    /// Warp 0 stores 64 bytes of shared memory to global with a `.bulk_group` copy and
+    /// commits its group.
+    fn bulk_store(d: &mut RaceDetector, span: u32) -> OpId {
+        let w = WarpId(0);
+        d.add_warp(w);
+        let op = d.issue(w, OpKind::Bulk, SpanToken(span));
+        let src = MemSpace::Shared { cta: 0 };
+        d.op_access(
+            op,
+            Place::Mem {
+                space: src,
+                addr: 0,
+                len: 64,
+            },
+            AccessKind::Read,
+        );
+        let dst = Place::Mem {
+            space: MemSpace::Global,
+            addr: 0x1000,
+            len: 64,
+        };
+        d.op_access(op, dst, AccessKind::Write);
+        d.complete(op);
+        d.bulk_group_add(w, op);
+        d.bulk_commit(w);
+        op
+    }
+
+    fn smem_write(d: &mut RaceDetector) {
+        let s = MemSpace::Shared { cta: 0 };
+        d.access(
+            WarpId(0),
+            s,
+            0,
+            4,
+            AccessKind::Write,
+            MemOrder::Weak,
+            SpanToken(20),
+        );
+    }
+
+    fn global_read(d: &mut RaceDetector) {
+        let g = MemSpace::Global;
+        d.access(
+            WarpId(0),
+            g,
+            0x1000,
+            4,
+            AccessKind::Read,
+            MemOrder::Weak,
+            SpanToken(21),
+        );
+    }
+
+    #[test]
+    fn bulk_source_reused_before_wait_group_read_is_tm0209() {
+        let mut d = RaceDetector::new();
+        bulk_store(&mut d, 10);
+        smem_write(&mut d);
+        assert_eq!(rules(&d), ["TM0209"]);
+        assert_eq!(d.findings()[0].first.span, SpanToken(10));
+    }
+
+    #[test]
+    fn wait_group_read_completes_the_reads_only() {
+        let mut d = RaceDetector::new();
+        bulk_store(&mut d, 10);
+        d.bulk_wait(WarpId(0), 0, true);
+        smem_write(&mut d);
+        assert!(d.findings().is_empty(), "{:?}", d.findings());
+        global_read(&mut d);
+        assert_eq!(rules(&d), ["TM0213"]);
+        d.bulk_wait(WarpId(0), 0, false);
+        let mut d2 = RaceDetector::new();
+        bulk_store(&mut d2, 10);
+        d2.bulk_wait(WarpId(0), 0, false);
+        smem_write(&mut d2);
+        global_read(&mut d2);
+        assert!(d2.findings().is_empty(), "{:?}", d2.findings());
+    }
+
+    #[test]
+    fn wait_group_n_leaves_the_n_newest_groups_pending() {
+        let mut d = RaceDetector::new();
+        bulk_store(&mut d, 10);
+        let s = MemSpace::Shared { cta: 0 };
+        // a second group reading other bytes (64..128)
+        let op = d.issue(WarpId(0), OpKind::Bulk, SpanToken(11));
+        d.op_access(
+            op,
+            Place::Mem {
+                space: s,
+                addr: 64,
+                len: 64,
+            },
+            AccessKind::Read,
+        );
+        d.complete(op);
+        d.bulk_group_add(WarpId(0), op);
+        d.bulk_commit(WarpId(0));
+        d.bulk_wait(WarpId(0), 1, true);
+        smem_write(&mut d); // bytes 0..4: the older group, waited
+        assert!(d.findings().is_empty(), "{:?}", d.findings());
+        d.access(
+            WarpId(0),
+            s,
+            64,
+            4,
+            AccessKind::Write,
+            MemOrder::Weak,
+            SpanToken(22),
+        );
+        assert_eq!(rules(&d), ["TM0209"]);
+        assert_eq!(d.findings()[0].first.span, SpanToken(11));
+    }
+
+    #[test]
+    fn a_copy_never_committed_is_never_observed() {
+        let mut d = RaceDetector::new();
+        let w = WarpId(0);
+        d.add_warp(w);
+        let op = d.issue(w, OpKind::Bulk, SpanToken(10));
+        let s = MemSpace::Shared { cta: 0 };
+        d.op_access(
+            op,
+            Place::Mem {
+                space: s,
+                addr: 0,
+                len: 64,
+            },
+            AccessKind::Read,
+        );
+        d.complete(op);
+        d.bulk_group_add(w, op);
+        d.bulk_wait(w, 0, false); // no commit_group: nothing to wait for
+        smem_write(&mut d);
+        assert_eq!(rules(&d), ["TM0209"]);
+    }
+
+    #[test]
+    fn mma_completion_implies_its_pipelined_cp_completed() {
+        // cp by warp 0, fences + barrier, mma by warp 1 (pipelined), commit, warp 0 waits for
+        // the commit: the cp's columns may be deallocated.
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        let cp = d.issue(
+            w0,
+            OpKind::Cp {
+                cta_group: 1,
+                shape_4x256b: false,
+            },
+            SpanToken(2),
+        );
+        d.op_access(cp, Place::Tmem(rect(0, 128, 32, 8)), AccessKind::Write);
+        let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+        for w in [w0, w1] {
+            d.fence(w, Fence::TcBeforeThreadSync);
+            d.arrive(w, bar, Sem::Ordering);
+        }
+        d.sync_complete(bar);
+        d.wait(w1, bar, Sem::Ordering);
+        d.fence(w1, Fence::TcAfterThreadSync);
+        let mma = d.issue(
+            w1,
+            OpKind::Mma {
+                cta_group: 1,
+                accum: 0,
+            },
+            SpanToken(3),
+        );
+        d.op_access(mma, Place::Tmem(rect(0, 128, 32, 8)), AccessKind::Read);
+        d.op_access(mma, Place::Tmem(rect(0, 128, 0, 32)), AccessKind::Write);
+        let c = d.commit(w1, 1);
+        d.complete(cp);
+        d.complete(mma);
+        let mb = SyncKey::Mbarrier { cta: 0, offset: 0 };
+        d.commit_fire(c, &[mb]);
+        d.sync_complete(mb);
+        d.wait(w0, mb, Sem::Ordering);
+        d.tmem_dealloc(w0, 0, None, 0..64, SpanToken(9));
+        assert!(d.findings().is_empty(), "{:?}", d.findings());
     }
 
     #[test]

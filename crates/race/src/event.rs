@@ -90,6 +90,12 @@ pub enum Agent {
     TcSt,
     /// `cp.async.bulk{.tensor}` in either direction (TMA).
     Bulk,
+    /// One CTA's `tcgen05.alloc` of an allocation (for `.cta_group::2`, its half of the
+    /// collective): the start of the allocation's lifetime.
+    Alloc,
+    /// One CTA's `tcgen05.dealloc`: the end of the lifetime, a write of every cell of the
+    /// freed columns (both CTAs' cells for `.cta_group::2`).
+    Dealloc,
 }
 
 impl Agent {
@@ -103,6 +109,8 @@ impl Agent {
             Agent::TcLd => "tcgen05.ld",
             Agent::TcSt => "tcgen05.st",
             Agent::Bulk => "cp.async.bulk",
+            Agent::Alloc => "tcgen05.alloc",
+            Agent::Dealloc => "tcgen05.dealloc",
         }
     }
 

@@ -97,6 +97,26 @@ pub(crate) fn classify(
     let (a, ak) = first;
     let (b, bk) = second;
     if tmem {
+        // The allocation's lifetime: a dealloc on one side (tmem.md rule 16 for the pair).
+        let dealloc = [a, b].into_iter().find(|r| r.agent == Agent::Dealloc);
+        if let Some(d) = dealloc {
+            return if a.agent == Agent::Alloc {
+                (
+                    &rules::PAIR_DEALLOC_UNSYNCHRONISED,
+                    "the collective dealloc does not happen after both CTAs' collective alloc (the rendezvous orders nothing: alloc and dealloc \"may block\", they need not); synchronise the pair between them, e.g. barrier.cluster.arrive + wait",
+                )
+            } else if d.cta_group == 2 {
+                (
+                    &rules::PAIR_DEALLOC_UNSYNCHRONISED,
+                    "the TMEM access is not ordered before the collective dealloc: both CTAs of the pair must complete their TMEM accesses and synchronise (e.g. barrier.cluster) before tcgen05.dealloc.cta_group::2",
+                )
+            } else {
+                (
+                    &rules::TMEM_ACCESS_RACE,
+                    "the TMEM access is not ordered before the dealloc that frees its columns: observe its completion (tcgen05.wait::ld/st, or commit + mbarrier wait) and synchronise with the deallocating warp first",
+                )
+            };
+        }
         if a.agent == Agent::TcLd && bk == AccessKind::Write {
             return (
                 &rules::TMEM_OVERWRITE_BEFORE_WAIT_LD,

@@ -73,11 +73,13 @@
 //! |---|---|
 //! | `ld`/`st`/`atom`/`red` on shared or global | [`RaceDetector::access_lanes`] (or `access`), with the [`MemOrder`] |
 //! | `tcgen05.alloc` (its address store) | [`RaceDetector::alloc_address_store`] |
+//! | `tcgen05.alloc` / `dealloc` took effect (each CTA's half of a `.cta_group::2` collective) | [`RaceDetector::tmem_alloc`] / [`RaceDetector::tmem_dealloc`] |
 //! | `bar.sync` / `barrier.cta.sync` | `arrive(Ordering)` per warp, `sync_complete` when the barrier completes, `wait(Ordering)` per waiting warp (`bar.arrive`: arrive only) |
 //! | `barrier.cluster.arrive{.relaxed}` / `.wait` | `arrive(ClusterBarrier, Ordering or Relaxed)`, `sync_complete`, `wait` |
 //! | `mbarrier.arrive{.release,.relaxed}` | `arrive(Mbarrier, sem)`; `sync_complete` when the phase completes |
 //! | successful `mbarrier.test_wait`/`try_wait{.acquire,.relaxed}` | `wait(Mbarrier, sem)` |
-//! | `cp.async.bulk{.tensor}` | `issue(Bulk)` + `op_access` per range; on completion `complete` and `op_arrive(mbarrier)`, or `observe` at `cp.async.bulk.wait_group` |
+//! | `cp.async.bulk{.tensor}` | `issue(Bulk)` + `op_access` per range; on completion `complete` and `op_arrive(mbarrier)`; a `.bulk_group` copy: `bulk_group_add` |
+//! | `cp.async.bulk.commit_group` / `wait_group{.read} n` | `bulk_commit` / `bulk_wait(n, read)` |
 //! | `tcgen05.mma/cp/shift/ld/st` | `issue` + `op_access` per operand (TMEM rectangles, smem ranges); `complete` when done |
 //! | `tcgen05.commit` | `commit(warp, cta_group)`; when its ops are done, `commit_fire(c, barriers)` then `sync_complete` |
 //! | `tcgen05.wait::ld` / `::st` | `wait_ld` / `wait_st` |

@@ -20,11 +20,14 @@
 //! | `mbarrier.arrive*` | `sync_arrive(Mbarrier, sem)`; `sync_complete(Mbarrier)` when the phase completes |
 //! | successful `mbarrier.test_wait`/`try_wait` | `sync_wait(Mbarrier, sem)` |
 //! | `cp.async.bulk*` | `async_issue(Bulk)` + `async_access` per range; `async_complete`; `async_arrive(mbarrier)` for its complete_tx (then `sync_complete` if the phase completed) |
+//! | `cp.async.bulk*` with `.bulk_group` (to global, TMA store/reduce) | as above, then [`Observer::bulk_group_add`] (the copy joins the warp's open bulk async-group) |
+//! | `cp.async.bulk.commit_group` / `cp.async.bulk.wait_group{.read} n` | [`Observer::bulk_group`] (`Commit` / `Wait`) |
 //! | `tcgen05.mma/cp/shift/ld/st` | `async_issue` + `async_access` per operand (TMEM rectangles, smem ranges); `async_complete` when the op completes |
 //! | `tcgen05.commit` | `commit(at, id, cta_group)`; when its ops are done, `commit_fire(id, barriers)`, then `sync_complete` per barrier whose phase completed |
 //! | `tcgen05.wait::ld` / `::st` | [`Observer::tc_wait`] |
 //! | `tcgen05.alloc` | `alloc_address_store` (the weak store of the address), `tmem_event(Alloc / Blocked / Unblocked)` |
 //! | `tcgen05.dealloc` / `relinquish_alloc_permit` | `tmem_event(Dealloc / Relinquish)` |
+//! | `tcgen05.alloc` / `dealloc` took effect for a CTA (its half of a `.cta_group::2` collective) | [`Observer::tmem_lifetime`] (for the race model; an alloc half woken from the rendezvous is reported when the engine releases it) |
 //! | a cluster becomes resident | [`Observer::cta_begin`] once per CTA, before any of its warps runs |
 //! | all lanes of a warp exited | [`Observer::warp_exit`] |
 //!
@@ -95,6 +98,28 @@ pub enum TmemEvent {
     Unblocked,
     /// The CTA relinquished its allocation permit.
     Relinquish,
+}
+
+/// A bulk async-group boundary of the executing warp (PTX ISA §9.7.9.27.2,
+/// bulk-copies.md §4). The engine completes bulk copies at issue; these events tell an
+/// observer where the program *observes* that completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BulkGroup {
+    /// `cp.async.bulk.commit_group`: the warp's `.bulk_group` copies since the last commit
+    /// form one group (possibly empty).
+    Commit,
+    /// `cp.async.bulk.wait_group{.read} n`: every committed group but the `n` most recent has
+    /// completed; with `read`, has only finished reading its source.
+    Wait { n: u32, read: bool },
+}
+
+/// An allocation's lifetime as the race model sees it: a `tcgen05.alloc` or `dealloc` took
+/// effect for the CTA of the event's `At` (for `.cta_group::2`, that CTA's half of the
+/// collective). `at.warp` and `at.pc` name the issuing warp and instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmemLifetime {
+    Alloc { cta_group: u8, col: u32, ncols: u32 },
+    Dealloc { cta_group: u8, col: u32, ncols: u32 },
 }
 
 pub trait Observer {
@@ -194,9 +219,18 @@ pub trait Observer {
     #[inline(always)]
     fn async_arrive(&mut self, _id: AsyncId, _key: SyncKey) {}
 
-    /// A warp observed the op's completion without an mbarrier (`cp.async.bulk.wait_group`).
+    /// A warp observed the op's completion without an mbarrier.
     #[inline(always)]
     fn async_observe(&mut self, _at: At, _id: AsyncId) {}
+
+    /// The `.bulk_group` copy `id` (issued by the warp of `at`) joined the warp's open bulk
+    /// async-group; its completion is observed at a later `cp.async.bulk.wait_group`.
+    #[inline(always)]
+    fn bulk_group_add(&mut self, _at: At, _id: AsyncId) {}
+
+    /// `cp.async.bulk.commit_group` / `wait_group{.read}` by the warp of `at`.
+    #[inline(always)]
+    fn bulk_group(&mut self, _at: At, _ev: BulkGroup) {}
 
     /// `tcgen05.commit`: tracks the warp's earlier incomplete mma/cp/shift of `cta_group`.
     #[inline(always)]
@@ -216,6 +250,10 @@ pub trait Observer {
 
     #[inline(always)]
     fn tmem_event(&mut self, _at: At, _ev: TmemEvent) {}
+
+    /// An alloc or dealloc half took effect (see [`TmemLifetime`]).
+    #[inline(always)]
+    fn tmem_lifetime(&mut self, _at: At, _ev: TmemLifetime) {}
 
     /// Every lane of the warp has exited.
     #[inline(always)]

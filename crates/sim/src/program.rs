@@ -810,6 +810,10 @@ pub enum Inst {
     /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
     /// copies complete immediately (`immediate` policy), so these only mark the point.
     AsyncGroupMark,
+    /// `cp.async.bulk.commit_group` / `cp.async.bulk.wait_group{.read} N`: the bulk copies
+    /// complete at issue, so these only tell observers where completion is observed
+    /// (exec/sync.rs).
+    BulkGroup(crate::observer::BulkGroup),
     /// tcgen05 alloc/dealloc/relinquish, ld/st/wait, cp, shift, commit, fence
     /// (exec/tcgen05).
     Tc(Box<crate::exec::tcgen05::TcInst>),

@@ -511,9 +511,9 @@ pub const PAIR_DEALLOC_UNSYNCHRONISED: Rule = Rule {
     section: "§9.7.16.7.1",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "Before a .cta_group::2 dealloc both CTAs must have synchronised their TMEM accesses (no peer access in flight) (tmem.md rule 16).",
-    hardware: "A TMEM access of the peer races the deallocation (undefined behaviour).",
-    checked_by: None,
+    summary: "Before a .cta_group::2 dealloc both CTAs must have synchronised their TMEM accesses (no peer access in flight) (tmem.md rule 16); each dealloc half must also happen after both CTAs' collective alloc (the rendezvous orders nothing; NVIDIA/cutlass#3435).",
+    hardware: "A TMEM access of the peer races the deallocation (undefined behaviour); a dealloc before the peer's alloc completed fails the launch (cutlass#3435, sm_103a).",
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
 pub const PAIR_PEER_INACTIVE: Rule = Rule {

@@ -738,6 +738,16 @@ add_pair("TM0201-pair-dealloc-unsynchronised", "keep", "clean",
             "::cluster.b64 [%r7], %rs1;", "L_ISSUED:"]
          + mbar_wait() + pair_free())
 
+# NVIDIA/cutlass#3435: each half of the collective dealloc must happen after both CTAs'
+# collective alloc; the rendezvous orders nothing (the first arrival "may block").
+add_pair("TM0201-pair-dealloc-unsynchronised", "break-peer-alloc", "violation",
+         ["Rank 1 reaches the collective alloc late; each CTA deallocates right after its own",
+          "alloc, with nothing synchronising the pair in between: a dealloc half is not ordered",
+          "after the peer's alloc half (related: the peer's alloc)."],
+         ["    @%p7 bra L_LATE;"] + delay() + ["L_LATE:"]
+         + pair_alloc(mark="  // ~RELATED TM0201")
+         + [f"    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;{E('TM0201')}"])
+
 COMMIT_PRE = (["    @!%p2 bra L_MBAR_INIT;", "    mbarrier.init.shared::cta.b64 [%r7], 1;",
                "    fence.mbarrier_init.release.cluster;", "L_MBAR_INIT:"] + CLUSTER_SYNC)
 add_pair("TM0202-pair-peer-inactive", "break", "violation",
@@ -834,6 +844,19 @@ add("TM0204-tmem-access-race", "keep", "clean",
     ["Thread 0 waits for the mma's commit, fence::before_thread_sync, st.release of the flag;",
      "warp 4 acquires it and fence::after_thread_sync before the overwrite."],
     tmem_a_race(True), block=256, extra_shared=MMA_SHARED + FLAG_SHARED)
+
+# The one-CTA analogue of TM0201: a dealloc frees columns another warp's tcgen05.ld may still
+# read. Reading (docs/arch/race.md): the dealloc ends the cells' lifetime, a write of every
+# cell of the freed columns, so an access not ordered before it is a TMEM race (TM0204).
+add("TM0204-tmem-access-race", "break-dealloc", "violation",
+    ["Every warp loads its cells and joins fence::before_thread_sync + bar.sync +",
+     "fence::after_thread_sync before warp 0 deallocates, but only waits for the load",
+     "(tcgen05.wait::ld) after the barrier: the loads may still read the freed columns."],
+    alloc() + PUBLISH
+    + ["    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};",
+       "    tcgen05.wait::st.sync.aligned;",
+       "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];  // ~RELATED TM0204"]
+    + free(mark=E("TM0204")) + ["    tcgen05.wait::ld.sync.aligned;"])
 
 add("TM0205-tmem-overwrite-before-wait-ld", "break", "violation",
     ["Each warp loads its cells and overwrites them with tcgen05.st before tcgen05.wait::ld",
@@ -937,6 +960,43 @@ mma_overwrite_ok.insert(j + 1, "    @%p2 st.shared.v2.u64 [%r22], {%rd5, %rd5};"
 add("TM0209-async-read-overwritten", "keep", "clean",
     ["The same store after the mbarrier wait that observes the mma's completion."],
     mma_overwrite_ok, extra_shared=MMA_SHARED)
+
+# A bulk copy to global memory (`.bulk_group`) reads its shared source until the issuing
+# thread's cp.async.bulk.wait_group.read (or wait_group) covers its group (PTX ISA
+# 9.7.9.27.2, bulk-copies.md 4): the source buffer must not be reused before.
+BULK_STORE_SHARED = [".shared .align 128 .b8 bulk_src[64];"]
+
+
+def bulk_store(wait: list[str], after: list[str], mark: str = "") -> list[str]:
+    return ["    mov.u32 %r22, bulk_src;", "    shl.b32 %r5, %r1, 2;", "    add.u32 %r24, %r22, %r5;",
+            "    setp.lt.u32 %p3, %r1, 16;", "    @%p3 st.shared.u32 [%r24], %r1;",
+            "    fence.proxy.async.shared::cta;", "    @!%p2 bra L_STORED;",
+            "    add.s64 %rd5, %rd1, 64;",
+            f"    cp.async.bulk.global.shared::cta.bulk_group [%rd5], [%r22], 64;{mark}",
+            "    cp.async.bulk.commit_group;"] + wait + after + [
+            "    cp.async.bulk.wait_group 0;", "L_STORED:"]
+
+
+add("TM0209-async-read-overwritten", "break-bulk-source", "violation",
+    ["Thread 0 stores 64 bytes of shared memory to global with cp.async.bulk (.bulk_group),",
+     "commits the group and overwrites the source right away, before",
+     "cp.async.bulk.wait_group.read: the copy may still read it."],
+    bulk_store([], ["    st.shared.u32 [%r22], %r2;" + E("TM0209")], mark="  // ~RELATED TM0209"),
+    block=32, extra_shared=BULK_STORE_SHARED)
+add("TM0213-async-write-in-flight", "break-bulk-wait-read", "violation",
+    ["Thread 0 stores shared memory to global with cp.async.bulk (.bulk_group) and reads the",
+     "destination after cp.async.bulk.wait_group.read 0, which only says the source was read:",
+     "the write to global memory may still be in flight (wait_group without .read is needed)."],
+    bulk_store(["    cp.async.bulk.wait_group.read 0;"],
+               ["    ld.global.u32 %r20, [%rd5];" + E("TM0213")], mark="  // ~RELATED TM0213"),
+    block=32, extra_shared=BULK_STORE_SHARED)
+add("legal-bulk-source-reuse-after-wait-read", "keep", "clean",
+    ["Thread 0 stores shared memory to global with cp.async.bulk (.bulk_group), waits with",
+     "cp.async.bulk.wait_group.read 0 and then reuses the source buffer (the copy has finished",
+     "reading it); the destination is read only after cp.async.bulk.wait_group 0."],
+    bulk_store(["    cp.async.bulk.wait_group.read 0;"], ["    st.shared.u32 [%r22], %r2;",
+               "    cp.async.bulk.wait_group 0;", "    ld.global.u32 %r20, [%rd5];"]),
+    block=32, extra_shared=BULK_STORE_SHARED)
 
 add("TM0210-alloc-address-unsynchronised", "break", "violation",
     ["Warps 1-3 read the TMEM address from shared memory with no synchronisation after",
@@ -1418,6 +1478,18 @@ add("legal-alloc-address-after-barrier", "keep", "clean",
     ["Warps 1-3 read the address warp 0's alloc wrote only after fence::before_thread_sync,",
      "bar.sync, fence::after_thread_sync (the CUTLASS fix of PR #2835)."],
     standard())
+add_pair("legal-pair-dealloc-after-relaxed-cluster-sync", "keep", "clean",
+         ["Rank 1 allocates late; both CTAs use their TMEM, wait for it, then synchronise with",
+          "fence::before_thread_sync, a .relaxed cluster barrier and fence::after_thread_sync",
+          "before the collective dealloc. The fences compose with the relaxed barrier (PTX ISA",
+          "9.7.16.6.3), so both alloc halves and every TMEM access of the pair are ordered",
+          "before each dealloc half."],
+         ["    @%p7 bra L_LATE;"] + delay() + ["L_LATE:"] + pair_alloc() + PAIR_USE
+         + ["    tcgen05.fence::before_thread_sync;",
+            "    barrier.cluster.arrive.relaxed.aligned;",
+            "    barrier.cluster.wait.aligned;",
+            "    tcgen05.fence::after_thread_sync;",
+            "    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;"])
 add("legal-missing-relinquish", "keep", "clean",
     ["No relinquish_alloc_permit: legal. Only a note is expected, and notes do not change",
      "the verdict."],

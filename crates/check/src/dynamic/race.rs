@@ -42,7 +42,7 @@ use tmemu_race::{
     Region, Sem, SpanToken, SyncKey, WarpId,
 };
 use tmemu_sim::error::{Context, Diagnostic, Rule as SimRule};
-use tmemu_sim::observer::{AsyncId, At, CommitId, Observer, TcWait};
+use tmemu_sim::observer::{AsyncId, At, BulkGroup, CommitId, Observer, TcWait, TmemLifetime};
 use tmemu_sim::Kernel;
 use tmemu_tmem::rules::Rule;
 
@@ -351,9 +351,12 @@ impl<'k> RaceObserver<'k> {
             .unwrap_or_default();
         let who = |a: &Access, c: &Context| {
             format!(
-                "{} {} by warp {} of CTA ({},{},{})",
+                "{}{} by warp {} of CTA ({},{},{})",
                 a.agent.name(),
-                kind_word(a.kind),
+                match a.agent {
+                    Agent::Alloc | Agent::Dealloc => "",
+                    _ => kind_word(a.kind),
+                },
                 c.warp,
                 c.cta[0],
                 c.cta[1],
@@ -382,8 +385,8 @@ impl<'k> RaceObserver<'k> {
 
 fn kind_word(k: AccessKind) -> &'static str {
     match k {
-        AccessKind::Read => "read",
-        AccessKind::Write => "write",
+        AccessKind::Read => " read",
+        AccessKind::Write => " write",
     }
 }
 
@@ -392,6 +395,10 @@ fn related_label(first: &Access) -> &'static str {
         (Agent::Thread, AccessKind::Read) => "conflicting read here",
         (Agent::Thread, AccessKind::Write) => "conflicting write here",
         (Agent::AllocAddr, _) => "tcgen05.alloc writes the address here",
+        (Agent::Alloc, _) => {
+            "this CTA's half of the collective tcgen05.alloc, not ordered before the dealloc"
+        }
+        (Agent::Dealloc, _) => "the columns were deallocated here",
         (_, AccessKind::Read) => "the asynchronous read was issued here",
         (_, AccessKind::Write) => "the asynchronous write was issued here",
     }
@@ -575,6 +582,23 @@ impl Observer for RaceObserver<'_> {
         }
     }
 
+    fn bulk_group_add(&mut self, at: At, id: AsyncId) {
+        self.flush();
+        let w = self.warp(at);
+        if let Some(e) = self.ops.get(&id) {
+            self.det.bulk_group_add(w, e.op);
+        }
+    }
+
+    fn bulk_group(&mut self, at: At, ev: BulkGroup) {
+        self.flush();
+        let w = self.warp(at);
+        match ev {
+            BulkGroup::Commit => self.det.bulk_commit(w),
+            BulkGroup::Wait { n, read } => self.det.bulk_wait(w, n, read),
+        }
+    }
+
     fn commit(&mut self, at: At, id: CommitId, cta_group: u8) {
         self.flush();
         let w = self.warp(at);
@@ -604,6 +628,32 @@ impl Observer for RaceObserver<'_> {
         let w = self.warp(at);
         self.det
             .alloc_address_store(w, Self::space(at.slot, space), addr, SpanToken(at.pc));
+        self.collect(at);
+    }
+
+    fn tmem_lifetime(&mut self, at: At, ev: TmemLifetime) {
+        self.flush();
+        let w = self.warp(at);
+        let cta = Self::dense_cta(at.slot, at.cta);
+        let (alloc, cta_group, col, ncols) = match ev {
+            TmemLifetime::Alloc {
+                cta_group,
+                col,
+                ncols,
+            } => (true, cta_group, col, ncols),
+            TmemLifetime::Dealloc {
+                cta_group,
+                col,
+                ncols,
+            } => (false, cta_group, col, ncols),
+        };
+        let peer = (cta_group == 2).then(|| Self::dense_cta(at.slot, at.cta ^ 1));
+        let cols = col..col.saturating_add(ncols);
+        if alloc {
+            self.det.tmem_alloc(w, cta, peer, cols, SpanToken(at.pc));
+        } else {
+            self.det.tmem_dealloc(w, cta, peer, cols, SpanToken(at.pc));
+        }
         self.collect(at);
     }
 

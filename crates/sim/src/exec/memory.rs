@@ -1132,10 +1132,10 @@ pub(super) fn exec_copy<O: Observer>(
                     bulk_access(cx, id, d, n, AccessKind::Write);
                     copy(w, cx, l, d, s, n)?;
                     cx.obs.async_complete(id, cx.out.warp_instructions);
-                    // DERIVED: the copy completes at issue and the group-wait is not tracked
-                    // per op, so the issuer observes it at once (hides races, never invents)
+                    // the copy completes at issue in the engine; the program observes it at
+                    // the cp.async.bulk.wait_group of its bulk async-group
                     let at = cx.at(w, 1 << l);
-                    cx.obs.async_observe(at, id);
+                    cx.obs.bulk_group_add(at, id);
                 }
                 Inst::CpBulkS2Cluster {
                     dst,

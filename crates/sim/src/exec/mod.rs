@@ -575,6 +575,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Nop | Inst::AsyncGroupMark | Inst::GriddepLaunch | Inst::GriddepWait => {
                 Flow::Next
             }
+            Inst::BulkGroup(ev) => sync::bulk_group(w, cx, mask, *ev),
             Inst::Bin32 { op, n, d, a, b } => int::bin32(w, mask, *op, *n, *d, *a, *b),
             Inst::Bin64 { op, d, a, b } => int::bin64(w, mask, *op, *d, *a, *b),
             Inst::Mov32 { d, a } => {

@@ -13,7 +13,7 @@
 
 use super::{CtaState, Ctx, Flow, Warp, FULL};
 use crate::error::rules;
-use crate::observer::{Observer, Sem, SyncKey};
+use crate::observer::{BulkGroup, Observer, Sem, SyncKey};
 use crate::program::{Any, BarKind, Inst, MbarInst, MbarOp, Space};
 
 /// What parked lanes wait for.
@@ -747,4 +747,22 @@ pub(crate) fn describe<O: Observer>(wt: &WaitKind, cx: &Ctx<'_, '_, O>) -> Strin
             _ => format!("mbarrier at shared offset {:#x}, which is not initialised", off + crate::mem::SHARED_BASE),
         },
     }
+}
+
+/// `cp.async.bulk.commit_group` / `cp.async.bulk.wait_group{.read} n`. The engine completes
+/// bulk copies at issue (their bytes land at once), so nothing waits here; observers learn
+/// where the program observes the completion: the race model completes a group's source
+/// reads at `wait_group.read` and all its accesses at `wait_group` (PTX ISA §9.7.9.27.2,
+/// bulk-copies.md §4), so a source buffer reused before the wait is a race.
+pub(crate) fn bulk_group<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    ev: BulkGroup,
+) -> Flow {
+    if mask != 0 {
+        let at = cx.at(w, mask);
+        cx.obs.bulk_group(at, ev);
+    }
+    Flow::Next
 }

@@ -2155,6 +2155,19 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if !d.has("async") {
         return d.unsup();
     }
+    if d.has("bulk") && d.has("commit_group") {
+        return Ok(Inst::BulkGroup(crate::observer::BulkGroup::Commit));
+    }
+    if d.has("bulk") && d.has("wait_group") {
+        let n = match &d.op(0)?.kind {
+            OperandKind::Int(v) if (0..=i64::from(u32::MAX)).contains(v) => *v as u32,
+            _ => return invalid("cp.async.bulk.wait_group needs an immediate", d.op(0)?.span),
+        };
+        return Ok(Inst::BulkGroup(crate::observer::BulkGroup::Wait {
+            n,
+            read: d.has("read"),
+        }));
+    }
     if d.has("commit_group") || d.has("wait_group") || d.has("wait_all") {
         return Ok(Inst::AsyncGroupMark);
     }

@@ -12,7 +12,7 @@ use crate::error::{Context, Diagnostic};
 use crate::exec::memory::{lane_addr, shared_loc, Loc};
 use crate::exec::{Ctx, Env, Flow, Outcome as ExecOutcome, WaitKind, Warp, MAX_DIAGNOSTICS};
 use crate::mem::{classify, Window};
-use crate::observer::{MemSpace, Observer, TmemEvent};
+use crate::observer::{MemSpace, Observer, TmemEvent, TmemLifetime};
 use crate::program::{Addr, Any, Space};
 
 fn group_of(g: u8) -> CtaGroup {
@@ -227,6 +227,7 @@ fn grant<O: Observer>(
     off: u32,
     addr: u32,
     ncols: u32,
+    group: u8,
 ) {
     let me = cx.me;
     cx.ctas[me].shared[off as usize..off as usize + 4].copy_from_slice(&addr.to_le_bytes());
@@ -236,6 +237,14 @@ fn grant<O: Observer>(
     cx.obs.tmem_event(
         at,
         TmemEvent::Alloc {
+            col: addr & 0xffff,
+            ncols,
+        },
+    );
+    cx.obs.tmem_lifetime(
+        at,
+        TmemLifetime::Alloc {
+            cta_group: group,
             col: addr & 0xffff,
             ncols,
         },
@@ -281,7 +290,7 @@ pub(super) fn alloc<O: Observer>(
     };
     match step(w, cx, ev, Some(n)) {
         Some(Effect::Granted(addr)) => {
-            grant(w, cx, mask, off, addr.raw(), n);
+            grant(w, cx, mask, off, addr.raw(), n, group);
             Flow::Next
         }
         Some(Effect::Blocked(on)) => {
@@ -315,9 +324,9 @@ pub(super) fn dealloc<O: Observer>(
         return Flow::Next;
     }
     let pc = w.cur_pc;
-    if group == 2 {
-        pair_in_flight(w, cx, mask, taddr, ncols);
-    }
+    // TM0201 (a TMEM access or an alloc half of the pair not ordered before this dealloc) is
+    // a happens-before rule: the race observer reports it under every policy, from the
+    // `tmem_lifetime` events below.
     let iss = issue(w, cx, mask, group);
     let n = ncols_of(w, ncols, mask);
     let ev = Event::Dealloc {
@@ -331,6 +340,14 @@ pub(super) fn dealloc<O: Observer>(
             cx.obs.tmem_event(
                 at,
                 TmemEvent::Dealloc {
+                    col: r.first,
+                    ncols: r.ncols,
+                },
+            );
+            cx.obs.tmem_lifetime(
+                at,
+                TmemLifetime::Dealloc {
+                    cta_group: group,
                     col: r.first,
                     ncols: r.ncols,
                 },
@@ -349,40 +366,6 @@ pub(super) fn dealloc<O: Observer>(
             Flow::Moved
         }
         _ => Flow::Next,
-    }
-}
-
-/// TM0201: a `.cta_group::2` dealloc while an asynchronous op that writes the freed columns
-/// of either CTA of the pair is still in flight. The engine sees the op only while it is
-/// pending (so under the delayed and adversarial policies); the race observer reports the
-/// missing synchronisation under every policy.
-fn pair_in_flight<O: Observer>(
-    w: &Warp,
-    cx: &mut Ctx<'_, '_, O>,
-    mask: u32,
-    taddr: Any,
-    ncols: Any,
-) {
-    let l = mask.trailing_zeros() as usize;
-    let col = w.read_any(taddr, l) as u32 & 0xffff;
-    let n = w.read_any(ncols, l) as u32;
-    let me = cx.me as u32;
-    for rank in [me, me ^ 1] {
-        if let Some(p) = cx.tc.queue.in_flight(cx.cluster.index, rank, col..col + n) {
-            let line = cx.env.k.info[p.at.pc as usize].span;
-            let pc = w.cur_pc;
-            cx.diag(
-                w,
-                pc,
-                mask,
-                rule_of(&tmemu_tmem::rules::PAIR_DEALLOC_UNSYNCHRONISED),
-                format!(
-                    ".cta_group::2 dealloc of columns {col}..{} while the asynchronous op issued at {line} still writes them (CTA rank {rank})",
-                    col + n
-                ),
-            );
-            return;
-        }
     }
 }
 
@@ -445,12 +428,14 @@ pub(crate) fn poll<O: Observer>(
                     .copy_from_slice(&addr.raw().to_le_bytes());
                 cx.obs
                     .alloc_address_store(at, MemSpace::Shared { cta: me as u32 }, off as u64);
-                let ncols = cx
+                let (ncols, group) = cx
                     .tc
                     .allocator
                     .columns(SmId(me as u32))
                     .and_then(|c| c.starting_at(addr.column()))
-                    .map_or(0, |a| a.range.ncols);
+                    .map_or((0, 1), |a| {
+                        (a.range.ncols, if a.group == CtaGroup::Two { 2 } else { 1 })
+                    });
                 cx.obs.tmem_event(
                     at,
                     TmemEvent::Alloc {
@@ -458,15 +443,34 @@ pub(crate) fn poll<O: Observer>(
                         ncols,
                     },
                 );
+                cx.obs.tmem_lifetime(
+                    at,
+                    TmemLifetime::Alloc {
+                        cta_group: group,
+                        col: addr.column(),
+                        ncols,
+                    },
+                );
             }
         }
-        Done::Dealloc(r) => cx.obs.tmem_event(
-            at,
-            TmemEvent::Dealloc {
-                col: r.first,
-                ncols: r.ncols,
-            },
-        ),
+        Done::Dealloc(r) => {
+            cx.obs.tmem_event(
+                at,
+                TmemEvent::Dealloc {
+                    col: r.first,
+                    ncols: r.ncols,
+                },
+            );
+            // Only the pair collective's first half blocks in a dealloc.
+            cx.obs.tmem_lifetime(
+                at,
+                TmemLifetime::Dealloc {
+                    cta_group: 2,
+                    col: r.first,
+                    ncols: r.ncols,
+                },
+            );
+        }
         Done::Relinquish => {}
     }
     true
