@@ -287,7 +287,8 @@ IDESC_MXF8 = (2 << 17) | (1 << 23) | (1 << 27)
 
 
 def mma_program(idesc: int, kind: str = "f16", a_extra: int = 0, d_lane: int = 0,
-                mark: str = "", scaled: bool = False, ncols: int = 32) -> list[str]:
+                mark: str = "", scaled: bool = False, ncols: int = 32,
+                sp: bool = False) -> list[str]:
     """Allocate, zero smem, thread 0 issues one mma + commit, all wait, read D, free."""
     body = alloc(str(ncols)) + mbar_init() + ZERO_SMEM + PUBLISH
     if scaled:
@@ -314,6 +315,11 @@ def mma_program(idesc: int, kind: str = "f16", a_extra: int = 0, d_lane: int = 0
         body += ["    add.u32 %r30, %r10, 32;", "    add.u32 %r31, %r10, 48;",
                  f"    tcgen05.mma.cta_group::1.kind::{kind}.block_scale.scale_vec::1X "
                  f"[{d}], %rd6, %rd7, %r28, [%r30], [%r31], %p4;{mark}"]
+    elif sp:
+        # tcgen05.mma.sp: [sp-meta-tmem] between b-desc and idesc, metadata at column 16
+        body += ["    add.u32 %r30, %r10, 16;",
+                 f"    tcgen05.mma.sp.cta_group::1.kind::{kind} [{d}], %rd6, %rd7, [%r30], %r28, "
+                 f"%p4;{mark}"]
     else:
         body.append(f"    tcgen05.mma.cta_group::1.kind::{kind} [{d}], %rd6, %rd7, %r28, %p4;{mark}")
     body += [
@@ -1108,6 +1114,15 @@ for rule, kind, idesc, why in IDESC_CASES:
     add(rule, "keep", "clean", [f"The same GEMM with idesc = {good:#010x}."],
         mma_program(good, kind=kind), extra_shared=MMA_SHARED)
 
+add("TM0311-idesc-field", "break-sp-dense-idesc", "violation",
+    ["tcgen05.mma.sp whose instruction descriptor has the sparsity flag (bit 2) clear:",
+     f"idesc = {IDESC_F16:#010x}."],
+    mma_program(IDESC_F16, mark=E("TM0311"), sp=True), extra_shared=MMA_SHARED)
+add("TM0311-idesc-field", "break-dense-sparse-idesc", "violation",
+    ["A dense tcgen05.mma whose instruction descriptor has the sparsity flag (bit 2) set:",
+     f"idesc = {IDESC_F16 | 4:#010x}."],
+    mma_program(IDESC_F16 | 4, mark=E("TM0311")), extra_shared=MMA_SHARED)
+
 add("TM0310-mma-transpose", "break", "violation",
     ["A is MN-major (idesc bit 15) with .kind::f16 and a 128B-swizzle-with-32B-atoms",
      "descriptor (layout 1): only tf32 may use that swizzle MN-major (Table 54)."],
@@ -1379,6 +1394,11 @@ add_tma("TM0511-unmodelled-form", "break", "incomplete",
          "tmemu): the copy is reported as a tmemu limit at its line and no bytes arrive, so",
          "the wait is bounded. The verdict must be incomplete, never clean or violation."],
         tma_load(wait=bounded_wait(), mark=E("TM0511")), tmap=TMA_MAP_96B)
+add("TM0511-unmodelled-form", "break-sparse-metadata", "incomplete",
+    ["A sparse f16 MMA (idesc bit 2 set) whose metadata columns are zero: every group's two",
+     "indices are equal, which the ISA's mma.sp text calls invalid metadata. tmemu cannot say",
+     "what the tensor core computes: a tmemu limit at the MMA, verdict incomplete."],
+    mma_program(IDESC_F16 | 4, mark=E("TM0511"), sp=True), extra_shared=MMA_SHARED)
 add_tma("TM0511-unmodelled-form", "keep", "clean",
         ["The same load through a map without swizzle."], tma_load(),
         tmap='tensormap = { buffer = "a", box = [32, 8] }')
