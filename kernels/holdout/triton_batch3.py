@@ -150,21 +150,22 @@ def fp8_e5m2_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N
              mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def _fp8_cases():
-    M, N, K = 128, 192, 384
-    rng = np.random.default_rng(5003)
+def _fp8_cases(name="ho3_fp8_e5m2_k128", block_m=128, block_n=128, shape=(128, 192, 384),
+               seed=5003):
+    M, N, K = shape
+    rng = np.random.default_rng(seed)
     a = random_e5m2_bits(rng, (M, K))
     b = random_e5m2_bits(rng, (K, N))
     expected = (E5M2[a] @ E5M2[b]).astype(np.float32)
     why = ("e5m2 products are exact in f32; K = 384 terms of |ab| <= 4: the f32 sum errs by at "
            "most 2^-24·K·Σ|ab| < 2e-3 absolute; the fp8 accumulation width on sm_100a is "
            "undocumented, so atol 2e-3, rtol 1e-4")
-    return [Case("ho3_fp8_e5m2_k128", grid=[triton.cdiv(M, 128), triton.cdiv(N, 128)],
+    return [Case(name, grid=[triton.cdiv(M, block_m), triton.cdiv(N, block_n)],
                  buffers=dict(a=Input(a, "fp8e5m2"), b=Input(b, "fp8e5m2"),
                               c=Output("f32", [M, N], expected, 1e-4, 2e-3, why)),
                  args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K),
                  note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}], fp8 e5m2 x e5m2, f32 out; "
-                      "128x128x128 tiles, 2 stages, N masked (192 = 1.5 tiles)")]
+                      f"{block_m}x{block_n}x128 tiles, 2 stages, M and N masked")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -896,6 +897,14 @@ KERNELS = [
                  num_warps=4, num_stages=2,
                  aligned=("a_ptr", "b_ptr", "oi_ptr", "of_ptr", "oa_ptr"),
                  must_contain=("tcgen05.mma", "popc", "brev", "fma.rz", "prmt")),
+    TritonKernel(name="ho3_fp8_e5m2_m64", fn=fp8_e5m2_kernel,
+                 signature=dict(a_ptr="*fp8e5", b_ptr="*fp8e5", c_ptr="*fp32", M="i32", N="i32",
+                                K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
+                                BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=128),
+                 cases=lambda: _fp8_cases("ho3_fp8_e5m2_m64", 64, 64, (136, 120, 256), 5016),
+                 num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr"),
+                 must_contain=("kind::f8f6f4",)),
 ]
 
 
