@@ -82,3 +82,30 @@ fn memcpy_rows(bencher: Bencher) {
         }
     });
 }
+
+/// An im2col load of the same size: 128 pixels × 64 f16 channels of an NHWC [4, 32, 32, 64]
+/// activation (3×3 filter, padding 1, so the first row of pixels is padding), 128B swizzle.
+#[divan::bench(args = MODES)]
+fn load_im2col(bencher: Bencher, mode: SwizzleMode) {
+    let d = TensorMapDesc {
+        rank: 4,
+        global_dims: [64, 32, 32, 4, 0],
+        global_strides: [128, 128 * 32, 128 * 32 * 32, 0],
+        box_dims: [0; 5],
+        elem_strides: [1, 1, 1, 1, 0],
+        mode: TensorMapMode::Im2col(tmemu_spec::tensormap::Im2colParams {
+            lower: [-1, -1, 0],
+            upper: [-1, -1, 0],
+            channels: 64,
+            pixels: 128,
+        }),
+        ..desc(mode)
+    };
+    let mem = FlatGlobal::new(BASE, vec![1; 4 * 32 * 32 * 128]);
+    let mut smem = vec![0u8; 64 * 1024];
+    bencher.counter(BytesCount::new(BOX_BYTES)).bench_local(|| {
+        let b = tmemu_tma::TileBox::new_im2col(&d, black_box(&[0, -1, -1, 1]), &[0, 0], 0x4000)
+            .unwrap();
+        tmemu_tma::load(&b, &mem, &mut smem).unwrap()
+    });
+}
