@@ -18,6 +18,9 @@ pub struct Prepared {
     pub src: String,
     pub kernel: Kernel,
     pub launch: ResolvedLaunch,
+    /// What the static checker (the rules ptxas enforces) finds in the PTX; every report of
+    /// this launch starts with them.
+    pub statics: Vec<tmemu_check::StaticFinding>,
 }
 
 /// Why a spec could not be run.
@@ -37,15 +40,55 @@ pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError>
         ErrorClass::Unsupported => {
             PrepError::Unsupported(Box::new(unsupported_report(&shown, &e.message)))
         }
-        ErrorClass::BadInput => PrepError::Bad(entry_error(&spec, &shown, e.message)),
+        ErrorClass::BadInput => match static_report(&ptx_path, &shown, &e.message) {
+            Some(report) => PrepError::Unsupported(Box::new(report)),
+            None => PrepError::Bad(entry_error(&spec, &shown, e.message)),
+        },
     })?;
     let launch = resolve_spec(&mut spec, sets, &kernel).map_err(|e| PrepError::Bad(e.message))?;
+    let statics = match tmemu_ptx::parse(&src) {
+        Ok(module) => tmemu_check::static_check(&module, &shown),
+        Err(_) => Vec::new(),
+    };
     Ok(Prepared {
         shown,
         src,
         kernel,
         launch,
+        statics,
     })
+}
+
+/// A PTX the loader refuses may break a rule ptxas enforces (a `.x2` load into one
+/// register, TM0402): then the static checker's findings are the report (a violation, exit
+/// 1) with the loader's message as a note, not a bare "bad input".
+fn static_report(ptx_path: &Path, shown: &str, load_message: &str) -> Option<Report> {
+    // only when a static error stands on the line the loader refuses (not, say, an
+    // unknown entry name, which names no line)
+    let line: u32 = load_message
+        .strip_prefix(shown)?
+        .strip_prefix(':')?
+        .split(':')
+        .next()?
+        .parse()
+        .ok()?;
+    let src = std::fs::read_to_string(ptx_path).ok()?;
+    let module = tmemu_ptx::parse(&src).ok()?;
+    let statics = tmemu_check::static_check(&module, shown);
+    if !statics
+        .iter()
+        .any(|f| f.severity == tmemu_diag::rules::Severity::Error && f.span.line == line)
+    {
+        return None;
+    }
+    let mut b = ReportBuilder::new(shown.to_string(), &src);
+    b.add_static(&statics);
+    let mut report = b.finish();
+    if let Some(f) = report.findings.first_mut() {
+        f.notes
+            .push(format!("tmemu cannot run the kernel: {load_message}"));
+    }
+    Some(report)
 }
 
 /// The loader names no place for "which kernel" errors (`k.ptx:0:0: error: no kernel ...`):
@@ -56,8 +99,11 @@ fn entry_error(spec: &Spec, shown: &str, message: String) -> String {
     };
     match &spec.kernel {
         Some(k) => format!(
-            "{}:{}:{}: error: key 'kernel': {text} of {shown}",
-            spec.file, k.site.line, k.site.col
+            "{}:{}:{}: error: key 'kernel': {}",
+            spec.file,
+            k.site.line,
+            k.site.col,
+            text.replace("in the module", &format!("in {shown}"))
         ),
         None if text.contains("several kernels") => format!(
             "{}: error: {shown}: {text} with `kernel = \"...\"` in the spec",
@@ -80,6 +126,9 @@ impl Prepared {
 
     /// A report builder naming this PTX, with its `.loc` lines and cluster shape.
     pub fn report_builder(&self) -> ReportBuilder {
-        ReportBuilder::new(self.shown.clone(), &self.src).cluster_dims(self.cluster_dims())
+        let mut b =
+            ReportBuilder::new(self.shown.clone(), &self.src).cluster_dims(self.cluster_dims());
+        b.add_static(&self.statics);
+        b
     }
 }

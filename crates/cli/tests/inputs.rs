@@ -1,6 +1,6 @@
 //! What a user sees in the first minutes when something is wrong: a missing file, a bad spec
 //! key, a PTX syntax error, an unsupported instruction, an impossible allocation, an unknown
-//! kernel, a bad `--set`, a bad flag. Each case pins the exit code (docs/cli.md) and the
+//! kernel, a bad `--set`, a bad flag, a rule ptxas enforces. Each case pins the exit code (docs/cli.md) and the
 //! whole output (stdout and stderr) in a snapshot: every bad input names file:line:col when
 //! it has one and quotes the line, and nothing panics.
 //!
@@ -31,6 +31,24 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("impossible_alloc", &["run", "D/alloc48.toml"], 1),
     ("impossible_alloc_check", &["check", "D/alloc48.toml"], 1),
     ("unknown_kernel", &["run", "D/no_kernel.toml"], 2),
+    // rules ptxas enforces are reported before running (and instead of a bare "bad input"
+    // when the loader cannot take the kernel)
+    (
+        "static_target_unsupported",
+        &[
+            "check",
+            "tests/corpus/rules/TM0409-target-unsupported/break.toml",
+        ],
+        1,
+    ),
+    (
+        "static_vector_length_unloadable",
+        &[
+            "run",
+            "tests/corpus/rules/TM0402-ldst-vector-length/break.toml",
+        ],
+        1,
+    ),
     (
         "set_unknown_name",
         &["run", "D/alloc48.toml", "--set", "n=3"],

@@ -150,6 +150,8 @@ pub struct ReportBuilder {
     sms: HashMap<[u32; 3], u32>,
     seed: Option<u64>,
     findings: Vec<Finding>,
+    /// Static checker findings, first in the report (see [`ReportBuilder::add_static`]).
+    statics: Vec<Finding>,
     hang: Option<DiagHang>,
     incomplete: Vec<Incomplete>,
     expects: Vec<ExpectResult>,
@@ -171,6 +173,7 @@ impl ReportBuilder {
             sms: HashMap::new(),
             seed: None,
             findings: Vec::new(),
+            statics: Vec::new(),
             hang: None,
             incomplete: Vec::new(),
             expects: Vec::new(),
@@ -275,6 +278,40 @@ impl ReportBuilder {
         } else {
             let f = self.finding_with_related(d, related);
             self.findings.push(f);
+        }
+    }
+
+    /// Adds what the static checker (`tmemu_check::static_check`, the rules ptxas enforces)
+    /// found before anything ran: each at its instruction, with the operand the rule is about,
+    /// its related places and a note saying it was found without running. A static finding
+    /// that a run also reports (the immediate nCols rules TM0001–TM0003 are checked both
+    /// ways) is dropped in [`ReportBuilder::finish`]: the run's finding says which threads.
+    pub fn add_static(&mut self, findings: &[tmemu_check::StaticFinding]) {
+        for sf in findings {
+            let mut f = Finding::new(
+                sf.rule.id,
+                sf.rule.name,
+                Severity::from(sf.severity),
+                sf.message.clone(),
+                self.location(sf.span),
+            )
+            .with_note("found before running, from the PTX text alone (ptxas rejects it too)");
+            if let Some(s) = self.locs.operand(sf.rule.id, &sf.message, sf.span) {
+                f = f.with_operand(self.location(s));
+            }
+            if let Some(s) = self.locs.source_line(sf.span.start) {
+                f = f.with_source(s);
+            }
+            for (i, r) in sf.related.iter().enumerate() {
+                let label = match (sf.rule.id, i) {
+                    ("TM0401", 0) => "the kernel's first .cta_group, which fixes it",
+                    ("TM0401", _) => "the conflicting instruction",
+                    ("TM0409", _) => "the target and version declared here",
+                    _ => "related",
+                };
+                f = f.with_related(self.location(*r).with_label(label));
+            }
+            self.statics.push(f);
         }
     }
 
@@ -423,7 +460,20 @@ impl ReportBuilder {
     /// The report: findings grouped (one per rule, place and message, counted over warps and
     /// CTAs).
     pub fn finish(self) -> Report {
-        let mut report = Report::new(self.findings);
+        let ran = &self.findings;
+        let mut findings: Vec<Finding> = self
+            .statics
+            .into_iter()
+            .filter(|s| {
+                !ran.iter().any(|d| {
+                    d.rule == s.rule
+                        && d.primary.file == s.primary.file
+                        && d.primary.line == s.primary.line
+                })
+            })
+            .collect();
+        findings.extend(self.findings);
+        let mut report = Report::new(findings);
         report.hang = self.hang;
         report.incomplete = self.incomplete;
         report.expects = self.expects;
@@ -643,6 +693,56 @@ mod tests {
         assert_eq!((c.cta, c.cluster, c.warp), ([0, 0, 0], [0, 0, 0], Some(1)));
         assert_eq!(c.sm, None, "no SM map given");
         assert_eq!(r.verdict(), tmemu_diag::Verdict::Violation);
+    }
+
+    #[test]
+    fn static_findings_come_first_with_their_operand_and_yield_to_a_run_of_the_same_rule() {
+        const ALLOC: &str = ".version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+	.shared .align 4 .b32 t;
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [t], 48;
+	ret;
+}
+";
+        let module = tmemu_ptx::parse(ALLOC).unwrap();
+        let statics = tmemu_check::static_check(&module, "a.ptx");
+        let ids: Vec<&str> = statics.iter().map(|f| f.rule.id).collect();
+        assert_eq!(ids, ["TM0001", "TM0002"], "ptxas reports both for 48");
+        let at = ALLOC.find("48;").unwrap() as u32;
+
+        let mut b = ReportBuilder::new("a.ptx", ALLOC);
+        b.add_static(&statics);
+        let r = b.finish();
+        assert_eq!(r.findings.len(), 2);
+        let op = r.findings[0].operand.as_ref().unwrap();
+        assert_eq!(op.byte_range, Some(at..at + 2), "the caret is under nCols");
+        assert!(r.findings[0].notes[0].starts_with("found before running"));
+        assert_eq!(r.verdict(), tmemu_diag::Verdict::Violation);
+
+        // a run that reports TM0001 at the same line: the run's finding (with its threads)
+        // stays, the static one goes; TM0002 stays static
+        let inst = module
+            .functions()
+            .flat_map(|f| f.body.iter())
+            .flat_map(|b| b.statements.iter())
+            .find_map(|s| match s {
+                Statement::Instruction(i) if i.name == "tcgen05" => Some(i.span),
+                _ => None,
+            })
+            .unwrap();
+        let mut b = ReportBuilder::new("a.ptx", ALLOC);
+        b.add_static(&statics);
+        b.add_diagnostic(&diag(&rules::NCOLS_NOT_POWER_OF_TWO, inst, [0; 3]), &[]);
+        let r = b.finish();
+        let got: Vec<(&str, bool)> = r
+            .findings
+            .iter()
+            .map(|f| (f.rule, f.context.is_some()))
+            .collect();
+        assert_eq!(got, [("TM0002", false), ("TM0001", true)]);
     }
 
     #[test]

@@ -181,7 +181,7 @@ fn pick<'o>(
         }
         Mma if id(&rules::MMA_LANE_ALIGN) => ops.first(),
         // `[d], a, b, idesc, ...`: every form has the instruction descriptor fourth
-        Mma if rule >= "TM0306" && rule <= "TM0312" && rule.len() == 6 => ops.get(3),
+        Mma if ("TM0306"..="TM0312").contains(&rule) && rule.len() == 6 => ops.get(3),
         Commit if id(&rules::COMMIT_MBAR_NOT_SHARED_CLUSTER) => addresses().next(),
         TensorCopy
             if id(&rules::TMA_COORDS_RANK)
@@ -216,7 +216,7 @@ fn pick<'o>(
             if id(&rules::OUT_OF_BOUNDS_ACCESS)
                 || id(&rules::MISALIGNED_ACCESS)
                 || id(&rules::ADDRESS_OUTSIDE_SPACE)
-                || (rule >= "TM0204" && rule <= "TM0213" && rule.len() == 6) =>
+                || (("TM0204"..="TM0213").contains(&rule) && rule.len() == 6) =>
         {
             only_address()
         }
