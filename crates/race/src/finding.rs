@@ -158,7 +158,13 @@ pub(crate) fn classify(
     if a.agent == Agent::Bulk && ak == AccessKind::Write {
         return (
             &rules::ASYNC_WRITE_IN_FLIGHT,
-            "the copy's completion was not observed (mbarrier wait or cp.async.bulk.wait_group)",
+            "the copy's completion was not observed (mbarrier wait, or cp.async.bulk.wait_group after commit_group; wait_group.read only completes the copy's reads)",
+        );
+    }
+    if a.agent == Agent::Bulk && ak == AccessKind::Read && bk == AccessKind::Write {
+        return (
+            &rules::ASYNC_READ_OVERWRITTEN,
+            "the bulk copy may still read its source: wait for it first (cp.async.bulk.commit_group, then cp.async.bulk.wait_group.read covering its group, or its mbarrier)",
         );
     }
     if a.agent.is_async_proxy() && ak == AccessKind::Read && bk == AccessKind::Write {

@@ -396,7 +396,7 @@ fn related_label(first: &Access) -> &'static str {
         (Agent::Thread, AccessKind::Write) => "conflicting write here",
         (Agent::AllocAddr, _) => "tcgen05.alloc writes the address here",
         (Agent::Alloc, _) => {
-            "this CTA's half of the collective tcgen05.alloc, not ordered before the dealloc"
+            "this half of the collective tcgen05.alloc is not ordered before the dealloc"
         }
         (Agent::Dealloc, _) => "the columns were deallocated here",
         (_, AccessKind::Read) => "the asynchronous read was issued here",
