@@ -15,12 +15,13 @@
 //! called with the same `(start, end, cell)` sequence. `tests::same_calls_as_the_run_map` and
 //! the proptest `crates/race/tests/dense_vs_runs.rs` hold the two to that on random streams.
 //!
-//! Memory: 1 KiB pages. A page whose bytes all hold one id is just that id (a TMA box, an
-//! mma operand or a fresh page costs O(1) per page, not per byte); it gets an array of `u32`
-//! ids per byte when a partial access splits it. Page numbers below [`LOW_PAGES`] (shared
-//! memory: offsets below 8 MiB) are found by a direct table, others (global addresses)
-//! through a hash map with a one-page cache. An id is freed when no byte holds it any more
-//! (byte counts per id).
+//! Memory: 128-byte pages. A page whose bytes all hold one id is just that id (a coalesced
+//! warp access, a TMA box, an mma operand or a fresh page costs O(1) per page, not per byte);
+//! it gets an array of `u32` ids per byte only when a partial access splits it. Pages come
+//! in chunks of 512 (64 KiB of addresses); chunk numbers below [`LOW_CHUNKS`] (shared memory:
+//! offsets below 8 MiB) are found by a direct table, others (global addresses) through a hash
+//! map with a one-chunk cache. An id is freed when no byte holds it any more (byte counts per
+//! id).
 //! TMEM keeps the run-length map: its accesses are whole rectangles (an mma's accumulator is
 //! four runs of 8192 cells), which a run map handles in O(1) and a dense one in O(cells).
 
@@ -29,10 +30,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::shadow::{Cell, ShadowMap};
 
-const PAGE_BITS: u32 = 10;
+/// 128-byte pages: a warp's coalesced 32 × 4-byte access, a TMA box row and an mma operand
+/// row each cover whole pages, which then stay uniform (no id array at all).
+const PAGE_BITS: u32 = 7;
 const PAGE: usize = 1 << PAGE_BITS;
-/// Pages found through the direct table (page numbers below this; 8 MiB of offsets).
-const LOW_PAGES: u64 = 8192;
+/// Pages are allocated and looked up in chunks of this many (64 KiB of addresses).
+const CHUNK_BITS: u32 = 9;
+const CHUNK_PAGES: usize = 1 << CHUNK_BITS;
+/// Chunks found through the direct table (chunk numbers below this; 8 MiB of offsets).
+const LOW_CHUNKS: u64 = 128;
 /// The id of the never-accessed state (`Cell::default()`); never freed or changed.
 const NEVER: CellId = 0;
 const NO_PAGE: u32 = u32::MAX;
@@ -99,11 +105,11 @@ struct Group {
 
 /// Byte-granular dense shadow of one memory (see the module docs).
 pub(crate) struct DenseShadow {
-    /// Page number → index in `pages` (`NO_PAGE`: never touched), for page numbers below
-    /// [`LOW_PAGES`]; grown on demand.
+    /// Chunk number → index in `pages` of its first page (`NO_PAGE`: never touched), for
+    /// chunk numbers below [`LOW_CHUNKS`]; grown on demand.
     low: Vec<u32>,
     high: HashMap<u64, u32, FxBuild>,
-    /// The last page found through `high`: (page number, index).
+    /// The last chunk found through `high`: (chunk number, index of its first page).
     high_hit: (u64, u32),
     pages: Vec<Page>,
     /// Id arrays of pages that became uniform again, for reuse.
@@ -140,54 +146,60 @@ impl DenseShadow {
         self.cells.len() - 1 - self.free.len()
     }
 
-    /// Index of the page holding page number `pn`, creating it (all `NEVER`) on first touch.
+    /// Index of the page holding page number `pn`, creating its chunk (all `NEVER`) on first
+    /// touch.
     #[inline]
     fn page_index(&mut self, pn: u64) -> usize {
-        if pn < LOW_PAGES {
-            let i = pn as usize;
+        let (cn, within) = (pn >> CHUNK_BITS, (pn as usize) & (CHUNK_PAGES - 1));
+        if cn < LOW_CHUNKS {
+            let i = cn as usize;
             if i >= self.low.len() {
                 self.low.resize(i + 1, NO_PAGE);
             }
             if self.low[i] == NO_PAGE {
-                self.low[i] = self.new_page();
+                self.low[i] = self.new_chunk();
             }
-            return self.low[i] as usize;
+            return self.low[i] as usize + within;
         }
-        if self.high_hit.0 == pn {
-            return self.high_hit.1 as usize;
+        if self.high_hit.0 == cn {
+            return self.high_hit.1 as usize + within;
         }
-        let idx = match self.high.get(&pn) {
+        let base = match self.high.get(&cn) {
             Some(&i) => i,
             None => {
-                let i = self.new_page();
-                self.high.insert(pn, i);
+                let i = self.new_chunk();
+                self.high.insert(cn, i);
                 i
             }
         };
-        self.high_hit = (pn, idx);
-        idx as usize
+        self.high_hit = (cn, base);
+        base as usize + within
     }
 
-    fn new_page(&mut self) -> u32 {
-        self.pages.push(Page {
+    /// Appends a chunk of uniform `NEVER` pages; returns the index of its first page.
+    fn new_chunk(&mut self) -> u32 {
+        let base = self.pages.len() as u32;
+        self.pages.extend((0..CHUNK_PAGES).map(|_| Page {
             uniform: NEVER,
             ids: None,
-        });
-        (self.pages.len() - 1) as u32
+        }));
+        base
     }
 
     /// The id at `addr` if its page exists (no page is created).
     #[inline]
     fn peek(&self, addr: u64) -> Option<CellId> {
         let pn = addr >> PAGE_BITS;
-        let pi = if pn < LOW_PAGES {
-            *self.low.get(pn as usize).filter(|&&i| i != NO_PAGE)?
-        } else if self.high_hit.0 == pn {
+        let (cn, within) = (pn >> CHUNK_BITS, (pn as usize) & (CHUNK_PAGES - 1));
+        let base = if cn < LOW_CHUNKS {
+            *self.low.get(cn as usize).filter(|&&i| i != NO_PAGE)?
+        } else if self.high_hit.0 == cn {
             self.high_hit.1
         } else {
-            *self.high.get(&pn)?
+            *self.high.get(&cn)?
         };
-        Some(self.pages[pi as usize].id_at((addr & (PAGE as u64 - 1)) as usize))
+        let page = &self.pages[base as usize + within];
+        Some(page.id_at((addr & (PAGE as u64 - 1)) as usize))
     }
 
     #[inline]
@@ -466,14 +478,19 @@ mod tests {
 
     #[test]
     fn same_calls_as_the_run_map() {
-        // Both shadows see the same random accesses (in and across page boundaries, in the
-        // low table and in the hashed range); the calls of `f` must be identical.
-        for (seed, base) in [(1u64, 0u64), (7, 4096 - 300), (99, 0x7f00_0000_0000)] {
+        // Both shadows see the same random accesses (in and across page and chunk boundaries,
+        // in the direct table and in the hashed range); the calls of `f` must be identical.
+        for (seed, base) in [
+            (1u64, 0u64),
+            (7, 4096 - 300),
+            (13, 65536 - 1500),
+            (99, 0x7f00_0000_0000 - 1500),
+        ] {
             let mut d = DenseShadow::default();
             let mut m = ShadowMap::default();
             let mut rng = Lcg(seed);
             for t in 0..3000u32 {
-                // Mostly short accesses, some over whole 1 KiB pages (uniform pages split
+                // Mostly short accesses, some over many whole pages (uniform pages split
                 // and made uniform again).
                 let s = base + rng.next() % 2800;
                 let long = rng.next() % 8 == 0;

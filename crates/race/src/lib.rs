@@ -63,9 +63,12 @@
 //!   a `.relaxed` arrive still carries the tcgen05 view it published; the TMEM shadow is
 //!   per CTA (CTAs of another domain on the same SM are not compared).
 //!
-//! Shadow memory is a run-length interval map per memory (module `shadow`), byte-granular
-//! for shared/global and cell-granular for TMEM (numbered quarter, column, lane, so a warp's
-//! `tcgen05.ld` is one run), so bulk accesses cost per run, not per byte.
+//! Shadow memory (the state of each byte or TMEM cell: last write, reads since) is dense for
+//! shared/global memory (module `dense`: a state id per byte in 1 KiB pages, one id for a
+//! uniform page, states updated in place) and a run-length interval map for TMEM (module
+//! `shadow`; cells numbered quarter, column, lane, so a warp's `tcgen05.ld` is one run). Both
+//! call the check once per run of equal state, so they give the same findings; the map is
+//! also the reference of the differential tests (`RaceDetector::with_reference_shadow`).
 //!
 //! # Event protocol (what the engine calls for each instruction)
 //!

@@ -11,8 +11,8 @@ use tmemu_race::*;
 
 const WARPS: u32 = 4;
 /// A global base above the dense shadow's direct table (so global pages are hashed), close
-/// below a 4 KiB page boundary.
-const GLOBAL: u64 = 0x7f12_3456_7000 - 96;
+/// below a 64 KiB chunk boundary.
+const GLOBAL: u64 = 0x7f12_3457_0000 - 96;
 
 #[derive(Clone, Debug)]
 enum Ev {
@@ -84,8 +84,8 @@ fn at(global: bool, off: u64) -> u64 {
     if global {
         GLOBAL + off
     } else {
-        // Shared offsets near the first page boundary.
-        4096 - 160 + off
+        // Shared offsets near a chunk boundary.
+        65536 - 160 + off
     }
 }
 
