@@ -9,25 +9,16 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{print_tally, root, run_spec, NotRun};
+use common::{files_with_extension, print_tally, root, run_spec, NotRun};
 use tmemu_sim::AsyncPolicy;
 use tmemu_sim::RunOptions;
 
+/// The launch specs under `dir`, without the benchmark-sized ones.
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            specs(&p, out);
-        } else if p.extension().is_some_and(|e| e == "toml")
-            && !p.file_name().unwrap().to_string_lossy().contains("_bench")
-        {
-            out.push(p);
-        }
-    }
+    let mut found = Vec::new();
+    files_with_extension(dir, "toml", &mut found);
+    found.retain(|p| !p.file_name().unwrap().to_string_lossy().contains("_bench"));
+    out.extend(found);
 }
 
 #[test]

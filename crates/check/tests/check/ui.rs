@@ -15,23 +15,10 @@ use tmemu_check::annotations::{self, Mark, MarkKind};
 use tmemu_check::{static_check, StaticFinding};
 use tmemu_tmem::rules::{self, Detection};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::{files_with_extension, root};
 
 fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            ptx_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ptx") {
-            out.push(p);
-        }
-    }
+    files_with_extension(dir, "ptx", out);
 }
 
 fn check_file(path: &Path) -> Vec<StaticFinding> {

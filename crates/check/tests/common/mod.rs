@@ -83,6 +83,23 @@ pub fn run_spec(spec_path: &Path, opts: &RunOptions) -> Result<RaceRun, NotRun> 
     })
 }
 
+/// Appends every file under `dir` (recursively, sorted by path at each level) whose extension
+/// is `ext`.
+pub fn files_with_extension(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files_with_extension(&p, ext, out);
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+}
+
 /// The `.ptx` programs of tests/corpus/rules/<dir>/, sorted, for the directories whose name
 /// `keep` accepts.
 pub fn rule_corpus_programs(keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {

@@ -110,43 +110,29 @@ fn mbarrier_phases_order_the_rounds() {
     }
 }
 
-#[test]
-fn barrier_deadlock_is_a_hang_report() {
+/// Runs `file` (one CTA of 64 threads, no output), which must be reported within a second as
+/// exactly one hang of rule `rule`; returns the run and the report's text.
+fn single_hang(file: &str, rule: &str) -> (RunResult, String) {
     let t = Instant::now();
-    let (r, _) = run_kernel(
-        "barrier_deadlock.ptx",
-        [1, 1, 1],
-        [64, 1, 1],
-        0,
-        &[],
-        &RunOptions::default(),
-    );
+    let (r, _) = run_kernel(file, [1, 1, 1], [64, 1, 1], 0, &[], &RunOptions::default());
     assert!(t.elapsed() < Duration::from_secs(1));
     assert_eq!(r.hangs.len(), 1, "{r:?}");
-    let h = &r.hangs[0];
-    assert_eq!(h.rule.id, "TM0504");
-    let text = h.to_string();
+    assert_eq!(r.hangs[0].rule.id, rule);
+    let text = r.hangs[0].to_string();
+    (r, text)
+}
+
+#[test]
+fn barrier_deadlock_is_a_hang_report() {
+    let (_, text) = single_hang("barrier_deadlock.ptx", "TM0504");
     assert!(text.contains("warp 0 lanes 0xffffffff: blocked in `bar.sync` at 17:5: CTA barrier 1: 32 of 64 threads arrived"), "{text}");
     assert!(text.contains("warp 1 lanes 0xffffffff: blocked in `bar.sync` at 14:5: CTA barrier 2: 32 of 64 threads arrived"), "{text}");
 }
 
 #[test]
 fn mbarrier_spin_is_a_hang_report() {
-    let t = Instant::now();
-    let (r, _) = run_kernel(
-        "mbarrier_spin.ptx",
-        [1, 1, 1],
-        [64, 1, 1],
-        0,
-        &[],
-        &RunOptions::default(),
-    );
-    assert!(t.elapsed() < Duration::from_secs(1));
-    assert_eq!(r.hangs.len(), 1, "{r:?}");
-    let h = &r.hangs[0];
-    assert_eq!(h.rule.id, "TM0225");
-    let text = h.to_string();
-    assert_eq!(h.warps.len(), 2, "{text}");
+    let (r, text) = single_hang("mbarrier_spin.ptx", "TM0225");
+    assert_eq!(r.hangs[0].warps.len(), 2, "{text}");
     assert!(text.contains("blocked in `mbarrier.try_wait.parity.shared::cta.b64` at 21:5: mbarrier at shared offset 0x400 (CTA rank 0) to leave phase parity 0: phase 0, pending arrivals 1 of 2, tx-count 0"), "{text}");
     // the spin stopped instead of burning the step budget: the parked try_wait may time out a
     // bounded number of times (sched.rs MAX_TRY_TIMEOUTS = 256, each a few instructions per
