@@ -143,11 +143,11 @@ fn load_errors_carry_positions_and_exit_classes() {
     assert!(e.message.starts_with("bad.ptx:3:"), "{e}");
     assert!(e.message.contains(": error: "), "{e}");
 
-    // a form the engine does not model (tcgen05.ld.red does not exist on sm_100a): that is
-    // `incomplete`, not bad input
+    // a form the engine does not model (tcgen05.mma .ashift: which rows it reads is not
+    // settled): that is `incomplete`, not bad input
     let e = load_ptx_source(
-        ".version 8.8\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n    .reg .b32 %r<4>;\n    tcgen05.ld.red.sync.aligned.32x32b.x2.max.f32 {%r1, %r2}, %r3, [%r0];\n    ret;\n}\n",
-        "red.ptx",
+        ".version 8.8\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<2>;\n    .reg .pred %p<2>;\n    tcgen05.mma.cta_group::1.kind::f16.ashift [%r0], [%r1], %rd0, %r2, %p0;\n    ret;\n}\n",
+        "ashift.ptx",
         None,
     )
     .unwrap_err();
