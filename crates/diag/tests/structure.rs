@@ -464,3 +464,53 @@ fn explain_finds_rules_by_id_or_name_and_suggests_close_ones() {
     let msg = explain::unknown_rule_message("TM0O09");
     assert!(msg.contains("TM0009 alloc-after-relinquish"), "{msg}");
 }
+
+#[test]
+fn the_occurrence_note_names_lanes_warps_and_the_cta_set() {
+    let at = |cta: [u32; 3], warp: u32, lanes: u32, msg: &str| {
+        let mut f = common::grouped_raw().pop().unwrap();
+        f.message = msg.to_string();
+        f.with_context(common::ctx(cta, Some(warp), lanes))
+    };
+    // two CTAs that do not fill their box, one lane, one warp, two messages
+    let g = group(vec![
+        at([2, 0, 0], 1, 1 << 3, "address 0x20"),
+        at([0, 0, 0], 1, 1 << 3, "address 0x10"),
+    ]);
+    assert_eq!(g.len(), 1);
+    let o = &g[0].occurrences;
+    assert_eq!((o.count, o.ctas, o.warps, o.messages), (2, 2, 2, 2));
+    assert_eq!(
+        tmemu_diag::occurrence_summary(o),
+        "2 occurrences: lane 3 of warp 1 in 2 CTAs within (0,0,0)-(2,0,0)"
+    );
+    assert_eq!(g[0].message, "address 0x10", "the first CTA's message");
+    let text = render_human(
+        &Report::new(g.clone()),
+        &Sources::default(),
+        HumanOptions::default(),
+    );
+    assert!(
+        text.contains("the occurrences have 2 distinct messages"),
+        "{text}"
+    );
+    let json: Value =
+        serde_json::from_str(render_json(&Report::new(g)).lines().next().unwrap()).unwrap();
+    let msgs: Vec<&str> = json["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(msgs, ["address 0x10", "address 0x20"]);
+    assert_eq!(json["occurrences"]["warp_mask"], 2);
+    assert_eq!(json["occurrences"]["cta_max"], serde_json::json!([2, 0, 0]));
+
+    // warps 0-3 of one CTA, all lanes
+    let g = group((0..4).map(|w| at([5, 1, 0], w, u32::MAX, "m")).collect());
+    assert_eq!(
+        tmemu_diag::occurrence_summary(&g[0].occurrences),
+        "4 occurrences: lanes 0-31 of warps 0-3 in CTA (5,1,0)"
+    );
+    assert_eq!(g[0].occurrences.messages, 1);
+}
