@@ -334,7 +334,7 @@ impl ReportBuilder {
                     warp: Some(w.warp),
                     lanes: w.lanes,
                 },
-                location: self.location(w.span),
+                location: self.blocked_location(h.rule.id, w),
                 instruction: w.opcode.clone(),
                 waiting_for: w.waiting_for.clone(),
             })
@@ -350,6 +350,17 @@ impl ReportBuilder {
                 })
             }
         }
+    }
+
+    /// Where a blocked warp waits: the operand the hang is about (the mbarrier of a
+    /// `try_wait` in an mbarrier hang) when there is one, else its instruction. Line, column
+    /// and byte range all name the same place, so SARIF's region is consistent.
+    fn blocked_location(&self, rule: &str, w: &tmemu_sim::error::BlockedWarp) -> Location {
+        let span = self
+            .locs
+            .operand(rule, &w.waiting_for, w.span)
+            .unwrap_or(w.span);
+        self.location(span)
     }
 
     /// A step budget ran out: the run is incomplete (not a hang: the warps were still moving).
