@@ -1,9 +1,9 @@
 //! Bad input (exit 2) as users read it: every layer reports it as one line,
 //! `file:line:col: error: text` (spec keys, PTX syntax, loader) or `file: error: text`; this
 //! module splits that line, quotes the named line with a caret under the token at the
-//! column (rustc-style, through `tmemu_diag`), and, for `--format json`, also writes one
-//! `{"type":"error",...}` object on stdout so a consumer of the JSON Lines is not left with
-//! an empty stream.
+//! column (rustc-style, through `tmemu_diag`), and, for `--format json`/`sarif`, also writes
+//! one `{"type":"error",...}` object or a SARIF log with a failed invocation on stdout, so a
+//! consumer of the output is not left with an empty stream.
 
 use tmemu_diag::{render_input_error, ColorChoice, HumanOptions, Location, Sources};
 
@@ -81,6 +81,16 @@ impl InputError {
         render_input_error(&self.text, Some(&location), &sources, opts)
     }
 
+    /// A SARIF log whose failed invocation carries the message (see
+    /// `tmemu_diag::render_sarif_error`).
+    pub fn sarif(&self) -> String {
+        let place = match (&self.file, self.line > 0) {
+            (Some(f), true) => Some(Location::new(f.clone(), self.line, self.column)),
+            _ => None,
+        };
+        tmemu_diag::render_sarif_error(&self.text, place.as_ref(), &output::sarif_options())
+    }
+
     /// One JSON Lines object: `{"type":"error","message",...,"exit_code":2}`.
     pub fn json(&self) -> String {
         #[derive(serde::Serialize)]
@@ -137,8 +147,10 @@ fn token_at(text: &str, line: u32, column: u32) -> Option<std::ops::Range<u32>> 
 /// stdout with `--format json`. Returns exit code 2.
 pub fn report(message: &str, out: &OutputArgs) -> u8 {
     let e = InputError::parse(message);
-    if out.format == Format::Json {
-        output::print(&e.json());
+    match out.format {
+        Format::Json => output::print(&e.json()),
+        Format::Sarif => output::print(&e.sarif()),
+        Format::Human => {}
     }
     let color = ColorChoice::from(out.color).use_color(&std::io::stderr());
     eprint!("{}", e.human(color));

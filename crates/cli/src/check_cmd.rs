@@ -282,12 +282,16 @@ fn render_json(results: &[SpecResult]) -> String {
     s
 }
 
-/// One SARIF log with one run per spec that could be read (bad input has no run).
+/// One SARIF log with one run per spec (a spec that could not be used: a run with no results
+/// whose invocation failed, exit code 2).
 fn render_sarif(results: &[SpecResult]) -> String {
     let mut log: Option<serde_json::Value> = None;
     for r in results {
-        let Ok(report) = &r.report else { continue };
-        let text = tmemu_diag::render_sarif(report, &output::sarif_options());
+        let text = match &r.report {
+            Ok(report) => tmemu_diag::render_sarif(report, &output::sarif_options()),
+            // a spec that could not be used: a run whose invocation failed, with the message
+            Err(m) => crate::bad_input::InputError::parse(m).sarif(),
+        };
         let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&text) else {
             continue;
         };

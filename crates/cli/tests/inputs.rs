@@ -27,6 +27,11 @@ const CASES: &[(&str, &[&str], i32)] = &[
         &["run", "D/syntax.toml", "--format", "json"],
         2,
     ),
+    (
+        "ptx_syntax_error_sarif",
+        &["run", "D/syntax.toml", "--format", "sarif"],
+        2,
+    ),
     ("unsupported_instruction", &["run", "D/unsupported.toml"], 4),
     ("impossible_alloc", &["run", "D/alloc48.toml"], 1),
     ("impossible_alloc_check", &["check", "D/alloc48.toml"], 1),

@@ -29,7 +29,7 @@ pub use model::{
     ExecContext, Finding, Instance, LaneSet, Location, Occurrences, Severity, SourceLine,
 };
 pub use report::{Counts, ExpectResult, Incomplete, Report};
-pub use sarif::{render_sarif, SarifOptions};
+pub use sarif::{render_sarif, render_sarif_error, SarifOptions};
 pub use sources::{resolve_kernel_source, Sources};
 pub use verdict::{Verdict, EXIT_BAD_INPUT};
 

@@ -500,6 +500,34 @@ pub fn render_sarif(report: &Report, opts: &SarifOptions) -> String {
     s
 }
 
+/// A SARIF log for input tmemu could not use (exit 2): one run with no results, whose
+/// invocation failed (`executionSuccessful: false`, `exitCode: 2`, verdict `bad_input`) and
+/// carries the message (and its place, when known) as an error notification. A CI step that
+/// uploads the SARIF file then shows why nothing was checked instead of an empty file.
+pub fn render_sarif_error(message: &str, place: Option<&Location>, opts: &SarifOptions) -> String {
+    let mut log = sarif_log(&Report::default(), opts);
+    for run in &mut log.runs {
+        for inv in &mut run.invocations {
+            inv.execution_successful = false;
+            inv.exit_code = crate::EXIT_BAD_INPUT;
+            inv.tool_execution_notifications = vec![Notification {
+                level: "error",
+                message: Text {
+                    text: message.to_string(),
+                },
+                locations: place.iter().map(|l| location(l, None, None)).collect(),
+            }];
+        }
+    }
+    let mut v = serde_json::to_value(&log).unwrap_or_default();
+    if let Some(p) = v.pointer_mut("/runs/0/invocations/0/properties/verdict") {
+        *p = serde_json::Value::from("bad_input");
+    }
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_absolute_uri;
