@@ -64,7 +64,7 @@
 //!   per CTA (CTAs of another domain on the same SM are not compared).
 //!
 //! Shadow memory (the state of each byte or TMEM cell: last write, reads since) is dense for
-//! shared/global memory (module `dense`: a state id per byte in 1 KiB pages, one id for a
+//! shared/global memory (module `dense`: a state id per byte in 128-byte pages, one id for a
 //! uniform page, states updated in place) and a run-length interval map for TMEM (module
 //! `shadow`; cells numbered quarter, column, lane, so a warp's `tcgen05.ld` is one run). Both
 //! call the check once per run of equal state, so they give the same findings; the map is
