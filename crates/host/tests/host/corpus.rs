@@ -174,6 +174,12 @@ fn tcgen05_corpus_kernels_match_numpy_under_every_policy() {
     let mut failures = Vec::new();
     for p in &all {
         let name = p.strip_prefix(&root).unwrap().display().to_string();
+        // Compiler output with a real race (tests/corpus/kernels/holdout_bugs): wrong numbers
+        // under the adversarial policy are the point; `holdout::compiler_bugs_are_reported`
+        // checks them.
+        if name.starts_with("kernels/holdout_bugs/") {
+            continue;
+        }
         let text = std::fs::read_to_string(p).unwrap();
         let Some(ptx_rel) = text.lines().find_map(|l| {
             l.trim().strip_prefix("ptx").map(|r| {
