@@ -493,10 +493,10 @@ mod tests {
                 // Mostly short accesses, some over many whole pages (uniform pages split
                 // and made uniform again).
                 let s = base + rng.next() % 2800;
-                let long = rng.next() % 8 == 0;
+                let long = rng.next().is_multiple_of(8);
                 let e = s + 1 + rng.next() % if long { 2500 } else { 90 };
                 let r = rec((rng.next() % 4) as u32, 1 + t % 3);
-                let write = rng.next() % 3 == 0;
+                let write = rng.next().is_multiple_of(3);
                 let mut cd = Vec::new();
                 d.update(s, e, |a, b, c| {
                     cd.push((a, b, c.clone()));

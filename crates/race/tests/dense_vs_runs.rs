@@ -154,7 +154,7 @@ fn run(d: &mut RaceDetector, evs: &[Ev]) -> Vec<Race> {
             } => {
                 let addrs: Vec<u64> = (0..32u64)
                     .filter(|l| lanes >> l & 1 != 0)
-                    .map(|l| at(global, base + ((l * stride) ^ (l & 3) * 8) % 512))
+                    .map(|l| at(global, base + ((l * stride) ^ ((l & 3) * 8)) % 512))
                     .collect();
                 let kind = if write {
                     AccessKind::Write
