@@ -413,7 +413,8 @@ mod tests {
                 assert!(!x.is_finite(), "{x:e}");
             }
         }
-        let cases: [(Minifloat, fn(f64) -> Option<u64>); 2] =
+        type Narrowing = fn(f64) -> Option<u64>;
+        let cases: [(Minifloat, Narrowing); 2] =
             [(F16, ieee_narrow::<5, 10>), (BF16, ieee_narrow::<8, 7>)];
         for (mf, fast) in cases {
             let n = 1u64 << (mf.exp_bits + mf.man_bits);
