@@ -233,6 +233,9 @@ pub enum AtomOp {
     /// add.noftz.f16x2 / bf16x2 etc. are not modelled; the loader refuses them.
     FMin32,
     FMax32,
+    /// `.add.noftz.f16` / `.bf16` (2-byte word) and `.f16x2` / `.bf16x2` (4-byte word,
+    /// elementwise): exec/atom_half.rs.
+    HalfAdd(crate::exec::atom_half::HalfAtom),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -829,6 +829,7 @@ fn atom_apply(op: AtomOp, size: u8, old: u64, b: u64, c: u64) -> u64 {
         }
         AtomOp::FMin32 => fp::min32(old as u32, b as u32, m, false) as u64,
         AtomOp::FMax32 => fp::max32(old as u32, b as u32, m, false) as u64,
+        AtomOp::HalfAdd(h) => super::atom_half::add(h, old, b),
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod cvt;
 mod float;
 mod int;
 pub mod matrix;
+pub mod atom_half;
 mod memory;
 pub mod mma;
 pub(crate) mod sync;

@@ -1694,7 +1694,18 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if matches!(space, Space::Global | Space::Generic) {
         d.g.uses_global_atomics = true;
     }
-    if d.mods.iter().any(|m| m.starts_with('v') && m.len() == 2) || d.has("noftz") {
+    // `.noftz` is the required spelling of the 16-bit float adds (PTX ISA §9.7.13.5).
+    let half = match ty {
+        Ty::F(16) => Some(crate::exec::atom_half::HalfAtom::F16),
+        Ty::Bf16 => Some(crate::exec::atom_half::HalfAtom::Bf16),
+        Ty::F16x2 => Some(crate::exec::atom_half::HalfAtom::F16x2),
+        Ty::Bf16x2 => Some(crate::exec::atom_half::HalfAtom::Bf16x2),
+        _ => None,
+    }
+    .filter(|_| d.has("add"));
+    if d.mods.iter().any(|m| m.starts_with('v') && m.len() == 2)
+        || (d.has("noftz") && half.is_none())
+    {
         return d.unsup();
     }
     let opname = d
@@ -1711,6 +1722,7 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let op = match (opname, ty) {
         ("add", Ty::F(32)) => AtomOp::FAdd32,
         ("add", Ty::F(64)) => AtomOp::FAdd64,
+        ("add", _) if d.has("noftz") && half.is_some() => AtomOp::HalfAdd(half.unwrap()),
         ("min", Ty::F(32)) => AtomOp::FMin32,
         ("max", Ty::F(32)) => AtomOp::FMax32,
         (_, Ty::F(_) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2) => return d.unsup(),
@@ -1729,7 +1741,7 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         _ => return d.unsup(),
     };
     let size = ty.bits() / 8;
-    if size != 4 && size != 8 {
+    if size != 4 && size != 8 && !matches!(op, AtomOp::HalfAdd(_)) {
         return d.unsup_why("atomics on other than 32/64-bit");
     }
     let base = if is_red { 0 } else { 1 };

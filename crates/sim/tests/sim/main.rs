@@ -5,6 +5,7 @@
 
 mod support;
 
+mod atom_half;
 mod cluster_rank_bits;
 mod engine;
 mod h100_diff;
