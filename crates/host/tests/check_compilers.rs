@@ -15,10 +15,7 @@ use tmemu_host::{
 use tmemu_spec::Spec;
 
 /// Kernels (spec path under tests/corpus/kernels) that tmemu cannot check correctly yet.
-const PENDING: &[(&str, &str)] = &[(
-    "holdout/ho3_splitk_f16_atomic.toml",
-    "fp16 atomics (`red.global.gpu.relaxed.add.noftz.f16`) are not modelled: the loader refuses them",
-)];
+const PENDING: &[(&str, &str)] = &[];
 
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {

@@ -39,14 +39,7 @@ struct Known {
 }
 
 /// FIXME(engine): each entry goes away when the engine runs the kernel correctly.
-const KNOWN_FAILING: &[Known] = &[Known {
-    spec: "ho3_splitk_f16_atomic.toml",
-    needle: "red.global.gpu.relaxed.add.noftz.f16",
-    reason: "the loader refuses fp16/bf16 atomics (`atom`/`red` .add.noftz.f16/.bf16 and the \
-             x2 forms): sim loader/decode.rs `atom` returns unsupported for `noftz` and 16-bit \
-             sizes; AtomOp (program.rs) has no half variant and exec/memory.rs `atom_apply` no \
-             f16 add (owner: speed)",
-}];
+const KNOWN_FAILING: &[Known] = &[];
 
 /// Specs too slow for CI on two cores (each takes seconds of engine time); `--ignored` runs them.
 const HEAVY: &[&str] = &[];
