@@ -230,7 +230,6 @@ pub enum AtomOp {
     Xor,
     Exch,
     Cas,
-    /// add.noftz.f16x2 / bf16x2 etc. are not modelled; the loader refuses them.
     FMin32,
     FMax32,
     /// `.add.noftz.f16` / `.bf16` (2-byte word) and `.f16x2` / `.bf16x2` (4-byte word,

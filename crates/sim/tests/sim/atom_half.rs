@@ -30,7 +30,7 @@ impl Fmt {
             Fmt::Bf16 => bf16::from_bits(x).to_f32(),
         }
     }
-    fn from_f32(self, x: f32) -> u16 {
+    fn encode(self, x: f32) -> u16 {
         match self {
             Fmt::F16 => f16::from_f32(x).to_bits(),
             Fmt::Bf16 => bf16::from_f32(x).to_bits(),
@@ -41,7 +41,7 @@ impl Fmt {
     }
     /// The correctly rounded `a + b` (see the module comment).
     fn sum(self, a: u16, b: u16) -> u16 {
-        self.from_f32(self.to_f32(a) + self.to_f32(b))
+        self.encode(self.to_f32(a) + self.to_f32(b))
     }
     fn ptx(self, x2: bool) -> &'static str {
         match (self, x2) {
@@ -279,7 +279,7 @@ fn contended_red_on_one_word_sums_every_lane() {
     // 256 threads each add 0.5 to word 0 (all sums of halves up to 128 are exact in f16 and
     // bf16, so the order of the serialisation does not matter).
     for f in [Fmt::F16, Fmt::Bf16] {
-        let half = f.from_f32(0.5);
+        let half = f.encode(0.5);
         let src = kernel("red", f.ptx(false), false)
             .replace("add.u64 %rd5, %rd1, %rd4;", "mov.u64 %rd5, %rd1;");
         let k = load_src(&src, "contended.ptx");
@@ -293,8 +293,65 @@ fn contended_red_on_one_word_sums_every_lane() {
         let got = g.read_buffer(m).unwrap();
         assert_eq!(
             u16::from_le_bytes([got[0], got[1]]),
-            f.from_f32(128.0),
+            f.encode(128.0),
             "{f:?}"
         );
     }
+}
+
+#[test]
+fn shared_memory_half_atomics_add_in_place() {
+    // 64 threads of one CTA: each adds 0.25 to a shared f16 word with `atom` and (0.25, -0.5)
+    // to a shared bf16x2 word with `red`; thread 0 publishes both after the barrier.
+    const SRC: &str = r#"
+.version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry k(.param .u64 out)
+{
+    .shared .align 4 .b8 cell[8];
+    .reg .b16 %h<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 st.shared.b32 [cell], 0;
+    @%p1 st.shared.b32 [cell+4], 0;
+    bar.sync 0;
+    mov.b16 %h1, 0x3400;
+    atom.shared.add.noftz.f16 %h2, [cell], %h1;
+    mov.b32 %r2, 0xbf003e80;
+    red.shared.add.noftz.bf16x2 [cell+4], %r2;
+    bar.sync 0;
+    @!%p1 bra DONE;
+    ld.param.u64 %rd1, [out];
+    ld.shared.b32 %r3, [cell];
+    ld.shared.b32 %r4, [cell+4];
+    st.global.b32 [%rd1], %r3;
+    st.global.b32 [%rd1+4], %r4;
+DONE:
+    ret;
+}
+"#;
+    let k = load_src(SRC, "shared_half.ptx");
+    let mut g = GlobalMemory::new();
+    let out = g.alloc("out", &[0u8; 8]);
+    let launch = plain_launch([1, 1, 1], [64, 1, 1], param_block(&k, [out]));
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    let w = g.read_buffer(out).unwrap();
+    let h = |i: usize| u16::from_le_bytes([w[i], w[i + 1]]);
+    // 64 * 0.25 = 16 (f16 0x4c00); the untouched upper half of the f16 word stays 0;
+    // bf16x2: low 64 * 0.25 = 16 (0x4180), high 64 * -0.5 = -32 (0xc200)
+    assert_eq!(
+        (h(0), h(2), h(4), h(6)),
+        (
+            f16::from_f32(16.0).to_bits(),
+            0,
+            bf16::from_f32(16.0).to_bits(),
+            bf16::from_f32(-32.0).to_bits()
+        )
+    );
 }
