@@ -18,7 +18,7 @@
 //! Memory: 128-byte pages. A page whose bytes all hold one id is just that id (a coalesced
 //! warp access, a TMA box, an mma operand or a fresh page costs O(1) per page, not per byte);
 //! it gets an array of `u32` ids per byte only when a partial access splits it. Pages come
-//! in chunks of 512 (64 KiB of addresses); chunk numbers below [`LOW_CHUNKS`] (shared memory:
+//! in chunks of 64 (8 KiB of addresses); chunk numbers below [`LOW_CHUNKS`] (shared memory:
 //! offsets below 8 MiB) are found by a direct table, others (global addresses) through a hash
 //! map with a one-chunk cache. An id is freed when no byte holds it any more (byte counts per
 //! id).
@@ -34,11 +34,13 @@ use crate::shadow::{Cell, ShadowMap};
 /// row each cover whole pages, which then stay uniform (no id array at all).
 const PAGE_BITS: u32 = 7;
 const PAGE: usize = 1 << PAGE_BITS;
-/// Pages are allocated and looked up in chunks of this many (64 KiB of addresses).
-const CHUNK_BITS: u32 = 9;
+/// Pages are allocated and looked up in chunks of this many (8 KiB of addresses, 1 KiB of
+/// page table: an SM group touches global buffers sparsely, and a 64 KiB chunk per touched
+/// row cost softmax_bench2048's check 43 MB: 189 MB resident against 146 MB).
+const CHUNK_BITS: u32 = 6;
 const CHUNK_PAGES: usize = 1 << CHUNK_BITS;
 /// Chunks found through the direct table (chunk numbers below this; 8 MiB of offsets).
-const LOW_CHUNKS: u64 = 128;
+const LOW_CHUNKS: u64 = 1024;
 /// The id of the never-accessed state (`Cell::default()`); never freed or changed.
 const NEVER: CellId = 0;
 const NO_PAGE: u32 = u32::MAX;
