@@ -1003,14 +1003,17 @@ impl RaceDetector {
         self.stats.ops_issued += 1;
         self.warp(w);
         let actor = self.alloc_op_slot();
-        let Actor::Op { next_time, op } = &mut self.actors[actor.index()] else {
+        let Actor::Op { next_time, .. } = &mut self.actors[actor.index()] else {
             unreachable!("op slot")
         };
         let issue = *next_time;
         // A bulk copy has two completion ticks (reads, then writes); other ops one.
         *next_time = next_time.saturating_add(if kind == OpKind::Bulk { 3 } else { 2 });
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
-        let tc = ws.tc.clone();
+        let mut tc = ws.tc.clone();
+        if kind.agent().is_tcgen05() {
+            pipeline_chain(&self.actors, kind, &mut tc);
+        }
         let mut gen = ws.gen.clone();
         gen.join(&ws.tc);
         let id = OpId { actor, issue };
@@ -1036,6 +1039,9 @@ impl RaceDetector {
             k if k.committable() => ws.groups[group(k.cta_group())].inflight.push(id),
             _ => {}
         }
+        let Actor::Op { op, .. } = &mut self.actors[actor.index()] else {
+            unreachable!("op slot")
+        };
         *op = Some(Box::new(OpState {
             kind,
             issuer: w,
@@ -1464,6 +1470,55 @@ fn pipelined_kinds(prev: OpKind, next: OpKind) -> bool {
         | (OpKind::Mma { .. }, OpKind::Shift { .. }) => true,
         (OpKind::Shift { .. }, OpKind::Cp { shape_4x256b, .. }) => shape_4x256b,
         _ => false,
+    }
+}
+
+/// Makes ordering by pipelined pairs transitive (PTX ISA §9.7.16.6.2: a pair "executes in
+/// issue order"). `tc` is the tcgen05 view a new op of `kind` is issued under; for each op
+/// `p` that view orders before it (issued earlier by the same thread, or by another thread
+/// across `fence::before_thread_sync`, a synchronisation and `fence::after_thread_sync`:
+/// sync.md §3) and that forms a pipelined pair with it, the new op executes after `p` has
+/// executed, hence after everything `p` was ordered after. So `p`'s own tcgen05 view
+/// (which holds `p`'s pipelined predecessors, joined the same way at its issue) and `p`'s
+/// completion stamp are joined into `tc`. Example: `cp` → `mma` → `shift` of one thread
+/// with no wait; the shift overwriting the cp's columns is ordered after the cp through the
+/// mma although (cp, shift) is not a listed pair.
+///
+/// Only ops that the view already orders before the new one are chained, so this never
+/// orders ops of two threads that the pairwise rule (`ordered_in`) would not: it only adds
+/// the transitive closure of that rule's edges (an added edge, hiding only). The direct pair
+/// itself is still judged by `ordered_in`; here its completion stamp makes it redundant.
+fn pipeline_chain(actors: &[Actor], kind: OpKind, tc: &mut VClock) {
+    // Only these kinds are the second op of a pair: skip the scan for ld/st and most cps.
+    if !matches!(
+        kind,
+        OpKind::Mma { .. }
+            | OpKind::Shift { .. }
+            | OpKind::Cp {
+                shape_4x256b: true,
+                ..
+            }
+    ) {
+        return;
+    }
+    let mut chain: Option<VClock> = None;
+    for (a, actor) in actors.iter().enumerate() {
+        let Actor::Op { op: Some(p), .. } = actor else {
+            continue;
+        };
+        let a = ActorIdx(a as u32);
+        // The slot's current occupant is the newest op the slot ever held: a view entry at or
+        // past its issue tick names it (its issue, or its completion once observed).
+        let t = tc.get(a);
+        if t == 0 || t < p.issue || !pipelined_kinds(p.kind, kind) {
+            continue;
+        }
+        let c = chain.get_or_insert_with(VClock::new);
+        c.join(&p.tc);
+        c.raise(a, done_time(p.kind, p.issue));
+    }
+    if let Some(c) = chain {
+        tc.join(&c);
     }
 }
 

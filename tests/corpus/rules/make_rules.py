@@ -1482,6 +1482,32 @@ add("legal-cp-mma-pipelined", "keep", "clean",
      "issues an mma that reads A from there, with no wait: cp -> mma is a pipelined pair",
      "(sync.md §2, §4 pattern 3 within one thread)."],
     _cpmma, extra_shared=MMA_SHARED)
+# Pipelined pairs chain (PTX ISA §9.7.16.6.2: each pair executes in issue order): cp -> mma
+# and mma -> shift order the shift after the cp although (cp, shift) is not a listed pair.
+# The shifts overwrite the cp's columns (one per 32-lane block); TM0206's break-cp-shift is
+# the same without the mma in between.
+_chain = list(_cpmma)
+_k = next(k for k, l in enumerate(_chain) if "tcgen05.mma" in l)
+_chain[_k + 1:_k + 1] = (["    tcgen05.shift.cta_group::1.down [%r32];"]
+                         + [l for q in (1, 2, 3) for l in (
+                             f"    add.u32 %r{32 + q}, %r32, {(32 * q) << 16:#x};",
+                             f"    tcgen05.shift.cta_group::1.down [%r{32 + q}];")])
+add("legal-cp-mma-shift-chained", "keep", "clean",
+    ["tcgen05.cp copies A into TMEM columns 32-39, an mma reads A from there, then the same",
+     "thread shifts each 32-lane block of A down, with no wait anywhere: cp -> mma and",
+     "mma -> shift are pipelined pairs, so the shifts are ordered after the cp through the",
+     "mma (sync.md §2; pairs execute in issue order, hence transitively)."],
+    _chain, extra_shared=MMA_SHARED)
+_cpshift = list(_cpmma)
+_k = next(k for k, l in enumerate(_cpshift) if "tcgen05.mma" in l)
+_cpshift[_k - 1] += "  // ~RELATED TM0206"
+_cpshift[_k] = "    tcgen05.shift.cta_group::1.down [%r32];" + E("TM0206")
+add("TM0206-tmem-unfinished-write", "break-cp-shift", "violation",
+    ["tcgen05.cp writes TMEM columns 32-39 and the same thread shifts them with no wait and",
+     "no mma in between: cp -> shift is not a pipelined pair (sync.md §2), so the shift may",
+     "overwrite cells the cp has not written yet (legal-cp-mma-shift-chained is ordered",
+     "through an mma)."],
+    _cpshift, extra_shared=MMA_SHARED)
 add("legal-fence-mbarrier-handoff", "keep", "clean",
     ["Warps 0-3 store TMEM, wait::st, fence::before_thread_sync and arrive on an mbarrier;",
      "warps 4-7 wait on it, fence::after_thread_sync and load (sync.md §4 pattern 4)."],

@@ -167,3 +167,116 @@ fn tc_st_then_mma_reading_it_needs_wait_st() {
         }
     }
 }
+
+const CP1: OpKind = OpKind::Cp {
+    cta_group: 1,
+    shape_4x256b: false,
+};
+
+/// The A block a `cp.128x256b` writes and an mma reads from TMEM (`tcgen05.mma [d], [a]`).
+fn a_block() -> TmemRect {
+    acc(128, 8)
+}
+
+#[test]
+fn cp_then_mma_then_shift_is_ordered_through_the_mma() {
+    // cp → mma (pair 2) and mma → shift (pair 5), one thread, no wait: the shift overwriting
+    // the cp's columns executes after the mma, which executes after the cp (§9.7.16.6.2), so
+    // the (cp, shift) pair, not listed itself, is ordered. The second mma reads the shifted A
+    // (shift → mma, pair 3). Holdout kernel cp_shift_mma_transitive.
+    let mut s = Script::new(1);
+    let a = a_block();
+    op(&mut s, 0, CP1, &[], &[a], 1);
+    op(&mut s, 0, MMA1, &[a], &[acc(0, 64)], 2);
+    for q in 0..4 {
+        op(
+            &mut s,
+            0,
+            SHIFT1,
+            &[quarter(q, 128, 8)],
+            &[quarter(q, 128, 8)],
+            3 + q,
+        );
+    }
+    let mma2 = OpKind::Mma {
+        cta_group: 1,
+        accum: 8,
+    };
+    op(&mut s, 0, mma2, &[a], &[acc(64, 64)], 7);
+    s.assert_silent();
+}
+
+#[test]
+fn cp_then_shift_without_an_mma_between_is_unordered() {
+    let mut s = Script::new(1);
+    let a = a_block();
+    let (_, cp) = op(&mut s, 0, CP1, &[], &[a], 1);
+    let (_, shift) = op(&mut s, 0, SHIFT1, &[a], &[a], 2);
+    s.assert_one("TM0206", cp, shift);
+}
+
+#[test]
+fn a_chain_needs_every_link_pipelined() {
+    // cp → ld → shift: ld is no pipelined successor of cp (nor shift of ld), so nothing chains;
+    // cp → mma of the other cta_group → shift: neither link is a pair.
+    let a = a_block();
+    let mma2 = OpKind::Mma {
+        cta_group: 2,
+        accum: 7,
+    };
+    for middle in [OpKind::Ld, mma2] {
+        let mut s = Script::new(1);
+        let (_, cp) = op(&mut s, 0, CP1, &[], &[a], 1);
+        op(&mut s, 0, middle, &[], &[acc(0, 64)], 2);
+        let (_, shift) = op(&mut s, 0, SHIFT1, &[a], &[a], 3);
+        s.assert_one("TM0206", cp, shift);
+    }
+}
+
+#[test]
+fn a_chain_across_threads_needs_the_fences() {
+    // Warp 0 copies A; warp 1, after a relaxed mbarrier handshake, runs mma (reads A) then
+    // shift (writes A). With both tcgen05 fences the cp → mma pair is pipelined across the
+    // threads (sync.md §3) and the shift is ordered after the cp through the mma. Without
+    // them nothing orders the cp before either op of warp 1.
+    for fenced in [true, false] {
+        let mut s = Script::new(2);
+        let a = a_block();
+        let (_, cp) = op(&mut s, 0, CP1, &[], &[a], 1);
+        if fenced {
+            s.fence_before(0);
+        }
+        s.arrive(0, mbar(0), Sem::Relaxed);
+        s.try_wait(1, mbar(0), Sem::Relaxed);
+        if fenced {
+            s.fence_after(1);
+        }
+        let (_, mma) = op(&mut s, 1, MMA1, &[a], &[acc(0, 64)], 2);
+        let (_, shift) = op(&mut s, 1, SHIFT1, &[a], &[a], 3);
+        if fenced {
+            s.assert_silent();
+        } else {
+            let pairs: Vec<_> =
+                s.d.findings()
+                    .iter()
+                    .map(|r| (r.rule.id, r.first.span, r.second.span))
+                    .collect();
+            assert!(pairs.contains(&("TM0206", cp, mma)), "{pairs:?}");
+            assert!(pairs.iter().any(|p| p.1 == cp && p.2 == shift), "{pairs:?}");
+        }
+    }
+}
+
+#[test]
+fn a_chain_orders_a_long_pipeline() {
+    // cp → mma → shift → mma → shift ... : the last shift is still ordered after the cp.
+    let mut s = Script::new(1);
+    let a = a_block();
+    op(&mut s, 0, CP1, &[], &[a], 1);
+    for i in 0..6 {
+        op(&mut s, 0, MMA1, &[], &[acc(0, 64)], 2 + 2 * i);
+        op(&mut s, 0, SHIFT1, &[], &[acc(64, 8)], 3 + 2 * i);
+    }
+    op(&mut s, 0, SHIFT1, &[a], &[a], 99);
+    s.assert_silent();
+}
