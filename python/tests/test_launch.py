@@ -100,12 +100,14 @@ def test_out_of_bounds_store_is_reported_with_rule_and_line():
     assert f.file.endswith("oob_store.ptx")
     assert (f.line, f.column) == (20, 2)
     assert f.context["cta"] == [0, 0, 0] and f.context["warp"] == 0
-    # lanes 28..31 write out[32..35], and only they
-    assert all(g.rule == "TM0501" for g in r.findings)
+    # lanes 28..31 write out[32..35], and only they: one finding (same rule, same instruction)
+    # whose occurrences cover exactly those lanes, each listed as an instance
+    assert len(r.findings) == 1
+    assert f.occurrences["count"] == 4 and f.occurrences["lanes"] == 0xF0000000
     lanes = 0
-    for g in r.findings:
-        lanes |= g.context["lanes"]
-    assert lanes == 0xF0000000
+    for i in f["instances"]:
+        lanes |= i["context"]["lanes"]
+    assert lanes == 0xF0000000 and len(f["instances"]) == 4
     assert "arg[0]" in f.message  # the buffer is named after the argument that passed it
     for key in ("message", "related", "source", "seed", "notes", "occurrences", "help", "label"):
         assert key in f
@@ -127,7 +129,8 @@ def test_raise_on_findings():
     out = np.zeros(32, np.uint32)
     with pytest.raises(tmemu.KernelError) as e:
         tmemu.launch(DATA / "oob_store.ptx", None, 1, 32, [out, 1], raise_on_findings=True)
-    assert "TM0501" in str(e.value) and "oob_store.ptx:20:2" in str(e.value)
+    # the human report points at the instruction's line and underlines its address operand
+    assert "TM0501" in str(e.value) and "oob_store.ptx:20:" in str(e.value)
     assert e.value.result.verdict == "violation"
     assert e.value.findings[0].rule == "TM0501"
 
@@ -192,7 +195,9 @@ def test_check_mode_merges_runs_and_names_the_reproducing_run():
     assert len(r.findings) == 1
     f = r.findings[0]
     assert (f.type, f.rule, f.line, f.column) == ("finding", "TM0501", 20, 2)
-    assert f.occurrences["count"] == 4 * 4
+    # occurrences are those of the first run that reported it (the four lanes), not summed
+    # over the runs
+    assert f.occurrences["count"] == 4 and f.occurrences["lanes"] == 0xF0000000
     # every run reported it: not schedule-dependent, so no seed and no reproduce note
     assert f.seed is None and f.notes == []
     assert r.summary["verdict"] == "violation" and r.summary["errors"] == 1
