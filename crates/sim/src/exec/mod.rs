@@ -8,13 +8,13 @@
 //!
 //! One file per family: `int`, `float`, `cvt`, `memory`, `warp_ops`, `sync`, `control`.
 
+pub mod atom_half;
 pub mod brx;
 mod control;
 pub(crate) mod cvt;
 mod float;
 mod int;
 pub mod matrix;
-pub mod atom_half;
 mod memory;
 pub mod mma;
 pub(crate) mod sync;
