@@ -1549,6 +1549,15 @@ fn op_mut(actors: &mut [Actor], id: OpId) -> Option<&mut OpState> {
 mod tests {
     use super::*;
 
+    /// A detector with warps 0 and 1 registered: the setup every two-warp test starts from.
+    fn two_warps() -> (RaceDetector, WarpId, WarpId) {
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        (d, w0, w1)
+    }
+
     fn rect(lane: u32, lanes: u32, col: u32, cols: u32) -> TmemRect {
         TmemRect {
             cta: 0,
@@ -1612,10 +1621,7 @@ mod tests {
 
     /// Two one-warp CTAs (0 and 1) of a pair: `.cta_group::2` alloc halves of columns 0..32.
     fn pair_allocated() -> (RaceDetector, WarpId, WarpId) {
-        let mut d = RaceDetector::new();
-        let (w0, w1) = (WarpId(0), WarpId(1));
-        d.add_warp(w0);
-        d.add_warp(w1);
+        let (mut d, w0, w1) = two_warps();
         // Rank 1 arrives late: rank 0's half is reported first.
         d.tmem_alloc(w0, 0, Some(1), 0..32, SpanToken(5));
         d.tmem_alloc(w1, 1, Some(0), 0..32, SpanToken(5));
@@ -1675,10 +1681,7 @@ mod tests {
     fn an_alloc_half_reported_after_the_peer_dealloc_is_checked_against_it() {
         // Rank 1's alloc half is reported when its warp leaves the rendezvous, after rank 0
         // already deallocated: still a finding at the dealloc.
-        let mut d = RaceDetector::new();
-        let (w0, w1) = (WarpId(0), WarpId(1));
-        d.add_warp(w0);
-        d.add_warp(w1);
+        let (mut d, w0, w1) = two_warps();
         d.tmem_alloc(w0, 0, Some(1), 0..32, SpanToken(5));
         d.tmem_dealloc(w0, 0, Some(1), 0..32, SpanToken(9));
         assert!(d.findings().is_empty());
@@ -1724,10 +1727,7 @@ mod tests {
 
     #[test]
     fn dealloc_racing_another_warps_unwaited_load_is_tm0204() {
-        let mut d = RaceDetector::new();
-        let (w0, w1) = (WarpId(0), WarpId(1));
-        d.add_warp(w0);
-        d.add_warp(w1);
+        let (mut d, w0, w1) = two_warps();
         d.tmem_alloc(w0, 0, None, 0..32, SpanToken(1));
         let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
         let ld = d.issue(w1, OpKind::Ld, SpanToken(3));
@@ -1746,10 +1746,7 @@ mod tests {
 
     #[test]
     fn dealloc_after_wait_ld_and_a_barrier_is_silent_and_alloc_orders_no_access() {
-        let mut d = RaceDetector::new();
-        let (w0, w1) = (WarpId(0), WarpId(1));
-        d.add_warp(w0);
-        d.add_warp(w1);
+        let (mut d, w0, w1) = two_warps();
         d.tmem_alloc(w0, 0, None, 0..32, SpanToken(1));
         let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
         for w in [w0, w1] {
@@ -1913,10 +1910,7 @@ mod tests {
     fn mma_completion_implies_its_pipelined_cp_completed() {
         // cp by warp 0, fences + barrier, mma by warp 1 (pipelined), commit, warp 0 waits for
         // the commit: the cp's columns may be deallocated.
-        let mut d = RaceDetector::new();
-        let (w0, w1) = (WarpId(0), WarpId(1));
-        d.add_warp(w0);
-        d.add_warp(w1);
+        let (mut d, w0, w1) = two_warps();
         let cp = d.issue(
             w0,
             OpKind::Cp {
@@ -1957,10 +1951,7 @@ mod tests {
 
     #[test]
     fn slots_are_recycled_once_everyone_observed_completion() {
-        let mut d = RaceDetector::new();
-        let (w0, w1) = (WarpId(0), WarpId(1));
-        d.add_warp(w0);
-        d.add_warp(w1);
+        let (mut d, w0, w1) = two_warps();
         let mb = SyncKey::Mbarrier { cta: 0, offset: 0 };
         for _ in 0..100 {
             let op = d.issue(w0, OpKind::Bulk, SpanToken(1));
