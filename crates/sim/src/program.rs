@@ -690,6 +690,15 @@ pub enum Inst {
     Ld(Box<LdSt>),
     St(Box<LdSt>),
     Atom(Box<AtomInst>),
+    /// Vector `atom`/`red` (`.v2/.v4/.v8` of f32/f16/bf16/f16x2/bf16x2): exec/atom_vec.rs.
+    AtomVec(Box<crate::exec::atom_vec::AtomVecInst>),
+    /// `getctarank{.shared::cluster}.{u32,u64} d, a`: the cluster rank of the CTA whose shared
+    /// memory the address `a` (generic when `generic`) names: exec/getctarank.rs.
+    Getctarank {
+        generic: bool,
+        d: Any,
+        a: Any,
+    },
     /// cvta / cvta.to
     Cvta {
         to_generic: bool,

@@ -18,6 +18,7 @@
 
 use tmemu_num::ops::half::{eval_half, eval_half_x2, HalfKind, HalfMods, HalfOp};
 use tmemu_num::ops::types::Rounding;
+use tmemu_num::ops::MinMaxMods;
 
 /// Which 16-bit float add an `atom`/`red` performs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,9 +55,24 @@ const NOFTZ_RN: HalfMods = HalfMods {
 
 /// The new memory word of `old + b` (the low `size` bytes of both are used).
 pub fn add(h: HalfAtom, old: u64, b: u64) -> u64 {
+    eval(h, HalfOp::Add, old, b)
+}
+
+/// `.min.noftz` (vector forms only, exec/atom_vec.rs): the non-atomic `min`'s rules, no
+/// `.NaN`: a NaN operand yields the other one, two NaNs the canonical NaN, -0 < +0.
+pub fn min(h: HalfAtom, old: u64, b: u64) -> u64 {
+    eval(h, HalfOp::Min(MinMaxMods::default()), old, b)
+}
+
+/// `.max.noftz`: as [`min`], mirrored.
+pub fn max(h: HalfAtom, old: u64, b: u64) -> u64 {
+    eval(h, HalfOp::Max(MinMaxMods::default()), old, b)
+}
+
+fn eval(h: HalfAtom, op: HalfOp, old: u64, b: u64) -> u64 {
     let k = h.kind();
     match h.size() {
-        2 => eval_half(k, HalfOp::Add, old as u16, b as u16, 0, NOFTZ_RN) as u64,
-        _ => eval_half_x2(k, HalfOp::Add, old as u32, b as u32, 0, NOFTZ_RN) as u64,
+        2 => eval_half(k, op, old as u16, b as u16, 0, NOFTZ_RN) as u64,
+        _ => eval_half_x2(k, op, old as u32, b as u32, 0, NOFTZ_RN) as u64,
     }
 }

@@ -9,10 +9,12 @@
 //! One file per family: `int`, `float`, `cvt`, `memory`, `warp_ops`, `sync`, `control`.
 
 pub mod atom_half;
+pub mod atom_vec;
 pub mod brx;
 mod control;
 pub(crate) mod cvt;
 mod float;
+mod getctarank;
 mod int;
 pub mod matrix;
 mod memory;
@@ -616,6 +618,8 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::CpBulkG2S { .. }
             | Inst::CpBulkS2G { .. }
             | Inst::CpBulkS2Cluster { .. } => memory::exec_copy(w, cx, mask, inst),
+            Inst::AtomVec(i) => atom_vec::exec(w, cx, mask, i),
+            Inst::Getctarank { generic, d, a } => getctarank::exec(w, cx, mask, *generic, *d, *a),
             Inst::Tma(t) => tma::exec(w, cx, mask, t),
             Inst::Mma(m) => mma::exec(w, cx, mask, m),
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),

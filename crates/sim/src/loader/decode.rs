@@ -611,7 +611,20 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             d: d.d64(0)?,
             a: S::I(0),
         }),
-        "getctarank" => d.unsup(),
+        "getctarank" => {
+            // a shared variable names the executing CTA's own memory: its rank
+            if d.shared_sym(1).is_some() {
+                return Ok(Inst::MovSreg {
+                    d: d.dany(0)?,
+                    s: Sreg::ClusterCtaRank,
+                });
+            }
+            Ok(Inst::Getctarank {
+                generic: !d.has("shared::cluster"),
+                d: d.dany(0)?,
+                a: d.any(d.op(1)?)?,
+            })
+        }
         _ => d.unsup(),
     }
 }
@@ -1703,9 +1716,10 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         _ => None,
     }
     .filter(|_| d.has("add"));
-    if d.mods.iter().any(|m| m.starts_with('v') && m.len() == 2)
-        || (d.has("noftz") && half.is_none())
-    {
+    if d.mods.iter().any(|m| m.starts_with('v') && m.len() == 2) {
+        return atom_vec(d, ty, space, is_red);
+    }
+    if d.has("noftz") && half.is_none() {
         return d.unsup();
     }
     let opname = d
@@ -1741,7 +1755,9 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         _ => return d.unsup(),
     };
     let size = ty.bits() / 8;
-    if size != 4 && size != 8 && !matches!(op, AtomOp::HalfAdd(_)) {
+    // `atom.cas.b16` (sm_70+) is the one 16-bit integer form; the rmw path handles 2 bytes.
+    let cas16 = op == AtomOp::Cas && size == 2;
+    if size != 4 && size != 8 && !matches!(op, AtomOp::HalfAdd(_)) && !cas16 {
         return d.unsup_why("atomics on other than 32/64-bit");
     }
     let base = if is_red { 0 } else { 1 };
@@ -1759,6 +1775,67 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         addr: d.addr(base)?,
         b: d.any_w(d.op(base + 1)?, ty.bits())?,
         c,
+        order: mem_order(d, MemOrder::Relaxed),
+    })))
+}
+
+/// The vector atomics (exec/atom_vec.rs): `.global`/generic only, `.add` on `.v2/.v4 .f32`,
+/// `.add/.min/.max .noftz` on `.v2/.v4/.v8 .f16/.bf16` and `.v2/.v4 .f16x2/.bf16x2`.
+fn atom_vec(d: &mut D<'_, '_, '_, '_>, ty: Ty, space: Space, is_red: bool) -> R<Inst> {
+    use crate::exec::atom_half::HalfAtom;
+    use crate::exec::atom_vec::{AtomVecInst, VecElem, VecOp};
+    if !matches!(space, Space::Global | Space::Generic) {
+        return invalid(
+            "vector atomics are only defined on .global memory (PTX ISA §9.7.13.5)",
+            d.i.span,
+        );
+    }
+    let n: usize = match d.mods.iter().find(|m| m.starts_with('v') && m.len() == 2) {
+        Some(&"v2") => 2,
+        Some(&"v4") => 4,
+        Some(&"v8") => 8,
+        _ => return d.unsup(),
+    };
+    let elem = match ty {
+        Ty::F(32) => VecElem::F32,
+        Ty::F(16) => VecElem::Half(HalfAtom::F16),
+        Ty::Bf16 => VecElem::Half(HalfAtom::Bf16),
+        Ty::F16x2 => VecElem::Half(HalfAtom::F16x2),
+        Ty::Bf16x2 => VecElem::Half(HalfAtom::Bf16x2),
+        _ => return d.unsup_why("vector atomics on this type"),
+    };
+    let op = if d.has("add") {
+        VecOp::Add
+    } else if d.has("min") {
+        VecOp::Min
+    } else if d.has("max") {
+        VecOp::Max
+    } else {
+        return d.unsup();
+    };
+    let half = matches!(elem, VecElem::Half(_));
+    // `.noftz` is required on the 16-bit types and (before PTX 9.4) absent on `.f32`; `.f32`
+    // has only `.add`, and at most 128 bits in all (`.v8` only for one 16-bit element).
+    let max_n = if elem.size() == 2 { 8 } else { 4 };
+    if half != d.has("noftz") || (!half && op != VecOp::Add) || n > max_n {
+        return d.unsup();
+    }
+    let base = if is_red { 0 } else { 1 };
+    let b = d.regs(base + 1)?;
+    let dd = if is_red { None } else { Some(d.regs(0)?) };
+    if b.len() != n || dd.as_ref().is_some_and(|v| v.len() != n) {
+        return invalid(
+            format!("`.v{n}` atomic needs {n}-element vector operands"),
+            d.i.span,
+        );
+    }
+    Ok(Inst::AtomVec(Box::new(AtomVecInst {
+        space,
+        elem,
+        op,
+        b,
+        d: dd,
+        addr: d.addr(base)?,
         order: mem_order(d, MemOrder::Relaxed),
     })))
 }

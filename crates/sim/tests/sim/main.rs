@@ -6,6 +6,7 @@
 mod support;
 
 mod atom_half;
+mod atom_vec;
 mod cluster_rank_bits;
 mod engine;
 mod h100_diff;
