@@ -1,20 +1,31 @@
-//! Element arithmetic of `cp.reduce.async.bulk.tensor` (PTX ISA 9.1 §9.7.9.27.1.3).
+//! Element arithmetic of `cp.reduce.async.bulk.tensor` (PTX ISA 9.1 §9.7.9.27.1.3) and of the
+//! non-tensor `cp.reduce.async.bulk` (§9.7.9.25.4.2), whose instruction names the type.
 //!
-//! The element type comes from the tensor map. The legal (operation, type) pairs are those of
-//! the `.global` destination table of `cp.reduce.async.bulk` (§9.7.9.25.4.2): the tensor form
-//! names the same operations and reduces into global memory too (DERIVED: the tensor page
-//! defers to the map's type without a table of its own in the text we read).
+//! The element type of a tensor reduction comes from the tensor map. The legal (operation,
+//! type) pairs started from the `.global` table of `cp.reduce.async.bulk` (the tensor page has
+//! no table of its own) and were then settled on an H100 (`tests/corpus/tma_h100`, cases
+//! `red_*`): every pair below ran, and every pair outside it that was tried faulted with an
+//! illegal instruction (add.s64, add.u16, min.f32, max.f64, inc.s32, dec.u64, and.f32, and
+//! and/or/xor on s64 maps although the non-tensor `.b64` form runs), except add on a tf32 map,
+//! which runs as an f32 add (kept in the table).
 //!
 //! | op | types |
 //! |---|---|
-//! | add | u32, s32, u64, f32, f64, f16, bf16 |
+//! | add | u32, s32, u64, f32, f32.ftz, tf32, f64, f16, bf16 |
 //! | min, max | u32, s32, u64, s64, f16, bf16 |
 //! | inc, dec | u32 |
-//! | and, or, xor | 32- and 64-bit integer types (`.b32`, `.b64`) |
+//! | and, or, xor | u32, s32, u64 (the non-tensor `.b32`/`.b64` map to u32/u64) |
 //!
-//! Floating-point adds round to nearest even. f16/bf16 adds keep subnormals (the ISA requires
-//! `.noftz` there); the f32 add flushes subnormal inputs and results to sign-preserving zero,
-//! as the ISA says the current implementation of `cp.reduce.async.bulk.add.f32` does.
+//! Floating-point arithmetic as recorded on the H100 (where it departs from the ISA text):
+//! - adds round to nearest even and keep subnormal inputs and results, f32 included (the ISA's
+//!   note that the f32 add flushes them does not hold on the H100, neither for f32 maps nor
+//!   for the non-tensor `.add.f32`); on an f32.ftz map the add flushes subnormal inputs and
+//!   results to sign-preserving zero; a tf32 map adds as f32 (no rounding to tf32);
+//! - an f16, bf16 or f32 add whose result is NaN gives the canonical NaN (`0x7FFF`,
+//!   `0x7FFFFFFF`), whatever the input payloads;
+//! - an f64 add propagates a NaN operand unchanged, signalling ones too: the shared-memory
+//!   source's if it is a NaN, else the destination's;
+//! - min/max: a NaN operand yields the other operand, two NaNs the canonical NaN; −0 < +0.
 
 use half::{bf16, f16};
 use tmemu_spec::tensormap::TmElemType;
@@ -69,15 +80,14 @@ impl ReduceOp {
         let ok = match self {
             ReduceOp::Add => matches!(
                 ty,
-                T::U32 | T::S32 | T::U64 | T::F32 | T::F32Ftz | T::F64 | T::F16 | T::BF16
+                T::U32 | T::S32 | T::U64 | T::F32 | T::F32Ftz | T::TF32 | T::F64 | T::F16 | T::BF16
             ),
             ReduceOp::Min | ReduceOp::Max => {
                 matches!(ty, T::U32 | T::S32 | T::U64 | T::S64 | T::F16 | T::BF16)
             }
             ReduceOp::Inc | ReduceOp::Dec => ty == T::U32,
-            ReduceOp::And | ReduceOp::Or | ReduceOp::Xor => {
-                matches!(ty, T::U32 | T::S32 | T::U64 | T::S64)
-            }
+            // s64 maps fault on the H100 (recorded), u64 ones run.
+            ReduceOp::And | ReduceOp::Or | ReduceOp::Xor => matches!(ty, T::U32 | T::S32 | T::U64),
         };
         if ok {
             Ok(())
@@ -107,38 +117,66 @@ impl ReduceOp {
                 let (d, s) = (u64::from_le_bytes(d), u64::from_le_bytes(s));
                 self.int(d, s, ty == T::S64, 64).to_le_bytes()
             }),
-            T::F32 | T::F32Ftz => each::<4>(dst, src, |d, s| {
+            // Only add is defined on these. f32 and tf32 maps keep subnormals, f32.ftz maps
+            // flush subnormal inputs and results to sign-preserving zero (recorded on the H100).
+            T::F32 | T::F32Ftz | T::TF32 => each::<4>(dst, src, |d, s| {
                 let ftz = |x: f32| {
-                    if x.is_subnormal() {
+                    if ty == T::F32Ftz && x.is_subnormal() {
                         0.0f32.copysign(x)
                     } else {
                         x
                     }
                 };
                 let r = ftz(ftz(f32::from_le_bytes(d)) + ftz(f32::from_le_bytes(s)));
-                r.to_le_bytes()
+                if r.is_nan() {
+                    CANONICAL_NAN_F32.to_le_bytes()
+                } else {
+                    r.to_le_bytes()
+                }
             }),
             T::F64 => each::<8>(dst, src, |d, s| {
-                (f64::from_le_bytes(d) + f64::from_le_bytes(s)).to_le_bytes()
+                let (dv, sv) = (f64::from_le_bytes(d), f64::from_le_bytes(s));
+                // NaN operands propagate bit for bit, the source's first (recorded).
+                if sv.is_nan() {
+                    s
+                } else if dv.is_nan() {
+                    d
+                } else {
+                    let r = dv + sv;
+                    // inf + -inf: not recorded; PTX's canonical f64 NaN (DERIVED).
+                    if r.is_nan() {
+                        CANONICAL_NAN_F64.to_le_bytes()
+                    } else {
+                        r.to_le_bytes()
+                    }
+                }
             }),
             T::F16 => each::<2>(dst, src, |d, s| {
                 let (d, s) = (f16::from_le_bytes(d), f16::from_le_bytes(s));
                 // The f64 sum of two f16 values is exact, so one rounding to f16 is correct.
                 let r = match self {
-                    ReduceOp::Add => f16::from_f64(d.to_f64() + s.to_f64()),
-                    _ => f16::from_f64(self.fminmax(d.to_f64(), s.to_f64())),
+                    ReduceOp::Add => d.to_f64() + s.to_f64(),
+                    _ => self.fminmax(d.to_f64(), s.to_f64()),
                 };
-                r.to_le_bytes()
+                if r.is_nan() {
+                    CANONICAL_NAN_16.to_le_bytes()
+                } else {
+                    f16::from_f64(r).to_le_bytes()
+                }
             }),
             T::BF16 => each::<2>(dst, src, |d, s| {
                 let (d, s) = (bf16::from_le_bytes(d), bf16::from_le_bytes(s));
                 // Rounding the f64 sum again to bf16 is innocuous double rounding
                 // (53 >= 2*8 + 2 bits), so the result is the correctly rounded sum.
                 let r = match self {
-                    ReduceOp::Add => bf16::from_f64(d.to_f64() + s.to_f64()),
-                    _ => bf16::from_f64(self.fminmax(d.to_f64(), s.to_f64())),
+                    ReduceOp::Add => d.to_f64() + s.to_f64(),
+                    _ => self.fminmax(d.to_f64(), s.to_f64()),
                 };
-                r.to_le_bytes()
+                if r.is_nan() {
+                    CANONICAL_NAN_16.to_le_bytes()
+                } else {
+                    bf16::from_f64(r).to_le_bytes()
+                }
             }),
             _ => unreachable!("ReduceOp::check rejects {ty:?}"),
         }
@@ -180,7 +218,8 @@ impl ReduceOp {
         r & mask
     }
 
-    /// PTX min/max on floats: a NaN operand yields the other operand; -0 orders below +0.
+    /// PTX min/max on floats: a NaN operand yields the other operand (two NaNs a NaN, which
+    /// the caller makes canonical); -0 orders below +0.
     fn fminmax(self, a: f64, b: f64) -> f64 {
         if a.is_nan() {
             return b;
@@ -199,6 +238,11 @@ impl ReduceOp {
         }
     }
 }
+
+/// PTX's canonical NaNs: what the H100 writes for a NaN f16/bf16/f32 reduction result.
+const CANONICAL_NAN_16: u16 = 0x7FFF;
+const CANONICAL_NAN_F32: u32 = 0x7FFF_FFFF;
+const CANONICAL_NAN_F64: u64 = 0x7FFF_FFFF_FFFF_FFFF;
 
 fn each<const N: usize>(dst: &mut [u8], src: &[u8], f: impl Fn([u8; N], [u8; N]) -> [u8; N]) {
     for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
@@ -242,8 +286,15 @@ mod tests {
         use TmElemType::*;
         let f = |op, a: f32, b: f32| f32::from_bits(red32(op, F32, a.to_bits(), b.to_bits()));
         assert_eq!(f(Add, 1.5, 2.25), 3.75);
-        // Subnormal inputs flush to zero.
-        assert_eq!(f(Add, f32::MIN_POSITIVE / 2.0, 0.0), 0.0);
+        // Subnormals are kept (H100), NaN results are canonical.
+        assert_eq!(
+            f(Add, f32::MIN_POSITIVE / 2.0, 0.0),
+            f32::MIN_POSITIVE / 2.0
+        );
+        assert_eq!(
+            f(Add, f32::INFINITY, f32::NEG_INFINITY).to_bits(),
+            0x7FFF_FFFF
+        );
         let h = |op: ReduceOp, a: f32, b: f32| {
             let mut d = f16::from_f32(a).to_le_bytes();
             op.apply(F16, &mut d, &f16::from_f32(b).to_le_bytes());
@@ -264,6 +315,8 @@ mod tests {
         assert!(ReduceOp::Add.check(S64).is_err());
         assert!(ReduceOp::Inc.check(S32).is_err());
         assert!(ReduceOp::And.check(F32).is_err());
+        assert!(ReduceOp::Xor.check(S64).is_err());
+        assert!(ReduceOp::Add.check(TF32).is_ok());
         assert!(ReduceOp::Min.check(F32).is_err());
         assert_eq!(
             ReduceOp::Max.check(U8).unwrap_err().rule_id(),

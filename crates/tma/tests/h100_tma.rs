@@ -13,7 +13,7 @@ use tmemu_spec::tensormap::{
     Im2colParams, Interleave, L2Promotion, OobFill, TensorMapDesc, TensorMapMode, TmElemType,
     SWIZZLE_NAMES,
 };
-use tmemu_tma::{load, store, FlatGlobal, TileBox, TmaError};
+use tmemu_tma::{load, reduce, store, FlatGlobal, ReduceOp, TileBox, TmaError};
 
 const GLOBAL_BASE: u64 = 0x10_0000;
 const SENTINEL: u8 = 0xA5;
@@ -151,7 +151,7 @@ impl Case {
         let b = if mode == "im2col" {
             let offs: Vec<i16> = ints(self.get("offs"));
             TileBox::new_im2col(d, &coords, &offs, dst)
-        } else if mode == "store_im2col" {
+        } else if mode == "store_im2col" || mode == "red_im2col" {
             // .im2col_no_offs
             let n = usize::from(d.rank) - 2;
             TileBox::new_im2col(d, &coords, &vec![0; n], dst)
@@ -159,7 +159,7 @@ impl Case {
             TileBox::new(d, &coords, dst)
         }?;
         b.check_start_alignment()?;
-        if mode.starts_with("store") {
+        if mode.starts_with("store") || mode.starts_with("red") {
             b.check_store()?;
         }
         Ok(b)
@@ -171,7 +171,7 @@ fn copies_match_the_h100_bit_for_bit() {
     let (cases, dumps) = cases();
     let (mut loads, mut stores, mut im2col, mut faults) = (0, 0, 0, 0);
     let mut failures = Vec::new();
-    for c in &cases {
+    for c in cases.iter().filter(|c| !c.get("mode").starts_with("red")) {
         let name = c.get("name");
         let d = c.desc();
         d.validate()
@@ -258,4 +258,157 @@ fn recorded_facts() {
     let row64 = dump("tile_f16_row64_swz128");
     assert!(row64[64..128].iter().all(|&x| x == SENTINEL));
     assert!(row64[..64].iter().any(|&x| x != SENTINEL));
+}
+
+impl Case {
+    fn bytes<'a>(&self, dumps: &'a [u8], at: &str, len: &str) -> &'a [u8] {
+        let at = self.num(at) as usize;
+        &dumps[at..at + self.num(len) as usize]
+    }
+}
+
+/// The element type of a reduction case: the map's, or the instruction's for the non-tensor
+/// form (`.b32`/`.b64` are the bitwise ops' spelling of the 32/64-bit integers).
+fn red_type(c: &Case) -> TmElemType {
+    match c.get("dtype") {
+        "b32" => TmElemType::U32,
+        "b64" => TmElemType::U64,
+        t => TmElemType::from_name(t).unwrap(),
+    }
+}
+
+/// Describes the first few elements where tmemu and the H100 differ.
+fn element_diffs(
+    ty: TmElemType,
+    init: &[u8],
+    src: &[u8],
+    got: &[u8],
+    want: &[u8],
+) -> Option<String> {
+    let n = (ty.bits() / 8) as usize;
+    let hex = |b: &[u8]| {
+        b.iter()
+            .rev()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+    };
+    let bad: Vec<usize> = (0..got.len() / n)
+        .filter(|&e| got[e * n..(e + 1) * n] != want[e * n..(e + 1) * n])
+        .collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = bad
+        .iter()
+        .take(4)
+        .map(|&e| {
+            let r = e * n..(e + 1) * n;
+            format!(
+                "elem {e}: {} op {} = H100 {} tmemu {}",
+                hex(&init[r.clone()]),
+                src.get(r.clone()).map(hex).unwrap_or_default(),
+                hex(&want[r.clone()]),
+                hex(&got[r])
+            )
+        })
+        .collect();
+    Some(format!(
+        "{} elements differ; {}",
+        bad.len(),
+        shown.join("; ")
+    ))
+}
+
+/// `cp.reduce.async.bulk.tensor` (tile, `.im2col_no_offs`) recorded on an H100: every
+/// operation over the map types it is defined on, boxes over the tensor's far edges, the
+/// 32B/64B/128B swizzles, rows narrower than the swizzle span, 1-D to 4-D; inputs mixed with
+/// NaNs, ±0, ±inf and subnormals. The harness recorded the tensor before and after and the
+/// shared-memory source, so the whole tensor (elements outside the box and outside the tensor
+/// included) is compared bit for bit. A case that faulted on the H100 must be refused by tmemu
+/// with a rule.
+#[test]
+fn tensor_reductions_match_the_h100_bit_for_bit() {
+    let (cases, dumps) = cases();
+    let (mut ran, mut faults) = (0, 0);
+    let mut failures = Vec::new();
+    for c in cases
+        .iter()
+        .filter(|c| matches!(c.get("mode"), "red_tile" | "red_im2col"))
+    {
+        let name = c.get("name");
+        let d = c.desc();
+        d.validate()
+            .unwrap_or_else(|e| panic!("{name}: {e} (the driver accepted this map)"));
+        let op = ReduceOp::from_name(c.get("op")).unwrap();
+        // Faulted cases have no recorded base; 2048 is where the others' windows began.
+        let base = c.kv.get("smem_base").map_or(2048, |b| b.parse().unwrap());
+        let dst = base + c.num("smem_off") as u32;
+        let checked = op.check(d.elem_type).and_then(|()| c.decode(&d, dst));
+        if c.get("status") != "ok" {
+            match checked {
+                Err(e) => {
+                    assert!(e.rule_id().is_some(), "{name}: {e} has no rule");
+                    faults += 1;
+                }
+                Err(_) | Ok(_) => failures.push(format!(
+                    "{name}: faulted on the H100 ({}), tmemu accepts it",
+                    c.get("status")
+                )),
+            }
+            continue;
+        }
+        let b = match checked {
+            Ok(b) => b,
+            Err(e) => {
+                failures.push(format!("{name}: ran on the H100, tmemu refuses it: {e}"));
+                continue;
+            }
+        };
+        let at = dst as usize;
+        let src = c.bytes(&dumps, "src_at", "src_len");
+        let mut smem = vec![0u8; at + src.len() + 4096];
+        smem[at..at + src.len()].copy_from_slice(src);
+        let init = c.bytes(&dumps, "init_at", "dump_len");
+        let want = c.bytes(&dumps, "dump_at", "dump_len");
+        let mut global = FlatGlobal::new(GLOBAL_BASE, init.to_vec());
+        reduce(&b, op, d.elem_type, &smem, &mut global).unwrap();
+        if let Some(why) = element_diffs(d.elem_type, init, &[], &global.bytes, want) {
+            failures.push(format!("{name}: {why}"));
+        }
+        ran += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(ran >= 60 && faults >= 10, "compared {ran}, {faults} faults");
+}
+
+/// Non-tensor `cp.reduce.async.bulk.global.shared::cta.bulk_group` recorded on an H100: every
+/// (op, type) ptxas accepts, 512 bytes into the middle of a 1 KiB buffer (the bytes around it
+/// must stay), replayed through `ReduceOp::apply`, the arithmetic the engine uses for it.
+#[test]
+fn bulk_reductions_match_the_h100_bit_for_bit() {
+    let (cases, dumps) = cases();
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for c in cases.iter().filter(|c| c.get("mode") == "red_bulk") {
+        let name = c.get("name");
+        assert_eq!(c.get("status"), "ok", "{name}");
+        let op = ReduceOp::from_name(c.get("op")).unwrap();
+        let ty = red_type(c);
+        op.check(ty)
+            .unwrap_or_else(|e| panic!("{name}: ptxas and the H100 accept it, tmemu: {e}"));
+        let init = c.bytes(&dumps, "init_at", "dump_len");
+        let src = c.bytes(&dumps, "src_at", "src_len");
+        let want = c.bytes(&dumps, "dump_at", "dump_len");
+        let mut got = init.to_vec();
+        let off = c.num("dst_off") as usize;
+        op.apply(ty, &mut got[off..off + src.len()], src);
+        let mut src_at = vec![0u8; init.len()];
+        src_at[off..off + src.len()].copy_from_slice(src);
+        if let Some(why) = element_diffs(ty, init, &src_at, &got, want) {
+            failures.push(format!("{name}: {why}"));
+        }
+        ran += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(ran >= 27, "compared {ran}");
 }

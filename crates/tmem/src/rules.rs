@@ -442,8 +442,8 @@ pub const TMA_REDUCE_TYPE: Rule = Rule {
     section: "§9.7.9.27.1.3",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "cp.reduce.async.bulk.tensor's operation must be defined for the map's element type (add: u32 s32 u64 f32 f64 f16 bf16; min/max: u32 s32 u64 s64 f16 bf16; inc/dec: u32; and/or/xor: 32/64-bit integers).",
-    hardware: "Undefined behaviour per the ISA.",
+    summary: "cp.reduce.async.bulk.tensor's operation must be defined for the map's element type (add: u32 s32 u64 f32 f32.ftz tf32 f64 f16 bf16; min/max: u32 s32 u64 s64 f16 bf16; inc/dec: u32; and/or/xor: u32 s32 u64).",
+    hardware: "An H100 faults (illegal instruction) on every pair outside the table that was tried: add.s64, add.u16, min.f32, max.f64, inc.s32, dec.u64, and.f32, and/or/xor on s64 maps (tests/corpus/tma_h100, red_* cases).",
     checked_by: Some("tmemu_tma; reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
