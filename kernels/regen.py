@@ -374,7 +374,10 @@ class TritonKernel:
     num_warps: int = 4
     num_stages: int = 3
     num_ctas: int = 1
-    aligned: tuple[str, ...] = ()      # pointer args specialised as 16-byte aligned, like the JIT
+    # args specialised `tt.divisibility = 16`, as the JIT does for pointers aligned to 16 bytes and
+    # ints divisible by 16 (triton/matmul.py's jit_divisible_args derives them with Triton's own
+    # binder)
+    aligned: tuple[str, ...] = ()
     must_contain: tuple[str, ...] = ("tcgen05.mma",)
     gluon: bool = False
 

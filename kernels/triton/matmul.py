@@ -124,4 +124,148 @@ MMA_KIND = {"fp16": "tcgen05.mma.cta_group::1.kind::f16", "bf16": "tcgen05.mma.c
             "tf32": "tcgen05.mma.cta_group::1.kind::tf32", "fp8": "tcgen05.mma.cta_group::1.kind::f8f6f4"}
 
 
-KERNELS = [_kernel(v) for v in VARIANTS]
+# ----------------------------------------------------------------------------------------------
+# matmul_fp16_div16: the PTX a Triton user gets from the JIT
+# ----------------------------------------------------------------------------------------------
+#
+# `matmul_kernel[grid](a, b, c, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M=128,
+# BLOCK_N=128, BLOCK_K=64, num_warps=4, num_stages=3)` with torch tensors does not compile the
+# kernel above: Triton 3.9.0's JIT (`JITFunction.run`, triton/runtime/jit.py) binds the arguments
+# with `create_function_from_signature`, whose generated binder calls
+# `native_specialize_impl(backend, arg, is_const, specialize=True, align=True)` per argument.
+# That gives ("*fp16", "D") for a tensor whose data_ptr() % 16 == 0 and ("i32", "D") for an int
+# divisible by 16 (`BaseBackend.get_int_specialization` / `get_tensor_specialization`), and
+# turns an int equal to 1 into a constexpr; `JITFunction._pack_args` then maps "D" to
+# `[["tt.divisibility", 16]]` (`BaseBackend.parse_attr`). At 1024^3 every pointer (torch's CUDA
+# allocator returns 512-byte aligned blocks; tmemu places buffers at multiples of 256) and every
+# int (1024) is "D", so Triton can prove 16-byte contiguity and vectorises the loads and stores;
+# the unspecialised matmul_fp16.ptx stages every element with a scalar ld.global.b16.
+#
+# Rather than restate those rules, `jit_divisible_args` runs Triton's own binder and `_pack_args`
+# on each case's arguments (pointers stand in as objects with `dtype` and `data_ptr()`, which is
+# all `native_specialize_impl` reads of a tensor) and the kernel is compiled with exactly the
+# attributes it returns; every case must give the same ones (or the PTX would not be the one the
+# JIT picks for that launch). Deterministic: the result depends only on the argument values.
+
+DIV16_CONSTEXPRS = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64)
+DIV16_OPTIONS = dict(num_warps=4, num_stages=3)
+
+
+class _DevicePtr:
+    """What the JIT's binder reads of a torch tensor: its element type and its address."""
+
+    def __init__(self, dtype, address):
+        self.dtype, self._address = dtype, address
+
+    def data_ptr(self):
+        return self._address
+
+
+def jit_specialisation(fn, args: dict, constexprs: dict, options: dict):
+    """(signature, attrs) that Triton's JIT derives for `fn[grid](**args, **constexprs,
+    **options)`: Triton's own `create_function_from_signature` binder and `_pack_args`."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+    from triton.runtime.jit import create_function_from_signature
+
+    from regen import TRITON_TARGET
+    backend = make_backend(GPUTarget(*TRITON_TARGET))
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    bound, specialization, opts = binder(**args, **constexprs, **options)
+    _, signature, _, attrs = fn._pack_args(backend, dict(options), bound, specialization, opts)
+    return signature, attrs
+
+
+def jit_divisible_args(fn, args: dict, constexprs: dict, options: dict) -> tuple[str, ...]:
+    """The argument names the JIT marks `tt.divisibility = 16` for this launch. Refuses a launch
+    for which the JIT would specialise anything else (an int equal to 1 becomes a constexpr and
+    drops out of the PTX's parameters: not this kernel's signature)."""
+    signature, attrs = jit_specialisation(fn, args, constexprs, options)
+    names = list(signature)
+    want = dict(_div16_signature(), **{k: "constexpr" for k in constexprs})
+    if signature != want:
+        raise SystemExit(f"matmul_fp16_div16: the JIT's signature {signature} is not {want}")
+    out = []
+    for (index, ), attr in sorted(attrs.items()):
+        if attr == [["tt.divisibility", 16]]:
+            out.append(names[index])
+        elif attr:
+            raise SystemExit(f"matmul_fp16_div16: unexpected JIT attribute {attr} on {names[index]}")
+    return tuple(out)
+
+
+def _div16_signature():
+    return dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32", K="i32",
+                stride_am="i32", stride_bk="i32", stride_cm="i32")
+
+
+# Device addresses the launches give the pointers: tmemu's GlobalMemory places buffers at
+# multiples of 256 bytes (torch's CUDA caching allocator at multiples of 512); any multiple of 16
+# specialises the same way.
+_DIV16_ADDRESSES = dict(a_ptr=0x1000, b_ptr=0x101000, c_ptr=0x201000)
+
+# (case suffix, (M, N, K), seed): every int argument (M, N, K and the row strides K, N, N) is a
+# multiple of 16, as the specialisation requires, but 336 x 208 x 176 is not a multiple of the
+# 128 x 128 x 64 tile, so the M, N and K masks still cut partial tiles.
+DIV16_SHAPES = [("", (336, 208, 176), 3)]
+
+
+def _div16_args(M, N, K):
+    ptrs = {k: _DevicePtr(tl.float16, v) for k, v in _DIV16_ADDRESSES.items()}
+    return dict(ptrs, M=M, N=N, K=K, stride_am=K, stride_bk=N, stride_cm=N)
+
+
+def _div16_cases():
+    _ab, _c, c_dtype, _bk, make, rtol, atol, _why = VARIANTS["fp16"]
+    name = "matmul_fp16_div16"
+    out = []
+    args = dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"))
+    for suffix, (M, N, K), seed in DIV16_SHAPES:
+        rng = np.random.default_rng(seed)
+        a, a_dtype, a64 = make(rng, (M, K))
+        b, b_dtype, b64 = make(rng, (K, N))
+        expected = (a64 @ b64).astype(np.float32)
+        # fp16 products are exact in f32, so the kernel's error is the f32 accumulation (at most
+        # K·2^-24·Σ|ab| per element, the standard bound for K additions) plus the rounding of
+        # C to f16 (at most 2^-11·|c|); both are bounded here for these very inputs.
+        accumulation = float(K * 2.0**-24 * (np.abs(a64) @ np.abs(b64)).max())
+        if accumulation >= atol or 2.0**-11 >= rtol:
+            raise SystemExit(f"{name}{suffix}: tolerance too tight ({accumulation:.2e})")
+        why = (f"f16 output: rounding C costs at most 2^-11·|c| (< rtol); f32 accumulation of "
+               f"K = {K} exact products at most K·2^-24·max Σ|ab| = {accumulation:.1e} for these "
+               "inputs (< atol)")
+        out.append(Case(
+            name=name + suffix, grid=[triton.cdiv(M, 128), triton.cdiv(N, 128)],
+            buffers=dict(a=Input(a, a_dtype), b=Input(b, b_dtype),
+                         c=Output(c_dtype, [M, N], expected, rtol, atol, why)),
+            args=dict(args, M=M, N=N, K=K, stride_am=K, stride_bk=N, stride_cm=N),
+            note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}], fp16 inputs, f32 accumulation in TMEM;\n"
+                 "PTX specialised as Triton's JIT does (pointers and ints divisible by 16)"))
+    M = N = K = 1024
+    out.append(Case(
+        name=name + "_bench1024", grid=[M // 128, N // 128],
+        buffers=dict(a=Random("f16", [M, K], seed=1), b=Random("f16", [K, N], seed=2),
+                     c=Fill("f16", [M, N])),
+        args=dict(args, M=M, N=N, K=K, stride_am=K, stride_bk=N, stride_cm=N),
+        note="Benchmark (issue 7): 1024^3 fp16 matmul, random inputs, no expected output;\n"
+             "the PTX Triton's JIT compiles for this launch (pointers and ints divisible by 16)"))
+    return out
+
+
+def _div16_kernel():
+    shapes = [s for _, s, _ in DIV16_SHAPES] + [(1024, 1024, 1024)]
+    divisible = {jit_divisible_args(matmul_kernel, _div16_args(*s), DIV16_CONSTEXPRS, DIV16_OPTIONS)
+                 for s in shapes}
+    if len(divisible) != 1:
+        raise SystemExit(f"matmul_fp16_div16: the cases specialise differently: {divisible}")
+    sig = dict(_div16_signature(), **{k: "constexpr" for k in DIV16_CONSTEXPRS})
+    return TritonKernel(name="matmul_fp16_div16", fn=matmul_kernel, signature=sig,
+                        constexprs=DIV16_CONSTEXPRS, cases=_div16_cases, **DIV16_OPTIONS,
+                        aligned=divisible.pop(),
+                        # Vectorised staging is the point of this entry: 16-byte asynchronous
+                        # copies (cp.async with a source size: zero fill where masked).
+                        must_contain=(MMA_KIND["fp16"], "tcgen05.alloc", "tcgen05.ld",
+                                      "cp.async.cg.shared.global"))
+
+
+KERNELS = [_kernel(v) for v in VARIANTS] + [_div16_kernel()]
