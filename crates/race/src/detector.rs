@@ -83,11 +83,25 @@ struct WarpState {
     issued_tcgen05: bool,
     ld_pending: SmallVec<[OpId; 4]>,
     st_pending: SmallVec<[OpId; 4]>,
-    /// `.bulk_group` copies since the last `cp.async.bulk.commit_group`.
-    bulk_open: SmallVec<[OpId; 4]>,
-    /// Committed bulk async-groups, oldest first, with whether their reads were observed
+    /// Bulk async-groups per lane (empty until the warp's first `.bulk_group` event, then 32):
+    /// they are per thread in the ISA (PTX ISA §9.7.9.27.2: commit_group and wait_group act on
+    /// the executing thread's groups), so one lane's wait never observes another lane's copy.
+    bulk: Vec<LaneBulk>,
+}
+
+/// One thread's bulk async-groups.
+#[derive(Debug, Default)]
+struct LaneBulk {
+    /// `.bulk_group` copies since the thread's last `cp.async.bulk.commit_group`.
+    open: SmallVec<[OpId; 4]>,
+    /// Committed groups, oldest first, with whether their reads were observed
     /// (`wait_group.read`).
-    bulk_groups: VecDeque<(SmallVec<[OpId; 4]>, bool)>,
+    groups: VecDeque<(SmallVec<[OpId; 4]>, bool)>,
+}
+
+/// The lanes of a mask, lowest first.
+fn lanes_of(mask: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |l| mask >> l & 1 != 0)
 }
 
 impl WarpState {
@@ -108,9 +122,15 @@ impl WarpState {
             issued_tcgen05: false,
             ld_pending: SmallVec::new(),
             st_pending: SmallVec::new(),
-            bulk_open: SmallVec::new(),
-            bulk_groups: VecDeque::new(),
+            bulk: Vec::new(),
         }
+    }
+
+    fn lane_bulk(&mut self, lane: usize) -> &mut LaneBulk {
+        if self.bulk.is_empty() {
+            self.bulk.resize_with(32, LaneBulk::default);
+        }
+        &mut self.bulk[lane & 31]
     }
 
     fn now(&self) -> Stamp {
@@ -774,10 +794,16 @@ impl RaceDetector {
     /// access of those cells must happen before it, and for `.cta_group::2` both alloc halves
     /// too (TM0201; TM0204 for `.cta_group::1`).
     ///
-    /// The dealloc is a synchronous instruction of the warp: it is judged by everything the
-    /// warp has observed, in any view (generic, tcgen05, and what it acquired without
-    /// `fence::after_thread_sync`), so only an access that no synchronisation orders before
-    /// it is reported.
+    /// The dealloc is a synchronous instruction of the warp: it is judged by what the warp has
+    /// observed through ordering synchronisation (the generic view) and by its tcgen05 view.
+    /// What a `.relaxed` synchronisation carried (a peer's alloc, a completed
+    /// `tcgen05.ld`/`st`, published by the other thread) reaches the tcgen05 view only through
+    /// `fence::after_thread_sync`: a `.relaxed` arrive or wait orders no memory (PTX ISA
+    /// §9.7.13.15.16, §9.7.12.1), and tcgen05 instructions are ordered across threads by
+    /// such a synchronisation only with the tcgen05 fences around it (§9.7.16.6.3,
+    /// canonical patterns §9.7.16.6.4.3–4). Without the fence the dealloc is not ordered
+    /// after the other thread's TMEM accesses (TM0204; TM0201 for the pair, also against the
+    /// peer's alloc half).
     pub fn tmem_dealloc(
         &mut self,
         w: WarpId,
@@ -789,7 +815,6 @@ impl RaceDetector {
         let ws = self.warp(w);
         let mut view = ws.gen.clone();
         view.join(&ws.tc);
-        view.join(&ws.tc_acq);
         let rec = Rec {
             stamp: ws.now(),
             span,
@@ -1198,62 +1223,95 @@ impl RaceDetector {
     }
 
     /// A `.bulk_group` copy (`cp.async.bulk` to global, a TMA store or reduction) joined the
-    /// issuing warp's open bulk async-group: its completion is observed by a later
-    /// `cp.async.bulk.wait_group` after the group was committed (bulk-copies.md §4).
+    /// issuing thread's open bulk async-group: its completion is observed by a later
+    /// `cp.async.bulk.wait_group` of that thread after the group was committed
+    /// (bulk-copies.md §4). Lane 0 of warp `w`: see [`Self::bulk_group_add_lanes`].
     pub fn bulk_group_add(&mut self, w: WarpId, id: OpId) {
+        self.bulk_group_add_lanes(w, 1, id);
+    }
+
+    /// [`Self::bulk_group_add`] by the threads `lanes` (bit `l` = lane `l`) of warp `w`.
+    pub fn bulk_group_add_lanes(&mut self, w: WarpId, lanes: u32, id: OpId) {
         self.warp(w);
         let Some(op) = op_mut(&mut self.actors, id) else {
             self.stats.stale_handles += 1;
             return;
         };
-        op.refs += 1;
-        self.warp(w).bulk_open.push(id);
+        op.refs += lanes.count_ones();
+        let ws = self.warp(w);
+        for l in lanes_of(lanes) {
+            ws.lane_bulk(l).open.push(id);
+        }
     }
 
-    /// `cp.async.bulk.commit_group`: the open copies form one group (possibly empty).
+    /// `cp.async.bulk.commit_group` by lane 0 of warp `w`: its open copies form one group
+    /// (possibly empty).
     pub fn bulk_commit(&mut self, w: WarpId) {
+        self.bulk_commit_lanes(w, 1);
+    }
+
+    /// `cp.async.bulk.commit_group` by the threads `lanes` of warp `w`, each closing its own
+    /// group.
+    pub fn bulk_commit_lanes(&mut self, w: WarpId, lanes: u32) {
+        let mut evicted: SmallVec<[OpId; 8]> = SmallVec::new();
         let ws = self.warp(w);
-        let g = std::mem::take(&mut ws.bulk_open);
-        ws.bulk_groups.push_back((g, false));
-        // A warp that only ever waits with `.read` (or never) would pin its copies' slots
-        // forever: beyond a bound, the oldest group is observed as complete (an added
-        // edge, which can only hide races).
-        if ws.bulk_groups.len() > MAX_BULK_GROUPS {
-            let (g, _) = ws.bulk_groups.pop_front().expect("nonempty");
-            for id in g {
-                self.observe(w, id);
-                self.release_ref(id);
+        for l in lanes_of(lanes) {
+            let lb = ws.lane_bulk(l);
+            let g = std::mem::take(&mut lb.open);
+            lb.groups.push_back((g, false));
+            // A thread that only ever waits with `.read` (or never) would pin its copies'
+            // slots forever: beyond a bound, the oldest group is observed as complete (an
+            // added edge, which can only hide races).
+            if lb.groups.len() > MAX_BULK_GROUPS {
+                let (g, _) = lb.groups.pop_front().expect("nonempty");
+                evicted.extend(g);
             }
+        }
+        for id in evicted {
+            self.observe(w, id);
+            self.release_ref(id);
         }
     }
 
-    /// `cp.async.bulk.wait_group{.read} n`: every committed group but the `n` most recent
-    /// has completed; with `.read`, only finished reading its source (the source may be
-    /// reused, the destination is not yet written).
+    /// `cp.async.bulk.wait_group{.read} n` by lane 0 of warp `w`: every committed group but
+    /// the `n` most recent has completed; with `.read`, only finished reading its source (the
+    /// source may be reused, the destination is not yet written).
     pub fn bulk_wait(&mut self, w: WarpId, n: u32, read: bool) {
+        self.bulk_wait_lanes(w, 1, n, read);
+    }
+
+    /// `cp.async.bulk.wait_group{.read} n` by the threads `lanes` of warp `w`: each observes
+    /// its own groups only. The warp is one actor, so what one lane observes the whole warp
+    /// knows afterwards (lanes of a warp are not told apart, see the crate docs); a copy of
+    /// another lane is observed only when that lane waits.
+    pub fn bulk_wait_lanes(&mut self, w: WarpId, lanes: u32, n: u32, read: bool) {
         let ws = self.warp(w);
-        let k = ws.bulk_groups.len().saturating_sub(n as usize);
-        if read {
-            let mut ids: SmallVec<[OpId; 8]> = SmallVec::new();
-            for (g, reads_seen) in ws.bulk_groups.iter_mut().take(k) {
-                if !*reads_seen {
-                    *reads_seen = true;
-                    ids.extend(g.iter().copied());
+        let mut reads: SmallVec<[OpId; 8]> = SmallVec::new();
+        let mut done: SmallVec<[OpId; 8]> = SmallVec::new();
+        for l in lanes_of(lanes) {
+            let lb = ws.lane_bulk(l);
+            let k = lb.groups.len().saturating_sub(n as usize);
+            if read {
+                for (g, reads_seen) in lb.groups.iter_mut().take(k) {
+                    if !*reads_seen {
+                        *reads_seen = true;
+                        reads.extend(g.iter().copied());
+                    }
                 }
+            } else {
+                done.extend(lb.groups.drain(..k).flat_map(|(g, _)| g));
             }
-            for id in ids {
-                let Some(op) = op_ref(&self.actors, id) else {
-                    self.stats.stale_handles += 1;
-                    continue;
-                };
-                let t = access_time(op.kind, id.issue, AccessKind::Read);
-                let ws = self.warps[w.0 as usize].as_mut().expect("registered");
-                ws.gen.raise(id.actor, t);
-                ws.pf.raise(id.actor, t);
-            }
-            return;
         }
-        let done: Vec<_> = ws.bulk_groups.drain(..k).flat_map(|(g, _)| g).collect();
+        for id in reads {
+            let Some(op) = op_ref(&self.actors, id) else {
+                self.stats.stale_handles += 1;
+                continue;
+            };
+            let t = access_time(op.kind, id.issue, AccessKind::Read);
+            let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+            ws.gen.raise(id.actor, t);
+            ws.pf.raise(id.actor, t);
+        }
         for id in done {
             self.observe(w, id);
             self.release_ref(id);
@@ -1678,6 +1736,66 @@ mod tests {
     }
 
     #[test]
+    fn pair_dealloc_after_an_unfenced_relaxed_barrier_is_tm0201() {
+        // A .relaxed cluster barrier without the tcgen05 fences orders neither the peer's
+        // alloc half nor its TMEM accesses before the dealloc.
+        let (mut d, w0, w1) = pair_allocated();
+        for w in [w0, w1] {
+            d.arrive(w, SyncKey::ClusterBarrier, Sem::Relaxed);
+        }
+        d.sync_complete(SyncKey::ClusterBarrier);
+        for w in [w0, w1] {
+            d.wait(w, SyncKey::ClusterBarrier, Sem::Relaxed);
+            d.tmem_dealloc(w, w.0, Some(w.0 ^ 1), 0..32, SpanToken(9));
+        }
+        // One finding per pair of instructions: both halves name the same two lines.
+        assert_eq!(rules(&d), ["TM0201"]);
+        assert_eq!(d.findings()[0].first.warp, w1);
+        assert_eq!(d.findings()[0].first.agent, Agent::Alloc);
+    }
+
+    /// Warp 1 reads the accumulator with tcgen05.ld, waits for it (wait::ld) and hands over
+    /// to warp 0 through a `.relaxed` mbarrier (`fence_before`/`fence_after`: the tcgen05
+    /// fences around it); warp 0 deallocates.
+    fn relaxed_handoff_then_dealloc(fence_before: bool, fence_after: bool) -> Vec<&'static str> {
+        let (mut d, w0, w1) = two_warps();
+        d.tmem_alloc(w0, 0, None, 0..32, SpanToken(1));
+        let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+        for w in [w0, w1] {
+            d.arrive(w, bar, Sem::Ordering);
+        }
+        d.sync_complete(bar);
+        d.wait(w1, bar, Sem::Ordering);
+        let ld = d.issue(w1, OpKind::Ld, SpanToken(3));
+        d.op_access(ld, Place::Tmem(rect(32, 32, 0, 32)), AccessKind::Read);
+        d.complete(ld);
+        d.wait_ld(w1);
+        if fence_before {
+            d.fence(w1, Fence::TcBeforeThreadSync);
+        }
+        let mb = SyncKey::Mbarrier { cta: 0, offset: 8 };
+        d.arrive(w1, mb, Sem::Relaxed);
+        d.sync_complete(mb);
+        d.wait(w0, mb, Sem::Relaxed);
+        if fence_after {
+            d.fence(w0, Fence::TcAfterThreadSync);
+        }
+        d.tmem_dealloc(w0, 0, None, 0..32, SpanToken(9));
+        rules(&d)
+    }
+
+    #[test]
+    fn dealloc_after_a_relaxed_handoff_needs_fence_after_thread_sync() {
+        // Canonical pattern 4 (§9.7.16.6.4.4) with the dealloc as the consumer: silent.
+        assert!(relaxed_handoff_then_dealloc(true, true).is_empty());
+        // The completed load is published without fence::before (see observe_tc), but the
+        // relaxed wait orders nothing for the dealloc without fence::after.
+        assert!(relaxed_handoff_then_dealloc(false, true).is_empty());
+        assert_eq!(relaxed_handoff_then_dealloc(true, false), ["TM0204"]);
+        assert_eq!(relaxed_handoff_then_dealloc(false, false), ["TM0204"]);
+    }
+
+    #[test]
     fn an_alloc_half_reported_after_the_peer_dealloc_is_checked_against_it() {
         // Rank 1's alloc half is reported when its warp leaves the rendezvous, after rank 0
         // already deallocated: still a finding at the dealloc.
@@ -1881,6 +1999,78 @@ mod tests {
         );
         assert_eq!(rules(&d), ["TM0209"]);
         assert_eq!(d.findings()[0].first.span, SpanToken(11));
+    }
+
+    /// Lane 0 of warp 0 stores shared bytes 0..64 to global 0x1000 with a `.bulk_group` copy
+    /// and commits; lane `waiter` then waits for all its groups and warp 0 writes the source
+    /// and reads the destination.
+    fn per_thread_bulk_wait(waiter: u32) -> Vec<&'static str> {
+        let mut d = RaceDetector::new();
+        let w = WarpId(0);
+        d.add_warp(w);
+        let op = d.issue(w, OpKind::Bulk, SpanToken(10));
+        let src = Place::Mem {
+            space: MemSpace::Shared { cta: 0 },
+            addr: 0,
+            len: 64,
+        };
+        d.op_access(op, src, AccessKind::Read);
+        let dst = Place::Mem {
+            space: MemSpace::Global,
+            addr: 0x1000,
+            len: 64,
+        };
+        d.op_access(op, dst, AccessKind::Write);
+        d.complete(op);
+        d.bulk_group_add_lanes(w, 1, op);
+        d.bulk_commit_lanes(w, 1);
+        // The waiting lane commits its own (empty) group too, as a warp-wide commit would.
+        d.bulk_commit_lanes(w, 1 << waiter);
+        d.bulk_wait_lanes(w, 1 << waiter, 0, false);
+        global_read(&mut d);
+        smem_write(&mut d);
+        rules(&d)
+    }
+
+    #[test]
+    fn bulk_groups_are_per_thread() {
+        // PTX ISA §9.7.9.27.2: wait_group waits for the executing thread's groups. Lane 1
+        // waiting on its own groups does not complete lane 0's copy.
+        assert_eq!(per_thread_bulk_wait(1), ["TM0213", "TM0209"]);
+        // Lane 0 waiting on its own group does.
+        assert!(per_thread_bulk_wait(0).is_empty());
+    }
+
+    #[test]
+    fn a_warp_wide_commit_and_wait_observe_every_lanes_copies() {
+        let mut d = RaceDetector::new();
+        let w = WarpId(0);
+        d.add_warp(w);
+        for lane in [0u32, 5] {
+            let op = d.issue(w, OpKind::Bulk, SpanToken(10));
+            let src = Place::Mem {
+                space: MemSpace::Shared { cta: 0 },
+                addr: 64 * lane as u64,
+                len: 64,
+            };
+            d.op_access(op, src, AccessKind::Read);
+            d.complete(op);
+            d.bulk_group_add_lanes(w, 1 << lane, op);
+        }
+        d.bulk_commit_lanes(w, u32::MAX);
+        d.bulk_wait_lanes(w, u32::MAX, 0, true);
+        for lane in [0u64, 5] {
+            d.access(
+                w,
+                MemSpace::Shared { cta: 0 },
+                64 * lane,
+                64,
+                AccessKind::Write,
+                MemOrder::Weak,
+                SpanToken(20),
+            );
+        }
+        assert!(d.findings().is_empty(), "{:?}", d.findings());
     }
 
     #[test]

@@ -119,12 +119,14 @@
 //! ```
 
 pub mod clock;
+pub mod cross;
 mod dense;
 mod detector;
 pub mod event;
 pub mod finding;
 mod shadow;
 
+pub use cross::{cross_group_races, CrossAccess, CrossRace, GlobalLog, Site};
 pub use detector::{CommitId, OpId, RaceDetector, Stats};
 pub use event::{
     AccessKind, Agent, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SpanToken, SyncKey, TmemRect,

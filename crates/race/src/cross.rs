@@ -1,0 +1,681 @@
+//! Global-memory races between SM groups, compared after the launch.
+//!
+//! Each SM group has its own [`crate::RaceDetector`] (vector clocks as long as the group's
+//! warps), so two clusters on different groups never meet there. A detector over the whole
+//! grid would make every clock as long as the grid's warps. Instead each group keeps a
+//! [`GlobalLog`]: its non-atomic (and atomic) global accesses as byte ranges, each with the
+//! place that made it and two bits that are all the cross-group ordering needs, and
+//! [`cross_group_races`] compares the logs of all groups once the launch is over.
+//!
+//! # Ordering across groups (PTX ISA 9.1 §8)
+//!
+//! Two CTAs of different clusters share no barrier, no mbarrier and no shared memory: the
+//! only happens-before between them goes through global memory, as a release pattern in one
+//! thread synchronising with an acquire pattern in the other (§8.8 "Release and Acquire
+//! Patterns": a release operation, or a fence followed by a strong write; an acquire
+//! operation, or a strong read followed by a fence; morally strong at `.gpu`/`.sys` scope,
+//! §8.6, and chained through causality order, §8.9.3; `barrier.cluster` and mbarriers reach
+//! no further than the cluster, sync.md §7; `griddepcontrol` orders only against *other*
+//! grids). So an access `a` of group A can be ordered before an access `b` of group B only if
+//!
+//! - A performs a release pattern on global memory **after** `a` (in A's execution), and
+//! - B performs an acquire pattern on global memory **before** `b`.
+//!
+//! A chain through a third group needs the same two events at its ends. The log keeps, per
+//! access, whether an acquire came before it in its group (`acquired`) and whether a release
+//! came after it (`released`, the prefix of the log before the group's last release): a
+//! conflicting pair is reported only when **neither** direction can be ordered,
+//! `!(a.released && b.acquired) && !(b.released && a.acquired)`. The group's execution order
+//! stands in for happens-before inside the group (every hb edge inside a group goes forward
+//! in its execution), and the events are over-approximated: any strong global write after a
+//! fence, a release of any kind or a `.release` arrive counts as a release; any `.acquire`
+//! access, fence or `.acquire` wait after a strong global access counts as an acquire; scopes
+//! and locations are not matched. Both only add orderings, so the comparison can miss a race
+//! in a kernel that synchronises through global memory somewhere (documented in
+//! docs/arch/race.md), and never reports one the model orders.
+//!
+//! # Conflicts
+//!
+//! As inside a group: a weak write conflicts with every access of another thread, a weak read
+//! with a weak write; two strong accesses never race and a weak read racing only strong
+//! writes is not reported (the atomicCAS-loop idiom). Unlike inside a group, two plain writes
+//! by the *same instruction* in different clusters are reported: the split-K that stores its
+//! partials with `st.global` and two CTAs whose tiles overlap both write through the one
+//! epilogue store. TMA reductions (`cp.reduce.async.bulk`) are atomic per element and are
+//! logged as strong writes by the caller.
+//!
+//! # Cost
+//!
+//! Logging is one `Vec` push per warp-instruction (per run of consecutive lanes). When the log
+//! doubles it is compacted: per class, overlapping ranges are cut so each byte keeps one
+//! access, which bounds it by the bytes a group touches, not by the accesses. The comparison
+//! sorts the weak writes of all groups once and looks every access up by binary search:
+//! O(n log n) in the logged ranges, independent of the number of groups.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use crate::event::{AccessKind, MemOrder, SpanToken};
+
+/// Where an access was made, in the caller's identities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Site {
+    pub span: SpanToken,
+    /// The caller's CTA identity (e.g. an index into its table of CTAs of the group).
+    pub cta: u32,
+    /// Warp index within the CTA.
+    pub warp: u32,
+}
+
+const WEAK_WRITE: u8 = 0;
+const WEAK_READ: u8 = 1;
+const STRONG_READ: u8 = 2;
+const STRONG_WRITE: u8 = 3;
+const KIND_MASK: u8 = 3;
+/// An acquire pattern of the group came before the access.
+const ACQUIRED: u8 = 4;
+/// The access was made by an asynchronous bulk copy (TMA), not a thread.
+const BULK: u8 = 8;
+
+/// One logged range (32 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    start: u64,
+    end: u64,
+    span: u32,
+    cta: u32,
+    warp: u16,
+    /// The lane of the byte at `start - delta`; with `stride` > 0, lanes `lane0..` accessed
+    /// consecutive `stride`-byte elements from there.
+    lane0: u8,
+    stride: u8,
+    class: u8,
+    /// `start` minus the start of the original range (ranges are cut by compaction).
+    delta: u16,
+}
+
+impl Entry {
+    fn kind(&self) -> u8 {
+        self.class & KIND_MASK
+    }
+
+    fn lane_at(&self, x: u64) -> u32 {
+        if self.stride == 0 {
+            return self.lane0 as u32;
+        }
+        let off = x - self.start + self.delta as u64;
+        (self.lane0 as u64 + off / self.stride as u64).min(31) as u32
+    }
+
+    /// `self` without its bytes below `x` (`start < x < end`).
+    fn cut_below(mut self, x: u64) -> Entry {
+        let d = self.delta as u64 + (x - self.start);
+        match u16::try_from(d) {
+            Ok(d) => self.delta = d,
+            // Beyond what lanes can span: name the first lane (only multi-KiB bulk ranges,
+            // whose stride is 0, get here in practice).
+            Err(_) => self.stride = 0,
+        }
+        self.start = x;
+        self
+    }
+}
+
+/// Below this many entries a log is never compacted.
+const MIN_COMPACT: usize = 1 << 16;
+
+/// One SM group's global accesses, in execution order, with the synchronisation events that
+/// matter across groups (see the module docs).
+#[derive(Clone, Debug)]
+pub struct GlobalLog {
+    entries: Vec<Entry>,
+    /// `entries[..released]` have a release pattern of the group after them.
+    released: usize,
+    acquired: bool,
+    /// A fence, a release operation or a `.release` arrive was executed: a later strong
+    /// global write completes a release pattern.
+    fenced: bool,
+    /// A strong global access was executed: a later fence or acquire completes an acquire
+    /// pattern.
+    strong_seen: bool,
+    compact_at: usize,
+}
+
+impl Default for GlobalLog {
+    fn default() -> Self {
+        GlobalLog {
+            entries: Vec::new(),
+            released: 0,
+            acquired: false,
+            fenced: false,
+            strong_seen: false,
+            compact_at: MIN_COMPACT,
+        }
+    }
+}
+
+fn class_of(kind: AccessKind, strong: bool, acquired: bool) -> u8 {
+    let k = match (kind, strong) {
+        (AccessKind::Write, false) => WEAK_WRITE,
+        (AccessKind::Read, false) => WEAK_READ,
+        (AccessKind::Read, true) => STRONG_READ,
+        (AccessKind::Write, true) => STRONG_WRITE,
+    };
+    k | if acquired { ACQUIRED } else { 0 }
+}
+
+impl GlobalLog {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ranges held (memory use; after compaction, at most a few per byte touched).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// One warp-instruction's global accesses: lane `lanes[i]` accessed `size` bytes at
+    /// `addrs[i]` (atomics are `Write`s with a strong order). Consecutive lanes at consecutive
+    /// addresses become one range.
+    pub fn thread_access(
+        &mut self,
+        site: Site,
+        lanes: &[u8],
+        addrs: &[u64],
+        size: u64,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        let class = class_of(kind, order.is_strong(), self.acquired);
+        let stride = u8::try_from(size).unwrap_or(0);
+        let mut i = 0;
+        let n = addrs.len().min(lanes.len());
+        while i < n {
+            let (start, lane0) = (addrs[i], lanes[i]);
+            let mut end = start.saturating_add(size);
+            let mut j = i + 1;
+            while j < n && addrs[j] == end && lanes[j] == lanes[j - 1].wrapping_add(1) {
+                end = end.saturating_add(size);
+                j += 1;
+            }
+            // Lanes reading the same element (a broadcast) add nothing.
+            let dup = self.entries.last().is_some_and(|e| {
+                e.start == start && e.end == end && e.span == site.span.0 && e.cta == site.cta
+            });
+            if !dup {
+                self.push(Entry {
+                    start,
+                    end,
+                    span: site.span.0,
+                    cta: site.cta,
+                    warp: site.warp.min(u16::MAX as u32) as u16,
+                    lane0,
+                    stride: if j - i > 1 { stride } else { 0 },
+                    class,
+                    delta: 0,
+                });
+            }
+            i = j;
+        }
+        if order.is_strong() {
+            self.strong_seen = true;
+            if kind == AccessKind::Write && (order.flags().0 || self.fenced) {
+                // The release write itself is ordered before what its acquirer does next.
+                self.released = self.entries.len();
+            }
+            if order.flags().1 {
+                self.acquired = true;
+            }
+        }
+    }
+
+    /// A global range read or written by an asynchronous copy issued by lane `lane` of the
+    /// site's warp. `strong`: a TMA reduction (each element reduced atomically).
+    pub fn op_access(
+        &mut self,
+        site: Site,
+        lane: u8,
+        addr: u64,
+        len: u64,
+        kind: AccessKind,
+        strong: bool,
+    ) {
+        if len == 0 {
+            return;
+        }
+        self.push(Entry {
+            start: addr,
+            end: addr.saturating_add(len),
+            span: site.span.0,
+            cta: site.cta,
+            warp: site.warp.min(u16::MAX as u32) as u16,
+            lane0: lane,
+            stride: 0,
+            class: class_of(kind, strong, self.acquired) | BULK,
+            delta: 0,
+        });
+    }
+
+    /// `fence.acq_rel`/`fence.sc`/`membar`: completes an acquire pattern after a strong
+    /// global access, and makes later strong global writes release patterns.
+    pub fn fence(&mut self) {
+        self.fenced = true;
+        if self.strong_seen {
+            self.acquired = true;
+        }
+    }
+
+    /// A release operation outside global memory (a `.release` arrive, `bar.sync`, a release
+    /// store to shared memory): a later strong global write completes a release pattern.
+    pub fn release_op(&mut self) {
+        self.fenced = true;
+    }
+
+    /// An acquire operation outside global memory (an `.acquire` wait, `bar.sync`, an acquire
+    /// load of shared memory): completes an acquire pattern after a strong global access.
+    pub fn acquire_op(&mut self) {
+        if self.strong_seen {
+            self.acquired = true;
+        }
+    }
+
+    fn push(&mut self, e: Entry) {
+        self.entries.push(e);
+        if self.entries.len() >= self.compact_at {
+            self.compact();
+        }
+    }
+
+    /// Cuts overlapping ranges of one class so each byte keeps one access per class, the
+    /// released prefix and the rest separately (their ordering bits differ).
+    fn compact(&mut self) {
+        let rest = self.entries.split_off(self.released);
+        let mut done = normalize(std::mem::take(&mut self.entries));
+        self.released = done.len();
+        done.extend(normalize(rest));
+        self.entries = done;
+        self.compact_at = (self.entries.len() * 2).max(MIN_COMPACT);
+    }
+
+    /// The log's ranges with their cross-group ordering bits, compacted.
+    fn finish(&self, group: u32, out: &mut Vec<Item>) {
+        let (done, rest) = self.entries.split_at(self.released);
+        for (part, released) in [(done, true), (rest, false)] {
+            for e in normalize(part.to_vec()) {
+                out.push(Item { e, group, released });
+            }
+        }
+    }
+}
+
+/// Sorts by class and start and cuts each range to the bytes no earlier range of its class
+/// (in that order) covers: every piece is still attributed to an access that made it.
+fn normalize(mut v: Vec<Entry>) -> Vec<Entry> {
+    v.sort_unstable_by_key(|e| (e.class, e.start, e.end));
+    let mut out: Vec<Entry> = Vec::with_capacity(v.len());
+    let mut cover: Option<(u8, u64)> = None;
+    for e in v {
+        if e.end <= e.start {
+            continue;
+        }
+        let e = match cover {
+            Some((c, end)) if c == e.class && e.start < end => {
+                if e.end <= end {
+                    continue;
+                }
+                e.cut_below(end)
+            }
+            _ => e,
+        };
+        cover = Some((e.class, e.end));
+        out.push(e);
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    e: Entry,
+    group: u32,
+    released: bool,
+}
+
+impl Item {
+    fn acquired(&self) -> bool {
+        self.e.class & ACQUIRED != 0
+    }
+
+    fn access(&self, x: u64) -> CrossAccess {
+        let kind = self.e.kind();
+        CrossAccess {
+            group: self.group,
+            site: Site {
+                span: SpanToken(self.e.span),
+                cta: self.e.cta,
+                warp: self.e.warp as u32,
+            },
+            lane: self.e.lane_at(x),
+            kind: if kind == WEAK_WRITE || kind == STRONG_WRITE {
+                AccessKind::Write
+            } else {
+                AccessKind::Read
+            },
+            strong: kind >= STRONG_READ,
+            bulk: self.e.class & BULK != 0,
+        }
+    }
+}
+
+/// Whether some global synchronisation of the two groups could order the accesses (module
+/// docs): then the pair is not reported.
+fn may_be_ordered(a: &Item, b: &Item) -> bool {
+    (a.released && b.acquired()) || (b.released && a.acquired())
+}
+
+/// One side of a cross-group race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CrossAccess {
+    /// Index of the SM group (the log's position in the slice given to [`cross_group_races`]).
+    pub group: u32,
+    pub site: Site,
+    /// The lane that accessed the first conflicting byte (the issuing lane for a bulk copy).
+    pub lane: u32,
+    pub kind: AccessKind,
+    /// An atomic or other morally strong access.
+    pub strong: bool,
+    /// Made by a bulk copy (TMA) the site issued.
+    pub bulk: bool,
+}
+
+/// Two global accesses of different SM groups that no synchronisation of the launch can
+/// order. `first` is the access of the lower-numbered group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrossRace {
+    pub first: CrossAccess,
+    pub second: CrossAccess,
+    /// The global bytes both access (the overlap of the two ranges).
+    pub bytes: Range<u64>,
+}
+
+/// Compares the logs of all SM groups of one launch (`logs[g]` is group `g`'s): every pair of
+/// conflicting accesses of different groups that no global synchronisation can order, one per
+/// pair of instructions (span, span), ordered by the groups, then the place.
+pub fn cross_group_races(logs: &[&GlobalLog]) -> Vec<CrossRace> {
+    if logs.len() < 2 {
+        return Vec::new();
+    }
+    let mut items = Vec::new();
+    for (g, log) in logs.iter().enumerate() {
+        log.finish(g as u32, &mut items);
+    }
+    // The weak writes of every group, by start, with the running maximum of their ends (the
+    // ranges of different groups may overlap: that is what is looked for).
+    let mut writes: Vec<Item> = items
+        .iter()
+        .filter(|i| i.e.kind() == WEAK_WRITE)
+        .copied()
+        .collect();
+    if writes.is_empty() {
+        return Vec::new();
+    }
+    writes.sort_unstable_by_key(|i| (i.e.start, i.group));
+    let mut max_end = Vec::with_capacity(writes.len());
+    let mut m = 0;
+    for w in &writes {
+        m = m.max(w.e.end);
+        max_end.push(m);
+    }
+    let mut seen: HashSet<(u32, u32)> = HashSet::new();
+    let mut out = Vec::new();
+    let mut hits: Vec<usize> = Vec::new();
+    for x in &items {
+        // The writes overlapping `x`, lowest address first (so a finding names the first
+        // conflicting byte).
+        hits.clear();
+        let mut i = writes.partition_point(|w| w.e.start < x.e.end);
+        while i > 0 && max_end[i - 1] > x.e.start {
+            i -= 1;
+            let w = &writes[i];
+            if w.group != x.group && w.e.end > x.e.start {
+                hits.push(i);
+            }
+        }
+        for &i in hits.iter().rev() {
+            let w = &writes[i];
+            // A weak write against another weak write is met twice (from each side): keep the
+            // visit from the lower group's write.
+            if x.e.kind() == WEAK_WRITE && x.group > w.group {
+                continue;
+            }
+            if may_be_ordered(x, w) {
+                continue;
+            }
+            let (a, b) = if w.group < x.group { (w, x) } else { (x, w) };
+            if !seen.insert((a.e.span, b.e.span)) {
+                continue;
+            }
+            let lo = x.e.start.max(w.e.start);
+            let hi = x.e.end.min(w.e.end);
+            out.push(CrossRace {
+                first: a.access(lo),
+                second: b.access(lo),
+                bytes: lo..hi,
+            });
+        }
+    }
+    out.sort_by_key(|r| {
+        (
+            r.first.group,
+            r.second.group,
+            r.second.site.span,
+            r.first.site.span,
+        )
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(span: u32) -> Site {
+        Site {
+            span: SpanToken(span),
+            cta: 0,
+            warp: 0,
+        }
+    }
+
+    fn lanes() -> Vec<u8> {
+        (0..32).collect()
+    }
+
+    fn coalesced(base: u64) -> Vec<u64> {
+        (0..32).map(|l| base + 4 * l).collect()
+    }
+
+    fn store(log: &mut GlobalLog, span: u32, base: u64, order: MemOrder) {
+        log.thread_access(
+            site(span),
+            &lanes(),
+            &coalesced(base),
+            4,
+            AccessKind::Write,
+            order,
+        );
+    }
+
+    fn load(log: &mut GlobalLog, span: u32, base: u64, order: MemOrder) {
+        log.thread_access(
+            site(span),
+            &lanes(),
+            &coalesced(base),
+            4,
+            AccessKind::Read,
+            order,
+        );
+    }
+
+    #[test]
+    fn plain_stores_of_two_groups_to_the_same_bytes_race() {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        store(&mut a, 7, 0x1000, MemOrder::Weak);
+        store(&mut b, 7, 0x1040, MemOrder::Weak);
+        let r = cross_group_races(&[&a, &b]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].bytes, 0x1040..0x1080);
+        assert_eq!((r[0].first.group, r[0].second.group), (0, 1));
+        // Byte 0x1040 is lane 16 of group 0's store, lane 0 of group 1's.
+        assert_eq!((r[0].first.lane, r[0].second.lane), (16, 0));
+    }
+
+    #[test]
+    fn disjoint_stores_and_shared_reads_are_silent() {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        load(&mut a, 1, 0x0, MemOrder::Weak);
+        load(&mut b, 1, 0x0, MemOrder::Weak);
+        store(&mut a, 2, 0x1000, MemOrder::Weak);
+        store(&mut b, 2, 0x1080, MemOrder::Weak);
+        assert!(cross_group_races(&[&a, &b]).is_empty());
+    }
+
+    #[test]
+    fn atomics_do_not_race_and_a_weak_read_of_atomics_is_not_reported() {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        store(&mut a, 1, 0x0, MemOrder::Relaxed);
+        store(&mut b, 1, 0x0, MemOrder::Relaxed);
+        load(&mut b, 2, 0x0, MemOrder::Weak);
+        assert!(cross_group_races(&[&a, &b]).is_empty());
+        // A weak write against an atomic is a race.
+        store(&mut b, 3, 0x0, MemOrder::Weak);
+        let r = cross_group_races(&[&a, &b]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].first.strong && !r[0].second.strong);
+    }
+
+    #[test]
+    fn a_read_of_another_groups_write_races_in_either_order() {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        load(&mut a, 1, 0x100, MemOrder::Weak);
+        store(&mut b, 2, 0x100, MemOrder::Weak);
+        let r = cross_group_races(&[&a, &b]);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].first.kind, AccessKind::Read);
+        assert_eq!(r[0].second.kind, AccessKind::Write);
+    }
+
+    /// Group a: data, then (fenced) release of a flag. Group b: acquire, then data.
+    fn ticket(release_after: bool, acquire_before: bool) -> Vec<CrossRace> {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        if !release_after {
+            store(&mut a, 9, 0x9000, MemOrder::Release);
+        }
+        store(&mut a, 1, 0x100, MemOrder::Weak);
+        if release_after {
+            a.thread_access(
+                site(9),
+                &[0],
+                &[0x9000],
+                4,
+                AccessKind::Write,
+                MemOrder::Release,
+            );
+        }
+        if acquire_before {
+            b.thread_access(
+                site(10),
+                &[0],
+                &[0x9000],
+                4,
+                AccessKind::Write,
+                MemOrder::Acquire,
+            );
+        }
+        load(&mut b, 2, 0x100, MemOrder::Weak);
+        store(&mut b, 3, 0x100, MemOrder::Weak);
+        if !acquire_before {
+            b.thread_access(
+                site(10),
+                &[0],
+                &[0x9000],
+                4,
+                AccessKind::Write,
+                MemOrder::Acquire,
+            );
+        }
+        cross_group_races(&[&a, &b])
+    }
+
+    #[test]
+    fn release_after_and_acquire_before_may_order_the_pair() {
+        assert!(ticket(true, true).is_empty());
+        // Released before the write, or acquired after the read: nothing orders them.
+        assert_eq!(ticket(false, true).len(), 2);
+        assert_eq!(ticket(true, false).len(), 2);
+    }
+
+    #[test]
+    fn a_relaxed_flag_needs_fences_on_both_sides() {
+        let run = |fences: bool| {
+            let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+            store(&mut a, 1, 0x100, MemOrder::Weak);
+            if fences {
+                a.fence();
+            }
+            a.thread_access(
+                site(9),
+                &[0],
+                &[0x9000],
+                4,
+                AccessKind::Write,
+                MemOrder::Relaxed,
+            );
+            b.thread_access(
+                site(10),
+                &[0],
+                &[0x9000],
+                4,
+                AccessKind::Read,
+                MemOrder::Relaxed,
+            );
+            if fences {
+                b.fence();
+            }
+            load(&mut b, 2, 0x100, MemOrder::Weak);
+            cross_group_races(&[&a, &b])
+        };
+        assert!(run(true).is_empty());
+        assert_eq!(run(false).len(), 1);
+    }
+
+    #[test]
+    fn compaction_keeps_every_conflict_and_bounds_the_log() {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        // 100k warp-stores over the same 64 KiB: the log stays bounded by bytes touched.
+        for i in 0..100_000u64 {
+            store(&mut a, 1, (i % 512) * 128, MemOrder::Weak);
+        }
+        assert!(a.len() < 2 * MIN_COMPACT, "{}", a.len());
+        load(&mut b, 2, 0x8000 + 4, MemOrder::Weak);
+        let r = cross_group_races(&[&a, &b]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].first.lane, 1);
+        assert_eq!(r[0].bytes.start, 0x8004);
+    }
+
+    #[test]
+    fn tma_reductions_are_strong() {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        a.op_access(site(4), 0, 0x0, 4096, AccessKind::Write, true);
+        b.op_access(site(4), 0, 0x0, 4096, AccessKind::Write, true);
+        assert!(cross_group_races(&[&a, &b]).is_empty());
+        b.op_access(site(5), 0, 0x800, 4096, AccessKind::Write, false);
+        let r = cross_group_races(&[&a, &b]);
+        assert_eq!(r.len(), 1);
+        assert!(r[0].second.bulk);
+    }
+}
