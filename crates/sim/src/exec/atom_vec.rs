@@ -41,7 +41,8 @@ use crate::program::{Addr, Any, FMods, Rnd, Space};
 /// zero. The ISA (§9.7.13.5): "Current implementation of atom.add.f32 on global memory flushes
 /// subnormal inputs and results to sign-preserving zero"; PTX 9.4 adds an explicit `.noftz`
 /// for `.f32` to turn that off, which confirms the default. Recorded on H100 for the vector
-/// form (tests/corpus/atom_h100).
+/// form and the scalar one (tests/corpus/atom_h100: 2^-149 + 2^-149 = +0 on global, 2^-148 on
+/// shared).
 pub const F32_GLOBAL_FTZ: bool = true;
 
 /// The element type of a vector atomic.
@@ -84,17 +85,21 @@ pub struct AtomVecInst {
     pub order: MemOrder,
 }
 
+/// A global `.f32` atomic add, scalar or vector: RNE, subnormals flushed
+/// ([`F32_GLOBAL_FTZ`]).
+pub fn global_f32_add(old: u64, b: u64) -> u64 {
+    let m = FMods {
+        rnd: Rnd::Rn,
+        ftz: F32_GLOBAL_FTZ,
+        sat: false,
+    };
+    fp::add32(old as u32, b as u32, m) as u64
+}
+
 /// The new value of one element word.
 pub fn apply(elem: VecElem, op: VecOp, old: u64, b: u64) -> u64 {
     match (elem, op) {
-        (VecElem::F32, _) => {
-            let m = FMods {
-                rnd: Rnd::Rn,
-                ftz: F32_GLOBAL_FTZ,
-                sat: false,
-            };
-            fp::add32(old as u32, b as u32, m) as u64
-        }
+        (VecElem::F32, _) => global_f32_add(old, b),
         (VecElem::Half(h), VecOp::Add) => atom_half::add(h, old, b),
         (VecElem::Half(h), VecOp::Min) => atom_half::min(h, old, b),
         (VecElem::Half(h), VecOp::Max) => atom_half::max(h, old, b),

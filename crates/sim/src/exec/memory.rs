@@ -849,6 +849,11 @@ fn atom<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &AtomI
         let b = w.read_any(i.b, l) & szmask;
         let c = i.c.map(|c| w.read_any(c, l) & szmask).unwrap_or(0);
         let res = resolve(cx, i.space, a).and_then(|loc| match loc {
+            // A global f32 add flushes subnormal inputs and results (PTX ISA §9.7.13.5,
+            // recorded on H100: tests/corpus/atom_h100); a shared one keeps them.
+            Loc::Global(g) if i.op == AtomOp::FAdd32 => cx.env.global.rmw(g, size, |old| {
+                super::atom_vec::global_f32_add(old, b) & szmask
+            }),
             Loc::Global(g) => cx
                 .env
                 .global

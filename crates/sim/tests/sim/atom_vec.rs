@@ -16,7 +16,7 @@ use tmemu_sim::{install_globals, run, GlobalMemory, RunOptions, RunResult};
 use crate::support::{load_src, param_block, plain_launch, u32_words};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Ty {
+pub(crate) enum Ty {
     F16,
     Bf16,
     F16x2,
@@ -25,7 +25,7 @@ enum Ty {
 }
 
 impl Ty {
-    fn ptx(self) -> &'static str {
+    pub(crate) fn ptx(self) -> &'static str {
         match self {
             Ty::F16 => "f16",
             Ty::Bf16 => "bf16",
@@ -35,7 +35,7 @@ impl Ty {
         }
     }
     /// Bytes of one vector element.
-    fn size(self) -> usize {
+    pub(crate) fn size(self) -> usize {
         match self {
             Ty::F16 | Ty::Bf16 => 2,
             _ => 4,
@@ -139,7 +139,7 @@ impl Ty {
 
 /// Thread i applies `{atom|red}.global.v{n}.{ty}.{op}` to vector i of `mem` with vector i of
 /// `bs`; `atom` stores the old elements to vector i of `olds`.
-fn kernel(inst: &str, n: usize, ty: Ty, op: &str) -> String {
+pub(crate) fn kernel(inst: &str, n: usize, ty: Ty, op: &str) -> String {
     let es = ty.size();
     let (reg, decl) = if es == 2 {
         ("%h", ".reg .b16 %h<24>;")
@@ -232,11 +232,22 @@ fn to_bytes(v: &[u32], es: usize, len: usize) -> Vec<u8> {
 /// Runs the kernel over element words `a` (memory) and `b` (operands); returns (memory
 /// after, olds).
 fn run_elems(inst: &str, n: usize, ty: Ty, op: &str, a: &[u32], b: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    run_src_elems(&kernel(inst, n, ty, op), n, ty.size(), a, b)
+}
+
+/// Runs `src` (parameters `mem`, `bs`, `olds`; thread i owns vector i of `n` elements of `es`
+/// bytes) over element words `a` and `b`; returns (memory after, olds).
+pub(crate) fn run_src_elems(
+    src: &str,
+    n: usize,
+    es: usize,
+    a: &[u32],
+    b: &[u32],
+) -> (Vec<u32>, Vec<u32>) {
     const BLOCK: usize = 64;
-    let es = ty.size();
     let threads = a.len().div_ceil(n).div_ceil(BLOCK) * BLOCK;
     let len = threads * n * es;
-    let k = load_src(&kernel(inst, n, ty, op), "atom_vec.ptx");
+    let k = load_src(src, "atom_vec.ptx");
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let m = g.alloc("mem", &to_bytes(a, es, len));

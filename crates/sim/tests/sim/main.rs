@@ -6,6 +6,7 @@
 mod support;
 
 mod atom_half;
+mod atom_h100;
 mod atom_vec;
 mod cluster_rank_bits;
 mod engine;
