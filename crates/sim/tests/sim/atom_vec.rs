@@ -209,6 +209,19 @@ pub(crate) fn kernel(inst: &str, n: usize, ty: Ty, op: &str) -> String {
     )
 }
 
+/// Loads `src`; with `TMEMU_DUMP_PTX=DIR` also writes it to DIR (named by a hash of the text),
+/// so that every program of these tests can be fed to `ptxas -arch=sm_100a`.
+fn load_dumped(src: &str, file: &str) -> tmemu_sim::Kernel {
+    if let Ok(dir) = std::env::var("TMEMU_DUMP_PTX") {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        src.hash(&mut h);
+        let p = std::path::Path::new(&dir).join(format!("{:016x}.ptx", h.finish()));
+        std::fs::write(p, src).unwrap();
+    }
+    load_src(src, file)
+}
+
 fn words(bytes: &[u8], es: usize) -> Vec<u32> {
     bytes
         .chunks(es)
@@ -247,7 +260,7 @@ pub(crate) fn run_src_elems(
     const BLOCK: usize = 64;
     let threads = a.len().div_ceil(n).div_ceil(BLOCK) * BLOCK;
     let len = threads * n * es;
-    let k = load_src(src, "atom_vec.ptx");
+    let k = load_dumped(src, "atom_vec.ptx");
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let m = g.alloc("mem", &to_bytes(a, es, len));
@@ -437,7 +450,7 @@ fn run_one_out(body: &str) -> (RunResult, Vec<u8>) {
 }}
 "#
     );
-    let k = load_src(&src, "atom_vec_fault.ptx");
+    let k = load_dumped(&src, "atom_vec_fault.ptx");
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = g.alloc("out", &[0u8; 16]);
@@ -534,7 +547,7 @@ const GETCTARANK: &str = r#"
 
 #[test]
 fn getctarank_reads_the_rank_of_mapa_symbol_and_generic_addresses() {
-    let k = load_src(GETCTARANK, "getctarank.ptx");
+    let k = load_dumped(GETCTARANK, "getctarank.ptx");
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = g.alloc("out", &[0u8; 8 * 16]);
