@@ -831,6 +831,8 @@ pub enum Inst {
     /// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / cp.async.bulk.prefetch.tensor
     /// (exec/tma.rs).
     Tma(Box<crate::exec::tma::TmaInst>),
+    /// cp.reduce.async.bulk, the non-tensor form (exec/tma.rs).
+    BulkReduce(Box<crate::exec::tma::BulkReduceInst>),
     /// tensormap.replace and tensormap.cp_fenceproxy (exec/tma.rs).
     Tensormap(Box<crate::exec::tma::TensormapInst>),
     /// tcgen05.mma{.ws} (exec/mma.rs).

@@ -6,5 +6,7 @@
 //! - [`h100`]: the recording made on a real H100 (tests/corpus/diff/h100) and how a result
 //!   is compared with it; read by crates/num/tests/num/ops_vs_h100.rs (the `ops` functions) and
 //!   crates/sim/tests/sim/h100_diff.rs (the whole engine).
+//! - [`tma_h100`]: the TMA recording (tests/corpus/tma_h100): copies, stores and reductions.
 
 pub mod h100;
+pub mod tma_h100;

@@ -621,6 +621,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::AtomVec(i) => atom_vec::exec(w, cx, mask, i),
             Inst::Getctarank { generic, d, a } => getctarank::exec(w, cx, mask, *generic, *d, *a),
             Inst::Tma(t) => tma::exec(w, cx, mask, t),
+            Inst::BulkReduce(t) => tma::exec_bulk_reduce(w, cx, mask, t),
             Inst::Mma(m) => mma::exec(w, cx, mask, m),
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
             Inst::Brx(b) => brx::exec(w, cx, mask, b),

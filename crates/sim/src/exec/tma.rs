@@ -570,3 +570,163 @@ pub(super) fn exec_tensormap<O: Observer>(
     }
     Flow::Next
 }
+
+/// `cp.reduce.async.bulk` (non-tensor, PTX ISA 9.1 §9.7.9.25.4.2): `size` bytes of the CTA's
+/// shared memory reduced element-wise into global memory (`.bulk_group`) or into shared
+/// memory of a CTA of the cluster (`.mbarrier::complete_tx::bytes`, `mbar` set). The element
+/// arithmetic is `tmemu_tma::ReduceOp::apply`, the one the tensor form uses (recorded on an
+/// H100 for the `.global` form: tests/corpus/tma_h100, `red_bulk` cases).
+#[derive(Clone, Debug)]
+pub struct BulkReduceInst {
+    pub op: ReduceOp,
+    /// The instruction's type (`.b32`/`.b64` as u32/u64).
+    pub elem: tmemu_spec::tensormap::TmElemType,
+    pub dst: Addr,
+    /// `Space::Global` or `Space::SharedCluster`.
+    pub dst_space: Space,
+    pub src: Addr,
+    pub size: Any,
+    pub mbar: Option<Addr>,
+}
+
+/// Bytes reduced per step: the shared-memory source and the destination are read in chunks of
+/// this size, so a reduction allocates nothing.
+const BULK_CHUNK: usize = 256;
+
+fn bulk_reduce_one<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    l: usize,
+    i: &BulkReduceInst,
+) -> Result<(), Fail> {
+    let n = w.read_any(i.size, l);
+    let (dst_raw, src_raw) = (lane_addr(w, i.dst, l), lane_addr(w, i.src, l));
+    // The ISA requires 16-byte aligned addresses and a size that is a multiple of 16.
+    for (raw, space) in [(dst_raw, i.dst_space), (src_raw, Space::Shared)] {
+        if raw % 16 != 0 {
+            return Err(Fail::Mem(
+                MemFault::Misaligned {
+                    space: "bulk reduction (16-byte aligned addresses)",
+                    addr: raw,
+                    size: 16,
+                },
+                space,
+            ));
+        }
+    }
+    if n % 16 != 0 || n > u64::from(u32::MAX) {
+        return Err(Fail::Mem(
+            MemFault::Misaligned {
+                space: "bulk reduction (size a multiple of 16)",
+                addr: n,
+                size: 16,
+            },
+            Space::Shared,
+        ));
+    }
+    let n = n as u32;
+    let (scta, soff) =
+        shared_of(resolve(cx, Space::Shared, src_raw).map_err(|f| Fail::Mem(f, Space::Shared))?);
+    let dst = resolve(cx, i.dst_space, dst_raw).map_err(|f| Fail::Mem(f, i.dst_space))?;
+    let oob = |space: &'static str, addr: u64| MemFault::OutOfBounds {
+        space,
+        addr,
+        size: n,
+        nearest: None,
+    };
+    if (soff as usize).saturating_add(n as usize) > cx.ctas[scta].shared.len() {
+        return Err(Fail::Mem(oob("shared", u64::from(soff)), Space::Shared));
+    }
+    if let Loc::Shared(c, off) = dst {
+        if (off as usize).saturating_add(n as usize) > cx.ctas[c].shared.len() {
+            return Err(Fail::Mem(oob("shared", u64::from(off)), i.dst_space));
+        }
+    }
+    let mbar = match i.mbar {
+        Some(m) => Some(shared_of(
+            resolve(cx, Space::SharedCluster, lane_addr(w, m, l))
+                .map_err(|f| Fail::Mem(f, Space::SharedCluster))?,
+        )),
+        None => None,
+    };
+    let mut s = [0u8; BULK_CHUNK];
+    let mut d = [0u8; BULK_CHUNK];
+    let mut at = 0u32;
+    while at < n {
+        let k = (n - at).min(BULK_CHUNK as u32) as usize;
+        let so = (soff + at) as usize;
+        s[..k].copy_from_slice(&cx.ctas[scta].shared[so..so + k]);
+        match dst {
+            Loc::Global(a) => {
+                let mut g = Global(cx.env.global);
+                let a = a + u64::from(at);
+                tmemu_tma::GlobalMemory::read(&g, a, &mut d[..k])
+                    .map_err(|f| Fail::Mem(oob("global", f.addr), Space::Global))?;
+                i.op.apply(i.elem, &mut d[..k], &s[..k]);
+                tmemu_tma::GlobalMemory::write(&mut g, a, &d[..k])
+                    .map_err(|f| Fail::Mem(oob("global", f.addr), Space::Global))?;
+            }
+            Loc::Shared(c, off) => {
+                let o = (off + at) as usize;
+                i.op.apply(i.elem, &mut cx.ctas[c].shared[o..o + k], &s[..k]);
+            }
+            _ => {
+                return Err(Fail::Mem(
+                    MemFault::ReadOnly {
+                        space: "bulk reduction destination (global or shared::cluster)",
+                        addr: dst_raw,
+                    },
+                    i.dst_space,
+                ))
+            }
+        }
+        at += k as u32;
+    }
+    let id = issue(w, cx, l);
+    let src_place = Place::Mem {
+        space: MemSpace::Shared { cta: scta as u32 },
+        addr: u64::from(soff),
+        len: u64::from(n),
+    };
+    cx.obs.async_access(id, src_place, AccessKind::Read);
+    let (space, addr) = match dst {
+        Loc::Shared(c, off) => (MemSpace::Shared { cta: c as u32 }, u64::from(off)),
+        Loc::Global(a) => (MemSpace::Global, a),
+        _ => unreachable!("checked above"),
+    };
+    let dst_place = Place::Mem {
+        space,
+        addr,
+        len: u64::from(n),
+    };
+    cx.obs.async_access(id, dst_place, AccessKind::Write);
+    match mbar {
+        None => complete_observed(w, cx, l, id),
+        Some((mcta, moff)) => {
+            cx.obs.async_complete(id, cx.out.warp_instructions);
+            let key = SyncKey::Mbarrier {
+                cta: mcta as u32,
+                offset: moff,
+            };
+            cx.obs.async_arrive(id, key);
+            sync::complete_tx(w, cx, mcta, moff, i64::from(n));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn exec_bulk_reduce<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    i: &BulkReduceInst,
+) -> Flow {
+    for l in 0..32 {
+        if mask >> l & 1 != 0 {
+            if let Err(f) = bulk_reduce_one(w, cx, l, i) {
+                report(w, cx, l, f, "bulk reduction");
+            }
+        }
+    }
+    Flow::Next
+}

@@ -566,6 +566,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "shfl" | "vote" | "redux" | "match" | "elect" | "activemask" => warp_op(d),
         "mbarrier" => mbar(d),
         "cp" if d.has("tensor") || d.has("prefetch") => tma::cp_tensor(d),
+        "cp" if d.has("reduce") => tma::cp_reduce_bulk(d),
         "cp" => cp(d),
         "tensormap" => tma::tensormap(d),
         "tcgen05" if d.has("mma") => mma::mma(d),

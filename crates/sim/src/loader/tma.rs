@@ -8,7 +8,7 @@ use tmemu_ptx::ast::OperandKind;
 use tmemu_tma::{CtaGroup, ReduceOp, ReplaceField};
 
 use super::{invalid, Sym, VarSpace, D, R};
-use crate::exec::tma::{TensormapInst, TmaInst, TmaOp};
+use crate::exec::tma::{BulkReduceInst, TensormapInst, TmaInst, TmaOp};
 use crate::program::{Addr, Any, Inst, Space, S32};
 
 /// Dimension count from the `.1d`..`.5d` modifier.
@@ -290,6 +290,113 @@ pub(super) fn cp_tensor(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         group,
         im2col,
         rows4,
+    })))
+}
+
+/// `cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.redOp{.noftz}.type [dst], [src],
+/// size {, [mbar] | , policy}` (non-tensor, PTX ISA 9.1 §9.7.9.25.4.2). The (op, type) pairs
+/// are those ptxas 13.5 accepts for sm_90a (the `.global` form's are also recorded on an H100);
+/// any other pair is refused here as ptxas refuses it.
+pub(super) fn cp_reduce_bulk(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    use tmemu_spec::tensormap::TmElemType as T;
+    if !d.has("async") || !d.has("bulk") {
+        return d.unsup();
+    }
+    let Some(op) = d.mods.iter().find_map(|m| ReduceOp::from_name(m)) else {
+        return d.unsup_why("unknown reduction");
+    };
+    let ty = d.mods.iter().find_map(|m| match *m {
+        "b32" | "u32" => Some((*m, T::U32)),
+        "s32" => Some((*m, T::S32)),
+        "b64" | "u64" => Some((*m, T::U64)),
+        "s64" => Some((*m, T::S64)),
+        "f32" => Some((*m, T::F32)),
+        "f64" => Some((*m, T::F64)),
+        "f16" => Some((*m, T::F16)),
+        "bf16" => Some((*m, T::BF16)),
+        _ => None,
+    });
+    let Some((ty_name, elem)) = ty else {
+        return invalid(
+            "cp.reduce.async.bulk needs a type (.b32 .u32 .s32 .b64 .u64 .s64 .f32 .f64 .f16 .bf16)",
+            d.i.opcode_span,
+        );
+    };
+    // `.dst.src`: the first state-space modifier is the destination.
+    let first = d
+        .mods
+        .iter()
+        .find(|m| m.starts_with("shared") || **m == "global")
+        .copied()
+        .unwrap_or("");
+    let to_cluster = first.starts_with("shared");
+    let noftz = d.has("noftz");
+    let name = op.name();
+    let legal = if to_cluster {
+        matches!(
+            (name, ty_name),
+            ("add", "u32" | "s32" | "u64")
+                | ("min" | "max", "u32" | "s32")
+                | ("inc" | "dec", "u32")
+                | ("and" | "or" | "xor", "b32")
+        ) && !noftz
+    } else {
+        match (name, ty_name) {
+            ("add", "f16" | "bf16") => noftz,
+            _ => {
+                !noftz
+                    && matches!(
+                        (name, ty_name),
+                        ("add", "u32" | "s32" | "u64" | "f32" | "f64")
+                            | (
+                                "min" | "max",
+                                "u32" | "s32" | "u64" | "s64" | "f16" | "bf16"
+                            )
+                            | ("inc" | "dec", "u32")
+                            | ("and" | "or" | "xor", "b32" | "b64")
+                    )
+            }
+        }
+    };
+    if !legal {
+        return invalid(
+            format!(
+                "cp.reduce.async.bulk{}.{name}{}.{ty_name} is not a legal form (to global: add \
+                 .u32/.s32/.u64/.f32/.f64 and .noftz.f16/.noftz.bf16, min/max .u32/.s32/.u64/.s64/.f16/.bf16, \
+                 inc/dec .u32, and/or/xor .b32/.b64; to shared::cluster: add .u32/.s32/.u64, \
+                 min/max .u32/.s32, inc/dec .u32, and/or/xor .b32)",
+                if to_cluster { ".shared::cluster" } else { ".global" },
+                if noftz { ".noftz" } else { "" },
+            ),
+            d.i.opcode_span,
+        );
+    }
+    let (dst_space, mbar) = if to_cluster {
+        if !d
+            .mods
+            .iter()
+            .any(|m| m.starts_with("mbarrier::complete_tx"))
+        {
+            return d
+                .unsup_why("a bulk reduction into shared::cluster completes through an mbarrier");
+        }
+        (Space::SharedCluster, Some(d.addr(3)?))
+    } else if first == "global" {
+        (Space::Global, None)
+    } else {
+        return invalid(
+            "cp.reduce.async.bulk needs a .global or .shared::cluster destination",
+            d.i.opcode_span,
+        );
+    };
+    Ok(Inst::BulkReduce(Box::new(BulkReduceInst {
+        op,
+        elem,
+        dst: d.addr(0)?,
+        dst_space,
+        src: d.addr(1)?,
+        size: d.any(d.op(2)?)?,
+        mbar,
     })))
 }
 
