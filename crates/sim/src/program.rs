@@ -839,6 +839,8 @@ pub enum Inst {
     Mma(Box<crate::exec::mma::MmaInst>),
     /// ldmatrix / stmatrix (exec/matrix.rs).
     Matrix(Box<crate::exec::matrix::MatrixInst>),
+    /// Warp-level mma.sync.aligned (exec/mma_sync.rs).
+    MmaSync(Box<crate::exec::mma_sync::MmaSyncInst>),
     /// brx.idx (exec/brx.rs).
     Brx(Box<crate::exec::brx::BrxInst>),
 }

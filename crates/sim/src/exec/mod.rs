@@ -17,6 +17,7 @@ mod float;
 mod getctarank;
 mod int;
 pub mod matrix;
+pub mod mma_sync;
 mod memory;
 pub mod mma;
 pub(crate) mod sync;
@@ -624,6 +625,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::BulkReduce(t) => tma::exec_bulk_reduce(w, cx, mask, t),
             Inst::Mma(m) => mma::exec(w, cx, mask, m),
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
+            Inst::MmaSync(m) => mma_sync::exec(w, cx, mask, m),
             Inst::Brx(b) => brx::exec(w, cx, mask, b),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),

@@ -22,6 +22,8 @@ mod brx;
 mod matrix;
 #[path = "mma.rs"]
 mod mma;
+#[path = "mma_sync.rs"]
+mod mma_sync;
 #[path = "tcgen05.rs"]
 mod tcgen05;
 #[path = "tma.rs"]
@@ -570,6 +572,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "cp" => cp(d),
         "tensormap" => tma::tensormap(d),
         "tcgen05" if d.has("mma") => mma::mma(d),
+        "mma" => mma_sync::mma_sync(d),
         "ldmatrix" | "stmatrix" => matrix::matrix(d),
         "brx" => brx::brx(d),
         "tcgen05" => tcgen05::decode(d),
