@@ -313,7 +313,20 @@ static const int kNumBulkC = sizeof(kBulkC) / sizeof(kBulkC[0]);
 static const uint32_t kBulkSize = 512;  // bytes reduced
 static const uint32_t kBulkDstOff = 256;  // into a 1024-byte destination buffer
 
-static int num_cases() { return kNumTable + (int)gRed.size() + kNumBulkG + kNumBulkC; }
+// Cluster-launch probes of the .shared::cluster form (which faults in a plain launch): the
+// destination is the CTA's own shared memory (or, probe 1, CTA 1's, whose mbarrier receives
+// the complete-tx), addressed through mapa or with the plain shared::cta address, in a launch
+// with a cluster of 1 or 2 CTAs or without one; `copy` is the plain
+// cp.async.bulk.shared::cluster.shared::cta (a control).
+struct Probe { const char* name; int cluster; int mapa; int reduce; };
+static const Probe kProbes[] = {
+  {"cluster1_self_mapa_add.u32", 1, 1, 1}, {"cluster2_peer_mapa_add.u32", 2, 1, 1},
+  {"plain_self_copy", 0, 0, 0}, {"cluster1_self_nomapa_add.u32", 1, 0, 1},
+  {"plain_self_mapa_add.u32", 0, 1, 1}, {"plain_self_mapa_copy", 0, 1, 0},
+};
+static const int kNumProbes = sizeof(kProbes) / sizeof(kProbes[0]);
+
+static int num_cases() { return kNumTable + (int)gRed.size() + kNumBulkG + kNumBulkC + kNumProbes; }
 
 // ---- input values: random bits mixed with each type's specials ----
 static uint64_t gRng = 0x9E3779B97F4A7C15ull;
@@ -565,6 +578,61 @@ __global__ void bulk_red_case(int cluster, int k, uint8_t* gdst, const uint8_t* 
   }
 }
 
+
+__global__ void cluster_probe_case(int cluster, int mapa, int reduce, const uint8_t* init, const uint8_t* src_bytes, uint32_t size,
+                                   uint8_t* out, uint32_t* info) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint64_t* mbar = reinterpret_cast<uint64_t*>(smem);
+  uint8_t* data = smem + 1024;
+  uint8_t* sdst = data + 4096;
+  uint32_t rank = 0;
+  if (cluster) asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  uint32_t target = cluster == 2 ? 1 : 0;
+  for (uint32_t i = threadIdx.x; i < size; i += blockDim.x) {
+    data[i] = src_bytes[i];
+    sdst[i] = init[i];
+  }
+  uint32_t bar = (uint32_t)__cvta_generic_to_shared(mbar);
+  uint32_t src = (uint32_t)__cvta_generic_to_shared(data);
+  uint32_t dst = (uint32_t)__cvta_generic_to_shared(sdst);
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+    if (rank == target) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(size));
+  }
+  asm volatile("fence.proxy.async.shared::cta;");
+  if (cluster) {
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  } else {
+    __syncthreads();
+  }
+  if (threadIdx.x == 0 && rank == 0) {
+    uint32_t rdst = dst, rbar = bar;
+    if (mapa) {
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rdst) : "r"(dst), "r"(target));
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rbar) : "r"(bar), "r"(target));
+    }
+    if (reduce) {
+      asm volatile("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [%0], [%1], %2, [%3];"
+                   ::"r"(rdst), "r"(src), "r"(size), "r"(rbar) : "memory");
+    } else {
+      asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                   ::"r"(rdst), "r"(src), "r"(size), "r"(rbar) : "memory");
+    }
+  }
+  if (rank == target) {
+    uint32_t done = 0;
+    for (int it = 0; it < 2000000 && !done; ++it) {
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done) : "r"(bar) : "memory");
+    }
+    if (threadIdx.x == 0) info[0] = done;
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < size; i += blockDim.x) out[i] = sdst[i];
+  }
+  if (cluster) asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
 typedef CUresult (*EncodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -761,6 +829,60 @@ static int run_bulk(int cluster, int k) {
   return 0;
 }
 
+// One cluster-launch probe (see kProbeNames); 3 when it faulted.
+static int run_probe(int v) {
+  const Probe& p = kProbes[v];
+  std::vector<uint8_t> init(kBulkSize), src(kBulkSize);
+  gen_values(init.data(), kBulkSize, "u32", 0);
+  gen_values(src.data(), kBulkSize, "u32", 0);
+  uint8_t *d_init, *d_src;
+  CK(cudaMalloc(&d_init, kBulkSize));
+  CK(cudaMalloc(&d_src, kBulkSize));
+  CK(cudaMemcpy(d_init, init.data(), kBulkSize, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_src, src.data(), kBulkSize, cudaMemcpyHostToDevice));
+  CK(cudaMemset(d_info, 0, 16));
+  fprintf(man, "name=%s mode=red_probe op=%s dtype=u32 size=%u cluster=%d mapa=%d", p.name, p.reduce ? "add" : "copy",
+          kBulkSize, p.cluster, p.mapa);
+  uint32_t smem = 1024 + 4096 + kBulkSize;
+  if (!p.cluster) {
+    cluster_probe_case<<<1, 128, smem>>>(0, p.mapa, p.reduce, d_init, d_src, kBulkSize, d_out, d_info);
+  } else {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(p.cluster);
+    cfg.blockDim = dim3(128);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = p.cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cudaError_t e = cudaLaunchKernelEx(&cfg, cluster_probe_case, p.cluster, p.mapa, p.reduce, (const uint8_t*)d_init, (const uint8_t*)d_src,
+                                       kBulkSize, d_out, d_info);
+    if (e != cudaSuccess) {
+      fprintf(man, " status=launch_error:%s\n", cudaGetErrorName(e));
+      fflush(man);
+      return 3;
+    }
+  }
+  if (launch_failed()) return 3;
+  std::vector<uint8_t> res(kBulkSize);
+  uint32_t info[2];
+  CK(cudaMemcpy(res.data(), d_out, kBulkSize, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(info, d_info, 8, cudaMemcpyDeviceToHost));
+  uint64_t init_at = put(init.data(), kBulkSize);
+  uint64_t src_at = put(src.data(), kBulkSize);
+  uint64_t dump_at = put(res.data(), kBulkSize);
+  fprintf(man, " status=ok tx_ok=%u init_at=%llu src_at=%llu src_len=%u dump_at=%llu dump_len=%u\n", info[0],
+          (unsigned long long)init_at, (unsigned long long)src_at, kBulkSize, (unsigned long long)dump_at,
+          kBulkSize);
+  fflush(man);
+  CK(cudaFree(d_init));
+  CK(cudaFree(d_src));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::string dir = argc > 1 ? argv[1] : ".";
   make_red_cases();
@@ -791,7 +913,9 @@ int main(int argc, char** argv) {
     if (k < kNumTable) rc = run_case(kCases[k]);
     else if (k < kNumTable + (int)gRed.size()) rc = run_case(gRed[k - kNumTable]);
     else if (k < kNumTable + (int)gRed.size() + kNumBulkG) rc = run_bulk(0, k - kNumTable - (int)gRed.size());
-    else rc = run_bulk(1, k - kNumTable - (int)gRed.size() - kNumBulkG);
+    else if (k < kNumTable + (int)gRed.size() + kNumBulkG + kNumBulkC)
+      rc = run_bulk(1, k - kNumTable - (int)gRed.size() - kNumBulkG);
+    else rc = run_probe(k - kNumTable - (int)gRed.size() - kNumBulkG - kNumBulkC);
     if (rc == 3) {
       fclose(man);
       fclose(bin);

@@ -765,11 +765,9 @@ fn illegal_bulk_reduction_forms_are_refused_at_load() {
     }
 }
 
-/// The `.shared::cluster` form reduces into shared memory and completes the mbarrier with the
-/// byte count (u32 add, wrapping; the expected words are computed here).
-#[test]
-fn bulk_reduction_into_shared_cluster_completes_the_mbarrier() {
-    const PTX: &str = r#".version 8.7
+/// The `.shared::cluster` form: reduces `b` into `a` in the CTA's own shared memory (u32 add,
+/// 64 words) and completes the mbarrier with the byte count.
+const BULK_TO_CLUSTER: &str = r#".version 8.7
 .target sm_100a
 .address_size 64
 
@@ -778,8 +776,8 @@ fn bulk_reduction_into_shared_cluster_completes_the_mbarrier() {
     .shared .align 128 .b8 a[256];
     .shared .align 128 .b8 b[256];
     .shared .align 8 .b64 bar;
-    .reg .pred %p<3>;
-    .reg .b32 %r<10>;
+    .reg .pred %p<4>;
+    .reg .b32 %r<11>;
     .reg .b64 %rd<6>;
     ld.param.u64 %rd1, [out];
     mov.u32 %r1, %tid.x;
@@ -799,9 +797,17 @@ fn bulk_reduction_into_shared_cluster_completes_the_mbarrier() {
     bar.sync 0;
     @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 256;
     @%p1 cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [a], [b], 256, [bar];
+    // A bounded wait: without a cluster nothing ever arrives (TM0131).
+    mov.u32 %r10, 0;
 WAIT:
     mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
-    @!%p2 bra WAIT;
+    add.u32 %r10, %r10, 1;
+    setp.lt.u32 %p3, %r10, 64;
+    @!%p2 bra.uni NEXT;
+    bra.uni DONE;
+NEXT:
+    @%p3 bra WAIT;
+DONE:
     ld.shared.u32 %r9, [%r5];
     mul.wide.u32 %rd2, %r1, 4;
     add.s64 %rd3, %rd1, %rd2;
@@ -809,24 +815,43 @@ WAIT:
     ret;
 }
 "#;
-    let m = tmemu_ptx::parse(PTX).expect("parse");
-    let k = load(&m, PTX, "bredc.ptx", None).expect("load");
+
+fn run_bulk_to_cluster(cluster: Option<[u32; 3]>) -> (tmemu_sim::RunResult, Vec<u8>) {
+    let m = tmemu_ptx::parse(BULK_TO_CLUSTER).expect("parse");
+    let k = load(&m, BULK_TO_CLUSTER, "bredc.ptx", None).expect("load");
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
     let out = g.alloc("out", &[0u8; 256]);
     let launch = Launch {
         grid: [1, 1, 1],
         block: [64, 1, 1],
-        cluster: None,
+        cluster,
         dyn_shared: 0,
         params: params(&k, &[&out.to_le_bytes()]),
     };
     let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
-    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     let got = g.read_buffer(out).unwrap();
+    (r, got)
+}
+
+/// In a cluster launch (here of one CTA, as recorded on the H100) the words are the wrapping
+/// sums, computed here.
+#[test]
+fn bulk_reduction_into_shared_cluster_completes_the_mbarrier() {
+    let (r, got) = run_bulk_to_cluster(Some([1, 1, 1]));
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     for i in 0..64u32 {
         let want = 0xFFFF_FFF0u32.wrapping_add(i).wrapping_add(3 * i);
         let w = u32::from_le_bytes(got[4 * i as usize..4 * i as usize + 4].try_into().unwrap());
         assert_eq!(w, want, "word {i}");
     }
+}
+
+/// Without a cluster the H100 faults on the same instruction (tests/corpus/tma_h100,
+/// `cluster_*` and `plain_self_*` cases): TM0131 at the reduction, which moves nothing.
+#[test]
+fn bulk_reduction_into_shared_cluster_needs_a_cluster_launch() {
+    let (r, _) = run_bulk_to_cluster(None);
+    let ids: Vec<&str> = r.diagnostics.iter().map(|d| d.rule.id).collect();
+    assert!(ids.contains(&"TM0131"), "{:?}", r.diagnostics);
 }

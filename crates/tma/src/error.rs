@@ -25,6 +25,7 @@ pub mod rule {
     pub const MULTICAST_MASK: &str = "TM0128";
     pub const BOX_START_MISALIGNED: &str = "TM0129";
     pub const STORE_OUTSIDE_TENSOR: &str = "TM0130";
+    pub const SHARED_CLUSTER_WITHOUT_CLUSTER: &str = "TM0131";
 }
 
 /// The engine's global memory refused an access: `len` bytes at `addr` are not all inside an
@@ -80,6 +81,8 @@ pub enum TmaError {
     BoxStartMisaligned { coord: i64, bytes: i64 },
     #[error("a tensor store or reduction must stay inside the tensor: {what}")]
     StoreOutsideTensor { what: String },
+    #[error("a {what} into .shared::cluster needs a launch with a cluster (cluster dimensions, .explicitcluster or .reqnctapercluster; a cluster of one CTA will do): an H100 faults without one")]
+    SharedClusterWithoutCluster { what: &'static str },
     #[error("not modelled: {0}")]
     Unsupported(&'static str),
 }
@@ -103,6 +106,7 @@ impl TmaError {
             TmaError::Gather4Box { .. } => rule::MAP_INVALID,
             TmaError::BoxStartMisaligned { .. } => rule::BOX_START_MISALIGNED,
             TmaError::StoreOutsideTensor { .. } => rule::STORE_OUTSIDE_TENSOR,
+            TmaError::SharedClusterWithoutCluster { .. } => rule::SHARED_CLUSTER_WITHOUT_CLUSTER,
             TmaError::Unsupported(_) => return None,
         })
     }

@@ -412,3 +412,44 @@ fn bulk_reductions_match_the_h100_bit_for_bit() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ran >= 27, "compared {ran}");
 }
+
+/// The `.shared::cluster` forms (shared → shared): every `cp.reduce.async.bulk` into the CTA's
+/// own shared memory faulted in a launch without a cluster (`red_cluster` cases), as did the
+/// plain `cp.async.bulk` copy, with or without `mapa`; with a cluster of 1 (own CTA) or 2 CTAs
+/// (into the peer) the reduction ran, completed the mbarrier and added element-wise (TM0131 in
+/// the engine).
+#[test]
+fn shared_cluster_forms_need_a_cluster_launch() {
+    let (cases, dumps) = cases();
+    let plain: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.get("mode") == "red_cluster")
+        .collect();
+    assert!(plain.len() >= 12);
+    for c in &plain {
+        assert!(
+            c.get("status").starts_with("launch_error"),
+            "{}",
+            c.get("name")
+        );
+    }
+    let probes: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.get("mode") == "red_probe")
+        .collect();
+    assert_eq!(probes.len(), 6);
+    for c in probes {
+        let name = c.get("name");
+        let in_cluster = c.num("cluster") > 0;
+        assert_eq!(c.get("status") == "ok", in_cluster, "{name}");
+        if !in_cluster {
+            continue;
+        }
+        assert_eq!(c.get("tx_ok"), "1", "{name}: the mbarrier did not complete");
+        let init = c.bytes(&dumps, "init_at", "dump_len");
+        let src = c.bytes(&dumps, "src_at", "src_len");
+        let mut got = init.to_vec();
+        ReduceOp::Add.apply(TmElemType::U32, &mut got, src);
+        assert_eq!(got, c.bytes(&dumps, "dump_at", "dump_len"), "{name}");
+    }
+}

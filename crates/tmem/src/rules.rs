@@ -502,6 +502,17 @@ pub const TMA_STORE_OUTSIDE_TENSOR: Rule = Rule {
     checked_by: Some("tmemu_tma (TileBox::check_store); reported at the instruction by tmemu_sim (exec/tma.rs)"),
 };
 
+pub const BULK_SHARED_CLUSTER_WITHOUT_CLUSTER: Rule = Rule {
+    id: "TM0131",
+    name: "bulk-shared-cluster-without-cluster",
+    section: "§9.7.9.25.4.1, §9.7.9.25.4.2",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A shared-to-shared bulk copy or reduction (cp.async.bulk / cp.reduce.async.bulk .shared::cluster.shared::cta) needs a launch with an explicit cluster (cluster dimensions, .explicitcluster or .reqnctapercluster), even a cluster of one CTA.",
+    hardware: "Recorded on an H100: in a launch without a cluster both forms raise an illegal-instruction error, into the CTA's own shared memory with or without mapa; with a cluster of 1 or 2 CTAs they run (tests/corpus/tma_h100, red_probe and cluster_* cases). The ISA calls such a CTA an implicit 1-CTA cluster: this is the hardware's behaviour, not the ISA's text.",
+    checked_by: Some("tmemu_sim (exec/tma.rs) for cp.reduce.async.bulk; the cp.async.bulk copy is not checked yet"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM02xx — synchronisation (tmem.md §7 rules 16, 17, 28)
 
@@ -1194,6 +1205,7 @@ pub static RULES: &[Rule] = &[
     TMA_MULTICAST_MASK,
     TMA_BOX_START_MISALIGNED,
     TMA_STORE_OUTSIDE_TENSOR,
+    BULK_SHARED_CLUSTER_WITHOUT_CLUSTER,
     PAIR_DEALLOC_UNSYNCHRONISED,
     PAIR_PEER_INACTIVE,
     COMMIT_MBAR_NOT_SHARED_CLUSTER,

@@ -599,6 +599,14 @@ fn bulk_reduce_one<O: Observer>(
     l: usize,
     i: &BulkReduceInst,
 ) -> Result<(), Fail> {
+    if i.mbar.is_some() && !cx.env.explicit_cluster {
+        // Recorded on an H100 (TM0131): the shared::cluster form faults in a launch without
+        // a cluster, although the ISA calls that CTA an implicit cluster of one.
+        return Err(TmaError::SharedClusterWithoutCluster {
+            what: "cp.reduce.async.bulk",
+        }
+        .into());
+    }
     let n = w.read_any(i.size, l);
     let (dst_raw, src_raw) = (lane_addr(w, i.dst, l), lane_addr(w, i.src, l));
     // The ISA requires 16-byte aligned addresses and a size that is a multiple of 16.
