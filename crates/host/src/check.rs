@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use tmemu_check::dynamic::RaceObserver;
+use tmemu_check::dynamic::{launch_findings, RaceObserver};
 use tmemu_ptx::span::Span;
 use tmemu_sim::error::{Context, Diagnostic};
 use tmemu_sim::{AsyncPolicy, HangReport, Kernel, LaunchError, RunOptions, RunResult};
@@ -435,9 +435,9 @@ impl Accumulator {
                 None => o,
             }
         })?;
-        let races: Vec<(Diagnostic, Vec<(Span, &'static str)>)> = observers
+        // each group's findings, then the global-memory races between groups
+        let races: Vec<(Diagnostic, Vec<(Span, &'static str)>)> = launch_findings(observers)
             .into_iter()
-            .flat_map(RaceObserver::into_findings)
             .map(|f| (f.to_diagnostic(), f.related_spans()))
             .collect();
         let expects: Vec<ExpectReport> = check_expects(resolved, &out.buffers)

@@ -864,6 +864,35 @@ add("TM0204-tmem-access-race", "break-dealloc", "violation",
        "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];  // ~RELATED TM0204"]
     + free(mark=E("TM0204")) + ["    tcgen05.wait::ld.sync.aligned;"])
 
+# A .relaxed barrier orders no memory; the tcgen05 fences around it are what order tcgen05
+# instructions across it (PTX ISA 9.7.16.6.3). The dealloc is a tcgen05 instruction: without
+# fence::after_thread_sync it is not ordered after the other warps' (completed) loads.
+RELAXED_HANDOFF = ["    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};",
+                   "    tcgen05.wait::st.sync.aligned;"]
+add("TM0204-tmem-access-race", "break-dealloc-relaxed", "violation",
+    ["Every warp loads its cells and waits for the load (tcgen05.wait::ld), then",
+     "fence::before_thread_sync and a .relaxed cluster barrier; warp 0 deallocates without",
+     "fence::after_thread_sync. The relaxed barrier orders no memory, so the dealloc is not",
+     "ordered after the other warps' loads."],
+    alloc() + PUBLISH + RELAXED_HANDOFF
+    + ["    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];  // ~RELATED TM0204",
+       "    tcgen05.wait::ld.sync.aligned;", "    tcgen05.fence::before_thread_sync;",
+       "    barrier.cluster.arrive.relaxed.aligned;", "    barrier.cluster.wait.aligned;"]
+    + ["    @!%p1 bra L_FREED;",
+       "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;" + E("TM0204"), "L_FREED:"])
+add("legal-dealloc-after-relaxed-handoff", "keep", "clean",
+    ["Every warp loads its cells and waits for the load (tcgen05.wait::ld), then",
+     "fence::before_thread_sync, a .relaxed cluster barrier and fence::after_thread_sync",
+     "before warp 0 deallocates: canonical pattern 4 (PTX ISA 9.7.16.6.4.4) with the dealloc",
+     "as the consumer."],
+    alloc() + PUBLISH + RELAXED_HANDOFF
+    + ["    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];",
+       "    tcgen05.wait::ld.sync.aligned;", "    tcgen05.fence::before_thread_sync;",
+       "    barrier.cluster.arrive.relaxed.aligned;", "    barrier.cluster.wait.aligned;",
+       "    tcgen05.fence::after_thread_sync;"]
+    + ["    @!%p1 bra L_FREED;", "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;",
+       "L_FREED:"])
+
 add("TM0205-tmem-overwrite-before-wait-ld", "break", "violation",
     ["Each warp loads its cells and overwrites them with tcgen05.st before tcgen05.wait::ld",
      "(the register use of the loaded value does not order the TMEM cells)."],
@@ -1053,6 +1082,29 @@ add("TM0212-global-data-race", "keep", "clean",
                  "    st.release.cta.shared.u32 [%r15], 1;", "L_W:",
                  "    setp.eq.u32 %p3, %r1, 127;", "    @!%p3 bra L_EXIT;"]
     + flag_wait("L_SPIN", "acquire"), extra_shared=FLAG_SHARED)
+
+# Global memory between CTAs of different clusters (docs/arch/race.md, "Between SM groups"):
+# with the default 148 SMs each of these two CTAs is alone in its SM group, and the groups'
+# global accesses are compared after the launch.
+add("TM0212-global-data-race", "break-cross-cta", "violation",
+    ["CTA 1 computes its output base one tile too low (overlapping tiles): both CTAs' epilogue",
+     "stores write out[0..128] with plain stores. The CTAs are in different clusters (and SM",
+     "groups); nothing orders the stores: one finding for the pair, primary and related on",
+     "the epilogue store."],
+    ["    mov.u32 %r21, %ctaid.x;", "    setp.ne.u32 %p4, %r21, 0;",
+     "    @%p4 sub.s64 %rd1, %rd1, 512;"], grid=2)
+add("legal-cross-cta-release-acquire", "keep", "clean",
+    ["Thread 0 of CTA 0 writes out[254] and raises a flag in out[255] with atom.release.gpu;",
+     "thread 0 of CTA 1 spins on it with atom.acquire.gpu, reads out[254], and bar.sync hands",
+     "the acquire to its CTA, whose epilogue then overwrites out[254] and out[255]. Different",
+     "clusters, ordered only through global memory (a release after CTA 0's accesses, an",
+     "acquire before CTA 1's): no race."],
+    ["    mov.u32 %r21, %ctaid.x;", "    setp.eq.u32 %p4, %r21, 0;", "    @!%p2 bra L_SYNC;",
+     "    @!%p4 bra L_SPIN;", "    st.global.u32 [%rd1+1016], 5;",
+     "    atom.release.gpu.global.exch.b32 %r22, [%rd1+1020], 1;", "    bra.uni L_SYNC;",
+     "L_SPIN:", "    atom.acquire.gpu.global.or.b32 %r22, [%rd1+1020], 0;",
+     "    setp.eq.u32 %p5, %r22, 0;", "    @%p5 bra L_SPIN;",
+     "    ld.global.u32 %r20, [%rd1+1016];", "L_SYNC:", "    bar.sync 0;"], grid=2)
 
 BULK_SHARED = [".shared .align 128 .b8 bulk_dst[512];"]
 BULK_PRE = mbar_init() + ["    bar.sync 0;", "    mov.u32 %r22, bulk_dst;", "    @!%p2 bra L_ISSUED;",
@@ -1830,6 +1882,10 @@ def render(case: Case) -> dict[pathlib.Path, str]:
     if case.rule.startswith("TM0212") and case.which == "break":
         ptx = ptx.replace("    st.global.u32 [%rd2], %r20;\n",
                           "    st.global.u32 [%rd2], %r20;" + E("TM0212") + "\n")
+    if case.rule.startswith("TM0212") and case.which == "break-cross-cta":
+        # both sides of the race are the epilogue store (of CTA 1 and of CTA 0)
+        ptx = ptx.replace("    st.global.u32 [%rd2], %r20;\n",
+                          "    st.global.u32 [%rd2], %r20;" + E("TM0212") + " ~RELATED TM0212\n")
     d = HERE / case.rule
     return {d / f"{case.which}.ptx": ptx, d / f"{case.which}.toml": case.toml()}
 

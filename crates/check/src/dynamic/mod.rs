@@ -3,9 +3,11 @@
 //! observer per SM group.
 //!
 //! - [`RaceObserver`]: the happens-before race detector (`tmemu_race`) fed with the run's
-//!   accesses, synchronisations and asynchronous operations; its findings are TM0204–TM0213
+//!   accesses, synchronisations and asynchronous operations; its findings are TM0201–TM0213
 //!   diagnostics with both spans (the access and the earlier one it races).
+//! - [`launch_findings`]: every observer's findings plus the global-memory races between SM
+//!   groups, compared after the launch.
 
 mod race;
 
-pub use race::{RaceFinding, RaceObserver};
+pub use race::{launch_findings, RaceFinding, RaceObserver};

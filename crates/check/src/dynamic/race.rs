@@ -19,14 +19,16 @@
 //! - The cluster barrier of slot `s` is the detector key `CtaBarrier { cta: CLUSTER_KEY + s }`
 //!   (the detector's own `ClusterBarrier` key names one domain; here a group hosts several).
 //!
-//! # What is not compared
+//! # Between SM groups
 //!
-//! Warps of *different SM groups* are never compared: each group has its own observer (and
-//! with `--threads N` groups run in parallel). A global-memory race between two clusters
-//! that run on different groups is missed. With the default 148 SMs a launch of up to 148
-//! clusters (every kernel of the corpus but the 2048-CTA softmax benchmark) puts each cluster
-//! on its own group, so only races *within* a cluster are seen there; a run with fewer SMs
-//! (`nsms`) puts more clusters in one group and compares them. Missing, never inventing.
+//! Warps of *different SM groups* never meet in a detector: each group has its own observer
+//! (and with `--threads N` groups run in parallel). Each observer also keeps a
+//! [`GlobalLog`] of its group's global accesses and of the synchronisation that matters across
+//! clusters (release/acquire patterns through global memory); [`launch_findings`] compares
+//! the groups' logs after the launch (`tmemu_race::cross_group_races`) and reports the
+//! conflicting pairs no such synchronisation can order as TM0212, with the other group's access
+//! as the related span. A kernel that synchronises through global memory is compared only
+//! outside its synchronised windows (a possible miss, never a guess; docs/arch/race.md).
 //!
 //! # Cost
 //!
@@ -38,11 +40,14 @@ use std::collections::HashMap;
 
 use tmemu_ptx::span::Span;
 use tmemu_race::{
-    Access, AccessKind, Agent, Fence, MemOrder, MemSpace, OpId, OpKind, Place, Race, RaceDetector,
-    Region, Sem, SpanToken, SyncKey, WarpId,
+    cross_group_races, Access, AccessKind, Agent, CrossAccess, CrossRace, Fence, GlobalLog,
+    MemOrder, MemSpace, OpId, OpKind, Place, Race, RaceDetector, Region, Sem, Site, SpanToken,
+    SyncKey, WarpId,
 };
 use tmemu_sim::error::{Context, Diagnostic, Rule as SimRule};
+use tmemu_sim::exec::tma::TmaOp;
 use tmemu_sim::observer::{AsyncId, At, BulkGroup, CommitId, Observer, TcWait, TmemLifetime};
+use tmemu_sim::program::Inst;
 use tmemu_sim::Kernel;
 use tmemu_tmem::rules::Rule;
 
@@ -114,6 +119,9 @@ struct OpEntry {
     op: OpId,
     slot: u32,
     at: At,
+    /// A TMA reduction (`cp.reduce.async.bulk.tensor`): its global writes are atomic per
+    /// element, strong for the cross-group comparison.
+    reduce: bool,
 }
 
 /// Feeds one SM group's execution to a [`RaceDetector`] (see the module docs).
@@ -128,7 +136,16 @@ pub struct RaceObserver<'k> {
     commits: HashMap<CommitId, (tmemu_race::CommitId, u32)>,
     pending: Option<(AccessKey, At)>,
     addrs: Vec<u64>,
+    /// The lane of each of `addrs`.
+    lanes: Vec<u8>,
     findings: Vec<RaceFinding>,
+    /// The group's global accesses for the comparison between SM groups
+    /// ([`launch_findings`]).
+    log: GlobalLog,
+    /// `%ctaid` of every CTA the group ran, in order (`Site::cta` indexes it).
+    cta_ids: Vec<[u32; 3]>,
+    /// Per dense CTA index: the current occupant's index in `cta_ids`.
+    cta_site: Vec<u32>,
 }
 
 impl<'k> RaceObserver<'k> {
@@ -143,7 +160,11 @@ impl<'k> RaceObserver<'k> {
             commits: HashMap::new(),
             pending: None,
             addrs: Vec::with_capacity(256),
+            lanes: Vec::with_capacity(256),
             findings: Vec::new(),
+            log: GlobalLog::new(),
+            cta_ids: Vec::new(),
+            cta_site: Vec::new(),
         }
     }
 
@@ -210,6 +231,11 @@ impl<'k> RaceObserver<'k> {
         }
         let base = self.warps.len() as u32;
         self.cta_base[dense] = base;
+        if self.cta_site.len() <= dense {
+            self.cta_site.resize(dense + 1, 0);
+        }
+        self.cta_site[dense] = self.cta_ids.len() as u32;
+        self.cta_ids.push(at.ctaid);
         let ctx = self.context(at);
         for w in 0..nwarps.clamp(1, MAX_WARPS) {
             self.warps.push(WarpInfo {
@@ -234,6 +260,40 @@ impl<'k> RaceObserver<'k> {
             _ => {
                 self.begin_cta(at, MAX_WARPS);
                 WarpId(self.cta_base[dense] + at.warp.min(MAX_WARPS - 1))
+            }
+        }
+    }
+
+    /// The place of an event for the group's global log.
+    fn site(&self, at: At) -> Site {
+        let dense = Self::dense_cta(at.slot, at.cta) as usize;
+        Site {
+            span: SpanToken(at.pc),
+            cta: self.cta_site.get(dense).copied().unwrap_or(0),
+            warp: at.warp,
+        }
+    }
+
+    /// A thread access of shared or global memory, for the cross-group log: global ranges
+    /// are logged, strong shared accesses only count as release/acquire operations.
+    fn log_access(
+        &mut self,
+        at: At,
+        space: MemSpace,
+        size: u64,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        if space == MemSpace::Global {
+            let site = self.site(at);
+            self.log
+                .thread_access(site, &self.lanes, &self.addrs, size, kind, order);
+        } else if order.is_strong() {
+            if matches!(order, MemOrder::Release | MemOrder::AcqRel) {
+                self.log.release_op();
+            }
+            if matches!(order, MemOrder::Acquire | MemOrder::AcqRel) {
+                self.log.acquire_op();
             }
         }
     }
@@ -299,6 +359,8 @@ impl<'k> RaceObserver<'k> {
     #[inline]
     fn flush(&mut self) {
         if let Some((k, at)) = self.pending.take() {
+            self.log_access(at, k.space, k.size as u64, k.kind, k.order);
+            self.lanes.clear();
             self.det.access_lanes(
                 k.warp,
                 k.space,
@@ -383,6 +445,112 @@ impl<'k> RaceObserver<'k> {
     }
 }
 
+/// Every race finding of one launch, from its observers (one per SM group, in group order, as
+/// `tmemu_sim::run_observed` returns them): each group's own findings, then the global-memory
+/// races *between* groups (`tmemu_race::cross_group_races`: accesses of clusters on different
+/// SM groups that no synchronisation through global memory can order), TM0212 with the other
+/// group's access as the related span.
+pub fn launch_findings(mut observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
+    for o in &mut observers {
+        o.flush();
+    }
+    let cross: Vec<RaceFinding> = {
+        let logs: Vec<&GlobalLog> = observers.iter().map(|o| &o.log).collect();
+        cross_group_races(&logs)
+            .iter()
+            .map(|r| cross_finding(&observers, r))
+            .collect()
+    };
+    let mut out: Vec<RaceFinding> = observers
+        .into_iter()
+        .flat_map(RaceObserver::into_findings)
+        .collect();
+    out.extend(cross);
+    out
+}
+
+/// The context of one side of a cross-group race.
+fn cross_context(observers: &[RaceObserver<'_>], a: &CrossAccess) -> Context {
+    let Some(o) = observers.get(a.group as usize) else {
+        return Context::default();
+    };
+    let ctaid = o
+        .cta_ids
+        .get(a.site.cta as usize)
+        .copied()
+        .unwrap_or_default();
+    let d = o.cluster_dim;
+    Context {
+        cluster: [
+            ctaid[0] / d[0].max(1),
+            ctaid[1] / d[1].max(1),
+            ctaid[2] / d[2].max(1),
+        ],
+        cta: ctaid,
+        warp: a.site.warp,
+        lanes: 1 << a.lane.min(31),
+        pc: a.site.span.0,
+    }
+}
+
+fn cross_finding(observers: &[RaceObserver<'_>], r: &CrossRace) -> RaceFinding {
+    let kernel = observers[r.second.group as usize].kernel;
+    let span_of = |t: SpanToken| {
+        kernel
+            .info
+            .get(t.0 as usize)
+            .map(|i| i.span)
+            .unwrap_or(Span::DUMMY)
+    };
+    let (ctx, related_ctx) = (
+        cross_context(observers, &r.second),
+        cross_context(observers, &r.first),
+    );
+    let (span, related) = (span_of(r.second.site.span), span_of(r.first.site.span));
+    let who = |a: &CrossAccess, c: &Context| {
+        let what = match (a.bulk, a.strong) {
+            (true, true) => "TMA reduction",
+            (true, false) => "bulk copy",
+            (false, true) => "atomic",
+            (false, false) => "plain",
+        };
+        format!(
+            "the {what} {} by warp {} lane {} of CTA ({},{},{})",
+            kind_word(a.kind).trim_start(),
+            c.warp,
+            a.lane,
+            c.cta[0],
+            c.cta[1],
+            c.cta[2]
+        )
+    };
+    let message = format!(
+        "{} of global bytes {:#x}..{:#x} races {} at line {}: no happens-before between the \
+         accesses. The CTAs are in different clusters, which share no barrier or shared memory: \
+         only synchronisation through global memory could order them (a release after one \
+         access and an acquire before the other: st.release/atom.release and \
+         ld.acquire/atom.acquire at .gpu scope, or fences around relaxed atomics), and none does. \
+         Use atomics (red/atom) for a reduction, or give each CTA its own output range",
+        who(&r.second, &ctx),
+        r.bytes.start,
+        r.bytes.end,
+        who(&r.first, &related_ctx),
+        related.line
+    );
+    RaceFinding {
+        rule: &tmemu_tmem::rules::GLOBAL_DATA_RACE,
+        message,
+        span,
+        ctx,
+        related,
+        related_label: match r.first.kind {
+            AccessKind::Read => "conflicting read by a CTA of another cluster here",
+            AccessKind::Write => "conflicting write by a CTA of another cluster here",
+        },
+        related_ctx,
+    }
+}
+
 fn kind_word(k: AccessKind) -> &'static str {
     match k {
         AccessKind::Read => " read",
@@ -443,7 +611,7 @@ impl Observer for RaceObserver<'_> {
     fn memory(
         &mut self,
         at: At,
-        _lane: u32,
+        lane: u32,
         space: MemSpace,
         addr: u64,
         size: u32,
@@ -468,6 +636,7 @@ impl Observer for RaceObserver<'_> {
             }
         }
         self.addrs.push(addr);
+        self.lanes.push(lane as u8);
     }
 
     #[inline(always)]
@@ -489,12 +658,22 @@ impl Observer for RaceObserver<'_> {
         let w = self.warp(at);
         let mut n = 0;
         let mut buf = [0u64; 32];
+        self.lanes.clear();
         for (l, &a) in addrs.iter().enumerate() {
             if lanes >> l & 1 != 0 {
                 buf[n] = a;
                 n += 1;
+                self.lanes.push(l as u8);
             }
         }
+        if space == MemSpace::Global {
+            let site = self.site(at);
+            self.log
+                .thread_access(site, &self.lanes, &buf[..n], size as u64, kind, order);
+        } else {
+            self.log_access(at, space, size as u64, kind, order);
+        }
+        self.lanes.clear();
         self.det.access_lanes(
             w,
             Self::space(at.slot, space),
@@ -510,12 +689,18 @@ impl Observer for RaceObserver<'_> {
     fn fence(&mut self, at: At, f: Fence) {
         self.flush();
         let w = self.warp(at);
+        if f == Fence::AcqRel {
+            self.log.fence();
+        }
         self.det.fence(w, f);
     }
 
     fn sync_arrive(&mut self, at: At, key: SyncKey, sem: Sem) {
         self.flush();
         let w = self.warp(at);
+        if sem == Sem::Ordering {
+            self.log.release_op();
+        }
         self.det.arrive(w, Self::key(at.slot, key), sem);
     }
 
@@ -527,6 +712,9 @@ impl Observer for RaceObserver<'_> {
     fn sync_wait(&mut self, at: At, key: SyncKey, sem: Sem) {
         self.flush();
         let w = self.warp(at);
+        if sem == Sem::Ordering {
+            self.log.acquire_op();
+        }
         self.det.wait(w, Self::key(at.slot, key), sem);
     }
 
@@ -541,6 +729,9 @@ impl Observer for RaceObserver<'_> {
             },
             k => k,
         };
+        let reduce = kind == OpKind::Bulk
+            && matches!(self.kernel.code.get(at.pc as usize),
+                Some(Inst::Tma(t)) if matches!(t.op, TmaOp::Reduce { .. }));
         let op = self.det.issue(w, kind, SpanToken(at.pc));
         self.ops.insert(
             id,
@@ -548,6 +739,7 @@ impl Observer for RaceObserver<'_> {
                 op,
                 slot: at.slot,
                 at,
+                reduce,
             },
         );
     }
@@ -555,7 +747,17 @@ impl Observer for RaceObserver<'_> {
     fn async_access(&mut self, id: AsyncId, place: Place, kind: AccessKind) {
         self.flush();
         let Some(e) = self.ops.get(&id) else { return };
-        let (op, at) = (e.op, e.at);
+        let (op, at, reduce) = (e.op, e.at, e.reduce);
+        if let Place::Mem {
+            space: MemSpace::Global,
+            addr,
+            len,
+        } = place
+        {
+            let site = self.site(at);
+            let lane = at.lanes.trailing_zeros().min(31) as u8;
+            self.log.op_access(site, lane, addr, len, kind, reduce);
+        }
         self.det.op_access(op, Self::place(e.slot, place), kind);
         self.collect(at);
     }
@@ -586,7 +788,8 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         let w = self.warp(at);
         if let Some(e) = self.ops.get(&id) {
-            self.det.bulk_group_add(w, e.op);
+            // bulk async-groups are per thread: the issuing lane's
+            self.det.bulk_group_add_lanes(w, at.lanes, e.op);
         }
     }
 
@@ -594,8 +797,8 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         let w = self.warp(at);
         match ev {
-            BulkGroup::Commit => self.det.bulk_commit(w),
-            BulkGroup::Wait { n, read } => self.det.bulk_wait(w, n, read),
+            BulkGroup::Commit => self.det.bulk_commit_lanes(w, at.lanes),
+            BulkGroup::Wait { n, read } => self.det.bulk_wait_lanes(w, at.lanes, n, read),
         }
     }
 

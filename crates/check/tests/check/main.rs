@@ -11,5 +11,6 @@ mod forms;
 mod ptxas_agreement;
 mod race_compilers;
 mod race_corpus;
+mod race_cross_group;
 mod race_observer;
 mod ui;

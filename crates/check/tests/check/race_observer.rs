@@ -1,9 +1,9 @@
 //! The race observer's own bookkeeping on hand-written launches: CTAs of one SM group are
 //! compared with each other (global memory), a cluster that takes a finished one's resident
-//! slot starts on fresh shared memory and barriers, and what one observer per group cannot
-//! see (clusters on different groups) is missed, as docs/arch/race.md says.
+//! slot starts on fresh shared memory and barriers, and clusters on different groups are
+//! compared after the launch (`launch_findings`: global memory, docs/arch/race.md).
 
-use tmemu_check::dynamic::{RaceFinding, RaceObserver};
+use tmemu_check::dynamic::{launch_findings, RaceFinding, RaceObserver};
 use tmemu_sim::{install_globals, GlobalMemory, Launch, RunOptions};
 
 const HEADER: &str = ".version 8.8\n.target sm_100a\n.address_size 64\n";
@@ -64,6 +64,10 @@ JOIN:"
 }
 
 fn run(src: &str, grid: u32, nsms: u32) -> Vec<RaceFinding> {
+    run_threads(src, grid, nsms, 1)
+}
+
+fn run_threads(src: &str, grid: u32, nsms: u32, threads: usize) -> Vec<RaceFinding> {
     let kernel = tmemu_host::load_ptx_source(src, "k.ptx", None).unwrap();
     let mut global = GlobalMemory::new();
     install_globals(&kernel, &mut global).unwrap();
@@ -78,6 +82,7 @@ fn run(src: &str, grid: u32, nsms: u32) -> Vec<RaceFinding> {
     };
     let opts = RunOptions {
         nsms,
+        threads,
         ..Default::default()
     };
     let (r, observers) = tmemu_sim::run_observed(&kernel, &launch, &global, &opts, |_| {
@@ -85,10 +90,7 @@ fn run(src: &str, grid: u32, nsms: u32) -> Vec<RaceFinding> {
     })
     .unwrap();
     assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
-    observers
-        .into_iter()
-        .flat_map(|o| o.into_findings())
-        .collect()
+    launch_findings(observers)
 }
 
 fn rules(f: &[RaceFinding]) -> Vec<(&'static str, u32, u32)> {
@@ -128,10 +130,53 @@ fn atomics_across_ctas_are_silent() {
     assert!(run(&kernel(true), 4, 1).is_empty());
 }
 
+fn store_lines(src: &str) -> (u32, u32) {
+    let lines: Vec<u32> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("st.global.u32 [%rd1]"))
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    (lines[0], lines[1])
+}
+
 #[test]
-fn clusters_on_different_groups_are_not_compared() {
-    // 148 SMs: each CTA alone in its group, so the cross-CTA race is missed (documented).
-    assert!(run(&kernel(false), 4, 148).is_empty());
+fn clusters_on_different_groups_are_compared_after_the_launch() {
+    // 148 SMs: each CTA alone in its group; the groups' global logs are compared after the
+    // launch. CTAs 0 and 2 store through one line, 1 and 3 through the other: every
+    // pair of lines races, the same instruction in two clusters too (a split-K's plain
+    // store), the lower group's access related.
+    let src = kernel(false);
+    // The first store line is the one odd CTAs execute (even ones branch past it).
+    let (odd, even) = store_lines(&src);
+    for threads in [1, 4] {
+        let f = run_threads(&src, 4, 148, threads);
+        let got: Vec<_> = rules(&f);
+        assert_eq!(
+            got,
+            vec![
+                ("TM0212", odd, even),
+                ("TM0212", even, even),
+                ("TM0212", even, odd),
+                ("TM0212", odd, odd),
+            ],
+            "threads {threads}: {f:#?}"
+        );
+        // group 0 (CTA 0, the even line) against group 1 (CTA 1, the odd line)
+        assert_eq!(f[0].related_ctx.cta, [0, 0, 0]);
+        assert_eq!(f[0].ctx.cta, [1, 0, 0]);
+        assert_eq!((f[0].ctx.lanes, f[0].related_ctx.lanes), (1, 1));
+        assert!(
+            f[0].message.contains("different clusters"),
+            "{}",
+            f[0].message
+        );
+    }
+}
+
+#[test]
+fn atomics_across_groups_are_silent() {
+    assert!(run(&kernel(true), 4, 148).is_empty());
 }
 
 #[test]

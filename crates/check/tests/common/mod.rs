@@ -67,14 +67,15 @@ pub fn run_spec(spec_path: &Path, opts: &RunOptions) -> Result<RaceRun, NotRun> 
     let seconds = t0.elapsed().as_secs_f64();
     let mut findings = Vec::new();
     let mut stats = tmemu_race::Stats::default();
-    for o in observers {
+    for o in &observers {
         let s = o.stats();
         stats.thread_accesses += s.thread_accesses;
         stats.op_accesses += s.op_accesses;
         stats.ops_issued += s.ops_issued;
         stats.forced_reuses += s.forced_reuses;
-        findings.extend(o.into_findings());
     }
+    // each group's findings, then the global-memory races between groups
+    findings.extend(tmemu_check::dynamic::launch_findings(observers));
     Ok(RaceRun {
         result,
         findings,
