@@ -25,7 +25,9 @@ the JIT would, which lets the compiler prove 16-byte contiguity and emit `ld.glo
   layers use), per-group B, tiles mapped to groups by a search loop.
 * ho4_gemm_i8_dequant: int8 x int8 -> int32 (kind::i8) with a per-row / per-column scale
   dequant epilogue, f32 out.
-* ho4_dot_scaled_nvfp4: `tl.dot_scaled` e2m1 x e2m1 with scales every 16 K (NVFP4 style).
+* ho4_dot_scaled_nvfp4: `tl.dot_scaled` e2m1 x e2m1 with e8m0 scales every 16 K.
+* ho4_dot_scaled_nvfp4_e4m3: NVFP4 proper: e2m1 x e2m1 with **e4m3** scales every 16 K
+  (`kind::mxf4nvf4.block16`, UE4M3 scale type).
 """
 import numpy as np
 import triton
@@ -477,6 +479,34 @@ def _nvfp4_cases():
                       "e8m0 scales every 16 K (block16), f32 out; 128x128x128")]
 
 
+def _nvfp4_e4m3_cases():
+    M, N, K = 128, 128, 256
+    rng = np.random.default_rng(6011)
+    an = rng.integers(0, 16, size=(M, K), dtype=np.uint8)
+    bn = rng.integers(0, 16, size=(K, N), dtype=np.uint8)
+    a = (an[:, 0::2] | (an[:, 1::2] << 4)).astype(np.uint8)
+    b = (bn[0::2, :] | (bn[1::2, :] << 4)).astype(np.uint8)
+    # positive e4m3 scale codes between 0.25 and 4 (UE4M3: E4M3 with the sign bit clear)
+    codes = np.array([c for c in range(0x80) if 0.25 <= e4m3_bits_to_f64(np.uint8(c)) <= 4.0],
+                     np.uint8)
+    sa = codes[rng.integers(0, len(codes), size=(M, K // 16))]
+    sb = codes[rng.integers(0, len(codes), size=(N, K // 16))]
+    a64 = e2m1_nibbles_to_f64(an) * np.repeat(e4m3_bits_to_f64(sa), 16, axis=1)
+    b64 = e2m1_nibbles_to_f64(bn) * np.repeat(e4m3_bits_to_f64(sb), 16, axis=1).T
+    expected = (a64 @ b64).astype(np.float32)
+    why = ("each scaled e2m1 product has at most 8 significant bits and is exact in f32; the f32 "
+           "sum of 256 of them (|terms| <= 576) errs by at most 2^-24·Σ|ab| < 1e-2 absolute "
+           "in the worst case: rtol 1e-6, atol 1e-2")
+    return [Case("ho4_dot_scaled_nvfp4_e4m3", grid=[M // 128, N // 128],
+                 buffers=dict(a=Input(a, "u8"), sa=Input(sa, "fp8e4m3"), b=Input(b, "u8"),
+                              sb=Input(sb, "fp8e4m3"),
+                              c=Output("f32", [M, N], expected, 1e-6, 1e-2, why)),
+                 args=dict(a_ptr=Ptr("a"), a_scale_ptr=Ptr("sa"), b_ptr=Ptr("b"),
+                           b_scale_ptr=Ptr("sb"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = (A·sa) e2m1 @ (B·sb) e2m1, packed two per byte along K, "
+                      "ue4m3 scales every 16 K (NVFP4), f32 out; 128x128x128")]
+
+
 def _desc(dtype, shape):
     return f"tensordesc<{dtype}[{shape[0]}, {shape[1]}]>"
 
@@ -565,4 +595,14 @@ KERNELS = [
                  aligned=("a_ptr", "a_scale_ptr", "b_ptr", "b_scale_ptr", "c_ptr", "M", "N",
                           "K"),
                  must_contain=("block_scale",)),
+    TritonKernel(name="ho4_dot_scaled_nvfp4_e4m3", fn=nvfp4_kernel,
+                 signature=dict(a_ptr="*u8", a_scale_ptr="*fp8e4nv", b_ptr="*u8",
+                                b_scale_ptr="*fp8e4nv", c_ptr="*fp32", M="i32", N="i32",
+                                K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
+                                BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128),
+                 cases=_nvfp4_e4m3_cases, num_warps=4, num_stages=2,
+                 aligned=("a_ptr", "a_scale_ptr", "b_ptr", "b_scale_ptr", "c_ptr", "M", "N",
+                          "K"),
+                 must_contain=("mxf4nvf4.block_scale.block16",)),
 ]
