@@ -1771,6 +1771,40 @@ add_engine("TM0503-address-outside-space", "keep", "clean",
            ["mapa to the executing CTA's own rank."],
            ["    mov.u32 %r22, %r8;", "    mapa.shared::cluster.u32 %r23, %r4, %r22;"])
 
+add_engine("TM0503-address-outside-space", "break-getctarank", "violation",
+           ["getctarank of a global address (the output buffer): the ISA defines it only for",
+            "addresses of shared memory, so the address has no CTA rank."],
+           ["    getctarank.u64 %r23, %rd1;" + E("TM0503")])
+add_engine("TM0503-address-outside-space", "break-vector-atom", "violation",
+           ["A vector red (sm_90+) through a generic address of shared memory: vector atomics",
+            "are defined on .global only (PTX ISA §9.7.13.6), so the access is outside its",
+            "space. Nothing is written."],
+           ["    cvta.shared.u64 %rd3, tmem_slot;", "    mov.b16 %rs1, 0x3c00;",
+            "    red.add.noftz.v2.f16 [%rd3], {%rs1, %rs1};" + E("TM0503")])
+add_engine("TM0502-misaligned-access", "break-vector-atom", "violation",
+           ["red.global.add.v4.f32 (Triton's vectorised atomic_add) at out + 8: every f32 is",
+            "aligned, but the 16-byte vector is not."],
+           ["    mov.b32 %r21, 0x3f800000;",
+            "    red.global.add.v4.f32 [%rd1+8], {%r21, %r21, %r21, %r21};" + E("TM0502")])
+add_engine("legal-vector-atomics-and-getctarank", "keep", "clean",
+           ["Every thread of a CTA adds 1.0 to words 0..4 of its CTA's part of out with",
+            "red.global.add.v4.f32 and to the halves of words 4..8 with red.global.add.noftz.v8.f16,",
+            "and atom.global.v2.f16.max.noftz folds into word 8: atomics of many threads on the",
+            "same words are no race, and the barrier orders them before the CTA's own per-thread",
+            "stores. In a cluster of 2, each CTA asks getctarank for the peer address mapa gives:",
+            "its rank, as a valid address."],
+           ["    mov.b32 %r21, 0x3f800000;", "    mov.b16 %rs1, 0x3c00;",
+            "    mov.u32 %r26, %ctaid.x;", "    mul.wide.u32 %rd4, %r26, 128;",
+            "    add.s64 %rd4, %rd1, %rd4;",
+            "    red.global.add.v4.f32 [%rd4], {%r21, %r21, %r21, %r21};",
+            "    red.global.add.noftz.v8.f16 [%rd4+16], {%rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1};",
+            "    atom.global.v2.f16.max.noftz {%rs2, %rs3}, [%rd4+32], {%rs1, %rs1};",
+            "    xor.b32 %r22, %r8, 1;", "    mapa.shared::cluster.u32 %r23, %r4, %r22;",
+            "    getctarank.shared::cluster.u32 %r24, %r23;",
+            "    getctarank.shared::cluster.u32 %r25, tmem_slot;",
+            "    bar.sync 0;"],
+           grid=2, cluster=2)
+
 add_engine("TM0504-barrier-deadlock", "break", "hang",
            ["Warp 0 waits at named barrier 1 for 64 threads; warp 1 exits without arriving."],
            ["    @!%p1 bra L_EXIT;", "    bar.sync 1, 64;" + H("TM0504")], block=64)
