@@ -141,7 +141,7 @@ BUGS = [
         "at the MMA, related to the load. Fix (PR #2024, upstream triton-lang/triton#10263): "
         "the compute warps arrive on qk_empty after tcgen05.wait::ld and the MMA warp waits "
         "on it before the dq MMA.",
-        grid=1, block=160, args=['dtype = "u16"\nshape = [3072]\nfill = "iota"', U32_OUT(160)],
+        grid=1, block=160, args=[U32_IOTA(3072), U32_OUT(160)],
         buggy_verdict="violation",
         findings=[Finding("TM0205", "error", "dq", "tcgen05.mma.cta_group::1.kind::f16",
                           related="load")]),

@@ -38,7 +38,7 @@ __device__ __forceinline__ void commit(uint32_t bar) {
                : "memory");
 }
 
-extern "C" __global__ void mma_overwrites_tmem_in_use(const uint16_t* in, uint32_t* out) {
+extern "C" __global__ void mma_overwrites_tmem_in_use(const uint32_t* in, uint32_t* out) {
   __shared__ __align__(1024) uint8_t sA[128 * 16 * 2];
   __shared__ __align__(1024) uint8_t sB[2][32 * 16 * 2];
   __shared__ uint32_t slot;
@@ -55,10 +55,11 @@ extern "C" __global__ void mma_overwrites_tmem_in_use(const uint16_t* in, uint32
     mbar_init(smem_u32(&dq_done), 1);
   }
   for (int i = threadIdx.x; i < 128 * 16; i += blockDim.x)
-    *reinterpret_cast<uint16_t*>(sA + k32_offset(i / 16, i % 16)) = in[i];
+    *reinterpret_cast<uint16_t*>(sA + k32_offset(i / 16, i % 16)) = (uint16_t)in[i];
   for (int v = 0; v < 2; ++v)
     for (int i = threadIdx.x; i < 32 * 16; i += blockDim.x)
-      *reinterpret_cast<uint16_t*>(sB[v] + k32_offset(i / 16, i % 16)) = in[2048 + 512 * v + i];
+      *reinterpret_cast<uint16_t*>(sB[v] + k32_offset(i / 16, i % 16)) =
+          (uint16_t)in[2048 + 512 * v + i];
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   tc_sync_cta();
   const uint32_t tmem = slot;
