@@ -2,14 +2,24 @@
 //! loader asks [`supported`] first, so a form the numerics crate refuses is `unsupported` at
 //! load time.
 
-use tmemu_num::ops::cvt::cvt_pack_f32;
+use tmemu_num::ops::cvt::{cvt_f16x2_from_f8x2, cvt_pack_f32};
 use tmemu_num::ops::{cvt as num_cvt, ScalarType};
 
 use super::{Flow, Warp};
 use crate::program::CvtInst;
 
+/// `cvt{.relu}.f16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}`: a packed narrow source widened to
+/// f16x2, which the numerics crate provides as its own entry point (Triton emits it before an
+/// f16 mma.sync for fp8 dots).
+fn widen_f8x2(c: &CvtInst) -> bool {
+    c.to == ScalarType::F16x2 && c.b.is_none() && cvt_f16x2_from_f8x2(c.from, 0, c.m.relu).is_ok()
+}
+
 /// Whether the numerics crate executes this conversion (probed with a few source values).
 pub fn supported(c: &CvtInst) -> bool {
+    if widen_f8x2(c) {
+        return true;
+    }
     if c.b.is_some() {
         return c.from == ScalarType::F32
             && [0u32, 0x3f80_0000]
@@ -22,12 +32,14 @@ pub fn supported(c: &CvtInst) -> bool {
 }
 
 pub(super) fn exec(w: &mut Warp, mask: u32, c: &CvtInst) -> Flow {
+    let widen = widen_f8x2(c);
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;
         }
         let a = w.read_any(c.a, l);
         let r = match c.b {
+            None if widen => cvt_f16x2_from_f8x2(c.from, a as u16, c.m.relu).unwrap_or(0) as u64,
             Some(b) => {
                 let b = w.read_any(b, l);
                 cvt_pack_f32(c.to, a as u32, b as u32, c.m).unwrap_or(0) as u64
