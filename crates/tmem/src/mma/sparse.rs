@@ -19,9 +19,20 @@
 //!     16 bits (K 0..16) on lane L0 + (m % 8) + 16·(m / 16), the next 16 (K 16..32) on that
 //!     lane + 8, each in the cell's low half for rows with (m / 8) even and high half for
 //!     rows with (m / 8) odd.
-//! - Only sparsity selector 0, M = 128 with one CTA (datapath layout D), not `.ws`, not
-//!   block-scaled, and not `.kind::tf32` (1:2) are modelled: what the selector picks and the
-//!   other layouts are not stated in text, so those forms are `Unsupported` (incomplete).
+//! - **Granularity 1:2** (`.kind::tf32`, §9.7.16.10.8.1): each pair of consecutive K elements
+//!   of a row holds one stored element. The ISA's sparse `mma.sp`/`wgmma.sp` text for `.tf32`:
+//!   "the 4-bit index in the metadata indicates the position of the non-zero element in the
+//!   two-wide chunk. 0b1110 and 0b0100 are the only meaningful values". Reading (DERIVED): the
+//!   nibble is a 2:4 index pair over the pair's four 16-bit halves, so 0b0100 (halves 0, 1)
+//!   places the stored element first and 0b1110 (halves 2, 3) second; any other nibble is
+//!   refused. Metadata place: CUTLASS's `tmem_e_frg` TF32 atom for M = 128 is the f16 atom
+//!   with each K element taking 2 bits instead of 1, so a pair's nibble sits exactly where the
+//!   f16 layout puts group g's nibble ([`MetaLayout::Tf32`] uses [`MetaLayout::F16`]'s map
+//!   with g = the pair index; K = 16 gives 8 nibbles = 32 bits per row, as for f16).
+//! - Only sparsity selector 0, M = 128 with one CTA (datapath layout D), not `.ws`, and not
+//!   block-scaled are modelled: what the selector picks and the other layouts are not stated
+//!   in text (figures only: Figures 262-267 of §9.7.16.10.8.4), so those forms are
+//!   `Unsupported` (incomplete).
 
 use super::{DLayout, MmaError};
 use crate::desc::{InstrDescriptor, MmaKind};
@@ -33,6 +44,8 @@ pub enum MetaLayout {
     F16,
     /// 8-bit kinds (`.kind::i8`, `.kind::f8f6f4`): two columns, lane = row.
     Bits8,
+    /// `.kind::tf32` (1:2): the `F16` map, one nibble per pair of K elements.
+    Tf32,
 }
 
 impl MetaLayout {
@@ -52,7 +65,7 @@ impl MetaLayout {
         match idesc.kind {
             MmaKind::F16 => Ok(MetaLayout::F16),
             MmaKind::I8 | MmaKind::F8f6f4 => Ok(MetaLayout::Bits8),
-            MmaKind::Tf32 => Err(MmaError::Unsupported("sparse .kind::tf32 (1:2 metadata)")),
+            MmaKind::Tf32 => Ok(MetaLayout::Tf32),
             _ => Err(MmaError::Unsupported("sparse block-scaled kinds")),
         }
     }
@@ -60,17 +73,18 @@ impl MetaLayout {
     /// TMEM columns the metadata occupies from C0.
     pub fn columns(self) -> u32 {
         match self {
-            MetaLayout::F16 => 1,
+            MetaLayout::F16 | MetaLayout::Tf32 => 1,
             MetaLayout::Bits8 => 2,
         }
     }
 
-    /// (lane offset, column offset, bit) of nibble `g` of row `m`'s metadata.
+    /// (lane offset, column offset, bit) of nibble `g` of row `m`'s metadata (`g` counts
+    /// groups of 4 K elements, or pairs for `Tf32`).
     #[inline]
     pub fn nibble_at(self, m: u32, g: u32) -> (u32, u32, u32) {
         match self {
             MetaLayout::Bits8 => (m, g / 8, 4 * (g % 8)),
-            MetaLayout::F16 => (
+            MetaLayout::F16 | MetaLayout::Tf32 => (
                 (m % 8) + 8 * (g / 4) + 16 * (m / 16),
                 0,
                 16 * ((m / 8) % 2) + 4 * (g % 4),
@@ -100,13 +114,22 @@ pub fn expand_sparse_a(
         let dense = &mut out[m as usize * k_u..(m as usize + 1) * k_u];
         dense.fill(0.0);
         let stored = &packed[m as usize * k_u / 2..(m as usize + 1) * k_u / 2];
-        for g in 0..k / 4 {
-            let (dl, dc, bit) = meta.nibble_at(m, g);
-            let (lane, col) = (l0 + dl, c0 + dc);
-            if lane >= 128 || col >= 512 {
-                return Err(MmaError::TmemOutOfRange { lane, column: col });
+        if meta == MetaLayout::Tf32 {
+            for g in 0..k / 2 {
+                let nib = read_nibble(tmem, l0, c0, meta, m, g)?;
+                let at = match nib {
+                    0b0100 => 0,
+                    0b1110 => 1,
+                    _ => return Err(MmaError::Unsupported(
+                        "tf32 sparsity metadata other than 0b0100 or 0b1110 (undefined in the ISA)",
+                    )),
+                };
+                dense[2 * g as usize + at] = stored[g as usize];
             }
-            let nib = (tmem[(lane * 512 + col) as usize] >> bit) & 0xF;
+            continue;
+        }
+        for g in 0..k / 4 {
+            let nib = read_nibble(tmem, l0, c0, meta, m, g)?;
             let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
             if i0 == i1 {
                 return Err(MmaError::Unsupported(
@@ -119,4 +142,22 @@ pub fn expand_sparse_a(
         }
     }
     Ok(())
+}
+
+/// Nibble `g` of row `m`'s metadata, from the metadata at (lane `l0`, column `c0`).
+#[inline]
+fn read_nibble(
+    tmem: &[u32],
+    l0: u32,
+    c0: u32,
+    meta: MetaLayout,
+    m: u32,
+    g: u32,
+) -> Result<u32, MmaError> {
+    let (dl, dc, bit) = meta.nibble_at(m, g);
+    let (lane, col) = (l0 + dl, c0 + dc);
+    if lane >= 128 || col >= 512 {
+        return Err(MmaError::TmemOutOfRange { lane, column: col });
+    }
+    Ok((tmem[(lane * 512 + col) as usize] >> bit) & 0xF)
 }
