@@ -11,12 +11,13 @@
 //!
 //! Two CTAs of different clusters share no barrier, no mbarrier and no shared memory: the
 //! only happens-before between them goes through global memory, as a release pattern in one
-//! thread synchronising with an acquire pattern in the other (§8.8 "Release and Acquire
+//! thread synchronising with an acquire pattern in the other (§8, "Release and Acquire
 //! Patterns": a release operation, or a fence followed by a strong write; an acquire
 //! operation, or a strong read followed by a fence; morally strong at `.gpu`/`.sys` scope,
-//! §8.6, and chained through causality order, §8.9.3; `barrier.cluster` and mbarriers reach
-//! no further than the cluster, sync.md §7; `griddepcontrol` orders only against *other*
-//! grids). So an access `a` of group A can be ordered before an access `b` of group B only if
+//! "Morally strong operations"; chained through "Causality Order"). `barrier.cluster` and
+//! mbarriers reach no further than the cluster (sync.md §7), and `griddepcontrol` orders only
+//! against *other* grids. So an access `a` of group A can be ordered before an access `b` of
+//! group B only if
 //!
 //! - A performs a release pattern on global memory **after** `a` (in A's execution), and
 //! - B performs an acquire pattern on global memory **before** `b`.
@@ -191,16 +192,31 @@ impl GlobalLog {
         order: MemOrder,
     ) {
         let class = class_of(kind, order.is_strong(), self.acquired);
-        let stride = u8::try_from(size).unwrap_or(0);
-        let mut i = 0;
         let n = addrs.len().min(lanes.len());
-        while i < n {
-            let (start, lane0) = (addrs[i], lanes[i]);
-            let mut end = start.saturating_add(size);
-            let mut j = i + 1;
-            while j < n && addrs[j] == end && lanes[j] == lanes[j - 1].wrapping_add(1) {
+        // One lane's contiguous elements (a vector access reports them lane by lane).
+        let lane_run = |mut j: usize| -> (usize, u64) {
+            let mut end = addrs[j].saturating_add(size);
+            j += 1;
+            while j < n && lanes[j] == lanes[j - 1] && addrs[j] == end {
                 end = end.saturating_add(size);
                 j += 1;
+            }
+            (j, end)
+        };
+        let mut i = 0;
+        while i < n {
+            let (start, lane0) = (addrs[i], lanes[i]);
+            let (mut j, mut end) = lane_run(i);
+            let per_lane = end - start;
+            let mut merged = 1;
+            // Following lanes whose elements continue the range with the same extent.
+            while j < n && lanes[j] == lanes[j - 1].wrapping_add(1) && addrs[j] == end {
+                let (k, e) = lane_run(j);
+                if e - addrs[j] != per_lane {
+                    break;
+                }
+                (j, end) = (k, e);
+                merged += 1;
             }
             // Lanes reading the same element (a broadcast) add nothing.
             let dup = self.entries.last().is_some_and(|e| {
@@ -214,7 +230,11 @@ impl GlobalLog {
                     cta: site.cta,
                     warp: site.warp.min(u16::MAX as u32) as u16,
                     lane0,
-                    stride: if j - i > 1 { stride } else { 0 },
+                    stride: if merged > 1 {
+                        u8::try_from(per_lane).unwrap_or(0)
+                    } else {
+                        0
+                    },
                     class,
                     delta: 0,
                 });
@@ -531,6 +551,23 @@ mod tests {
         assert_eq!((r[0].first.group, r[0].second.group), (0, 1));
         // Byte 0x1040 is lane 16 of group 0's store, lane 0 of group 1's.
         assert_eq!((r[0].first.lane, r[0].second.lane), (16, 0));
+    }
+
+    #[test]
+    fn vector_elements_of_consecutive_lanes_are_one_range_with_their_lanes() {
+        // ld.v4.u32: each lane's four elements, lane by lane, lanes 0..8 at 16-byte steps.
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        let lanes: Vec<u8> = (0..8).flat_map(|l| [l; 4]).collect();
+        let addrs: Vec<u64> = (0..32).map(|e| 0x100 + 4 * e).collect();
+        let site = site(1);
+        a.thread_access(site, &lanes, &addrs, 4, AccessKind::Write, MemOrder::Weak);
+        assert_eq!(a.len(), 1);
+        store(&mut b, 2, 0x100 + 16 * 5 + 8, MemOrder::Weak);
+        let r = cross_group_races(&[&a, &b]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        // byte 0x158 is lane 5's third element
+        assert_eq!(r[0].bytes.start, 0x158);
+        assert_eq!(r[0].first.lane, 5);
     }
 
     #[test]

@@ -799,11 +799,11 @@ impl RaceDetector {
     /// What a `.relaxed` synchronisation carried (a peer's alloc, a completed
     /// `tcgen05.ld`/`st`, published by the other thread) reaches the tcgen05 view only through
     /// `fence::after_thread_sync`: a `.relaxed` arrive or wait orders no memory (PTX ISA
-    /// §9.7.13.15.16, §9.7.12.1), and tcgen05 instructions are ordered across threads by
-    /// such a synchronisation only with the tcgen05 fences around it (§9.7.16.6.3,
-    /// canonical patterns §9.7.16.6.4.3–4). Without the fence the dealloc is not ordered
-    /// after the other thread's TMEM accesses (TM0204; TM0201 for the pair, also against the
-    /// peer's alloc half).
+    /// §9.7.13.15.16; `barrier.cluster.arrive.relaxed` likewise), and tcgen05 instructions
+    /// are ordered across threads by such a synchronisation only with the tcgen05 fences
+    /// around it (§9.7.16.6.3, canonical patterns §9.7.16.6.4.3–4). Without the fence the
+    /// dealloc is not ordered after the other thread's TMEM accesses (TM0204; TM0201 for the
+    /// pair, also against the peer's alloc half).
     pub fn tmem_dealloc(
         &mut self,
         w: WarpId,

@@ -729,9 +729,13 @@ impl Observer for RaceObserver<'_> {
             },
             k => k,
         };
+        // TMA reductions, tensor or not, reduce each element atomically
         let reduce = kind == OpKind::Bulk
-            && matches!(self.kernel.code.get(at.pc as usize),
-                Some(Inst::Tma(t)) if matches!(t.op, TmaOp::Reduce { .. }));
+            && match self.kernel.code.get(at.pc as usize) {
+                Some(Inst::Tma(t)) => matches!(t.op, TmaOp::Reduce { .. }),
+                Some(Inst::BulkReduce(_)) => true,
+                _ => false,
+            };
         let op = self.det.issue(w, kind, SpanToken(at.pc));
         self.ops.insert(
             id,
