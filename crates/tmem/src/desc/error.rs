@@ -17,6 +17,9 @@ pub enum DescError {
     SmemBaseOffsetUnmodelled { base: u8 },
     /// A reserved instruction-descriptor bit is set (mask of offending bits).
     IdescReservedBits { bits: u32 },
+    /// Bits 24-26 of a block-scaled instruction descriptor are set: the ISA calls them
+    /// reserved, compilers set them with meanings the ISA does not give (UNCONFIRMED).
+    IdescUnmodelledBits { bits: u32 },
     /// An A/B/D type code that the `.kind` does not accept.
     IdescType { operand: char, code: u8 },
     /// M or N not legal for the kind, cta_group and variant.
@@ -56,6 +59,7 @@ impl DescError {
             SmemLboAbsolute => &rules::SMEM_DESC_LBO_MODE,
             SmemBaseOffsetUnmodelled { .. } => &rules::SMEM_DESC_BASE_OFFSET,
             IdescReservedBits { .. } => &rules::IDESC_RESERVED_BITS,
+            IdescUnmodelledBits { .. } => &rules::UNMODELLED_FORM,
             IdescType { .. } | IdescF16Accumulator => &rules::IDESC_TYPE,
             IdescShape { .. } => &rules::MMA_SHAPE,
             IdescNegateI8 => &rules::IDESC_NEGATE_I8,
@@ -93,6 +97,11 @@ impl core::fmt::Display for DescError {
             SmemBaseOffsetUnmodelled { base } => write!(
                 f,
                 "matrix base offset {base} is not modelled; addresses use base offset 0"
+            ),
+            IdescUnmodelledBits { bits } => write!(
+                f,
+                "block-scaled instruction descriptor sets bits {bits:#010x} (bits 24-26, reserved \
+                 in the PTX ISA; their meaning on hardware is not modelled)"
             ),
             IdescReservedBits { bits } => {
                 write!(

@@ -162,6 +162,17 @@ impl InstrDescriptor {
                 bits: raw & reserved,
             });
         }
+        // Block-scaled kinds: the PTX ISA's table has M >> 7 in bits 27-28 and bits 24-26
+        // reserved; newer CUTLASS (`UMMA::InstrDescriptorBlockScaled`) agrees on M and names
+        // bit 26 "unique SfA". Triton 3.9 sets bit 24 for `mxf4nvf4.block16` with UE8M0 scales
+        // (its 2-bit `scaleType` = 2), which by the ISA would select UE4M3. Which reading the
+        // hardware follows is UNCONFIRMED, so any of bits 24-26 set is an unmodelled form
+        // (verdict incomplete), never a shape error or a guess.
+        if block && raw & (0b111 << 24) != 0 {
+            return Err(DescError::IdescUnmodelledBits {
+                bits: raw & (0b111 << 24),
+            });
+        }
         let a_code = ((raw >> 7) & 7) as u8;
         let b_code = if block && kind != MmaKind::MxF8f6f4 {
             ((raw >> 10) & 3) as u8
