@@ -390,7 +390,10 @@ fn instruction_descriptor_errors() {
     }
     assert_eq!(rule(0x0920_0480, MmaKind::MxF4Nvf4), "TM0511");
     let no24 = InstrDescriptor::decode(0x0920_0480 & !(1 << 24), MmaKind::MxF4Nvf4).unwrap();
-    assert_eq!((no24.m, no24.n, no24.scale_type), (128, 128, Some(ScaleType::Ue4m3)));
+    assert_eq!(
+        (no24.m, no24.n, no24.scale_type),
+        (128, 128, Some(ScaleType::Ue4m3))
+    );
     let k96 =
         InstrDescriptor::decode((mx & !(1 << 27)) | 1 << 28 | 1 << 31, MmaKind::MxF4).unwrap();
     assert_eq!((k96.m, k96.k()), (256, 96));
