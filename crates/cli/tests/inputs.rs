@@ -59,6 +59,38 @@ const CASES: &[(&str, &[&str], i32)] = &[
         &["run", "D/alloc48.toml", "--set", "n=3"],
         2,
     ),
+    // --set on a kernel with parameters: an unknown name lists them, an index past them says
+    // how many there are, a non-scalar argument points at its place in the spec
+    (
+        "set_unknown_name_lists_parameters",
+        &[
+            "run",
+            "tests/corpus/rules/TM0130-tma-store-outside-tensor/break.toml",
+            "--set",
+            "n=4",
+        ],
+        2,
+    ),
+    (
+        "set_index_out_of_range",
+        &[
+            "run",
+            "tests/corpus/rules/TM0130-tma-store-outside-tensor/break.toml",
+            "--set",
+            "5=1",
+        ],
+        2,
+    ),
+    (
+        "set_not_a_scalar",
+        &[
+            "run",
+            "tests/corpus/rules/TM0130-tma-store-outside-tensor/break.toml",
+            "--set",
+            "rule_kernel_out=1",
+        ],
+        2,
+    ),
     (
         "set_without_value",
         &["run", "D/alloc48.toml", "--set", "n"],

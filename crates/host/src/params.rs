@@ -43,7 +43,30 @@ pub fn resolve_spec(
         .map(|s| SetOverride::parse(s))
         .collect::<Result<_, _>>()
         .map_err(|e| bad(e.to_string()))?;
-    spec.apply_overrides(&sets, &params)
+    let kernel_ref = tmemu_spec::KernelRef {
+        name: &kernel.name,
+        place: entry_place(kernel),
+    };
+    spec.apply_overrides_to(&sets, &params, &kernel_ref)
         .map_err(|e| bad(e.to_string()))?;
     resolve(spec, &params).map_err(|e| bad(e.to_string()))
+}
+
+/// `file:line` of the kernel's `.entry` directive, for messages about its parameters.
+fn entry_place(kernel: &Kernel) -> Option<String> {
+    let src: &str = &kernel.source;
+    let mut from = 0;
+    while let Some(i) = src[from..].find(".entry") {
+        let at = from + i;
+        let rest = src[at + ".entry".len()..].trim_start();
+        let after = rest.strip_prefix(kernel.name.as_str());
+        if after
+            .is_some_and(|a| !a.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$'))
+        {
+            let line = src[..at].matches('\n').count() + 1;
+            return Some(format!("{}:{line}", kernel.file));
+        }
+        from = at + ".entry".len();
+    }
+    None
 }

@@ -607,42 +607,126 @@ fn parse_number(text: &str) -> Option<Scalar> {
     Some(Scalar::Float(f))
 }
 
+/// The kernel `--set` overrides apply to, for messages: its name and, where known, where it is
+/// declared (`file:line` of its `.entry`).
+#[derive(Clone, Debug, Default)]
+pub struct KernelRef<'a> {
+    pub name: &'a str,
+    pub place: Option<String>,
+}
+
+impl std::fmt::Display for KernelRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.place, self.name.is_empty()) {
+            (_, true) => f.write_str("the kernel"),
+            (Some(p), false) => write!(f, "kernel '{}' ({p})", self.name),
+            (None, false) => write!(f, "kernel '{}'", self.name),
+        }
+    }
+}
+
+/// `0 'n' (u32)`: a parameter as `--set` messages list them.
+fn describe_param(i: usize, p: &ParamInfo) -> String {
+    let ty = match p.kind {
+        ParamKind::Scalar { bits, is_float } => {
+            format!("{}{bits}", if is_float { "f" } else { "b" })
+        }
+        ParamKind::Pointer => "pointer".to_string(),
+        ParamKind::ByteArray { len, .. } => format!("{len} bytes"),
+    };
+    format!("{i} '{}' ({ty})", p.name)
+}
+
 impl Spec {
     /// Applies `--set` overrides to scalar arguments. A target is a 0-based argument index or
-    /// the name of an entry parameter.
+    /// the name of an entry parameter. Messages name the kernel as the spec's `kernel` key
+    /// does; [`Spec::apply_overrides_to`] also says where it is declared.
     pub fn apply_overrides(
         &mut self,
         sets: &[SetOverride],
         params: &[ParamInfo],
     ) -> Result<(), SpecError> {
+        let name = self
+            .kernel
+            .as_ref()
+            .map(|k| k.value.clone())
+            .unwrap_or_default();
+        let kernel = KernelRef {
+            name: &name,
+            place: None,
+        };
+        self.apply_overrides_to(sets, params, &kernel)
+    }
+
+    /// [`Spec::apply_overrides`] for `kernel`: a bad target names the kernel, where it is
+    /// declared and the parameters it has; a non-scalar argument names its place in the spec.
+    pub fn apply_overrides_to(
+        &mut self,
+        sets: &[SetOverride],
+        params: &[ParamInfo],
+        kernel: &KernelRef<'_>,
+    ) -> Result<(), SpecError> {
+        let listing = || {
+            params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| describe_param(i, p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for s in sets {
             let err = |m: String| SpecError::new("--set", Site::unplaced(s.target.clone()), m);
             let index = match s.target.parse::<usize>() {
                 Ok(i) => i,
-                Err(_) => params
-                    .iter()
-                    .position(|p| p.name == s.target)
-                    .ok_or_else(|| {
-                        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-                        err(format!(
-                            "expected an argument index or a parameter name ({}), found \"{}\"",
-                            names.join(", "),
+                Err(_) => match params.iter().position(|p| p.name == s.target) {
+                    Some(i) => i,
+                    None if params.is_empty() => {
+                        return Err(err(format!(
+                            "{kernel} has no parameters, so there is nothing to override (found \"{}\")",
                             s.target
-                        ))
-                    })?,
+                        )))
+                    }
+                    None => {
+                        return Err(err(format!(
+                            "{kernel} has no parameter named \"{}\"; its parameters are {}: give one of these names or an index below {}",
+                            s.target,
+                            listing(),
+                            params.len()
+                        )))
+                    }
+                },
             };
             let Some(arg) = self.args.get_mut(index) else {
-                return Err(err(format!(
-                    "expected an argument index below {}, found {index}",
-                    self.args.len()
-                )));
+                return Err(err(if params.is_empty() {
+                    format!("{kernel} has no parameters, so there is nothing to override (found index {index})")
+                } else {
+                    format!(
+                        "expected an argument index below {}, found {index} ({kernel} has {} parameters: {})",
+                        self.args.len().max(params.len()),
+                        params.len(),
+                        listing()
+                    )
+                }));
             };
             match &mut arg.kind {
                 ArgKind::Scalar(v) => *v = s.value,
                 _ => {
-                    return Err(err(format!(
-                    "argument {index} is not a scalar (value = ...); --set overrides scalars only"
-                )))
+                    let what = params
+                        .get(index)
+                        .map(|p| format!(" ('{}')", p.name))
+                        .unwrap_or_default();
+                    let mut e = err(format!(
+                        "argument {index}{what} of {kernel} is not a scalar (value = ...) in the spec; --set overrides scalars only"
+                    ));
+                    // Point at the argument in the spec, which is what would have to change.
+                    if arg.site.line != 0 {
+                        e = SpecError::new(
+                            self.file.clone(),
+                            arg.site.with_key(format!("--set {}", s.target)),
+                            e.message,
+                        );
+                    }
+                    return Err(e);
                 }
             }
         }

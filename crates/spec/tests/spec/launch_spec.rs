@@ -200,14 +200,14 @@ fn overrides_by_position_and_name() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--set: error: key 'p': argument 2 is not a scalar (value = ...); --set overrides scalars only"
+        "k.toml:8:1: error: key '--set p': argument 2 ('p') of the kernel is not a scalar (value = ...) in the spec; --set overrides scalars only"
     );
     let e = spec
         .apply_overrides(&[SetOverride::parse("beta=3").unwrap()], &params)
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--set: error: key 'beta': expected an argument index or a parameter name (n, alpha, p), found \"beta\""
+        "--set: error: key 'beta': the kernel has no parameter named \"beta\"; its parameters are 0 'n' (b32), 1 'alpha' (f32), 2 'p' (pointer): give one of these names or an index below 3"
     );
     let e = SetOverride::parse("n=abc").unwrap_err();
     assert_eq!(
