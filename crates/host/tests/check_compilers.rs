@@ -17,12 +17,6 @@ use tmemu_spec::Spec;
 /// Kernels (spec path under tests/corpus/kernels) that tmemu cannot check correctly yet.
 const PENDING: &[(&str, &str)] = &[
     (
-        "holdout/ho4_attn_bwd_dkdv.toml",
-        "race false positive: sim exec/mma.rs places() observes an A operand in TMEM as lanes \
-         base..127 for every M; for M = 64 (layout F) it is 16 lanes per quarter, and Triton \
-         puts P^T and dS^T in the two lane halves: TM0204/TM0206 (immediate policy)",
-    ),
-    (
         "holdout/ho4_dot_scaled_nvfp4.toml",
         "Triton 3.9's mxf4nvf4.block16 idesc sets bit 24 (2-bit scale type = 2): tmemu reads \
          M=144 (TM0308); see KNOWN_FAILING in tests/holdout.rs",

@@ -16,13 +16,7 @@ use tmemu_sim::RunOptions;
 /// Specs (path under tests/corpus/kernels) on which the race observer reports a finding that
 /// is a tmemu false positive, with the root cause; printed as pending, never passed, and the
 /// test fails when one of them runs clean (remove it then).
-const KNOWN_FALSE_POSITIVES: &[(&str, &str)] = &[(
-    "holdout/ho4_attn_bwd_dkdv.toml",
-    "sim exec/mma.rs places(): an A operand in TMEM is observed as lanes base..127 whatever M; \
-     for M = 64 (layout F) it is lanes base + 32q .. +15 (what gather_tmem reads), and Triton \
-     packs P^T (lanes 0-15 of each quarter) and dS^T (lanes 16-31) into the same columns: \
-     TM0204/TM0206 between the dV MMA and the dS^T tcgen05.st",
-)];
+const KNOWN_FALSE_POSITIVES: &[(&str, &str)] = &[];
 
 /// The launch specs under `dir`, without the benchmark-sized ones.
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -564,17 +564,25 @@ fn places(op: &MmaOp, c: &Checked, ranks: &[usize]) -> Vec<(Place, AccessKind)> 
                 }
             }
             AOperand::Tmem(t) => {
+                // A's rows sit on the lanes D's rows do (`gather_tmem` reads row i at the
+                // layout's lane of D row i): the lane blocks of D's first column, e.g. 16
+                // lanes per quarter for M = 64 (layout F), where compilers keep other data in
+                // the other 16 lanes of the same columns.
                 let per_cell = 32 / fa.tmem_bits();
-                out.push((
-                    Place::Tmem(TmemRect {
-                        cta: r as u32,
-                        lane: t >> 16,
-                        lanes: 128 - (t >> 16).min(128),
-                        col: t & 0xFFFF,
-                        cols: ka.div_ceil(per_cell),
-                    }),
-                    AccessKind::Read,
-                ));
+                let a0 = t >> 16;
+                for b in blocks[..count].iter().filter(|b| b.col0 == 0) {
+                    let lane = a0 + b.lane;
+                    out.push((
+                        Place::Tmem(TmemRect {
+                            cta: r as u32,
+                            lane,
+                            lanes: b.rows.min(128 - lane.min(128)),
+                            col: t & 0xFFFF,
+                            cols: ka.div_ceil(per_cell),
+                        }),
+                        AccessKind::Read,
+                    ));
+                }
             }
         }
         let fb = OperandFormat {
