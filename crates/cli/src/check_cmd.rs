@@ -89,7 +89,14 @@ pub fn run(args: &Args) -> u8 {
         seeds: args.seeds.max(1),
         base_seed: args.base_seed,
         immediate: !args.no_immediate,
-        engine: args.engine.options(),
+        // specs run `--jobs` at a time: the default --threads shares the cores among them
+        engine: args.engine.options_sharing(
+            args.specs.len().min(
+                args.jobs
+                    .filter(|&j| j > 0)
+                    .unwrap_or_else(crate::run_cmd::available_threads),
+            ),
+        ),
         stop_on_hang: false,
     };
     let mut progress = Progress::start(

@@ -45,8 +45,10 @@ impl From<AsyncPolicy> for Policy {
 /// Engine options shared by `run`, `check` and `explore`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct EngineArgs {
-    /// Worker threads (SM groups run in parallel; results are identical for any N).
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads (SM groups run in parallel; results are identical for any N). 0, the
+    /// default: every core this process may use (`tmemu check` shares them among the specs
+    /// it checks at once). A kernel with global atomics runs on one thread whatever N is.
+    #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// Number of SMs.
     #[arg(long, default_value_t = 148)]
@@ -69,10 +71,22 @@ pub struct EngineArgs {
 }
 
 impl EngineArgs {
+    /// The engine options of one run that has the whole machine to itself.
     pub fn options(&self) -> RunOptions {
+        self.options_sharing(1)
+    }
+
+    /// The engine options when `concurrent` runs (specs checked at once) share the machine:
+    /// `--threads 0` (auto) gives each its share of the available cores, at least one, so
+    /// `tmemu check` of many specs does not start cores × cores threads.
+    pub fn options_sharing(&self, concurrent: usize) -> RunOptions {
+        let threads = match self.threads {
+            0 => (available_threads() / concurrent.max(1)).max(1),
+            n => n,
+        };
         RunOptions {
             nsms: self.sms,
-            threads: self.threads,
+            threads,
             max_steps: self.max_steps,
             pct_depth: self.pct_depth,
             pair_collective: tmemu_host::parse_pair(&self.pair_collective)
@@ -80,6 +94,23 @@ impl EngineArgs {
             ..Default::default()
         }
     }
+}
+
+/// What `--threads 0` (the default) means: the cores this process may run on
+/// (`std::thread::available_parallelism`: the CPU affinity mask and cgroup quota, so
+/// `taskset -c 2,3 tmemu run` gets 2), or 1 when that cannot be read. Results never depend on
+/// it: SM groups are fixed by `--sms`, not by the thread count, and come back in group order.
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// How many SM groups of `sms` SMs get a cluster of this grid: the engine runs each group on one
+/// thread, so the default `--threads` starts no more threads than that (a 2-CTA kernel reports
+/// 2 threads on a 16-core host, not 16). Only a cap: results never depend on the thread count.
+fn busy_sm_groups(grid: [u32; 3], cluster: [u32; 3], sms: u32) -> usize {
+    let csize = cluster.iter().product::<u32>().max(1);
+    let clusters = grid.iter().map(|&g| g as u64).product::<u64>() / csize as u64;
+    ((sms / csize).max(1) as u64).min(clusters.max(1)) as usize
 }
 
 /// Arguments of `tmemu run`.
@@ -150,6 +181,13 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
         ..Default::default()
     };
     let mut opts = config.options(&args.engine.options());
+    if args.engine.threads == 0 {
+        opts.threads = opts.threads.min(busy_sm_groups(
+            p.launch.grid,
+            p.cluster_dims(),
+            args.engine.sms,
+        ));
+    }
 
     let tracing = args.trace.is_some() || args.tmem_map.is_some();
     let mbar_pcs = if tracing {

@@ -122,3 +122,63 @@ fn unsupported_forms_exit_4_and_bad_specs_exit_2() {
     let (code, out, _) = tmemu(&["run", "tests/corpus/engine/no_such_spec.toml"]);
     assert_eq!(code, 2, "{out}");
 }
+
+/// `--threads` defaults to every available core (`0`: auto), and what a run reports does not
+/// depend on it: the human report (its stats line's time and thread count masked), the JSON
+/// report and the saved statistics other than time and thread count are those of `--threads 1`.
+/// atomic_hist.toml has global atomics, so the engine runs it on one thread whatever is asked.
+#[test]
+fn default_threads_are_every_core_and_change_nothing() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let dir = std::env::temp_dir().join(format!("tmemu-run-default-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stats_line = |out: &str| {
+        out.lines()
+            .find(|l| l.contains(" M warp-instr/s, "))
+            .unwrap_or_else(|| panic!("no stats line in {out}"))
+            .to_string()
+    };
+    // the stats line up to ") in <time>", and the rest of the report
+    let masked = |out: &str| {
+        out.lines()
+            .map(|l| l.split(") in ").next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    for (spec, atomics) in [
+        ("tests/corpus/kernels/triton/softmax.toml", false),
+        ("tests/corpus/engine/triton/atomic_hist.toml", true),
+    ] {
+        let mut reports = Vec::new();
+        for threads in [None, Some("0"), Some("1")] {
+            let stats = dir.join("stats.json");
+            let mut args = vec!["run", spec, "--stats", stats.to_str().unwrap()];
+            args.extend(threads.map(|t| ["--threads", t]).into_iter().flatten());
+            let (code, out, _) = tmemu(&args);
+            assert_eq!(code, 0, "{spec} {threads:?}: {out}");
+            let want = if threads == Some("1") || atomics {
+                1
+            } else {
+                cores
+            };
+            let plural = if want == 1 { "" } else { "s" };
+            assert!(
+                stats_line(&out).ends_with(&format!(", {want} thread{plural})")),
+                "{spec} {threads:?}: {out}"
+            );
+            let s = std::fs::read_to_string(&stats).unwrap();
+            assert!(
+                s.contains(&format!("\"threads\": {want},")),
+                "{spec} {threads:?}: {s}"
+            );
+            let (json_code, json, _) =
+                tmemu(&[&args[..2], &["--format", "json"], &args[4..]].concat());
+            assert_eq!(json_code, 0, "{json}");
+            let s = s.split("\"wall_seconds\"").next().unwrap().to_string();
+            reports.push((masked(&out), json, s));
+        }
+        assert!(
+            reports.windows(2).all(|w| w[0] == w[1]),
+            "{spec}: reports differ across --threads: {reports:#?}"
+        );
+    }
+}
