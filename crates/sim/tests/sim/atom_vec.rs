@@ -572,3 +572,115 @@ fn getctarank_of_a_global_address_is_tm0503() {
     only_rule(&r, "TM0503");
     assert!(r.diagnostics[0].to_string().contains("getctarank"), "{r:?}");
 }
+
+// ---- real compiler output ---------------------------------------------------------------
+
+/// CUDA 13.5's atomic intrinsics for sm_100a (kernels/atom_h100/nvcc_atomics.cu: float2/float4
+/// `atomicAdd` → `atom.global.add.v2/.v4.f32`, half2/bfloat162/half/bfloat16 → `atom.add.noftz`
+/// through a generic address, unsigned short `atomicCAS` → `atom.global.cas.b16`, double →
+/// `atom.relaxed.gpu.global.add.f64`), run on 32 threads against host arithmetic.
+#[test]
+fn nvcc_atomic_intrinsics_run_and_match_host_arithmetic() {
+    let k = crate::support::load_corpus("atom_h100", "nvcc_atomics.sm_100a.ptx");
+    let mut next = rng(0x1234_5678);
+    let mut f = |scale: f32| (next() % 2001) as f32 / 1000.0 * scale - scale;
+    // x: lane 3 a subnormal (flushed by the global f32 adds), the rest ordinary values
+    let x: Vec<f32> = (0..32)
+        .map(|t| if t == 3 { 1.0e-40 } else { f(8.0) })
+        .collect();
+    let f2: Vec<f32> = (0..64)
+        .map(|i| if i == 6 { 3.0e-39 } else { f(100.0) })
+        .collect();
+    let f4: Vec<f32> = (0..128).map(|_| f(100.0)).collect();
+    let h2: Vec<u16> = (0..64).map(|_| f16::from_f32(f(50.0)).to_bits()).collect();
+    let b2: Vec<u16> = (0..64).map(|_| bf16::from_f32(f(50.0)).to_bits()).collect();
+    let h: Vec<u16> = (0..32).map(|_| f16::from_f32(f(50.0)).to_bits()).collect();
+    let b: Vec<u16> = (0..32).map(|_| bf16::from_f32(f(50.0)).to_bits()).collect();
+    let us: Vec<u16> = (0..32).map(|t| (t % 3) as u16).collect();
+    let d: Vec<f64> = (0..32).map(|_| f64::from(f(1000.0)) / 3.0).collect();
+    let le32 = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let le16 = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let bufs = [
+        g.alloc("x", &le32(&x)),
+        g.alloc("f2", &le32(&f2)),
+        g.alloc("f4", &le32(&f4)),
+        g.alloc("old", &[0u8; 128]),
+        g.alloc("h2", &le16(&h2)),
+        g.alloc("b2", &le16(&b2)),
+        g.alloc("h", &le16(&h)),
+        g.alloc("b", &le16(&b)),
+        g.alloc("us", &le16(&us)),
+        g.alloc(
+            "d",
+            &d.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
+        ),
+    ];
+    let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, bufs));
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+    let rd = |i: usize| g.read_buffer(bufs[i]).unwrap();
+    let f32s = |i: usize| -> Vec<f32> {
+        rd(i)
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let u16s = |i: usize| -> Vec<u16> {
+        rd(i)
+            .chunks(2)
+            .map(|c| u16::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let gadd = |a: f32, b: f32| ftz32(ftz32(a) + ftz32(b));
+    let hadd = |bf: bool, a: u16, b: f32| f2h(bf, h2f(bf, a) + h2f(bf, f2h(bf, b)));
+    let (g2, g4, gold) = (f32s(1), f32s(2), f32s(3));
+    let (gh2, gb2, gh, gb, gus) = (u16s(4), u16s(5), u16s(6), u16s(7), u16s(8));
+    let gd: Vec<f64> = rd(9)
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for t in 0..32 {
+        let v = x[t];
+        let bits = |a: &[f32]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&g2[2 * t..2 * t + 2]),
+            bits(&[gadd(f2[2 * t], v), gadd(f2[2 * t + 1], -v)]),
+            "float2 {t}"
+        );
+        let add4 = [v, 2.0 * v, v * v, -1.0];
+        let want4: Vec<f32> = (0..4).map(|i| gadd(f4[4 * t + i], add4[i])).collect();
+        assert_eq!(bits(&g4[4 * t..4 * t + 4]), bits(&want4), "float4 {t}");
+        assert_eq!(gold[t].to_bits(), f4[4 * t].to_bits(), "float4 old .x {t}");
+        assert_eq!(
+            (gh2[2 * t], gh2[2 * t + 1]),
+            (
+                hadd(false, h2[2 * t], v),
+                hadd(false, h2[2 * t + 1], 0.5 * v)
+            ),
+            "half2 {t}"
+        );
+        assert_eq!(
+            (gb2[2 * t], gb2[2 * t + 1]),
+            (hadd(true, b2[2 * t], v), hadd(true, b2[2 * t + 1], 0.5 * v)),
+            "bfloat162 {t}"
+        );
+        assert_eq!(gh[t], hadd(false, h[t], v), "half {t}");
+        assert_eq!(gb[t], hadd(true, b[t], v), "bfloat16 {t}");
+        let cas = if us[t] == (t & 1) as u16 {
+            1000 + t as u16
+        } else {
+            us[t]
+        };
+        assert_eq!(gus[t], cas, "ushort cas {t}");
+        assert_eq!(
+            gd[t].to_bits(),
+            (d[t] + f64::from(v)).to_bits(),
+            "double {t}"
+        );
+    }
+    // lane 3's subnormal operand and float2 word 6 (subnormal) were flushed: +0 + +0
+    assert_eq!(g4[12].to_bits(), f4[12].to_bits());
+    assert_eq!(g2[6].to_bits(), 0);
+}
