@@ -1,4 +1,5 @@
-//! `tcgen05.mma.sp` with `.kind::tf32` (1:2 sparsity, PTX ISA §9.7.16.10.8): M = 128, N = 16,
+//! `tcgen05.mma.sp` with `.kind::tf32` (1:2 sparsity, PTX ISA §9.7.16.10.8): M = 128, N = 16
+//! (and `.ws` with N = 64),
 //! sparse K = 16, packed A (128 × 8 f32) and B in shared memory, the metadata at TMEM column
 //! 64. The reference is the f64 product of the dense A written out here from the packed values
 //! and the pair positions, so it shares nothing with the engine's expansion.
@@ -13,7 +14,6 @@ use tmemu_sim::exec::mma::{check, compute, AOperand, MmaOp};
 use tmemu_tmem::desc::MmaKind;
 
 const M: usize = 128;
-const N: usize = 16;
 const K: usize = 16;
 
 /// Writes row r's bytes K-major without swizzle: 16-byte chunk c of row r at
@@ -77,16 +77,19 @@ fn put_meta(tmem: &mut [u32], c0: usize, nib: &[u8]) {
     }
 }
 
-/// Runs the MMA with the metadata `nib`; returns (D as computed, the f64 reference).
+/// Runs the MMA (`.ws` when `ws`, N columns) with the metadata `nib`; returns (D as
+/// computed, the f64 reference).
 fn sp_tf32(
     nib_override: Option<(usize, u8)>,
     selector: u32,
+    ws: bool,
+    n: usize,
 ) -> Result<(Vec<f64>, Vec<f64>), String> {
     let (dense, packed, mut nib) = sparse_a(7);
     if let Some((i, x)) = nib_override {
         nib[i] = x;
     }
-    let b = vals(N * K, 8);
+    let b = vals(n * K, 8);
     let bytes =
         |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect() };
     let mut smem = vec![0u8; 32 * 1024];
@@ -95,23 +98,23 @@ fn sp_tf32(
         bytes(&packed[r * K / 2..(r + 1) * K / 2])
     });
     // B: 16 f32 = 64 bytes per row (four chunks, LBO 128, SBO 512)
-    put_rows(&mut smem, 16384, N, 128, 512, |r| {
+    put_rows(&mut smem, 16384, n, 128, 512, |r| {
         bytes(&b[r * K..(r + 1) * K])
     });
     let mut tmem = vec![0u32; 128 * 512];
     put_meta(&mut tmem, 64, &nib);
-    // D f32, A and B tf32 (code 2), sparse, N, M
+    // D f32, A and B tf32 (code 2), sparse, n, M
     let idesc = (1 << 4)
         | (2 << 7)
         | (2 << 10)
         | (1 << 2)
-        | ((N as u32 >> 3) << 17)
+        | ((n as u32 >> 3) << 17)
         | ((M as u32 >> 4) << 24)
         | selector;
     let op = MmaOp {
         kind: MmaKind::Tf32,
         cta_group: 1,
-        ws: false,
+        ws,
         idesc,
         d_taddr: 0,
         a: AOperand::Desc(desc_none(0, 128, 256)),
@@ -125,12 +128,12 @@ fn sp_tf32(
     };
     let c = check(&op).map_err(|e| e.to_string())?;
     compute(&op, &c, &[&smem], &mut [&mut tmem[..]]).map_err(|e| e.to_string())?;
-    let got = (0..M * N)
-        .map(|x| f64::from(f32::from_bits(tmem[(x / N) * 512 + x % N])))
+    let got = (0..M * n)
+        .map(|x| f64::from(f32::from_bits(tmem[(x / n) * 512 + x % n])))
         .collect();
-    let want = (0..M * N)
+    let want = (0..M * n)
         .map(|x| {
-            let (i, j) = (x / N, x % N);
+            let (i, j) = (x / n, x % n);
             (0..K)
                 .map(|kk| f64::from(dense[i * K + kk]) * f64::from(b[j * K + kk]))
                 .sum()
@@ -141,7 +144,7 @@ fn sp_tf32(
 
 #[test]
 fn sparse_tf32_mma_equals_the_dense_product_of_the_expanded_a() {
-    let (got, want) = sp_tf32(None, 0).unwrap();
+    let (got, want) = sp_tf32(None, 0, false, 16).unwrap();
     assert!(want.iter().any(|&x| x != 0.0));
     assert_eq!(got, want);
 }
@@ -150,10 +153,18 @@ fn sparse_tf32_mma_equals_the_dense_product_of_the_expanded_a() {
 fn sparse_tf32_metadata_other_than_the_two_meaningful_nibbles_is_refused() {
     // 0b1000 would be a valid 2:4 pair (0, 2) for f16, but names no tf32 position
     for bad in [0b1000u8, 0b0000, 0b1111] {
-        let e = sp_tf32(Some((5, bad)), 0).unwrap_err();
+        let e = sp_tf32(Some((5, bad)), 0, false, 16).unwrap_err();
         assert!(e.contains("not modelled") && e.contains("tf32"), "{e}");
     }
     // a non-zero sparsity selector: which sub-columns it picks is only in the ISA's figures
-    let e = sp_tf32(None, 1).unwrap_err();
+    let e = sp_tf32(None, 1, false, 16).unwrap_err();
     assert!(e.contains("not modelled"), "{e}");
+}
+
+#[test]
+fn ws_sparse_tf32_mma_with_m_128_reads_the_same_metadata_place() {
+    // `.ws.sp`, M = 128 (layout D), N = 64 (sparse .ws allows 64 and 128)
+    let (got, want) = sp_tf32(None, 0, true, 64).unwrap();
+    assert!(want.iter().any(|&x| x != 0.0));
+    assert_eq!(got, want);
 }

@@ -29,8 +29,9 @@
 //!   with each K element taking 2 bits instead of 1, so a pair's nibble sits exactly where the
 //!   f16 layout puts group g's nibble ([`MetaLayout::Tf32`] uses [`MetaLayout::F16`]'s map
 //!   with g = the pair index; K = 16 gives 8 nibbles = 32 bits per row, as for f16).
-//! - Only sparsity selector 0, M = 128 with one CTA (datapath layout D), not `.ws`, and not
-//!   block-scaled are modelled: what the selector picks and the other layouts are not stated
+//! - Only sparsity selector 0, M = 128 with one CTA (datapath layout D, `.ws` included: its
+//!   CUTLASS `tmem_e_frg_ws` M = 128 atoms equal the non-ws ones), and not block-scaled are
+//!   modelled: what the selector picks and the other layouts are not stated
 //!   in text (figures only: Figures 262-267 of §9.7.16.10.8.4), so those forms are
 //!   `Unsupported` (incomplete).
 
@@ -50,11 +51,15 @@ pub enum MetaLayout {
 
 impl MetaLayout {
     /// The modelled layout for this sparse instruction, or why it is not modelled.
-    pub fn select(idesc: &InstrDescriptor, layout: DLayout, ws: bool) -> Result<Self, MmaError> {
+    /// `_ws`: whether the MMA is `.ws` (its M = 128 metadata is placed as the non-ws one's).
+    pub fn select(idesc: &InstrDescriptor, layout: DLayout, _ws: bool) -> Result<Self, MmaError> {
         if !idesc.sparse {
             return Err(MmaError::Unsupported("metadata of a dense MMA"));
         }
-        if ws || layout != DLayout::D {
+        // `.ws` with M = 128 is datapath layout D too, and CUTLASS's `tmem_e_frg_ws` places
+        // its metadata exactly as `tmem_e_frg` does for every kind (DERIVED): modelled.
+        // `.ws` M = 64/32 (layouts E, G) are not.
+        if layout != DLayout::D {
             return Err(MmaError::Unsupported(
                 "sparse A other than M = 128 with .cta_group::1 (metadata layout not stated)",
             ));
