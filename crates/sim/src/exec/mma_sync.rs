@@ -216,9 +216,20 @@ pub(super) fn exec<O: Observer>(
     Flow::Next
 }
 
-/// The D register words (`[register][lane]`) of one `mma.sync`, given a reader of operand
-/// words: the whole instruction without the warp, so tests can drive it directly.
-pub fn compute(i: &MmaSyncInst, word: impl Fn(Any, usize) -> u64) -> Vec<[u64; 32]> {
+/// Largest element counts of A (m16n8k256 b1), B (k256 × n8) and C/D (16 × 8), and of the
+/// decoded float elements (m16n8k32 fp8): the per-instruction scratch lives on the stack.
+const MAX_A: usize = 16 * 256;
+const MAX_B: usize = 256 * 8;
+const MAX_C: usize = 16 * 8;
+const MAX_FA: usize = 16 * 32;
+const MAX_FB: usize = 32 * 8;
+/// Most D registers of a modelled form (four f32/s32/f64 of m16n8).
+pub const MAX_D_REGS: usize = 4;
+
+/// The D register words (`[register][lane]`, the first `i.d.len()` meaningful) of one
+/// `mma.sync`, given a reader of operand words: the whole instruction without the warp, so
+/// tests can drive it directly. Allocation-free.
+pub fn compute(i: &MmaSyncInst, word: impl Fn(Any, usize) -> u64) -> [[u64; 32]; MAX_D_REGS] {
     let (m, n, k) = (i.m, i.n, i.k);
     let (pa, pb, pc) = (i.a_ty.per_reg(), i.b_ty.per_reg(), i.acc.per_reg());
     let (ba, bb) = (i.a_ty.bits(), i.b_ty.bits());
@@ -229,10 +240,10 @@ pub fn compute(i: &MmaSyncInst, word: impl Fn(Any, usize) -> u64) -> Vec<[u64; 3
             (w >> (bits as usize * e)) & ((1u64 << bits) - 1)
         }
     };
-    // element bit patterns, row-major: A m×k, B k×n stored as column-major (n×k), C m×n
-    let mut a = vec![0u64; m * k];
-    let mut b = vec![0u64; k * n];
-    let mut c = vec![0u64; m * n];
+    // element bit patterns: A m×k row-major, B as n×k (column-major), C m×n row-major
+    let mut a = [0u64; MAX_A];
+    let mut b = [0u64; MAX_B];
+    let mut c = [0u64; MAX_C];
     for (r, &o) in i.a.iter().enumerate() {
         for lane in 0..32 {
             let w = word(o, lane);
@@ -261,9 +272,10 @@ pub fn compute(i: &MmaSyncInst, word: impl Fn(Any, usize) -> u64) -> Vec<[u64; 3
             }
         }
     }
-    let dm = dot_all(i, &a, &b, &c);
-    let mut out = vec![[0u64; 32]; i.d.len()];
-    for (r, regs) in out.iter_mut().enumerate() {
+    let mut dm = [0u64; MAX_C];
+    dot_all(i, &a[..m * k], &b[..k * n], &c[..m * n], &mut dm[..m * n]);
+    let mut out = [[0u64; 32]; MAX_D_REGS];
+    for (r, regs) in out.iter_mut().enumerate().take(i.d.len()) {
         for (lane, word) in regs.iter_mut().enumerate() {
             for e in 0..pc {
                 let (row, col) = cd_coord(m, pc, r, lane, e);
@@ -275,25 +287,25 @@ pub fn compute(i: &MmaSyncInst, word: impl Fn(Any, usize) -> u64) -> Vec<[u64; 3
 }
 
 /// D (m×n element bits) from A (m×k), B (n×k, column-major) and C (m×n).
-fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
+fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64], d: &mut [u64]) {
     let (m, n, k) = (i.m, i.n, i.k);
-    let mut d = vec![0u64; m * n];
     if i.a_ty.is_int() {
-        let ia: Vec<i64> = a.iter().map(|&x| int_value(i.a_ty, x)).collect();
-        let ib: Vec<i64> = b.iter().map(|&x| int_value(i.b_ty, x)).collect();
         for r in 0..m {
             for col in 0..n {
-                let (ar, bc) = (&ia[r * k..][..k], &ib[col * k..][..k]);
+                let (ar, bc) = (&a[r * k..][..k], &b[col * k..][..k]);
                 let s: i64 = if i.a_ty == Elem::B1 {
                     ar.iter()
                         .zip(bc)
                         .map(|(&x, &y)| match i.bitop {
-                            BitOp::And => x & y,
-                            BitOp::Xor => x ^ y,
+                            BitOp::And => (x & y) as i64,
+                            BitOp::Xor => (x ^ y) as i64,
                         })
                         .sum()
                 } else {
-                    ar.iter().zip(bc).map(|(&x, &y)| x * y).sum()
+                    ar.iter()
+                        .zip(bc)
+                        .map(|(&x, &y)| int_value(i.a_ty, x) * int_value(i.b_ty, y))
+                        .sum()
                 };
                 let s = s + i64::from(c[r * n + col] as u32 as i32);
                 let s = if i.satfinite {
@@ -304,7 +316,7 @@ fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
                 d[r * n + col] = u64::from(s as u32);
             }
         }
-        return d;
+        return;
     }
     if i.a_ty == Elem::F64 {
         for r in 0..m {
@@ -316,12 +328,17 @@ fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
                 d[r * n + col] = acc;
             }
         }
-        return d;
+        return;
     }
-    let da: Vec<Num> = a.iter().map(|&x| Num::of(i.a_ty, x)).collect();
-    let db: Vec<Num> = b.iter().map(|&x| Num::of(i.b_ty, x)).collect();
+    let mut da = [Num::ZERO; MAX_FA];
+    let mut db = [Num::ZERO; MAX_FB];
+    for (x, &bits) in da.iter_mut().zip(a) {
+        *x = Num::of(i.a_ty, bits);
+    }
+    for (x, &bits) in db.iter_mut().zip(b) {
+        *x = Num::of(i.b_ty, bits);
+    }
     let fp8 = matches!(i.a_ty, Elem::E4m3 | Elem::E5m2);
-    let mut prods = Vec::with_capacity(k);
     for r in 0..m {
         for col in 0..n {
             let (ar, bc) = (&da[r * k..][..k], &db[col * k..][..k]);
@@ -329,8 +346,9 @@ fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
             d[r * n + col] = if fp8 {
                 // ptxas's emulation: two f16 HMMAs over k mod 4 ∈ {0,1} then {2,3}, C added last
                 let half = |lo: bool, acc: u64| {
-                    let sel = |kk: &usize| (kk % 4 < 2) == lo;
-                    let p = (0..k).filter(sel).map(|kk| (ar[kk], bc[kk]));
+                    let p = (0..k)
+                        .filter(move |kk| (kk % 4 < 2) == lo)
+                        .map(|kk| (ar[kk], bc[kk]));
                     hmma(p, acc, i.acc)
                 };
                 let p = half(false, half(true, 0));
@@ -346,13 +364,10 @@ fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
                     _ => u64::from(f32_add(cv as u32, p as u32, FloatMods::RN)),
                 }
             } else {
-                prods.clear();
-                prods.extend(ar.iter().copied().zip(bc.iter().copied()));
-                hmma(prods.iter().copied(), cv, i.acc)
+                hmma(ar.iter().copied().zip(bc.iter().copied()), cv, i.acc)
             };
         }
     }
-    d
 }
 
 fn int_value(t: Elem, x: u64) -> i64 {
@@ -383,6 +398,14 @@ enum Class {
 }
 
 impl Num {
+    const ZERO: Num = Num {
+        class: Class::Zero,
+        neg: false,
+        sig: 0,
+        exp: 0,
+        nominal: 0,
+    };
+
     /// Decodes an IEEE-style pattern with `e` exponent and `mb` mantissa bits.
     fn ieee(x: u64, e: u32, mb: u32) -> Num {
         let neg = x >> (e + mb) & 1 != 0;

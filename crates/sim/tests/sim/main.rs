@@ -14,6 +14,7 @@ mod h100_diff;
 mod mma_forms;
 mod mma_ldmatrix;
 mod mma_sparse_tf32;
+mod mma_sync_forms;
 mod mma_sync_h100;
 mod tcgen05_engine;
 mod tcgen05_rules;
