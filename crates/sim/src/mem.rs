@@ -300,13 +300,9 @@ impl GlobalMemory {
         let i = self.buffers.partition_point(|b| b.addr <= a0);
         let buf = self.buffers.get(i.checked_sub(1)?)?;
         let room = buf.len.checked_sub(len as u64)?;
-        let amask = align as u64 - 1;
-        let mut bad = 0u64;
-        for (l, &a) in addrs.iter().enumerate() {
-            let act = 0u64.wrapping_sub((mask >> l & 1) as u64);
-            bad |= (((a.wrapping_sub(buf.addr) > room) as u64) | (a & amask)) & act;
-        }
-        (bad == 0).then_some(GlobalSpan { buf })
+        // four lanes at a time (exec/scan.rs); the inactive lanes are masked off afterwards
+        let bad = crate::exec::scan::global_bad_lanes(addrs, buf.addr, room, align as u64 - 1);
+        (bad & mask == 0).then_some(GlobalSpan { buf })
     }
 
     /// Warp-wide load of `size` (1, 2 or 4) bytes per active lane into `out` (zero-extended)

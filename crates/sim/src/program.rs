@@ -720,34 +720,15 @@ pub enum Inst {
         d: Any,
         a: u64,
     },
-    /// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}
-    CpAsync {
-        dst: Addr,
-        src: Addr,
-        size: u8,
-        src_size: Option<Any>,
-    },
+    /// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size} (boxed, as the other
+    /// copies: their addresses would triple the size of every `Inst`)
+    CpAsync(Box<CpAsyncInst>),
     /// cp.async.bulk.shared::cta/cluster.global.mbarrier::complete_tx::bytes
-    CpBulkG2S {
-        dst: Addr,
-        src: Addr,
-        size: Any,
-        mbar: Addr,
-        multicast: Option<S32>,
-    },
+    CpBulkG2S(Box<CpBulkG2SInst>),
     /// cp.async.bulk.global.shared::cta.bulk_group
-    CpBulkS2G {
-        dst: Addr,
-        src: Addr,
-        size: Any,
-    },
+    CpBulkS2G(Box<CpBulkS2GInst>),
     /// cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
-    CpBulkS2Cluster {
-        dst: Addr,
-        src: Addr,
-        size: Any,
-        mbar: Addr,
-    },
+    CpBulkS2Cluster(Box<CpBulkS2ClusterInst>),
     // ---- warp-level
     Shfl {
         mode: ShflMode,
@@ -843,6 +824,38 @@ pub enum Inst {
     MmaSync(Box<crate::exec::mma_sync::MmaSyncInst>),
     /// brx.idx (exec/brx.rs).
     Brx(Box<crate::exec::brx::BrxInst>),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct CpAsyncInst {
+    pub dst: Addr,
+    pub src: Addr,
+    pub size: u8,
+    pub src_size: Option<Any>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct CpBulkG2SInst {
+    pub dst: Addr,
+    pub src: Addr,
+    pub size: Any,
+    pub mbar: Addr,
+    pub multicast: Option<S32>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct CpBulkS2GInst {
+    pub dst: Addr,
+    pub src: Addr,
+    pub size: Any,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct CpBulkS2ClusterInst {
+    pub dst: Addr,
+    pub src: Addr,
+    pub size: Any,
+    pub mbar: Addr,
 }
 
 #[derive(Clone, Debug)]
@@ -1029,6 +1042,10 @@ pub struct Kernel {
     /// Source text lines for diagnostics are kept by the caller; this is the source's line
     /// table of `.loc`-free positions only.
     pub source: std::sync::Arc<str>,
+    /// The r32 / r64 registers `Warp::reset` zeroes for a new CTA: those some thread may read
+    /// before writing (loader/reset.rs; every register when the analysis is unsure).
+    pub reset_r32: Vec<u16>,
+    pub reset_r64: Vec<u16>,
 }
 
 #[derive(Clone, Debug)]
@@ -1055,4 +1072,21 @@ pub struct GlobalVar {
     pub init: Vec<u8>,
     /// (offset in init, symbol index into `globals`, addend): the address of another global.
     pub relocs: Vec<(u64, usize, i64)>,
+}
+
+#[cfg(test)]
+mod tests {
+    /// The executor walks `Kernel::code` one `Inst` per step: a compact enum keeps a
+    /// straight-line run of instructions on few cache lines, so rare large forms are boxed
+    /// (the copies' three addresses made every `Inst` 96 bytes). 56 bytes are the three-source
+    /// 64-bit forms (`mad.lo.s64`, `fma.rn.f64`, `fma.rn.f32x2`: three 16-byte `S64`s).
+    #[test]
+    fn inst_stays_compact() {
+        let size = std::mem::size_of::<super::Inst>();
+        println!("size_of::<Inst>() = {size}");
+        assert!(
+            size <= 56,
+            "Inst grew to {size} bytes: box the new large variant"
+        );
+    }
 }

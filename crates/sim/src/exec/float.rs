@@ -1,6 +1,8 @@
 //! Float instructions. Arithmetic semantics come from [`crate::fp`] (the adapter over the
 //! numerics crate); this file only runs the lane loops.
 
+use std::mem::MaybeUninit;
+
 use super::{Flow, Warp};
 use crate::fp;
 use crate::program::{FMods, FOp, FUnOp, Inst, Rnd};
@@ -53,9 +55,10 @@ fn bin_f64(op: FOp, m: FMods, x: u64, y: u64) -> u64 {
 compile_error!("tmemu-sim assumes a little-endian host");
 
 #[inline(always)]
-fn as_halves(v: &[u64; 32]) -> [u32; 64] {
-    // SAFETY: both are 256 plain bytes with no invalid bit patterns.
-    unsafe { std::mem::transmute::<[u64; 32], [u32; 64]>(*v) }
+fn as_halves(v: &[u64; 32]) -> &[u32; 64] {
+    // SAFETY: both are 256 plain bytes with no invalid bit patterns, and u32 needs no more
+    // alignment than u64; the view borrows `v` (no copy).
+    unsafe { &*(v as *const [u64; 32] as *const [u32; 64]) }
 }
 
 #[inline(always)]
@@ -82,7 +85,8 @@ fn first_mut(v: &mut [u32]) -> &mut [u32; 32] {
 pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
     match *inst {
         Inst::F32Bin { op, m, d, a, b } => {
-            let (a, b) = (w.get(a), w.get(b));
+            let (mut t0_0, mut t0_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (w.src(a, &mut t0_0), w.src(b, &mut t0_1));
             let mut r = [0u32; 32];
             // dispatch outside the lane loop so each loop is monomorphic; the common forms
             // go to the numerics crate's 32-lane entry points (vectorised `.rn` fast path)
@@ -100,7 +104,16 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::F32Max3 { op, m, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t1_0, mut t1_1, mut t1_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t1_0),
+                w.src(b, &mut t1_1),
+                w.src(c, &mut t1_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = bin_f32(op, m, bin_f32(op, m, a[l], b[l]), c[l]);
@@ -108,19 +121,30 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::F32Fma { m, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t2_0, mut t2_1, mut t2_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t2_0),
+                w.src(b, &mut t2_1),
+                w.src(c, &mut t2_2),
+            );
             let mut r = [0u32; 32];
             nf::f32_fma_lanes(&a, &b, &c, fp::mods(m), &mut r);
             w.set(d, mask, &r);
         }
         Inst::F32Un { op, m, d, a } => {
-            let a = w.get(a);
+            let mut t3_0 = MaybeUninit::uninit();
+            let a = w.src(a, &mut t3_0);
             let mut r = [0u32; 32];
             fp::un32_lanes(op, &a, m, &mut r);
             w.set(d, mask, &r);
         }
         Inst::F64Bin { op, m, d, a, b } => {
-            let (a, b) = (w.get(a), w.get(b));
+            let (mut t4_0, mut t4_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (w.src(a, &mut t4_0), w.src(b, &mut t4_1));
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = bin_f64(op, m, a[l], b[l]);
@@ -128,7 +152,16 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::F64Fma { m, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t5_0, mut t5_1, mut t5_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t5_0),
+                w.src(b, &mut t5_1),
+                w.src(c, &mut t5_2),
+            );
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = fp::fma64(a[l], b[l], c[l], m);
@@ -136,7 +169,8 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::F64Un { op, m, d, a } => {
-            let a = w.get(a);
+            let mut t6_0 = MaybeUninit::uninit();
+            let a = w.src(a, &mut t6_0);
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = fp::un64(op, a[l], m);
@@ -147,7 +181,8 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             // split into halves so each half runs through the 32-lane entry points
             // elementwise, so the 64 halves can run in any grouping: two calls over the
             // register arrays seen as 64 f32 values (no split and join per lane)
-            let (a, b) = (as_halves(&w.get(a)), as_halves(&w.get(b)));
+            let (mut ta, mut tb) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (as_halves(w.src(a, &mut ta)), as_halves(w.src(b, &mut tb)));
             let mut r = [0u32; 64];
             let f = match op {
                 FOp::Add => nf::f32_add_lanes,
@@ -160,7 +195,8 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &from_halves(r));
         }
         Inst::F32x2Bin { op, m, d, a, b } => {
-            let (a, b) = (w.get(a), w.get(b));
+            let (mut t7_0, mut t7_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (w.src(a, &mut t7_0), w.src(b, &mut t7_1));
             let mut r = [0u64; 32];
             for l in 0..32 {
                 let lo = bin_f32(op, m, a[l] as u32, b[l] as u32);
@@ -170,10 +206,15 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::F32x2Fma { m, d, a, b, c } => {
+            let (mut ta, mut tb, mut tc) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
             let (a, b, c) = (
-                as_halves(&w.get(a)),
-                as_halves(&w.get(b)),
-                as_halves(&w.get(c)),
+                as_halves(w.src(a, &mut ta)),
+                as_halves(w.src(b, &mut tb)),
+                as_halves(w.src(c, &mut tc)),
             );
             let mut r = [0u32; 64];
             let (r0, r1) = r.split_at_mut(32);
@@ -188,7 +229,8 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &from_halves(r));
         }
         Inst::SetpHalf(ref h) => {
-            let (a, b) = (w.get(h.a), w.get(h.b));
+            let (mut t8_0, mut t8_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (w.src(h.a, &mut t8_0), w.src(h.b, &mut t8_1));
             let cmp = |x: u32, y: u32| {
                 tmemu_num::ops::half::half_cmp(h.kind, h.op, x as u16, y as u16, h.ftz)
             };
@@ -234,7 +276,16 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set_pred(p, mask, bits);
         }
         Inst::Half(ref h) => {
-            let (a, b, c) = (w.get(h.a), w.get(h.b), w.get(h.c));
+            let (mut t9_0, mut t9_1, mut t9_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(h.a, &mut t9_0),
+                w.src(h.b, &mut t9_1),
+                w.src(h.c, &mut t9_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = if h.x2 {
@@ -253,7 +304,16 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(h.d, mask, &r);
         }
         Inst::Mixed(ref x) => {
-            let (a, b, c) = (w.get(x.a), w.get(x.b), w.get(x.c));
+            let (mut t10_0, mut t10_1, mut t10_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(x.a, &mut t10_0),
+                w.src(x.b, &mut t10_1),
+                w.src(x.c, &mut t10_2),
+            );
             let widen = |v: u32| -> u32 {
                 if x.bf16 {
                     (v & 0xffff) << 16

@@ -4,6 +4,8 @@
 //! write. Division by zero yields all-ones and the dividend as remainder (PTX leaves it
 //! unspecified); signed overflow (MIN / -1) wraps to MIN, as two's-complement hardware does.
 
+use std::mem::MaybeUninit;
+
 use super::{Flow, Warp};
 use crate::program::{Any, BoolOp, CmpOp, Inst, IntExtOp, IntOp, IntUnOp, Narrow, PSrc, S};
 use tmemu_num::ops::int::{self as ni, IntTy};
@@ -327,8 +329,10 @@ pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             b,
             comb,
         } => {
-            let a = w.get(a);
-            let b = w.get(b);
+            let mut t2_0 = MaybeUninit::uninit();
+            let a = w.src(a, &mut t2_0);
+            let mut t3_0 = MaybeUninit::uninit();
+            let b = w.src(b, &mut t3_0);
             let mut bits = 0u32;
             for l in 0..32 {
                 bits |= (cmp64(cmp, a[l], b[l]) as u32) << l;
@@ -341,16 +345,18 @@ pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
         }
         Inst::Selp32 { d, a, b, p } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.pred(p));
-            let mut r = a;
+            let (mut t4_0, mut t4_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b, c) = (w.src(a, &mut t4_0), w.src(b, &mut t4_1), w.pred(p));
+            let mut r = *a;
             for l in 0..32 {
                 r[l] = if c >> l & 1 != 0 { a[l] } else { b[l] };
             }
             w.set(d, mask, &r);
         }
         Inst::Selp64 { d, a, b, p } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.pred(p));
-            let mut r = a;
+            let (mut t5_0, mut t5_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b, c) = (w.src(a, &mut t5_0), w.src(b, &mut t5_1), w.pred(p));
+            let mut r = *a;
             for l in 0..32 {
                 r[l] = if c >> l & 1 != 0 { a[l] } else { b[l] };
             }
@@ -555,8 +561,9 @@ fn int_ext(op: IntExtOp, a: u32, b: u32, c: u32) -> u32 {
 pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
     match *inst {
         Inst::Un32 { op, n, d, a } => {
-            let a = w.get(a);
-            let mut r = a;
+            let mut t6_0 = MaybeUninit::uninit();
+            let a = w.src(a, &mut t6_0);
+            let mut r = *a;
             for l in 0..32 {
                 r[l] = narrow(n, un32(op, n, a[l]));
             }
@@ -584,7 +591,8 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
         }
         Inst::MulWide32 { signed, d, a, b } => {
-            let (a, b) = (w.get(a), w.get(b));
+            let (mut t7_0, mut t7_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (w.src(a, &mut t7_0), w.src(b, &mut t7_1));
             let mut r = [0u64; 32];
             if signed {
                 for l in 0..32 {
@@ -598,7 +606,8 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::MulWide16 { signed, d, a, b } => {
-            let (a, b) = (w.get(a), w.get(b));
+            let (mut t8_0, mut t8_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (w.src(a, &mut t8_0), w.src(b, &mut t8_1));
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = if signed {
@@ -610,7 +619,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Mad32 { hi, n, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t9_0, mut t9_1, mut t9_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t9_0),
+                w.src(b, &mut t9_1),
+                w.src(c, &mut t9_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 let (x, y) = (widen(n, a[l]), widen(n, b[l]));
@@ -628,7 +646,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Mad64 { hi, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t10_0, mut t10_1, mut t10_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t10_0),
+                w.src(b, &mut t10_1),
+                w.src(c, &mut t10_2),
+            );
             let mut r = [0u64; 32];
             for l in 0..32 {
                 let p = match hi {
@@ -662,7 +689,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Lop3 { d, a, b, c, lut } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t11_0, mut t11_1, mut t11_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t11_0),
+                w.src(b, &mut t11_1),
+                w.src(c, &mut t11_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = lop3(a[l] as u64, b[l] as u64, c[l] as u64, lut) as u32;
@@ -670,7 +706,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Lop3_64 { d, a, b, c, lut } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t12_0, mut t12_1, mut t12_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t12_0),
+                w.src(b, &mut t12_1),
+                w.src(c, &mut t12_2),
+            );
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = lop3(a[l], b[l], c[l], lut);
@@ -678,7 +723,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::IntExt32 { op, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t13_0, mut t13_1, mut t13_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t13_0),
+                w.src(b, &mut t13_1),
+                w.src(c, &mut t13_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = int_ext(op, a[l], b[l], c[l]);
@@ -686,7 +740,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Prmt { d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t14_0, mut t14_1, mut t14_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t14_0),
+                w.src(b, &mut t14_1),
+                w.src(c, &mut t14_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = prmt(a[l], b[l], c[l]);
@@ -701,7 +764,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             b,
             c,
         } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t15_0, mut t15_1, mut t15_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t15_0),
+                w.src(b, &mut t15_1),
+                w.src(c, &mut t15_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 let n = if clamp { c[l].min(32) } else { c[l] & 31 };
@@ -715,7 +787,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Bfe32 { signed, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t16_0, mut t16_1, mut t16_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t16_0),
+                w.src(b, &mut t16_1),
+                w.src(c, &mut t16_2),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = bfe(a[l] as u64, 32, b[l] & 0xff, c[l] & 0xff, signed) as u32;
@@ -723,7 +804,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Bfe64 { signed, d, a, b, c } => {
-            let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+            let (mut t17_0, mut t17_1, mut t17_2) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c) = (
+                w.src(a, &mut t17_0),
+                w.src(b, &mut t17_1),
+                w.src(c, &mut t17_2),
+            );
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = bfe(a[l], 64, b[l] & 0xff, c[l] & 0xff, signed);
@@ -731,7 +821,18 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Bfi32 { d, a, b, c, e } => {
-            let (a, b, c, e) = (w.get(a), w.get(b), w.get(c), w.get(e));
+            let (mut t18_0, mut t18_1, mut t18_2, mut t18_3) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c, e) = (
+                w.src(a, &mut t18_0),
+                w.src(b, &mut t18_1),
+                w.src(c, &mut t18_2),
+                w.src(e, &mut t18_3),
+            );
             let mut r = [0u32; 32];
             for l in 0..32 {
                 let (pos, len) = (c[l] & 0xff, e[l] & 0xff);
@@ -746,7 +847,8 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Shift64 { op, d, a, b } => {
-            let (a, b) = (w.get(a), w.get(b));
+            let (mut t19_0, mut t19_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (a, b) = (w.src(a, &mut t19_0), w.src(b, &mut t19_1));
             let mut r = [0u64; 32];
             for l in 0..32 {
                 let (x, y) = (a[l], b[l]);
@@ -771,7 +873,18 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Bfi64 { d, a, b, c, e } => {
-            let (a, b, c, e) = (w.get(a), w.get(b), w.get(c), w.get(e));
+            let (mut t20_0, mut t20_1, mut t20_2, mut t20_3) = (
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+                MaybeUninit::uninit(),
+            );
+            let (a, b, c, e) = (
+                w.src(a, &mut t20_0),
+                w.src(b, &mut t20_1),
+                w.src(c, &mut t20_2),
+                w.src(e, &mut t20_3),
+            );
             let mut r = [0u64; 32];
             for l in 0..32 {
                 let (pos, len) = (c[l] & 0xff, e[l] & 0xff);
@@ -839,7 +952,8 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set_pred(d, mask, v);
         }
         Inst::Pack64 { d, lo, hi } => {
-            let (lo, hi) = (w.get(lo), w.get(hi));
+            let (mut t21_0, mut t21_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (lo, hi) = (w.src(lo, &mut t21_0), w.src(hi, &mut t21_1));
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = lo[l] as u64 | (hi[l] as u64) << 32;
@@ -847,7 +961,8 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Pack32 { d, lo, hi } => {
-            let (lo, hi) = (w.get(lo), w.get(hi));
+            let (mut t22_0, mut t22_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (lo, hi) = (w.src(lo, &mut t22_0), w.src(hi, &mut t22_1));
             let mut r = [0u32; 32];
             for l in 0..32 {
                 r[l] = (lo[l] & 0xffff) | (hi[l] << 16);

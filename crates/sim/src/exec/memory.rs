@@ -8,7 +8,10 @@ use crate::error::rules;
 use crate::fp;
 use crate::mem::{self, classify, MemFault, Window};
 use crate::observer::{AccessKind, AsyncId, MemOrder, MemSpace, Observer, OpKind, Place, SyncKey};
-use crate::program::{Addr, Any, AtomInst, AtomOp, FMods, Inst, LdSt, Rnd, Space};
+use crate::program::{
+    Addr, Any, AtomInst, AtomOp, CpAsyncInst, CpBulkG2SInst, CpBulkS2ClusterInst, CpBulkS2GInst,
+    FMods, Inst, LdSt, Rnd, Space,
+};
 
 /// A resolved location.
 #[derive(Clone, Copy, Debug)]
@@ -385,17 +388,9 @@ fn shared_offsets(
     let limit = u32::try_from(sh_len.checked_sub(len as usize)?).unwrap_or(u32::MAX);
     let (me, amask) = (me as u32, align - 1);
     let mut offs = [0u32; 32];
-    let mut bad = 0u32;
-    for l in 0..32 {
-        let a = addrs[l] as u32;
-        let off = (a & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE);
-        offs[l] = off;
-        let hi = a >> 24;
-        let good = ((hi == 0) | (hi == me)) & (off & amask == 0) & (off <= limit);
-        let active = mask & (1 << l) != 0;
-        bad |= (active & !good) as u32;
-    }
-    let ok = mask != 0 && bad == 0;
+    // four lanes at a time (exec/scan.rs); the inactive lanes are masked off afterwards
+    let bad = super::scan::shared_bad_lanes(addrs, me, amask, limit, mem::SHARED_BASE, &mut offs);
+    let ok = mask != 0 && bad & mask == 0;
     ok.then_some(offs)
 }
 
@@ -1063,12 +1058,13 @@ pub(super) fn exec_copy<O: Observer>(
         }
         let r: Result<(), MemFault> = (|| {
             match *inst {
-                Inst::CpAsync {
-                    dst,
-                    src,
-                    size,
-                    src_size,
-                } => {
+                Inst::CpAsync(ref c) => {
+                    let CpAsyncInst {
+                        dst,
+                        src,
+                        size,
+                        src_size,
+                    } = **c;
                     let d = resolve(cx, Space::Shared, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Global, lane_addr(w, src, l))?;
                     let n = src_size
@@ -1080,13 +1076,14 @@ pub(super) fn exec_copy<O: Observer>(
                         store(w, cx, l, advance(d, z as u64), 1, 0)?;
                     }
                 }
-                Inst::CpBulkG2S {
-                    dst,
-                    src,
-                    size,
-                    mbar,
-                    multicast,
-                } => {
+                Inst::CpBulkG2S(ref c) => {
+                    let CpBulkG2SInst {
+                        dst,
+                        src,
+                        size,
+                        mbar,
+                        multicast,
+                    } = **c;
                     let n = w.read_any(size, l) as u32;
                     let s = resolve(cx, Space::Global, lane_addr(w, src, l))?;
                     let dst_a = lane_addr(w, dst, l) as u32;
@@ -1130,7 +1127,8 @@ pub(super) fn exec_copy<O: Observer>(
                         sync::complete_tx(w, cx, c, off, n as i64);
                     }
                 }
-                Inst::CpBulkS2G { dst, src, size } => {
+                Inst::CpBulkS2G(ref c) => {
+                    let CpBulkS2GInst { dst, src, size } = **c;
                     let n = w.read_any(size, l) as u32;
                     let d = resolve(cx, Space::Global, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;
@@ -1143,12 +1141,13 @@ pub(super) fn exec_copy<O: Observer>(
                     let at = cx.at(w, 1 << l);
                     cx.obs.bulk_group_add(at, id);
                 }
-                Inst::CpBulkS2Cluster {
-                    dst,
-                    src,
-                    size,
-                    mbar,
-                } => {
+                Inst::CpBulkS2Cluster(ref c) => {
+                    let CpBulkS2ClusterInst {
+                        dst,
+                        src,
+                        size,
+                        mbar,
+                    } = **c;
                     let n = w.read_any(size, l) as u32;
                     let d = resolve(cx, Space::SharedCluster, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;

@@ -17,9 +17,10 @@ mod float;
 mod getctarank;
 mod int;
 pub mod matrix;
-pub mod mma_sync;
 mod memory;
 pub mod mma;
+pub mod mma_sync;
+pub(crate) mod scan;
 pub(crate) mod sync;
 pub mod tcgen05;
 pub mod tma;
@@ -140,8 +141,14 @@ impl Warp {
         } else {
             (1u32 << lanes) - 1
         };
-        self.r32.iter_mut().for_each(|r| *r = [0; 32]);
-        self.r64.iter_mut().for_each(|r| *r = [0; 32]);
+        // only the registers some thread may read before writing (loader/reset.rs): any
+        // other register is written before it is read, so its old value never shows
+        for &r in &k.reset_r32 {
+            self.r32[r as usize] = [0; 32];
+        }
+        for &r in &k.reset_r64 {
+            self.r64[r as usize] = [0; 32];
+        }
         self.preds.fill(0);
         self.pc = [k.entry_pc; 32];
         self.live = live;
@@ -166,6 +173,20 @@ impl Warp {
         }
     }
 
+    /// A source operand's lanes by reference: a register's array in place (no 128- or
+    /// 256-byte copy), an immediate broadcast into `tmp`.
+    #[inline(always)]
+    pub fn src<'a, T: Lane>(
+        &'a self,
+        s: S<T>,
+        tmp: &'a mut std::mem::MaybeUninit<[T; 32]>,
+    ) -> &'a [T; 32] {
+        match s {
+            S::R(i) => &T::file(self)[i as usize],
+            S::I(v) => tmp.write([v; 32]),
+        }
+    }
+
     #[inline(always)]
     pub fn set<T: Lane>(&mut self, d: u16, mask: u32, v: &[T; 32]) {
         let r = &mut T::file_mut(self)[d as usize];
@@ -177,6 +198,27 @@ impl Warp {
                     r[l] = v[l];
                 }
             }
+        }
+    }
+
+    /// `d = a` under `mask`: one copy of the register array in place (no temporary).
+    #[inline(always)]
+    pub fn mov<T: Lane>(&mut self, d: u16, mask: u32, a: S<T>) {
+        let f = T::file_mut(self);
+        match a {
+            S::R(i) if mask == FULL => {
+                let i = i as usize;
+                f.copy_within(i..i + 1, d as usize);
+            }
+            S::R(i) => {
+                let (i, d) = (i as usize, d as usize);
+                for l in 0..32 {
+                    if mask >> l & 1 != 0 {
+                        f[d][l] = f[i][l];
+                    }
+                }
+            }
+            S::I(v) => self.set(d, mask, &[v; 32]),
         }
     }
 
@@ -566,7 +608,12 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
         steps += 1;
         // per step (not batched) so that observers see a monotone `At::time`
         cx.out.warp_instructions += 1;
-        threads += w.cur_mask.count_ones() as u64;
+        // a converged warp skips the popcount (a dozen instructions on baseline x86-64)
+        threads += if w.cur_mask == FULL {
+            32
+        } else {
+            w.cur_mask.count_ones() as u64
+        };
         cx.obs.instruction(cx.at(w, mask));
         let flow = match inst {
             Inst::Fence { kind } => {
@@ -583,13 +630,11 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Bin32 { op, n, d, a, b } => int::bin32(w, mask, *op, *n, *d, *a, *b),
             Inst::Bin64 { op, d, a, b } => int::bin64(w, mask, *op, *d, *a, *b),
             Inst::Mov32 { d, a } => {
-                let v = w.get(*a);
-                w.set(*d, mask, &v);
+                w.mov(*d, mask, *a);
                 Flow::Next
             }
             Inst::Mov64 { d, a } => {
-                let v = w.get(*a);
-                w.set(*d, mask, &v);
+                w.mov(*d, mask, *a);
                 Flow::Next
             }
             Inst::Setp32 { .. }
@@ -615,10 +660,10 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Cvta { .. }
             | Inst::Mapa { .. }
             | Inst::MovSharedSym { .. } => memory::exec(w, cx, mask, inst),
-            Inst::CpAsync { .. }
-            | Inst::CpBulkG2S { .. }
-            | Inst::CpBulkS2G { .. }
-            | Inst::CpBulkS2Cluster { .. } => memory::exec_copy(w, cx, mask, inst),
+            Inst::CpAsync(_)
+            | Inst::CpBulkG2S(_)
+            | Inst::CpBulkS2G(_)
+            | Inst::CpBulkS2Cluster(_) => memory::exec_copy(w, cx, mask, inst),
             Inst::AtomVec(i) => atom_vec::exec(w, cx, mask, i),
             Inst::Getctarank { generic, d, a } => getctarank::exec(w, cx, mask, *generic, *d, *a),
             Inst::Tma(t) => tma::exec(w, cx, mask, t),

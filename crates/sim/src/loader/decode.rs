@@ -2303,7 +2303,7 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             .position(|m| m.starts_with("shared") || *m == "global");
         let first = dst_space.map(|i| d.mods[i]).unwrap_or("");
         if first == "global" {
-            return Ok(Inst::CpBulkS2G { dst, src, size });
+            return Ok(Inst::CpBulkS2G(Box::new(CpBulkS2GInst { dst, src, size })));
         }
         let src_is_global = d.has("global");
         if !d.has("complete_tx::bytes")
@@ -2321,20 +2321,20 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             } else {
                 None
             };
-            return Ok(Inst::CpBulkG2S {
+            return Ok(Inst::CpBulkG2S(Box::new(CpBulkG2SInst {
                 dst,
                 src,
                 size,
                 mbar,
                 multicast,
-            });
+            })));
         }
-        return Ok(Inst::CpBulkS2Cluster {
+        return Ok(Inst::CpBulkS2Cluster(Box::new(CpBulkS2ClusterInst {
             dst,
             src,
             size,
             mbar,
-        });
+        })));
     }
     // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, cache-policy}
     let size = match &d.op(2)?.kind {
@@ -2349,10 +2349,10 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if d.has("ignore-src") {
         return d.unsup();
     }
-    Ok(Inst::CpAsync {
+    Ok(Inst::CpAsync(Box::new(CpAsyncInst {
         dst: d.addr(0)?,
         src: d.addr(1)?,
         size,
         src_size,
-    })
+    })))
 }

@@ -10,6 +10,7 @@
 //! `.local` variables), which is why recursion is refused.
 
 mod decode;
+mod reset;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -321,6 +322,8 @@ pub(crate) struct Gen<'m, 'src> {
     pub call_fixups: Vec<(usize, usize)>,
     /// Name of the function being decoded.
     pub cur_func: String,
+    /// Registers named by each instruction's operands, parallel to `code` (reset.rs).
+    pub named: Vec<reset::Named>,
 }
 
 impl Gen<'_, '_> {
@@ -467,7 +470,10 @@ fn gen_block<'src>(
     sc.stack.push(scope);
     for s in &b.statements {
         match s {
-            Statement::Instruction(i) => decode::instruction(g, sc, i)?,
+            Statement::Instruction(i) => {
+                g.named.push(reset::named_registers(sc, i));
+                decode::instruction(g, sc, i)?
+            }
             Statement::Block(inner) => gen_block(g, sc, inner)?,
             Statement::Label(_)
             | Statement::Variable(_)
@@ -631,6 +637,7 @@ pub fn load(
         uses_global_atomics: false,
         call_fixups: Vec::new(),
         cur_func: String::new(),
+        named: Vec::new(),
     };
     // param slots of every .func
     for (i, fun) in funcs.iter().enumerate() {
@@ -693,6 +700,7 @@ pub fn load(
         // falling off the end of a function returns
         g.code.push(Inst::Ret);
         g.guards.push(None);
+        g.named.push(reset::Named::default());
         g.info.push(InstInfo {
             span: body.span,
             opcode: Span {
@@ -706,6 +714,12 @@ pub fn load(
             c.target = g.func_pc[callee];
         }
     }
+
+    let roots: Vec<u32> = std::iter::once(0)
+        .chain(g.func_pc.iter().copied())
+        .collect();
+    let (reset_r32, reset_r64) =
+        reset::registers_to_zero(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64);
 
     let mut reqntid = None;
     let mut maxntid = None;
@@ -753,5 +767,7 @@ pub fn load(
         explicit_cluster: explicit,
         uses_global_atomics: g.uses_global_atomics,
         source: Arc::from(src),
+        reset_r32,
+        reset_r64,
     })
 }

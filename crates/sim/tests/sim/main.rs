@@ -18,3 +18,4 @@ mod mma_sync_forms;
 mod mma_sync_h100;
 mod tcgen05_engine;
 mod tcgen05_rules;
+mod warp_reset;

@@ -1,0 +1,240 @@
+//! The bounds and alignment scans of the warp-wide `ld`/`st` paths, four lanes at a time.
+//!
+//! Baseline x86-64 has no 64-bit or unsigned vector compares, and LLVM leaves the scalar
+//! per-lane loops of these scans unvectorised (about ten instructions per lane). SSE2 (part of
+//! every x86-64 CPU) does them on 32-bit halves: unsigned `x <= y` is signed `x ^ 2^31 <= y ^
+//! 2^31`, and a movemask turns four lane verdicts into four bits. Other targets run the scalar
+//! loop. Both give the same bits; `tests` compares them on random and edge inputs.
+
+/// Bit `l` set when lane `l`'s shared address `addrs[l]` (low 32 bits: rank in bits 24..,
+/// `SHARED_BASE + offset` below) is *not* an access of the executing CTA (rank bits 0 or
+/// `me`) at an offset that is a multiple of `amask + 1` and at most `limit`; `offs` receives
+/// every lane's offset.
+#[inline(always)]
+pub(crate) fn shared_bad_lanes(
+    addrs: &[u64; 32],
+    me: u32,
+    amask: u32,
+    limit: u32,
+    base: u32,
+    offs: &mut [u32; 32],
+) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline; loads and stores are unaligned ones
+        // within the arrays.
+        unsafe { sse2::shared_bad_lanes(addrs, me, amask, limit, base, offs) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        shared_bad_lanes_scalar(addrs, me, amask, limit, base, offs)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn shared_bad_lanes_scalar(
+    addrs: &[u64; 32],
+    me: u32,
+    amask: u32,
+    limit: u32,
+    base: u32,
+    offs: &mut [u32; 32],
+) -> u32 {
+    let mut bad = 0u32;
+    for l in 0..32 {
+        let a = addrs[l] as u32;
+        let off = (a & 0x00ff_ffff).wrapping_sub(base);
+        offs[l] = off;
+        let hi = a >> 24;
+        let good = ((hi == 0) | (hi == me)) & (off & amask == 0) & (off <= limit);
+        bad |= (!good as u32) << l;
+    }
+    bad
+}
+
+/// Bit `l` set when lane `l`'s global access at `addrs[l]` does *not* lie at an offset of at
+/// most `room` from `start` (`addrs[l] - start`, wrapping) or is not a multiple of
+/// `amask + 1`.
+#[inline(always)]
+pub(crate) fn global_bad_lanes(addrs: &[u64; 32], start: u64, room: u64, amask: u64) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if let Ok(room) = u32::try_from(room) {
+        // SAFETY: as in `shared_bad_lanes`
+        return unsafe { sse2::global_bad_lanes(addrs, start, room, amask as u32) };
+    }
+    global_bad_lanes_scalar(addrs, start, room, amask)
+}
+
+#[inline(always)]
+fn global_bad_lanes_scalar(addrs: &[u64; 32], start: u64, room: u64, amask: u64) -> u32 {
+    let mut bad = 0u32;
+    for (l, &a) in addrs.iter().enumerate() {
+        let out = (a.wrapping_sub(start) > room) | (a & amask != 0);
+        bad |= (out as u32) << l;
+    }
+    bad
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::*;
+
+    /// The low 32 bits of four u64 lanes at `p` (lanes 0..4 in order).
+    #[inline(always)]
+    unsafe fn low_halves(p: *const u64) -> __m128i {
+        let v0 = _mm_loadu_si128(p as *const __m128i);
+        let v1 = _mm_loadu_si128(p.add(2) as *const __m128i);
+        // [lo0, lo1, ..] of each, then the two pairs side by side
+        let s0 = _mm_shuffle_epi32::<0b10_00_10_00>(v0);
+        let s1 = _mm_shuffle_epi32::<0b10_00_10_00>(v1);
+        _mm_unpacklo_epi64(s0, s1)
+    }
+
+    /// Unsigned `x > y` per 32-bit lane.
+    #[inline(always)]
+    unsafe fn gt_u32(x: __m128i, y: __m128i) -> __m128i {
+        let sign = _mm_set1_epi32(i32::MIN);
+        _mm_cmpgt_epi32(_mm_xor_si128(x, sign), _mm_xor_si128(y, sign))
+    }
+
+    #[inline(always)]
+    unsafe fn bits(good: __m128i) -> u32 {
+        _mm_movemask_ps(_mm_castsi128_ps(good)) as u32
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn shared_bad_lanes(
+        addrs: &[u64; 32],
+        me: u32,
+        amask: u32,
+        limit: u32,
+        base: u32,
+        offs: &mut [u32; 32],
+    ) -> u32 {
+        let (zero, low24) = (_mm_setzero_si128(), _mm_set1_epi32(0x00ff_ffff));
+        let (me, amask) = (_mm_set1_epi32(me as i32), _mm_set1_epi32(amask as i32));
+        let (limit, base) = (_mm_set1_epi32(limit as i32), _mm_set1_epi32(base as i32));
+        let mut good = 0u32;
+        for q in 0..8 {
+            let a = low_halves(addrs.as_ptr().add(4 * q));
+            let off = _mm_sub_epi32(_mm_and_si128(a, low24), base);
+            _mm_storeu_si128(offs.as_mut_ptr().add(4 * q) as *mut __m128i, off);
+            let hi = _mm_srli_epi32::<24>(a);
+            let rank = _mm_or_si128(_mm_cmpeq_epi32(hi, zero), _mm_cmpeq_epi32(hi, me));
+            let aligned = _mm_cmpeq_epi32(_mm_and_si128(off, amask), zero);
+            let ok = _mm_andnot_si128(gt_u32(off, limit), _mm_and_si128(rank, aligned));
+            good |= bits(ok) << (4 * q);
+        }
+        !good
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn global_bad_lanes(
+        addrs: &[u64; 32],
+        start: u64,
+        room: u32,
+        amask: u32,
+    ) -> u32 {
+        let zero = _mm_setzero_si128();
+        let start = _mm_set1_epi64x(start as i64);
+        let (room, amask) = (_mm_set1_epi32(room as i32), _mm_set1_epi32(amask as i32));
+        let mut good = 0u32;
+        for q in 0..8 {
+            let p = addrs.as_ptr().add(4 * q);
+            let (a0, a1) = (
+                _mm_loadu_si128(p as *const __m128i),
+                _mm_loadu_si128(p.add(2) as *const __m128i),
+            );
+            // offsets from the buffer start, split into 32-bit halves: in range when the high
+            // half is 0 and the low half at most `room`
+            let (x0, x1) = (_mm_sub_epi64(a0, start), _mm_sub_epi64(a1, start));
+            let lo = _mm_unpacklo_epi64(
+                _mm_shuffle_epi32::<0b10_00_10_00>(x0),
+                _mm_shuffle_epi32::<0b10_00_10_00>(x1),
+            );
+            let hi = _mm_unpacklo_epi64(
+                _mm_shuffle_epi32::<0b11_01_11_01>(x0),
+                _mm_shuffle_epi32::<0b11_01_11_01>(x1),
+            );
+            let a_lo = low_halves(p);
+            let aligned = _mm_cmpeq_epi32(_mm_and_si128(a_lo, amask), zero);
+            let near = _mm_and_si128(_mm_cmpeq_epi32(hi, zero), aligned);
+            let ok = _mm_andnot_si128(gt_u32(lo, room), near);
+            good |= bits(ok) << (4 * q);
+        }
+        !good
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SplitMix64: a deterministic stream without a dependency.
+    fn rng(mut s: u64) -> impl FnMut() -> u64 {
+        move || {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+    }
+
+    #[test]
+    fn shared_scan_equals_the_scalar_loop() {
+        let mut r = rng(7);
+        for case in 0..20_000 {
+            let me = (r() % 4) as u32;
+            let amask = [0u32, 1, 3, 7, 15][(r() % 5) as usize];
+            let limit = [0u32, 1, 100, 0xfff0, u32::MAX, 0x7fff_ffff, 0x8000_0000][case % 7];
+            let base = 0x400;
+            let mut addrs = [0u64; 32];
+            for a in addrs.iter_mut() {
+                // ranks 0..5 (own, other, none), offsets near 0, near the limit, wrapping
+                let rank = (r() % 6) << 24;
+                let off = match r() % 4 {
+                    0 => r() % 64,
+                    1 => (limit as u64).wrapping_add(r() % 8).wrapping_sub(4),
+                    2 => r(),
+                    _ => 0x400 + r() % 0x1_0000,
+                };
+                *a = (r() << 32) | ((rank | (off & 0x00ff_ffff)) & 0xffff_ffff);
+            }
+            let (mut o1, mut o2) = ([0u32; 32], [0u32; 32]);
+            let b1 = shared_bad_lanes(&addrs, me, amask, limit, base, &mut o1);
+            let b2 = shared_bad_lanes_scalar(&addrs, me, amask, limit, base, &mut o2);
+            assert_eq!(b1, b2, "case {case}: {addrs:x?}");
+            assert_eq!(o1, o2, "case {case}");
+        }
+    }
+
+    #[test]
+    fn global_scan_equals_the_scalar_loop() {
+        let mut r = rng(11);
+        for case in 0..20_000 {
+            let start = 0x7f00_0000_0000u64 + (r() % 4096) * 16 + [0, 1, 8][case % 3];
+            let room = [0u64, 1, 2046, 0xffff_ffff, 1 << 32, 1 << 40][case % 6];
+            let amask = [0u64, 1, 3, 7, 15][(r() % 5) as usize];
+            let mut addrs = [0u64; 32];
+            for a in addrs.iter_mut() {
+                *a = match r() % 5 {
+                    0 => start + r() % (room + 1).min(1 << 20),
+                    1 => start
+                        .wrapping_add(room)
+                        .wrapping_add(r() % 8)
+                        .wrapping_sub(4),
+                    2 => start.wrapping_sub(r() % 64),
+                    3 => start + (r() % 4) * (1 << 32) + r() % 16,
+                    _ => r(),
+                };
+            }
+            assert_eq!(
+                global_bad_lanes(&addrs, start, room, amask),
+                global_bad_lanes_scalar(&addrs, start, room, amask),
+                "case {case}: start {start:x} room {room:x} {addrs:x?}"
+            );
+        }
+    }
+}

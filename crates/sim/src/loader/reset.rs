@@ -1,0 +1,326 @@
+//! Which registers a fresh warp must zero: those some thread may read before writing.
+//!
+//! `Warp::reset` reuses a warp's register files for the next CTA. Zeroing all of them (22 KB
+//! for a Triton matmul) is the engine's cost per warp; zeroing only the registers that can be
+//! read before they are written gives the same results, because a register written before
+//! every read never shows its old value.
+//!
+//! The analysis is a forward must-analysis ("definitely written") per thread over the control
+//! flow graph, conservative wherever it is unsure:
+//! - **Reads** are taken from the PTX text: every register named in an instruction's operands
+//!   (a PTX instruction reads no register it does not name). Only for the lane-local forms of
+//!   [`lane_local_writes`] is the destination operand excluded, and only when the decoded
+//!   instruction confirms that operand 0 is exactly what it writes.
+//! - **Writes** count only for those lane-local forms, and only when unguarded: each writes its
+//!   destination in every lane that executes it (faulting loads write 0). Every other form
+//!   writes nothing as far as the analysis knows.
+//! - Registers named by any other form are **always** zeroed: such a form may read another
+//!   lane's register (`shfl`, `stmatrix`, a descriptor taken from one lane), and that lane may
+//!   never have written it (exited, or beyond the CTA's thread count).
+//! - Control flow: branches (both ways when guarded), `brx.idx` to each listed target, `call`
+//!   falls through (a callee has its own register range and is a root of its own, entered with
+//!   nothing written), `ret`/`exit`/`trap` end the path (guarded: fall through too); every other
+//!   instruction continues at `pc + 1`. A blocked instruction re-executes itself, which a
+//!   must-analysis need not model.
+//!
+//! A read at a reachable instruction of a register not definitely written there is zeroed;
+//! unreachable code reads nothing.
+
+use tmemu_ptx::ast::{Instruction, Operand, OperandKind};
+
+use super::{Scopes, Sym};
+use crate::program::{Any, Inst, PSrc};
+
+/// Registers named in one instruction's operand 0 and in its other operands, as tagged
+/// indices (r32 `i` is `i`, r64 `j` is `R64 | j`: the register counts are known only after
+/// every function is declared).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Named {
+    pub first: Vec<u32>,
+    pub rest: Vec<u32>,
+}
+
+const R64: u32 = 1 << 31;
+
+/// The registers `i` names, through the scopes the decoder resolves them in.
+pub(crate) fn named_registers(sc: &Scopes, i: &Instruction<'_>) -> Named {
+    fn walk(sc: &Scopes, o: &Operand<'_>, out: &mut Vec<u32>) {
+        let mut id = |name: &str| match sc.lookup(name) {
+            Some(Sym::R32(r)) => out.push(r as u32),
+            Some(Sym::R64(r)) => out.push(R64 | r as u32),
+            _ => {}
+        };
+        match &o.kind {
+            OperandKind::Ident(x) | OperandKind::Not(x) | OperandKind::SymbolOffset(x, _) => {
+                id(x.name)
+            }
+            OperandKind::PredPair(x, y) => {
+                id(x.name);
+                id(y.name);
+            }
+            OperandKind::Address(a) => {
+                if let Some(b) = &a.base {
+                    id(b.name);
+                }
+                for r in &a.rest {
+                    walk(sc, r, out);
+                }
+            }
+            OperandKind::Vector(v) | OperandKind::List(v) => {
+                for r in v {
+                    walk(sc, r, out);
+                }
+            }
+            OperandKind::Int(_) | OperandKind::Float(_) | OperandKind::Sink => {}
+        }
+    }
+    let mut n = Named::default();
+    for (k, o) in i.operands.iter().enumerate() {
+        walk(sc, o, if k == 0 { &mut n.first } else { &mut n.rest });
+    }
+    n
+}
+
+/// The r32 and r64 registers `Warp::reset` must zero.
+pub(crate) fn registers_to_zero(
+    code: &[Inst],
+    guards: &[Option<PSrc>],
+    named: &[Named],
+    roots: &[u32],
+    n_r32: u16,
+    n_r64: u16,
+) -> (Vec<u16>, Vec<u16>) {
+    let all = || ((0..n_r32).collect(), (0..n_r64).collect());
+    if named.len() != code.len() || guards.len() != code.len() {
+        return all();
+    }
+    let n = n_r32 as usize + n_r64 as usize;
+    let words = n.div_ceil(64);
+    let n_pc = code.len();
+    // per pc: registers it writes for sure (lane-local forms, unguarded) and its reads
+    let mut writes: Vec<Vec<u32>> = Vec::with_capacity(n_pc);
+    let mut need = vec![0u64; words];
+    let mut reads: Vec<Vec<u32>> = Vec::with_capacity(n_pc);
+    let untag = |v: &[u32]| -> Vec<u32> {
+        v.iter()
+            .map(|&t| {
+                if t & R64 != 0 {
+                    n_r32 as u32 + (t & !R64)
+                } else {
+                    t
+                }
+            })
+            .collect()
+    };
+    let named: Vec<Named> = named
+        .iter()
+        .map(|nm| Named {
+            first: untag(&nm.first),
+            rest: untag(&nm.rest),
+        })
+        .collect();
+    for (pc, inst) in code.iter().enumerate() {
+        let nm = &named[pc];
+        match lane_local_writes(inst, n_r32) {
+            Some(Effect::ReadsOnly) => {
+                // every register it names is a read of the executing lane's own value
+                writes.push(Vec::new());
+                reads.push([nm.first.clone(), nm.rest.clone()].concat());
+            }
+            Some(Effect::Writes(dst)) if confirms(&dst, &nm.first) => {
+                // operand 0 is the destination; a destination also named among the sources
+                // (`add r, r, 1`) is in `rest` and stays a read
+                let unguarded = matches!(guards[pc], None | Some(PSrc::Const(true)));
+                writes.push(if unguarded { dst } else { Vec::new() });
+                reads.push(nm.rest.clone());
+            }
+            _ => {
+                // unknown effect: whatever it names is zeroed for good
+                for &r in nm.first.iter().chain(&nm.rest) {
+                    set(&mut need, r);
+                }
+                writes.push(Vec::new());
+                reads.push(Vec::new());
+            }
+        }
+    }
+    // successors
+    let succ = |pc: usize, out: &mut Vec<usize>| {
+        out.clear();
+        let guarded = !matches!(guards[pc], None | Some(PSrc::Const(true)));
+        let next = pc + 1;
+        match &code[pc] {
+            Inst::Bra { target, .. } => {
+                out.push(*target as usize);
+                if guarded {
+                    out.push(next);
+                }
+            }
+            Inst::Brx(b) => {
+                out.extend(b.targets.iter().map(|&t| t as usize));
+                // an index outside the list falls through (exec/brx.rs)
+                out.push(next);
+            }
+            Inst::Ret | Inst::Exit | Inst::Trap => {
+                if guarded {
+                    out.push(next);
+                }
+            }
+            _ => out.push(next),
+        }
+        // a successor past the end cannot execute (the loader ends every function with ret)
+        out.retain(|&s| s < n_pc);
+    };
+    // forward must-analysis: `into[pc]` = registers written on every path to pc
+    let mut into: Vec<Vec<u64>> = vec![vec![!0u64; words]; n_pc];
+    let mut reached = vec![false; n_pc];
+    let mut work: Vec<usize> = Vec::new();
+    for &r in roots {
+        let r = r as usize;
+        if r < n_pc {
+            into[r].iter_mut().for_each(|w| *w = 0);
+            reached[r] = true;
+            work.push(r);
+        }
+    }
+    let mut out = vec![0u64; words];
+    let mut next = Vec::new();
+    // the state only shrinks from all-ones, so this terminates; the bound is a backstop
+    let mut budget = (n_pc as u64 + 1) * (n as u64 + 2) * 4;
+    while let Some(pc) = work.pop() {
+        if budget == 0 {
+            return all();
+        }
+        budget -= 1;
+        out.copy_from_slice(&into[pc]);
+        for &r in &writes[pc] {
+            set(&mut out, r);
+        }
+        succ(pc, &mut next);
+        for &s in &next {
+            let mut changed = !reached[s];
+            reached[s] = true;
+            for (d, o) in into[s].iter_mut().zip(&out) {
+                let v = *d & *o;
+                changed |= v != *d;
+                *d = v;
+            }
+            if changed {
+                work.push(s);
+            }
+        }
+    }
+    for pc in 0..n_pc {
+        if !reached[pc] {
+            continue;
+        }
+        for &r in &reads[pc] {
+            if !get(&into[pc], r) {
+                set(&mut need, r);
+            }
+        }
+    }
+    let r32 = (0..n_r32).filter(|&i| get(&need, i as u32)).collect();
+    let r64 = (0..n_r64)
+        .filter(|&j| get(&need, n_r32 as u32 + j as u32))
+        .collect();
+    (r32, r64)
+}
+
+#[inline]
+fn set(bits: &mut [u64], r: u32) {
+    if let Some(w) = bits.get_mut(r as usize / 64) {
+        *w |= 1 << (r % 64);
+    }
+}
+
+#[inline]
+fn get(bits: &[u64], r: u32) -> bool {
+    bits.get(r as usize / 64)
+        .is_some_and(|w| w >> (r % 64) & 1 != 0)
+}
+
+/// Whether operand 0's registers are exactly the decoded destinations (so that `rest` holds
+/// every register the instruction reads).
+fn confirms(dst: &[u32], first: &[u32]) -> bool {
+    let (mut a, mut b) = (dst.to_vec(), first.to_vec());
+    a.sort_unstable();
+    a.dedup();
+    b.sort_unstable();
+    b.dedup();
+    a == b
+}
+
+/// What the analysis knows of a lane-local form: each executing lane reads only its own lane
+/// of the registers the instruction names.
+enum Effect {
+    /// Operand 0 names exactly these registers (combined indices), written in every
+    /// executing lane; the other operands are the reads.
+    Writes(Vec<u32>),
+    /// Writes no register; every register it names is a read.
+    ReadsOnly,
+}
+
+/// The [`Effect`] of a lane-local form, `None` for every other form. Each arm was checked
+/// against its handler in `exec/` (int, float, cvt, memory, control).
+fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
+    let r32 = |d: u16| vec![d as u32];
+    let r64 = |d: u16| vec![n_r32 as u32 + d as u32];
+    let any = |a: Any| match a {
+        Any::R32(i) => vec![i as u32],
+        Any::R64(i) => vec![n_r32 as u32 + i as u32],
+        Any::Imm(_) | Any::Sink => Vec::new(),
+    };
+    Some(Effect::Writes(match inst {
+        Inst::Bin32 { d, .. }
+        | Inst::Un32 { d, .. }
+        | Inst::MulWide16 { d, .. }
+        | Inst::Mad32 { d, .. }
+        | Inst::Lop3 { d, .. }
+        | Inst::Prmt { d, .. }
+        | Inst::IntExt32 { d, .. }
+        | Inst::Shf { d, .. }
+        | Inst::Bfe32 { d, .. }
+        | Inst::Bfi32 { d, .. }
+        | Inst::Selp32 { d, .. }
+        | Inst::Mov32 { d, .. }
+        | Inst::Pack32 { d, .. }
+        | Inst::F32Bin { d, .. }
+        | Inst::F32Max3 { d, .. }
+        | Inst::F32Fma { d, .. }
+        | Inst::F32Un { d, .. } => r32(*d),
+        Inst::Bin64 { d, .. }
+        | Inst::Shift64 { d, .. }
+        | Inst::MulWide32 { d, .. }
+        | Inst::Mad64 { d, .. }
+        | Inst::MadWide32 { d, .. }
+        | Inst::Lop3_64 { d, .. }
+        | Inst::Bfe64 { d, .. }
+        | Inst::Bfi64 { d, .. }
+        | Inst::Selp64 { d, .. }
+        | Inst::Mov64 { d, .. }
+        | Inst::Pack64 { d, .. }
+        | Inst::F64Bin { d, .. }
+        | Inst::F64Fma { d, .. }
+        | Inst::F64Un { d, .. }
+        | Inst::F32x2Bin { d, .. }
+        | Inst::F32x2Fma { d, .. } => r64(*d),
+        Inst::Un64 { d, .. } | Inst::MovSreg { d, .. } | Inst::Cvta { d, .. } => any(*d),
+        Inst::MovSharedSym { d, .. } => any(*d),
+        Inst::Unpack64 { lo, hi, .. } | Inst::Unpack32 { lo, hi, .. } => {
+            let mut v = any(*lo);
+            v.extend(any(*hi));
+            v
+        }
+        Inst::Cvt(c) => any(c.d),
+        Inst::Ld(i) => i.regs.iter().flat_map(|&r| any(r)).collect(),
+        // predicates are kept zeroed by `Warp::reset`; `st` reads its address and values
+        Inst::Setp32 { .. }
+        | Inst::Setp64 { .. }
+        | Inst::PredLogic { .. }
+        | Inst::PredMov { .. }
+        | Inst::Bra { .. }
+        | Inst::St(_) => return Some(Effect::ReadsOnly),
+        _ => return None,
+    }))
+}
