@@ -27,6 +27,7 @@ use tmemu_check::dynamic::RaceObserver;
 use tmemu_host::{
     check, load_ptx_file, resolve_spec, CheckOptions, ErrorClass, RunOptions, Session,
 };
+use tmemu_sim::observer::{AccessKind, At, MemOrder, MemSpace, Observer};
 use tmemu_sim::AsyncPolicy;
 use tmemu_spec::Spec;
 
@@ -154,9 +155,128 @@ fn only(what: &str, path: &Path) -> Result<f64, String> {
             };
             check(&kernel, &resolved, &one).map_err(|e| e.to_string())?;
         }
-        _ => return Err(format!("--only {what}: expected run, race or check1")),
+        "profile" => {
+            let s = Session::new(&kernel, &resolved).map_err(|e| e.to_string())?;
+            let (_, obs) = s
+                .run_observed(&engine, |_| AccessProfile::default())
+                .map_err(|e| e.to_string())?;
+            let mut all = std::collections::BTreeMap::new();
+            for o in obs {
+                o.flush_into(&mut all);
+            }
+            println!("space   kind  size ranges bytes/range   instrs");
+            for ((space, kind, size, ranges, bytes), n) in all {
+                println!("{space:<7} {kind:<5} {size:>4} {ranges:>6} {bytes:>11} {n:>8}");
+            }
+        }
+        _ => {
+            return Err(format!(
+                "--only {what}: expected run, race, check1 or profile"
+            ))
+        }
     }
     Ok(t.elapsed().as_secs_f64())
+}
+
+/// The shapes of the thread accesses the race observer gets (`--only profile`): per
+/// warp-instruction, its space, kind, element size, the number of ranges left after merging
+/// contiguous lanes (what `RaceDetector::access_lanes` checks one by one) and their mean size.
+#[derive(Default)]
+struct AccessProfile {
+    pending: Option<(At, MemSpace, AccessKind, u32)>,
+    addrs: Vec<u64>,
+    hist: std::collections::BTreeMap<(&'static str, &'static str, u32, usize, u64), u64>,
+}
+
+impl AccessProfile {
+    fn flush(&mut self) {
+        let Some((_, space, kind, size)) = self.pending.take() else {
+            return;
+        };
+        self.addrs.sort_unstable();
+        let (mut ranges, mut bytes, mut i) = (0, 0, 0);
+        while i < self.addrs.len() {
+            let (start, mut end) = (self.addrs[i], self.addrs[i] + size as u64);
+            i += 1;
+            while i < self.addrs.len() && self.addrs[i] <= end {
+                end = end.max(self.addrs[i] + size as u64);
+                i += 1;
+            }
+            ranges += 1;
+            bytes += end - start;
+        }
+        self.addrs.clear();
+        let space = match space {
+            MemSpace::Global => "global",
+            MemSpace::Shared { .. } => "shared",
+        };
+        let kind = match kind {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+        };
+        *self
+            .hist
+            .entry((space, kind, size, ranges, bytes / ranges.max(1) as u64))
+            .or_default() += 1;
+    }
+
+    fn flush_into(
+        mut self,
+        all: &mut std::collections::BTreeMap<(&'static str, &'static str, u32, usize, u64), u64>,
+    ) {
+        self.flush();
+        for (k, n) in self.hist {
+            *all.entry(k).or_default() += n;
+        }
+    }
+}
+
+impl Observer for AccessProfile {
+    fn wants_memory(&self) -> bool {
+        true
+    }
+    fn wants_memory_lanes(&self) -> bool {
+        true
+    }
+    fn instruction(&mut self, _at: At) {
+        self.flush();
+    }
+    fn memory(
+        &mut self,
+        at: At,
+        _lane: u32,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        kind: AccessKind,
+        _order: MemOrder,
+    ) {
+        if !matches!(self.pending, Some((a, s, k, z)) if a == at && s == space && k == kind && z == size)
+        {
+            self.flush();
+            self.pending = Some((at, space, kind, size));
+        }
+        self.addrs.push(addr);
+    }
+    fn memory_lanes(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u32,
+        kind: AccessKind,
+        _order: MemOrder,
+    ) {
+        self.flush();
+        self.pending = Some((at, space, kind, size));
+        for (l, &a) in addrs.iter().enumerate() {
+            if lanes >> l & 1 != 0 {
+                self.addrs.push(a);
+            }
+        }
+        self.flush();
+    }
 }
 
 fn main() {

@@ -28,6 +28,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use smallvec::SmallVec;
+
 use crate::shadow::{Cell, ShadowMap};
 
 /// 128-byte pages: a warp's coalesced 32 × 4-byte access, a TMA box row and an mma operand
@@ -48,19 +50,65 @@ const NO_PAGE: u32 = u32::MAX;
 type CellId = u32;
 type Ids = Box<[CellId; PAGE]>;
 
-/// One page: every byte holds `uniform` while `ids` is `None`.
-struct Page {
-    uniform: CellId,
-    ids: Option<Ids>,
+/// Runs a page holds inline before it falls back to one id per byte.
+const INLINE_RUNS: usize = 4;
+
+/// One page of ids: a few runs inline (a fresh or uniform page is one run; a page split by
+/// lane accesses of 16 to 64 bytes is 2 to 4), or one id per byte when more runs are needed.
+/// Inline runs keep the shadow of sparsely touched global memory at 24 bytes per page instead
+/// of 512 (matmul_fp16_bench1024: every 128-byte page of A and B is split by 64-byte warp
+/// reads).
+enum Page {
+    /// Run `i` holds bytes `[starts[i], starts[i + 1])` (the last one to the page end) with id
+    /// `ids[i]`; `starts[0] == 0`, adjacent runs have different ids, `1 <= n <= INLINE_RUNS`.
+    Runs {
+        n: u8,
+        starts: [u8; INLINE_RUNS],
+        ids: [CellId; INLINE_RUNS],
+    },
+    Bytes(Ids),
 }
 
 impl Page {
-    #[inline]
-    fn id_at(&self, off: usize) -> CellId {
-        match &self.ids {
-            Some(ids) => ids[off],
-            None => self.uniform,
+    fn uniform(id: CellId) -> Page {
+        Page::Runs {
+            n: 1,
+            starts: [0; INLINE_RUNS],
+            ids: [id; INLINE_RUNS],
         }
+    }
+
+    /// The id of byte `off` and where its run of equal ids ends, at most at `hi`.
+    #[inline]
+    fn run_at(&self, off: usize, hi: usize) -> (CellId, usize) {
+        match self {
+            Page::Runs { n, starts, ids } => {
+                let n = *n as usize;
+                let mut i = 0;
+                while i + 1 < n && starts[i + 1] as usize <= off {
+                    i += 1;
+                }
+                let end = if i + 1 < n {
+                    starts[i + 1] as usize
+                } else {
+                    PAGE
+                };
+                (ids[i], end.min(hi))
+            }
+            Page::Bytes(b) => {
+                let id = b[off];
+                let mut j = off + 1;
+                while j < hi && b[j] == id {
+                    j += 1;
+                }
+                (id, j)
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn id_at(&self, off: usize) -> CellId {
+        self.run_at(off, off + 1).0
     }
 }
 
@@ -121,6 +169,15 @@ pub(crate) struct DenseShadow {
     /// Scratch of the access being processed (kept to avoid allocations per access).
     groups: Vec<Group>,
     parts: Vec<(CellId, u64)>,
+    /// Transitions of this access (or batch, [`DenseShadow::batch`]): a group whose state is
+    /// that of `.0` ends in the state of `.1` (see [`DenseShadow::update`]).
+    memo: Vec<(CellId, CellId)>,
+    /// Whether `memo` outlives one `update` (the ranges of one warp-instruction).
+    batch: bool,
+    /// Where a new state is built (keeps a spilled read set's buffer between accesses).
+    scratch: Cell,
+    /// The end and new id of the last group of this `update` that got a new id.
+    last: Option<(u64, CellId)>,
 }
 
 impl Default for DenseShadow {
@@ -138,6 +195,10 @@ impl Default for DenseShadow {
             free: Vec::new(),
             groups: Vec::new(),
             parts: Vec::new(),
+            memo: Vec::new(),
+            batch: false,
+            scratch: Cell::default(),
+            last: None,
         }
     }
 }
@@ -181,27 +242,9 @@ impl DenseShadow {
     /// Appends a chunk of uniform `NEVER` pages; returns the index of its first page.
     fn new_chunk(&mut self) -> u32 {
         let base = self.pages.len() as u32;
-        self.pages.extend((0..CHUNK_PAGES).map(|_| Page {
-            uniform: NEVER,
-            ids: None,
-        }));
+        self.pages
+            .extend((0..CHUNK_PAGES).map(|_| Page::uniform(NEVER)));
         base
-    }
-
-    /// The id at `addr` if its page exists (no page is created).
-    #[inline]
-    fn peek(&self, addr: u64) -> Option<CellId> {
-        let pn = addr >> PAGE_BITS;
-        let (cn, within) = (pn >> CHUNK_BITS, (pn as usize) & (CHUNK_PAGES - 1));
-        let base = if cn < LOW_CHUNKS {
-            *self.low.get(cn as usize).filter(|&&i| i != NO_PAGE)?
-        } else if self.high_hit.0 == cn {
-            self.high_hit.1
-        } else {
-            *self.high.get(&cn)?
-        };
-        let page = &self.pages[base as usize + within];
-        Some(page.id_at((addr & (PAGE as u64 - 1)) as usize))
     }
 
     #[inline]
@@ -211,8 +254,24 @@ impl DenseShadow {
 
     /// Calls `f(start, end, cell)` once per maximal run of equal state in `[start, end)`, in
     /// address order, and stores what `f` leaves in the cell for the run's bytes.
-    pub fn update(&mut self, start: u64, end: u64, mut f: impl FnMut(u64, u64, &mut Cell)) {
+    ///
+    /// `f` returns whether what it did is a function of the cell alone (the detector's check
+    /// found no conflict: the new state depends only on the old one, and nothing else was
+    /// recorded). Then a later run of the same access (or [batch](DenseShadow::batch)) whose
+    /// state is held by the same id gets the same result without calling `f`: a warp's
+    /// scattered per-lane bytes (a transposed read, a swizzled store) or the interleaved
+    /// states of a split page cost one `f` per distinct state, and their bytes share one new
+    /// id instead of one id each.
+    pub fn update(&mut self, start: u64, end: u64, mut f: impl FnMut(u64, u64, &mut Cell) -> bool) {
         if start >= end {
+            return;
+        }
+        if !self.batch {
+            self.memo.clear();
+        }
+        self.last = None;
+        if let Some(id) = self.single_id(start, end) {
+            self.apply(start, end, &[(id, end - start)], &mut f);
             return;
         }
         let mut groups = std::mem::take(&mut self.groups);
@@ -231,17 +290,7 @@ impl DenseShadow {
             let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
             let mut i = lo;
             while i < hi {
-                let (id, j) = match &self.pages[pi].ids {
-                    None => (self.pages[pi].uniform, hi),
-                    Some(ids) => {
-                        let id = ids[i];
-                        let mut j = i + 1;
-                        while j < hi && ids[j] == id {
-                            j += 1;
-                        }
-                        (id, j)
-                    }
-                };
+                let (id, j) = self.pages[pi].run_at(i, hi);
                 let (s, e) = (base + i as u64, base + j as u64);
                 let joins = match parts.last() {
                     Some(&(last, _)) => self.same_state(last, id),
@@ -272,49 +321,108 @@ impl DenseShadow {
         }
         // Pass 2: the check per group, then its new state over the group's bytes.
         for g in &groups {
-            let (s, e) = (g.start, g.end);
-            let n = e - s;
             let first = g.first_part as usize;
-            let own = &parts[first..first + g.parts as usize];
-            let rep = own[0].0;
-            if own.len() == 1 && rep != NEVER && self.cells[rep as usize].refs == n {
-                // The group is every byte of its id: update the state in place.
-                f(s, e, &mut self.cells[rep as usize].cell);
-                continue;
-            }
-            let mut cell = self.cells[rep as usize].cell.clone();
-            f(s, e, &mut cell);
-            if cell == self.cells[rep as usize].cell {
-                continue;
-            }
-            // An equal neighbour's id keeps equal adjacent states under one id.
-            let neighbour = [s.checked_sub(1), Some(e)]
-                .into_iter()
-                .flatten()
-                .filter_map(|a| self.peek(a))
-                .find(|&id| id != NEVER && self.cells[id as usize].cell == cell);
-            let new = match neighbour {
-                Some(id) => id,
-                None => self.alloc(cell),
-            };
-            self.cells[new as usize].refs += n;
-            for &(id, k) in own {
-                self.unref(id, k);
-            }
-            self.fill(s, e, new);
+            self.apply(
+                g.start,
+                g.end,
+                &parts[first..first + g.parts as usize],
+                &mut f,
+            );
         }
         self.groups = groups;
         self.parts = parts;
     }
 
-    fn alloc(&mut self, cell: Cell) -> CellId {
+    /// The ids of `[start, end)` when they lie in one page and are all one id: the access is
+    /// one group of one part (most thread accesses: a lane's bytes, a warp's coalesced range).
+    #[inline]
+    fn single_id(&mut self, start: u64, end: u64) -> Option<CellId> {
+        let pn = start >> PAGE_BITS;
+        if (end - 1) >> PAGE_BITS != pn {
+            return None;
+        }
+        let pi = self.page_index(pn);
+        let off = (start & (PAGE as u64 - 1)) as usize;
+        let hi = off + (end - start) as usize;
+        let (id, j) = self.pages[pi].run_at(off, hi);
+        (j == hi).then_some(id)
+    }
+
+    /// The check of one group `[s, e)` (its bytes hold the ids of `own`, all of one state,
+    /// with their byte counts) and its new state over the group's bytes.
+    fn apply(
+        &mut self,
+        s: u64,
+        e: u64,
+        own: &[(CellId, u64)],
+        f: &mut impl FnMut(u64, u64, &mut Cell) -> bool,
+    ) {
+        let n = e - s;
+        let rep = own[0].0;
+        if let Some(&(_, new)) = self.memo.iter().find(|m| m.0 == rep) {
+            // The same transition as an earlier group of this access.
+            if !(own.len() == 1 && rep == new) {
+                self.cells[new as usize].refs += n;
+                for &(id, k) in own {
+                    self.unref(id, k);
+                }
+                self.fill(s, e, new);
+                self.last = Some((e, new));
+            }
+            return;
+        }
+        if own.len() == 1 && rep != NEVER && self.cells[rep as usize].refs == n {
+            // The group is every byte of its id: update the state in place. No other byte
+            // holds `rep`, so there is nothing to remember.
+            f(s, e, &mut self.cells[rep as usize].cell);
+            self.forget(rep);
+            return;
+        }
+        // The new state is built in the scratch cell (no allocation when the reads fit
+        // inline or the scratch's spilled buffer is large enough).
+        let mut cell = std::mem::take(&mut self.scratch);
+        cell.clone_from(&self.cells[rep as usize].cell);
+        let pure = f(s, e, &mut cell);
+        if cell == self.cells[rep as usize].cell {
+            if pure {
+                self.memo.push((rep, rep));
+            }
+            self.scratch = cell;
+            return;
+        }
+        // The previous group's new id, when it ends here and holds the same state, keeps equal
+        // adjacent states under one id (an op reading bytes of per-byte states that its read
+        // makes equal again). Only the group just done is compared: looking up and comparing
+        // both neighbours of every scattered lane byte cost more than it saved.
+        let new = match self.last {
+            Some((end, id)) if end == s && self.cells[id as usize].cell == cell => id,
+            _ => self.alloc(&mut cell),
+        };
+        self.scratch = cell;
+        self.cells[new as usize].refs += n;
+        for &(id, k) in own {
+            self.unref(id, k);
+        }
+        self.fill(s, e, new);
+        self.last = Some((e, new));
+        // `rep` freed (its last bytes moved) cannot come again in this access.
+        if pure && (rep == NEVER || self.cells[rep as usize].refs > 0) {
+            self.memo.push((rep, new));
+        }
+    }
+
+    /// A new id holding `cell` (swapped in: `cell` is left with a default state).
+    fn alloc(&mut self, cell: &mut Cell) -> CellId {
         match self.free.pop() {
             Some(id) => {
-                self.cells[id as usize].cell = cell;
+                std::mem::swap(&mut self.cells[id as usize].cell, cell);
                 id
             }
             None => {
-                self.cells.push(Entry { cell, refs: 0 });
+                self.cells.push(Entry {
+                    cell: std::mem::take(cell),
+                    refs: 0,
+                });
                 (self.cells.len() - 1) as CellId
             }
         }
@@ -329,7 +437,25 @@ impl DenseShadow {
         if e.refs == 0 {
             e.cell = Cell::default();
             self.free.push(id);
+            self.forget(id);
         }
+    }
+
+    /// Drops the remembered transitions from or to `id` (its state changed, or it was freed
+    /// and may be reused for another state).
+    #[inline]
+    fn forget(&mut self, id: CellId) {
+        if !self.memo.is_empty() {
+            self.memo.retain(|m| m.0 != id && m.1 != id);
+        }
+    }
+
+    /// Starts (`true`) or ends a batch: the `update`s until the batch ends are one access
+    /// (the disjoint ranges of one warp-instruction, checked under one record and one view),
+    /// so they share the transitions `f` reported as functions of the cell.
+    pub fn batch(&mut self, on: bool) {
+        self.batch = on;
+        self.memo.clear();
     }
 
     fn fill(&mut self, start: u64, end: u64, id: CellId) {
@@ -341,25 +467,70 @@ impl DenseShadow {
             let page_end = base.saturating_add(PAGE as u64).min(end);
             let pi = self.page_index(pn);
             let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
-            let page = &mut self.pages[pi];
-            if lo == 0 && hi == PAGE {
-                page.uniform = id;
-                if let Some(ids) = page.ids.take() {
-                    self.spare.push(ids);
-                }
-            } else {
-                let ids = match &mut page.ids {
-                    Some(ids) => ids,
-                    None => {
-                        // Split a uniform page: every byte gets the page's id first.
-                        let mut ids = self.spare.pop().unwrap_or_else(|| Box::new([NEVER; PAGE]));
-                        ids.fill(page.uniform);
-                        page.ids.insert(ids)
+            self.fill_page(pi, lo, hi, id);
+            pos = page_end;
+        }
+    }
+
+    /// Bytes `[lo, hi)` of page `pi` take `id`.
+    fn fill_page(&mut self, pi: usize, lo: usize, hi: usize, id: CellId) {
+        if lo == 0 && hi == PAGE {
+            if let Page::Bytes(b) = std::mem::replace(&mut self.pages[pi], Page::uniform(id)) {
+                self.spare.push(b);
+            }
+            return;
+        }
+        match &mut self.pages[pi] {
+            Page::Bytes(b) => b[lo..hi].fill(id),
+            Page::Runs { n, starts, ids } => {
+                // The new runs: the old ones before `lo`, `[lo, hi)`, the old ones from `hi`
+                // (at most 2 * INLINE_RUNS + 1), equal neighbours merged.
+                let mut out: SmallVec<[(usize, CellId); 2 * INLINE_RUNS + 1]> = SmallVec::new();
+                let mut push = |start: usize, rid: CellId| match out.last() {
+                    Some(&(_, last)) if last == rid => {}
+                    _ => out.push((start, rid)),
+                };
+                let n = *n as usize;
+                let end_of = |i: usize| {
+                    if i + 1 < n {
+                        starts[i + 1] as usize
+                    } else {
+                        PAGE
                     }
                 };
-                ids[lo..hi].fill(id);
+                for i in 0..n {
+                    if (starts[i] as usize) < lo {
+                        push(starts[i] as usize, ids[i]);
+                    }
+                }
+                push(lo, id);
+                for i in 0..n {
+                    let (s, e) = (starts[i] as usize, end_of(i));
+                    if e > hi {
+                        push(s.max(hi), ids[i]);
+                    }
+                }
+                if out.len() <= INLINE_RUNS {
+                    let mut st = [0u8; INLINE_RUNS];
+                    let mut is = [NEVER; INLINE_RUNS];
+                    for (k, &(s, rid)) in out.iter().enumerate() {
+                        st[k] = s as u8;
+                        is[k] = rid;
+                    }
+                    self.pages[pi] = Page::Runs {
+                        n: out.len() as u8,
+                        starts: st,
+                        ids: is,
+                    };
+                } else {
+                    let mut b = self.spare.pop().unwrap_or_else(|| Box::new([NEVER; PAGE]));
+                    for (k, &(s, rid)) in out.iter().enumerate() {
+                        let e = out.get(k + 1).map_or(PAGE, |r| r.0);
+                        b[s..e].fill(rid);
+                    }
+                    self.pages[pi] = Page::Bytes(b);
+                }
             }
-            pos = page_end;
         }
     }
 
@@ -394,6 +565,14 @@ impl MemShadow {
         *self = MemShadow::new(matches!(self, MemShadow::Runs(_)));
     }
 
+    /// Starts or ends a batch of updates that are one access (see [`DenseShadow::batch`]);
+    /// the run-length map has nothing to share.
+    pub fn batch(&mut self, on: bool) {
+        if let MemShadow::Dense(d) = self {
+            d.batch(on);
+        }
+    }
+
     /// Runs (reference) or ids in use (dense): a measure of shadow memory in use.
     pub fn runs(&self) -> usize {
         match self {
@@ -409,24 +588,28 @@ impl Default for MemShadow {
     }
 }
 
-/// What `check_range` needs of a shadow: `f` once per maximal run of equal state.
+/// What `check_range` needs of a shadow: `f` at most once per maximal run of equal state,
+/// and exactly once per distinct state unless `f` said its transition is a function of the
+/// cell alone (it returns `true`; see [`DenseShadow::update`]).
 pub(crate) trait Shadow {
-    fn update(&mut self, start: u64, end: u64, f: impl FnMut(u64, u64, &mut Cell));
+    fn update(&mut self, start: u64, end: u64, f: impl FnMut(u64, u64, &mut Cell) -> bool);
 }
 
 impl Shadow for ShadowMap {
     #[inline]
-    fn update(&mut self, start: u64, end: u64, f: impl FnMut(u64, u64, &mut Cell)) {
-        ShadowMap::update(self, start, end, f)
+    fn update(&mut self, start: u64, end: u64, mut f: impl FnMut(u64, u64, &mut Cell) -> bool) {
+        ShadowMap::update(self, start, end, |s, e, c| {
+            f(s, e, c);
+        })
     }
 }
 
 impl Shadow for MemShadow {
     #[inline]
-    fn update(&mut self, start: u64, end: u64, f: impl FnMut(u64, u64, &mut Cell)) {
+    fn update(&mut self, start: u64, end: u64, f: impl FnMut(u64, u64, &mut Cell) -> bool) {
         match self {
             MemShadow::Dense(d) => d.update(start, end, f),
-            MemShadow::Runs(m) => m.update(start, end, f),
+            MemShadow::Runs(m) => Shadow::update(m, start, end, f),
         }
     }
 }
@@ -503,6 +686,7 @@ mod tests {
                 d.update(s, e, |a, b, c| {
                     cd.push((a, b, c.clone()));
                     step(c, r, write);
+                    false
                 });
                 let mut cm = Vec::new();
                 m.update(s, e, |a, b, c| {
@@ -524,10 +708,16 @@ mod tests {
     fn states_are_freed_when_no_byte_holds_them() {
         let mut d = DenseShadow::default();
         for t in 1..100u32 {
-            d.update(0, 128, |_, _, c| step(c, rec(0, t), true));
+            d.update(0, 128, |_, _, c| {
+                step(c, rec(0, t), true);
+                false
+            });
         }
         assert_eq!(d.states(), 1);
-        d.update(64, 128, |_, _, c| step(c, rec(1, 1), true));
+        d.update(64, 128, |_, _, c| {
+            step(c, rec(1, 1), true);
+            false
+        });
         assert_eq!(d.states(), 2);
         assert_eq!(d.cells.len(), 3, "ids are reused");
     }

@@ -295,6 +295,9 @@ fn check_range(
     out: &mut Vec<Conflict>,
 ) {
     map.update(start, end, |s, e, cell| {
+        // Whether a conflict was recorded: if not, the new state is a function of the old one
+        // alone, which the shadow may reuse for other runs of this access (`Shadow::update`).
+        let mut conflicted = false;
         // Returns whether `prev` conflicts with the new access (and records it).
         let mut check = |prev: &Rec, prev_kind: AccessKind| -> bool {
             // The same op (its own read and write of D) or the same warp epoch. An op's
@@ -390,6 +393,7 @@ fn check_range(
                     end: e,
                 }),
             }
+            conflicted = true;
             true
         };
         if kind == AccessKind::Write {
@@ -435,6 +439,7 @@ fn check_range(
             });
             cell.reads.push(new);
         }
+        !conflicted
     });
 }
 
@@ -663,23 +668,43 @@ impl RaceDetector {
         order: MemOrder,
         span: SpanToken,
     ) {
-        // Coalesced accesses arrive in lane order, already sorted: no copy, no sort.
-        let sorted_copy: SmallVec<[u64; 32]>;
-        let buf: &[u64] = if addrs.windows(2).all(|p| p[0] <= p[1]) {
-            addrs
-        } else {
-            let mut v = SmallVec::from_slice(addrs);
-            v.sort_unstable();
-            sorted_copy = v;
-            &sorted_copy
+        // The maximal ranges of the lanes' bytes: intervals that touch are merged first in
+        // arrival order (a lane's vector elements and coalesced lanes arrive adjacent), then
+        // the runs are sorted (only when they are not in order already: swizzled or transposed
+        // lanes) and merged again. Same ranges as sorting every address, for a sort of the
+        // few runs instead of up to 128 addresses.
+        let Some((&first, rest)) = addrs.split_first() else {
+            return;
         };
+        let mut runs: SmallVec<[(u64, u64); 32]> = SmallVec::new();
+        let (mut s, mut e) = (first, first.saturating_add(size));
+        for &a in rest {
+            if a >= s && a <= e {
+                e = e.max(a.saturating_add(size));
+            } else {
+                runs.push((s, e));
+                (s, e) = (a, a.saturating_add(size));
+            }
+        }
+        runs.push((s, e));
+        if !runs.windows(2).all(|p| p[0].0 <= p[1].0) {
+            runs.sort_unstable();
+        }
+        let buf = &runs;
+        // The ranges of one instruction are checked under one record and one view unless an
+        // acquire (per-location clocks) or a release (a tick) changes the view between them:
+        // then the shadow shares transitions between the ranges (`DenseShadow::batch`).
+        let (releases, acquires) = order.flags();
+        let batch = buf.len() > 1 && !acquires && !(kind == AccessKind::Write && releases);
+        if batch {
+            self.mem.mem(space).batch(true);
+        }
         let mut i = 0;
         while i < buf.len() {
-            let start = buf[i];
-            let mut end = start.saturating_add(size);
+            let (start, mut end) = buf[i];
             i += 1;
-            while i < buf.len() && buf[i] <= end {
-                end = end.max(buf[i].saturating_add(size));
+            while i < buf.len() && buf[i].0 <= end {
+                end = end.max(buf[i].1);
                 i += 1;
             }
             self.thread_access(
@@ -692,6 +717,9 @@ impl RaceDetector {
                 span,
                 Agent::Thread,
             );
+        }
+        if batch {
+            self.mem.mem(space).batch(false);
         }
     }
 

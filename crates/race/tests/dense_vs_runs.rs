@@ -5,6 +5,11 @@
 //! barriers, release/acquire mbarriers, proxy and acq_rel fences, bulk copies into and out of
 //! shared memory, the tcgen05.alloc address store, CTA resets — must give the same findings,
 //! message for message, in the same order.
+//!
+//! The reference run also splits lane batches by hand (every address sorted, touching
+//! intervals merged, one `access` per range), so `access_lanes`' merging (runs in arrival
+//! order, then sorted) and the dense shadow's transitions shared between the ranges of one
+//! instruction (`DenseShadow::batch`) are held to the unbatched answer.
 
 use proptest::prelude::*;
 use tmemu_race::*;
@@ -31,7 +36,10 @@ enum Ev {
         stride: u64,
         lanes: u32,
         size: u64,
+        /// Elements per lane (a vector access: a lane's elements arrive one after another).
+        vec: u64,
         write: bool,
+        order: u8,
     },
     Bar(u32),
     Signal {
@@ -94,8 +102,8 @@ fn ev() -> impl Strategy<Value = Ev> {
     prop_oneof![
         6 => (w.clone(), any::<bool>(), 0..320u64, prop_oneof![Just(1u64), Just(2), Just(4), Just(8), Just(16), 1..200u64], any::<bool>(), any::<u8>())
             .prop_map(|(w, global, addr, len, write, order)| Ev::Access { w, global, addr, len, write, order }),
-        4 => (w.clone(), any::<bool>(), 0..128u64, prop_oneof![Just(4u64), Just(16), Just(0), 1..40u64], any::<u32>(), prop_oneof![Just(1u64), Just(4), Just(16)], any::<bool>())
-            .prop_map(|(w, global, base, stride, lanes, size, write)| Ev::Lanes { w, global, base, stride, lanes, size, write }),
+        4 => (w.clone(), any::<bool>(), 0..128u64, prop_oneof![Just(4u64), Just(16), Just(0), 1..40u64], any::<u32>(), prop_oneof![Just(1u64), Just(4), Just(16)], prop_oneof![3 => Just(1u64), 1 => Just(2), 1 => Just(4)], any::<bool>(), prop_oneof![4 => Just(7u8), 1 => any::<u8>()])
+            .prop_map(|(w, global, base, stride, lanes, size, vec, write, order)| Ev::Lanes { w, global, base, stride, lanes, size, vec, write, order }),
         1 => (0..2u32).prop_map(Ev::Bar),
         2 => (w.clone(), 0..3u32).prop_map(|(w, key)| Ev::Signal { w, key }),
         2 => (w.clone(), 0..3u32, any::<bool>()).prop_map(|(w, key, relaxed)| Ev::Await { w, key, relaxed }),
@@ -107,8 +115,23 @@ fn ev() -> impl Strategy<Value = Ev> {
     ]
 }
 
-/// Runs the stream; returns every finding with its message.
-fn run(d: &mut RaceDetector, evs: &[Ev]) -> Vec<Race> {
+/// The ranges of a lane batch the obvious way: all addresses sorted, touching intervals merged.
+fn naive_ranges(addrs: &[u64], size: u64) -> Vec<(u64, u64)> {
+    let mut a = addrs.to_vec();
+    a.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for x in a {
+        match out.last_mut() {
+            Some(r) if x <= r.1 => r.1 = r.1.max(x + size),
+            _ => out.push((x, x + size)),
+        }
+    }
+    out
+}
+
+/// Runs the stream; returns every finding with its message. `naive_lanes`: lane batches as
+/// one `access` per range of [`naive_ranges`] instead of `access_lanes`.
+fn run(d: &mut RaceDetector, evs: &[Ev], naive_lanes: bool) -> Vec<Race> {
     let mut next_warp = WARPS;
     let mut warps: Vec<WarpId> = (0..WARPS).map(WarpId).collect();
     for &w in &warps {
@@ -150,26 +173,45 @@ fn run(d: &mut RaceDetector, evs: &[Ev]) -> Vec<Race> {
                 stride,
                 lanes,
                 size,
+                vec,
                 write,
+                order: o,
             } => {
                 let addrs: Vec<u64> = (0..32u64)
                     .filter(|l| lanes >> l & 1 != 0)
-                    .map(|l| at(global, base + ((l * stride) ^ ((l & 3) * 8)) % 512))
+                    .flat_map(|l| {
+                        let a = at(global, base + ((l * stride) ^ ((l & 3) * 8)) % 512);
+                        (0..vec).map(move |i| a + i * size)
+                    })
                     .collect();
                 let kind = if write {
                     AccessKind::Write
                 } else {
                     AccessKind::Read
                 };
-                d.access_lanes(
-                    warps[w as usize],
-                    space(global),
-                    &addrs,
-                    size,
-                    kind,
-                    MemOrder::Weak,
-                    s,
-                );
+                if naive_lanes {
+                    for (a, e) in naive_ranges(&addrs, size) {
+                        d.access(
+                            warps[w as usize],
+                            space(global),
+                            a,
+                            e - a,
+                            kind,
+                            order(o),
+                            s,
+                        );
+                    }
+                } else {
+                    d.access_lanes(
+                        warps[w as usize],
+                        space(global),
+                        &addrs,
+                        size,
+                        kind,
+                        order(o),
+                        s,
+                    );
+                }
             }
             Ev::Bar(id) => {
                 let key = SyncKey::CtaBarrier { cta: 0, id };
@@ -275,9 +317,12 @@ proptest! {
 
     #[test]
     fn dense_shadow_gives_the_reference_findings(evs in proptest::collection::vec(ev(), 1..120)) {
-        let dense = run(&mut RaceDetector::new(), &evs);
-        let reference = run(&mut RaceDetector::with_reference_shadow(), &evs);
-        prop_assert_eq!(dense, reference);
+        let dense = run(&mut RaceDetector::new(), &evs, false);
+        let reference = run(&mut RaceDetector::with_reference_shadow(), &evs, true);
+        prop_assert_eq!(&dense, &reference);
+        // The run-length map through `access_lanes` too (its merging alone).
+        let runs = run(&mut RaceDetector::with_reference_shadow(), &evs, false);
+        prop_assert_eq!(runs, reference);
     }
 }
 
@@ -300,7 +345,9 @@ fn streams_find_races() {
             stride: 4,
             lanes: u32::MAX,
             size: 4,
+            vec: 1,
             write: false,
+            order: 7,
         },
         Ev::Access {
             w: 2,
@@ -319,8 +366,8 @@ fn streams_find_races() {
             order: 7,
         },
     ];
-    let dense = run(&mut RaceDetector::new(), &evs);
-    let reference = run(&mut RaceDetector::with_reference_shadow(), &evs);
+    let dense = run(&mut RaceDetector::new(), &evs, false);
+    let reference = run(&mut RaceDetector::with_reference_shadow(), &evs, true);
     assert_eq!(dense.len(), 2, "{dense:#?}");
     assert_eq!(dense, reference);
 }
