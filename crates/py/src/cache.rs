@@ -12,10 +12,12 @@ use std::sync::{Arc, Mutex};
 
 use tmemu_host::{load_ptx_source, HostError, Kernel, LocTable};
 
-/// A kernel ready to launch and the `.loc` table its findings are mapped through.
+/// A kernel ready to launch, the `.loc` table its findings are mapped through, and what the
+/// static checker finds in its PTX (every report of a launch starts with those, as the CLI's).
 pub struct Loaded {
     pub kernel: Kernel,
     pub locs: LocTable,
+    pub statics: Vec<tmemu_check::StaticFinding>,
 }
 
 struct Entry {
@@ -55,6 +57,7 @@ pub fn load(text: &str, shown: &str, entry: Option<&str>) -> Result<Arc<Loaded>,
     let loaded = Arc::new(Loaded {
         kernel,
         locs: LocTable::from_source(text),
+        statics: static_findings(text, shown),
     });
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() >= CAPACITY {
@@ -68,4 +71,13 @@ pub fn load(text: &str, shown: &str, entry: Option<&str>) -> Result<Arc<Loaded>,
         loaded: loaded.clone(),
     });
     Ok(loaded)
+}
+
+/// The static checker's findings for `text` (the rules ptxas enforces), as `tmemu run` finds
+/// them before running (crates/cli prepare.rs); none when the text does not parse.
+pub fn static_findings(text: &str, shown: &str) -> Vec<tmemu_check::StaticFinding> {
+    match tmemu_ptx::parse(text) {
+        Ok(module) => tmemu_check::static_check(&module, shown),
+        Err(_) => Vec::new(),
+    }
 }

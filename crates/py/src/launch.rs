@@ -38,8 +38,36 @@ fn load_kernel(
             ErrorClass::Unsupported => "UnsupportedError",
             ErrorClass::BadInput => "PtxError",
         };
-        raise(py, class, e.message)
+        let message = match e.class {
+            ErrorClass::BadInput => with_static_errors(src, shown, e.message),
+            ErrorClass::Unsupported => e.message,
+        };
+        raise(py, class, message)
     })
+}
+
+/// A PTX the loader refuses may break a rule ptxas enforces on that very line (a `.x2` load
+/// into one register, TM0402): `tmemu run` then reports the static finding (a violation)
+/// instead of bad input. Python raises `PtxError` either way (there is nothing to run), and
+/// names the rule under the loader's message so the two front ends say the same thing.
+fn with_static_errors(src: &str, shown: &str, message: String) -> String {
+    let line: Option<u32> = message
+        .strip_prefix(shown)
+        .and_then(|m| m.strip_prefix(':'))
+        .and_then(|m| m.split(':').next())
+        .and_then(|l| l.parse().ok());
+    let Some(line) = line else { return message };
+    let mut out = message;
+    for f in cache::static_findings(src, shown)
+        .iter()
+        .filter(|f| f.severity == tmemu_diag::rules::Severity::Error && f.span.line == line)
+    {
+        out.push_str(&format!(
+            "\n{shown}:{}:{}: error[{}]: {} (the static check, as ptxas)",
+            f.span.line, f.span.col, f.rule.id, f.message
+        ));
+    }
+    out
 }
 
 fn arg_in(py: Python<'_>, index: usize, t: &Bound<'_, PyTuple>) -> PyResult<ArgIn> {
@@ -217,6 +245,9 @@ pub fn launch<'py>(
     };
     let mut builder =
         ReportBuilder::with_locs(ptx_name, loaded.locs.clone()).cluster_dims(cluster_dims);
+    // Every report opens with the static checker's findings, as `tmemu run`'s does: a kernel
+    // ptxas would refuse (wrong target, a missing mandatory qualifier) is never `clean`.
+    builder.add_static(&loaded.statics);
     let buffers = match check {
         None => {
             // The engine does not touch Python objects: let other Python threads run meanwhile.
