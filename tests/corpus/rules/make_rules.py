@@ -1618,6 +1618,34 @@ def add_engine(rule: str, which: str, verdict: str, about: list[str], body: list
     CASES.append(EngineCase(rule, which, verdict, about, body, **kw))
 
 
+# TM0131: a shared -> shared bulk reduction faults on an H100 in a launch without a cluster
+# (tests/corpus/tma_h100, red_probe cases); the same program in a cluster launch runs.
+BULK_RED_SHARED = [".shared .align 128 .b8 red_src[64];", ".shared .align 128 .b8 red_dst[64];"]
+
+
+def bulk_red_to_cluster(mark: str) -> list[str]:
+    return [
+        "    mov.u32 %r30, red_src;",
+        "    mov.u32 %r31, red_dst;",
+    ] + mbar_init() + [
+        "    @%p2 mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r7], 64;",
+        "    bar.sync 0;",
+        "    @%p2 cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+        f".add.u32 [%r31], [%r30], 64, [%r7];{mark}",
+    ] + bounded_wait()
+
+
+add_engine("TM0131-bulk-shared-cluster-without-cluster", "break", "violation",
+           ["Thread 0 reduces 64 bytes of its shared memory into its own shared memory through",
+            "the .shared::cluster form, in a launch without a cluster: an H100 raises an",
+            "illegal-instruction error (the ISA calls the CTA an implicit 1-CTA cluster). Nothing",
+            "arrives, so the wait is bounded."],
+           bulk_red_to_cluster(E("TM0131")), extra_shared=BULK_RED_SHARED)
+add_engine("TM0131-bulk-shared-cluster-without-cluster", "keep", "clean",
+           ["The same program in a launch with clusters of 2 CTAs: each CTA's thread 0 reduces",
+            "into its own shared memory and the mbarrier completes with 64 bytes."],
+           bulk_red_to_cluster(""), extra_shared=BULK_RED_SHARED, grid=2, cluster=2)
+
 H = lambda rule: f"  // ~HANG {rule}"  # noqa: E731
 MBAR_SYNC = ["    bar.sync 0;"]
 ARRIVE = "    @%p2 mbarrier.arrive.shared::cta.b64 %rd3, [%r7];"
