@@ -103,6 +103,30 @@ __global__ void atom_global_bf16_add(u16* m, const u16* b, u16* o, int n) {
   o[t] = d;
 }
 
+// PTX ISA 9.4's `.noftz` on `.f32`: subnormals kept on global memory
+__global__ void red_v4_f32_add_noftz(u32* m, const u32* b, u32*, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x; if (t >= n) return;
+  const u32* p = b + 4 * t;
+  asm volatile("red.global.gpu.relaxed.add.noftz.v4.f32 [%0], {%1,%2,%3,%4};"
+               :: "l"(m + 4 * t), "r"(p[0]), "r"(p[1]), "r"(p[2]), "r"(p[3]) : "memory");
+}
+__global__ void atom_global_f32_add_noftz(u32* m, const u32* b, u32* o, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x; if (t >= n) return;
+  u32 d;
+  asm volatile("atom.global.add.noftz.f32 %0, [%1], %2;" : "=r"(d) : "l"(m + t), "r"(b[t]) : "memory");
+  o[t] = d;
+}
+__global__ void atom_shared_f32_add_noftz(u32* m, const u32* b, u32* o, int n) {
+  __shared__ u32 s[256];
+  int t = blockIdx.x * blockDim.x + threadIdx.x; if (t >= n) return;
+  s[threadIdx.x] = m[t];
+  u32 d;
+  u32 a = (u32)__cvta_generic_to_shared(&s[threadIdx.x]);
+  asm volatile("atom.shared.add.noftz.f32 %0, [%1], %2;" : "=r"(d) : "r"(a), "r"(b[t]) : "memory");
+  o[t] = d;
+  m[t] = s[threadIdx.x];
+}
+
 // ---- cases ---------------------------------------------------------------------------
 
 enum Fmt { F16, BF16, F32 };
@@ -111,7 +135,7 @@ struct Case {
   const char* name;  // the instruction, as the Rust test rebuilds it: inst.space.op.vN.type
   const char* inst;  // atom | red
   const char* space; // global | shared
-  const char* op;    // add | min | max
+  const char* op;    // add | min | max | add.noftz (.f32, PTX 9.4)
   int vec;           // 1 (scalar), 2, 4, 8
   const char* type;  // f16 bf16 f16x2 bf16x2 f32
   Fmt fmt;
@@ -137,6 +161,10 @@ static Case kCases[] = {
   {"atom_shared_f32_add", "atom", "shared", "add", 1, "f32", F32, 4, (void*)atom_shared_f32_add},
   {"atom_global_f16_add", "atom", "global", "add", 1, "f16", F16, 2, (void*)atom_global_f16_add},
   {"atom_global_bf16_add", "atom", "global", "add", 1, "bf16", BF16, 2, (void*)atom_global_bf16_add},
+  // op "add.noftz": the `.f32` forms of PTX ISA 9.4
+  {"red_v4_f32_add_noftz", "red", "global", "add.noftz", 4, "f32", F32, 4, (void*)red_v4_f32_add_noftz},
+  {"atom_global_f32_add_noftz", "atom", "global", "add.noftz", 1, "f32", F32, 4, (void*)atom_global_f32_add_noftz},
+  {"atom_shared_f32_add_noftz", "atom", "shared", "add.noftz", 1, "f32", F32, 4, (void*)atom_shared_f32_add_noftz},
 };
 
 static const u16 kSpecF16[] = {

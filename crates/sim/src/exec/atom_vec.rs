@@ -17,6 +17,9 @@
 //! old value in the matching destination register. Only `.global` (or a generic address in
 //! the global window) is allowed: any other window is TM0503, as for other accesses.
 //!
+//! The scalar `atom/red.add.noftz.f32` (PTX ISA 9.4) runs here too, as a vector of one
+//! [`VecElem::F32Noftz`] element, on global or shared memory.
+//!
 //! Alignment: the whole vector's size (vector width × element size), as for `ld`/`st`
 //! vectors (§5.4.4 "Addresses as operands": vector accesses are aligned to their total size).
 //! DERIVED for atomics (the ISA's alignment paragraph names `ld`/`st` vectors); a misaligned
@@ -33,7 +36,7 @@ use super::atom_half::{self, HalfAtom};
 use super::memory::{fault, lane_addr, observe_lane_at, resolve, Loc};
 use super::{Ctx, Flow, Warp};
 use crate::fp;
-use crate::mem::MemFault;
+use crate::mem::{self, MemFault};
 use crate::observer::{AccessKind, MemOrder, Observer};
 use crate::program::{Addr, Any, FMods, Rnd, Space};
 
@@ -49,6 +52,9 @@ pub const F32_GLOBAL_FTZ: bool = true;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VecElem {
     F32,
+    /// `.add.noftz.f32` (PTX ISA 9.4): subnormals kept on global memory too. Also the scalar
+    /// form (one element), which may address shared memory, where `.f32` adds never flush.
+    F32Noftz,
     Half(HalfAtom),
 }
 
@@ -56,7 +62,7 @@ impl VecElem {
     /// Bytes of one element (one atomic word).
     pub fn size(self) -> u8 {
         match self {
-            VecElem::F32 => 4,
+            VecElem::F32 | VecElem::F32Noftz => 4,
             VecElem::Half(h) => h.size(),
         }
     }
@@ -100,6 +106,14 @@ pub fn global_f32_add(old: u64, b: u64) -> u64 {
 pub fn apply(elem: VecElem, op: VecOp, old: u64, b: u64) -> u64 {
     match (elem, op) {
         (VecElem::F32, _) => global_f32_add(old, b),
+        (VecElem::F32Noftz, _) => {
+            let m = FMods {
+                rnd: Rnd::Rn,
+                ftz: false,
+                sat: false,
+            };
+            fp::add32(old as u32, b as u32, m) as u64
+        }
         (VecElem::Half(h), VecOp::Add) => atom_half::add(h, old, b),
         (VecElem::Half(h), VecOp::Min) => atom_half::min(h, old, b),
         (VecElem::Half(h), VecOp::Max) => atom_half::max(h, old, b),
@@ -124,6 +138,29 @@ pub(super) fn exec<O: Observer>(
         let a = lane_addr(w, i.addr, l);
         let g = match resolve(cx, i.space, a) {
             Ok(Loc::Global(g)) => g,
+            // the scalar `.add.noftz.f32` (one element) is also defined on shared memory
+            Ok(Loc::Shared(ci, off)) if n == 1 => {
+                let sh = &mut cx.ctas[ci].shared;
+                let b = w.read_any(i.b[0], l) & wmask;
+                let res = mem::bytes_load(sh, "shared", off as u64, es).and_then(|old| {
+                    let new = apply(i.elem, i.op, old, b) & wmask;
+                    mem::bytes_store(sh, "shared", off as u64, es, new).map(|()| old)
+                });
+                match res {
+                    Ok(old) => {
+                        if let Some(d) = &i.d {
+                            w.write_any(d[0], l, old);
+                        }
+                        if cx.obs.wants_memory() {
+                            let at = cx.at(w, mask);
+                            let loc = Loc::Shared(ci, off);
+                            observe_lane_at(cx, at, l, loc, es, AccessKind::Write, i.order);
+                        }
+                    }
+                    Err(f) => fault(w, cx, 1 << l, l, f, i.space),
+                }
+                continue;
+            }
             Ok(_) => {
                 let f = MemFault::OtherWindow {
                     space: "global",

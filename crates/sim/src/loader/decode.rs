@@ -1723,6 +1723,11 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if d.mods.iter().any(|m| m.starts_with('v') && m.len() == 2) {
         return atom_vec(d, ty, space, is_red);
     }
+    // `.add.noftz.f32` (PTX ISA 9.4: keep subnormals on global memory too): a one-element
+    // vector atomic, which also takes shared addresses (exec/atom_vec.rs).
+    if d.has("noftz") && ty == Ty::F(32) && d.has("add") {
+        return atom_vec(d, ty, space, is_red);
+    }
     if d.has("noftz") && half.is_none() {
         return d.unsup();
     }
@@ -1788,19 +1793,22 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
 fn atom_vec(d: &mut D<'_, '_, '_, '_>, ty: Ty, space: Space, is_red: bool) -> R<Inst> {
     use crate::exec::atom_half::HalfAtom;
     use crate::exec::atom_vec::{AtomVecInst, VecElem, VecOp};
-    if !matches!(space, Space::Global | Space::Generic) {
+    let n: usize = match d.mods.iter().find(|m| m.starts_with('v') && m.len() == 2) {
+        Some(&"v2") => 2,
+        Some(&"v4") => 4,
+        Some(&"v8") => 8,
+        // the scalar `.add.noftz.f32`
+        None => 1,
+        _ => return d.unsup(),
+    };
+    if n > 1 && !matches!(space, Space::Global | Space::Generic) {
         return invalid(
             "vector atomics are only defined on .global memory (PTX ISA §9.7.13.5)",
             d.i.span,
         );
     }
-    let n: usize = match d.mods.iter().find(|m| m.starts_with('v') && m.len() == 2) {
-        Some(&"v2") => 2,
-        Some(&"v4") => 4,
-        Some(&"v8") => 8,
-        _ => return d.unsup(),
-    };
     let elem = match ty {
+        Ty::F(32) if d.has("noftz") => VecElem::F32Noftz,
         Ty::F(32) => VecElem::F32,
         Ty::F(16) => VecElem::Half(HalfAtom::F16),
         Ty::Bf16 => VecElem::Half(HalfAtom::Bf16),
@@ -1818,10 +1826,10 @@ fn atom_vec(d: &mut D<'_, '_, '_, '_>, ty: Ty, space: Space, is_red: bool) -> R<
         return d.unsup();
     };
     let half = matches!(elem, VecElem::Half(_));
-    // `.noftz` is required on the 16-bit types and (before PTX 9.4) absent on `.f32`; `.f32`
-    // has only `.add`, and at most 128 bits in all (`.v8` only for one 16-bit element).
+    // `.noftz` is required on the 16-bit types and optional on `.f32` (PTX 9.4); `.f32` has
+    // only `.add`, and at most 128 bits in all (`.v8` only for one 16-bit element).
     let max_n = if elem.size() == 2 { 8 } else { 4 };
-    if half != d.has("noftz") || (!half && op != VecOp::Add) || n > max_n {
+    if (half && !d.has("noftz")) || (!half && op != VecOp::Add) || n > max_n {
         return d.unsup();
     }
     let base = if is_red { 0 } else { 1 };

@@ -2,7 +2,8 @@
 //! kernels/atom_h100/harness.cu) replayed through the engine, bit for bit, NaN payloads
 //! included: the vector forms (`red.global.add.noftz.v8.f16/.bf16`, `atom.global.v2.*.min/max
 //! .noftz` on f16/bf16/f16x2/bf16x2, `.v2/.v4 .f32 .add`) and the scalar `.f32` add on global
-//! (subnormals flushed) and shared memory (kept), and `.add.noftz.f16/.bf16`.
+//! (subnormals flushed) and shared memory (kept), `.add.noftz.f16/.bf16`, and PTX 9.4's
+//! `.add.noftz.f32` (vector and scalar, global and shared: subnormals kept).
 //!
 //! Each manifest line names the instruction (inst, space, op, vector width, type); the dump
 //! holds the memory words before, the operands, the memory after and the old values.
@@ -106,9 +107,10 @@ fn scalar_kernel(c: &Case) -> String {
             op = c.op
         )
     };
+    let version = if c.op.contains("noftz") { "9.4" } else { "8.7" };
     format!(
         r#"
-.version 8.7
+.version {version}
 .target sm_100a
 .address_size 64
 
@@ -139,7 +141,7 @@ fn scalar_kernel(c: &Case) -> String {
 #[test]
 fn float_atomics_match_the_h100_bit_for_bit() {
     let cases = cases();
-    assert_eq!(cases.len(), 17, "the recording has 17 cases");
+    assert_eq!(cases.len(), 20, "the recording has 20 cases");
     let mut report = Vec::new();
     for c in &cases {
         let src = if c.vec == 1 {

@@ -8,6 +8,7 @@
 //!   gives the other operand, -0 below +0), returning the operand's own bits;
 //! - `.add.f32`: the host f32 sum with subnormal inputs and results flushed to sign-preserving
 //!   zero (the ISA's "current implementation" of global f32 atomic adds).
+//!
 //! NaN results are compared as "some NaN".
 
 use half::{bf16, f16};
@@ -99,6 +100,8 @@ fn ftz32(x: f32) -> f32 {
 /// The reference of one element word.
 fn reference(ty: Ty, op: &str, a: u32, b: u32) -> u32 {
     match ty {
+        // `.add.noftz.f32` (PTX 9.4) keeps subnormals
+        Ty::F32 if op == "add.noftz" => (f32::from_bits(a) + f32::from_bits(b)).to_bits(),
         Ty::F32 => ftz32(ftz32(f32::from_bits(a)) + ftz32(f32::from_bits(b))).to_bits(),
         Ty::F16 | Ty::Bf16 => ref16(ty.is_bf16(), op, a as u16, b as u16) as u32,
         Ty::F16x2 | Ty::Bf16x2 => {
@@ -180,9 +183,11 @@ pub(crate) fn kernel(inst: &str, n: usize, ty: Ty, op: &str) -> String {
             b = list(0)
         )
     };
+    // `.noftz` on `.f32` needs PTX ISA 9.4
+    let version = if op.contains("noftz") { "9.4" } else { "8.7" };
     format!(
         r#"
-.version 8.7
+.version {version}
 .target sm_100a
 .address_size 64
 
@@ -419,6 +424,26 @@ fn vector_f32_add_flushes_subnormals_like_global_f32_atomics() {
 }
 
 #[test]
+fn noftz_f32_adds_keep_subnormals_vector_scalar_global_and_shared() {
+    check("red", 4, Ty::F32, "add.noftz");
+    check("atom", 2, Ty::F32, "add.noftz");
+    // 2^-149 + 2^-149 = 2^-148: nothing flushed
+    let (after, _) = run_elems("atom", 2, Ty::F32, "add.noftz", &[1, 0x8000_0001], &[1, 0]);
+    assert_eq!(after, vec![2, 0x8000_0001]);
+    // the scalar forms, global and shared (one thread)
+    let (r, out) = run_one_out(
+        "    .reg .f32 %f<4>;\n    mov.b32 %f1, 0x00000001;\n    \
+         st.global.b32 [%rd2], %f1;\n    red.global.add.noftz.f32 [%rd2], %f1;\n    \
+         ld.global.b32 %f2, [%rd2];\n    st.global.b32 [%rd1], %f2;\n    \
+         st.shared.b32 [sh], %f1;\n    atom.shared.add.noftz.f32 %f3, [sh], %f1;\n    \
+         ld.shared.b32 %f2, [sh];\n    st.global.b32 [%rd1+4], %f2;\n    \
+         st.global.b32 [%rd1+8], %f3;",
+    );
+    assert!(r.diagnostics.is_empty(), "{r:?}");
+    assert_eq!(u32_words(&out[..12]), vec![2, 2, 1]);
+}
+
+#[test]
 fn vector_min_max_hand_picked() {
     // f16: min(+0, -0) = -0, max(-0, +0) = +0, min(NaN, 2) = 2, min(1, -inf) = -inf
     let a = [0x0000u32, 0x8000, 0x7e00, 0x3c00];
@@ -434,7 +459,7 @@ fn vector_min_max_hand_picked() {
 fn run_one_out(body: &str) -> (RunResult, Vec<u8>) {
     let src = format!(
         r#"
-.version 8.7
+.version 9.4
 .target sm_100a
 .address_size 64
 .visible .entry k(.param .u64 out, .param .u64 buf)
