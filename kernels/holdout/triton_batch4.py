@@ -28,6 +28,10 @@ the JIT would, which lets the compiler prove 16-byte contiguity and emit `ld.glo
 * ho4_dot_scaled_nvfp4: `tl.dot_scaled` e2m1 x e2m1 with e8m0 scales every 16 K.
 * ho4_dot_scaled_nvfp4_e4m3: NVFP4 proper: e2m1 x e2m1 with **e4m3** scales every 16 K
   (`kind::mxf4nvf4.block16`, UE4M3 scale type).
+* ho4_mm_m64_w8s4: BLOCK_M = 64 with 8 warps and 4 stages (an M = 64 accumulator read by
+  twice the warps the earlier M = 64 kernels had).
+* ho4_gather_rows_mm: rows of A gathered by a tensor descriptor (`desc.gather`: TMA
+  `tile::gather4`) from an index vector, then multiplied (MoE-style token gather).
 """
 import numpy as np
 import triton
@@ -507,6 +511,57 @@ def _nvfp4_e4m3_cases():
                       "ue4m3 scales every 16 K (NVFP4), f32 out; 128x128x128")]
 
 
+def _mm_m64_cases():
+    M, N, K = 192, 128, 256
+    rng = np.random.default_rng(6012)
+    a = rng.uniform(-1, 1, size=(M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    return [Case("ho4_mm_m64_w8s4", grid=[M // 64, N // 128],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [M, N], _ref(a, b), 1e-3, 1e-3, F16_WHY)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K,
+                           stride_am=K, stride_bk=N, stride_cm=N),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}], fp16; BLOCK 64x128x64 with 8 "
+                      "warps and 4 stages (M = 64 MMA, D read by 8 warps)")]
+
+
+@triton.jit
+def gather_rows_mm_kernel(x_ptr, idx_ptr, w_ptr, c_ptr, T, N, K, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[T, K], strides=[K, 1],
+                                       block_shape=[1, BLOCK_K])
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    rows = tl.load(idx_ptr + rm)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = x_desc.gather(rows, k0)
+        w = tl.load(w_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, w, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def _gather_cases():
+    T, M, N, K = 300, 128, 64, 128
+    rng = np.random.default_rng(6013)
+    x = rng.uniform(-1, 1, size=(T, K)).astype(np.float16)
+    idx = rng.integers(0, T, size=M).astype(np.int32)
+    w = rng.uniform(-1, 1, size=(K, N)).astype(np.float16)
+    expected = _ref(x[idx], w)
+    why = "fp16 inputs exact, f32 accumulation of K = 128 terms: < 1e-5; rtol/atol 2e-5"
+    return [Case("ho4_gather_rows_mm", grid=[M // 128, N // 64],
+                 buffers=dict(x=Input(x, "f16"), idx=Input(idx, "i32"), w=Input(w, "f16"),
+                              c=Output("f32", [M, N], expected, 2e-5, 2e-5, why)),
+                 args=dict(x_ptr=Ptr("x"), idx_ptr=Ptr("idx"), w_ptr=Ptr("w"), c_ptr=Ptr("c"),
+                           T=T, N=N, K=K),
+                 note=f"C[{M}x{N}] = X[idx][{M}x{K}] @ W[{K}x{N}]: the rows of X (T = {T}) "
+                      "named by idx gathered by TMA (tile::gather4, 4 rows per copy), fp16, "
+                      "f32 out")]
+
+
 def _desc(dtype, shape):
     return f"tensordesc<{dtype}[{shape[0]}, {shape[1]}]>"
 
@@ -605,4 +660,21 @@ KERNELS = [
                  aligned=("a_ptr", "a_scale_ptr", "b_ptr", "b_scale_ptr", "c_ptr", "M", "N",
                           "K"),
                  must_contain=("mxf4nvf4.block_scale.block16",)),
+    TritonKernel(name="ho4_mm_m64_w8s4", fn=mm_strided_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32",
+                                K="i32", stride_am="i32", stride_bk="i32", stride_cm="i32",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=64, BLOCK_N=128, BLOCK_K=64), cases=_mm_m64_cases,
+                 num_warps=8, num_stages=4,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk",
+                          "stride_cm"),
+                 must_contain=("tcgen05.mma", "tcgen05.ld")),
+    TritonKernel(name="ho4_gather_rows_mm", fn=gather_rows_mm_kernel,
+                 signature=dict(x_ptr="*fp16", idx_ptr="*i32", w_ptr="*fp16", c_ptr="*fp32",
+                                T="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=64), cases=_gather_cases,
+                 num_warps=4, num_stages=2,
+                 aligned=("x_ptr", "idx_ptr", "w_ptr", "c_ptr", "N", "K"),
+                 must_contain=("tcgen05.mma", "gather4")),
 ]
