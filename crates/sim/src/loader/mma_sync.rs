@@ -95,7 +95,7 @@ pub(super) fn mma_sync(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         .copied()
         .filter(|s| elem(s).is_some() || accum(s).is_some())
         .collect();
-    if (m, n, k) == (8, 8, 4) && tys.iter().any(|t| *t == "f16") {
+    if (m, n, k) == (8, 8, 4) && tys.contains(&"f16") {
         return d.unsup_why("the Volta .m8n8k4 f16 forms (quad-pair fragments) are not modelled");
     }
     if tys.len() != 4 {
