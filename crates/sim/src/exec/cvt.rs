@@ -3,10 +3,11 @@
 //! load time.
 
 use tmemu_num::ops::cvt::{cvt_f16x2_from_f8x2, cvt_pack_f32};
-use tmemu_num::ops::{cvt as num_cvt, ScalarType};
+use tmemu_num::ops::half::f32_to_f16_rne;
+use tmemu_num::ops::{cvt as num_cvt, CvtMods, ScalarType};
 
 use super::{Flow, Warp};
-use crate::program::CvtInst;
+use crate::program::{Any, CvtInst};
 
 /// `cvt{.relu}.f16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}`: a packed narrow source widened to
 /// f16x2, which the numerics crate provides as its own entry point (Triton emits it before an
@@ -31,7 +32,25 @@ pub fn supported(c: &CvtInst) -> bool {
         .all(|&v| num_cvt(c.to, c.from, v, c.m).is_ok())
 }
 
+/// `cvt.rn.f16x2.f32` of whole register arrays: `a` to the upper half, `b` to the lower, each
+/// through the bit-level rounding `cvt_pack_f32` applies to this form (so the same bits).
+#[inline]
+fn pack_f16x2_rn(a: &[u32; 32], b: &[u32; 32]) -> [u32; 32] {
+    let h = |x: u32| f32_to_f16_rne(f32::from_bits(x)) as u32;
+    std::array::from_fn(|l| (h(a[l]) << 16) | h(b[l]))
+}
+
 pub(super) fn exec(w: &mut Warp, mask: u32, c: &CvtInst) -> Flow {
+    // Triton's epilogue form on registers: one pass over the arrays, no operand match per lane
+    if let (ScalarType::F16x2, ScalarType::F32, Any::R32(d), Any::R32(a), Some(Any::R32(b))) =
+        (c.to, c.from, c.d, c.a, c.b)
+    {
+        if c.m == CvtMods::default() {
+            let r = pack_f16x2_rn(&w.r32[a as usize], &w.r32[b as usize]);
+            w.set(d, mask, &r);
+            return Flow::Next;
+        }
+    }
     let widen = widen_f8x2(c);
     for l in 0..32 {
         if mask >> l & 1 == 0 {
@@ -55,8 +74,37 @@ pub(super) fn exec(w: &mut Warp, mask: u32, c: &CvtInst) -> Flow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::Any;
-    use tmemu_num::ops::{CvtMods, Rounding};
+    use tmemu_num::ops::Rounding;
+
+    #[test]
+    fn f16x2_array_pass_equals_the_per_lane_conversion() {
+        // every exponent, mantissas with tie and near-tie low bits, specials and signs
+        let mut xs: Vec<u32> = vec![0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001];
+        let mut s = 0x1234_5678_u32;
+        for e in 0..256u32 {
+            for m in [0u32, 1, 0x0fff, 0x1000, 0x1001, 0x2000, 0x3000, 0x7f_ffff] {
+                xs.push(e << 23 | m);
+                xs.push(0x8000_0000 | e << 23 | m);
+            }
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            xs.push(e << 23 | (s >> 9));
+        }
+        for w in xs.chunks(64) {
+            let (mut a, mut b) = ([0u32; 32], [0u32; 32]);
+            for (l, &x) in w.iter().enumerate() {
+                if l < 32 {
+                    a[l] = x;
+                } else {
+                    b[l - 32] = x;
+                }
+            }
+            let got = pack_f16x2_rn(&a, &b);
+            for l in 0..32 {
+                let want = cvt_pack_f32(ScalarType::F16x2, a[l], b[l], CvtMods::default());
+                assert_eq!(Ok(got[l]), want, "{:#x} {:#x}", a[l], b[l]);
+            }
+        }
+    }
 
     fn c(to: ScalarType, from: ScalarType, rnd: Rounding, sat: bool) -> CvtInst {
         CvtInst {

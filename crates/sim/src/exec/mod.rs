@@ -12,6 +12,7 @@ pub mod atom_half;
 pub mod atom_vec;
 pub mod brx;
 mod control;
+mod cp_async;
 pub(crate) mod cvt;
 mod float;
 mod getctarank;
@@ -31,7 +32,7 @@ use std::collections::HashMap;
 use crate::error::{Context, Diagnostic, Rule};
 use crate::mem::GlobalMemory;
 use crate::observer::{At, Observer};
-use crate::program::{Any, Inst, Kernel, PSrc, S};
+use crate::program::{Any, BoolOp, Inst, Kernel, PSrc, S};
 
 pub(crate) use cvt::supported as cvt_supported;
 pub(crate) use sync::{Mbar, WaitKind};
@@ -703,6 +704,17 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Exit
             | Inst::Trap
             | Inst::Brkpt => control::exec(w, cx, mask, inst),
+            // Triton's predicate chains: too small for a call into `exec_other`
+            Inst::PredLogic { op, d, a, b } => {
+                let (x, y) = (w.pred(*a), w.pred(*b));
+                let v = match op {
+                    BoolOp::And => x & y,
+                    BoolOp::Or => x | y,
+                    BoolOp::Xor => x ^ y,
+                };
+                w.set_pred(*d, mask, v);
+                Flow::Next
+            }
             _ => int::exec_other(w, mask, inst),
         };
         match flow {
