@@ -709,3 +709,49 @@ fn nvcc_atomic_intrinsics_run_and_match_host_arithmetic() {
     assert_eq!(g4[12].to_bits(), f4[12].to_bits());
     assert_eq!(g2[6].to_bits(), 0);
 }
+
+/// Triton 3.9's vectorised `tl.atomic_add` (kernels/atom_h100/triton_scatter.py): 6 programs
+/// of 128 threads each add their 256 values into the same 256-element window with
+/// `red.global.gpu.relaxed.add.noftz.v2.f16` / `red.global.gpu.relaxed.add.v2.f32`. The values
+/// are multiples of 1/4 below 2, so every partial sum is exact in f16 and f32 and the result
+/// does not depend on the order: it must equal the host sum exactly.
+#[test]
+fn triton_vectorised_atomic_add_sums_every_program() {
+    for (file, bytes) in [
+        ("triton_scatter_f16.ptx", 2usize),
+        ("triton_scatter_f32.ptx", 4),
+    ] {
+        let k = crate::support::load_corpus("atom_h100", file);
+        let mut next = rng(99);
+        let y: Vec<f64> = (0..1536)
+            .map(|_| f64::from(next() % 16) * 0.25 - 2.0)
+            .collect();
+        let enc = |v: f64| -> Vec<u8> {
+            if bytes == 2 {
+                f16::from_f64(v).to_bits().to_le_bytes().to_vec()
+            } else {
+                (v as f32).to_le_bytes().to_vec()
+            }
+        };
+        let mut g = GlobalMemory::new();
+        install_globals(&k, &mut g).unwrap();
+        let x = g.alloc("x", &vec![0u8; 256 * bytes]);
+        let yb = g.alloc("y", &y.iter().flat_map(|&v| enc(v)).collect::<Vec<u8>>());
+        // (x, y, n, Triton's global and profile scratch: null)
+        let launch = plain_launch([6, 1, 1], [128, 1, 1], param_block(&k, [x, yb, 1536, 0, 0]));
+        let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+        assert!(
+            r.diagnostics.is_empty() && r.hangs.is_empty(),
+            "{file}: {r:?}"
+        );
+        let got = g.read_buffer(x).unwrap();
+        for j in 0..256 {
+            let want: f64 = (0..6).map(|p| y[p * 256 + j]).sum();
+            assert_eq!(
+                got[j * bytes..(j + 1) * bytes],
+                enc(want)[..],
+                "{file}: x[{j}] should be {want}"
+            );
+        }
+    }
+}
