@@ -611,7 +611,7 @@ fn bulk_reduce_one<O: Observer>(
     let (dst_raw, src_raw) = (lane_addr(w, i.dst, l), lane_addr(w, i.src, l));
     // The ISA requires 16-byte aligned addresses and a size that is a multiple of 16.
     for (raw, space) in [(dst_raw, i.dst_space), (src_raw, Space::Shared)] {
-        if raw % 16 != 0 {
+        if !raw.is_multiple_of(16) {
             return Err(Fail::Mem(
                 MemFault::Misaligned {
                     space: "bulk reduction (16-byte aligned addresses)",
@@ -622,7 +622,7 @@ fn bulk_reduce_one<O: Observer>(
             ));
         }
     }
-    if n % 16 != 0 || n > u64::from(u32::MAX) {
+    if !n.is_multiple_of(16) || n > u64::from(u32::MAX) {
         return Err(Fail::Mem(
             MemFault::Misaligned {
                 space: "bulk reduction (size a multiple of 16)",
