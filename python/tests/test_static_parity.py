@@ -66,3 +66,11 @@ def test_static_findings_match_the_cli(case, rule):
     assert py_verdict == cli_verdict == "violation"
     assert rule in [f[0] for f in py_found]
     assert py_found == cli_found
+
+
+def test_unloadable_kernel_names_the_static_rule():
+    """The loader refuses a `.x2` load into one register; `tmemu run` reports TM0402 there
+    (exit 1). Python has nothing to run, so it raises PtxError, naming the rule too."""
+    ptx = RULES / "TM0402-ldst-vector-length" / "break.ptx"
+    with pytest.raises(tmemu.PtxError, match=r"break\.ptx:49:5: error\[TM0402\]"):
+        tmemu.launch(ptx, "rule_kernel", 1, 128, [np.zeros(128, np.uint32)])
