@@ -855,3 +855,33 @@ fn bulk_reduction_into_shared_cluster_needs_a_cluster_launch() {
     let ids: Vec<&str> = r.diagnostics.iter().map(|d| d.rule.id).collect();
     assert!(ids.contains(&"TM0131"), "{:?}", r.diagnostics);
 }
+
+/// The ISA requires a size that is a multiple of 16 and 16-byte aligned addresses: a 24-byte
+/// reduction, or one from a source 8 bytes into the buffer, is a misaligned access (TM0502)
+/// and moves nothing.
+#[test]
+fn bulk_reduction_size_and_addresses_are_16_byte_granular() {
+    for (from, to) in [("[buf], 512", "[buf], 24"), ("[buf], 512", "[buf+8], 496")] {
+        let src = bulk_reduce_ptx("add.u32").replace(from, to);
+        let m = tmemu_ptx::parse(&src).expect("parse");
+        let k = load(&m, &src, "bred.ptx", None).expect("load");
+        let mut g = GlobalMemory::new();
+        install_globals(&k, &mut g).unwrap();
+        let d = g.alloc("dst", &[7u8; 1024]);
+        let s = g.alloc("src", &[1u8; 512]);
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            cluster: None,
+            dyn_shared: 0,
+            params: params(&k, &[&d.to_le_bytes(), &s.to_le_bytes()]),
+        };
+        let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+        let ids: Vec<&str> = r.diagnostics.iter().map(|d| d.rule.id).collect();
+        assert_eq!(ids, ["TM0502"], "{to}: {:?}", r.diagnostics);
+        assert!(
+            g.read_buffer(d).unwrap().iter().all(|&b| b == 7),
+            "{to}: bytes moved"
+        );
+    }
+}
