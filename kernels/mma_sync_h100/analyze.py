@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen import BITS, CORPUS, FLOAT, FORMS, PER_REG, TRIALS, fp8_table  # noqa: E402
+from gen import BITS, CORPUS, FLOAT, FORMS, KINDS, PER_REG, TRIALS, fp8_table  # noqa: E402
 
 
 def shape_of(name):
@@ -182,8 +182,8 @@ def float_check(f, ins, outs, block, p, trunc, final, verbose=False):
     name, op, (na, nb, nc, nd), (fa, fb, fc), width = f
     m, n, k = shape_of(name)
     dfmt = op.split(".")[-4]
-    bad_by_kind = [0] * 6
-    tot_by_kind = [0] * 6
+    bad_by_kind = [0] * KINDS
+    tot_by_kind = [0] * KINDS
     examples = []
     for t in range(TRIALS):
         A, B, C = matrices(f, ins[t])
@@ -209,13 +209,13 @@ def float_check(f, ins, outs, block, p, trunc, final, verbose=False):
                     r, c = cd_coord(m, pd, i, lane, e)
                     ours = (int(w[i, lane]) >> (eb * e)) & ((1 << eb) - 1)
                     theirs = (int(hw[i, lane]) >> (eb * e)) & ((1 << eb) - 1)
-                    tot_by_kind[t % 6] += 1
+                    tot_by_kind[t % KINDS] += 1
                     if (r, c) in nanpos:
                         if theirs not in NAN_SEEN:
                             NAN_SEEN[theirs] = NAN_SEEN.get(theirs, 0) + 1
                         continue
                     if ours != theirs:
-                        bad_by_kind[t % 6] += 1
+                        bad_by_kind[t % KINDS] += 1
                         if len(examples) < 3:
                             examples.append((t, r, c, hex(ours), hex(theirs)))
     return bad_by_kind, tot_by_kind, examples

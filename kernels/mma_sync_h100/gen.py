@@ -14,13 +14,14 @@ layouts: crates/sim/tests/sim/mma_sync_h100.rs runs the same kernels (their nvcc
 the engine on the same words and compares D bit for bit, which checks the layouts and the
 numerics together.
 
-Trial kinds (trial % 6), per element format:
+Trial kinds (trial % 7), per element format:
   0 unit     uniform values in [-1, 1] (integers: full range)
   1 wide     random sign, exponent over most of the finite range, random mantissa (subnormals)
   2 bits     uniformly random bit patterns (NaN and Inf included)
   3 cancel   A, B over a narrow spread of exponents, C large: probes alignment/truncation
   4 ints     small integers (every sum exact): must match in any model
   5 special  normal values with Inf, -Inf, NaN, -0, subnormals sprinkled in
+  6 zeros    mostly +0 and -0 (the sign of a zero result), a few small values
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CORPUS = REPO / "tests" / "corpus" / "mma_sync_h100"
-TRIALS = 24
+TRIALS = 28
+KINDS = 7
 
 # name, PTX opcode, (a, b, c, d) register counts, element formats (a, b, c), register width
 FORMS = [
@@ -135,6 +137,8 @@ def elements(rng, fmt, kind, shape, role):
             else:
                 v = rng.integers(-2**31, 2**31, size=shape)
             return (v.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
+        if kind == 6:
+            return np.zeros(shape, dtype=np.uint64)
         if kind == 4:
             lo, hi = (0, 3) if fmt.startswith("u") or fmt == "b1" else (-2, 3)
             v = rng.integers(lo, hi, size=shape)
@@ -176,6 +180,11 @@ def elements(rng, fmt, kind, shape, role):
         return out
     if kind == 4:
         return from_values(fmt, rng.integers(-3, 4, size=shape).astype(np.float64))
+    if kind == 6:
+        out = np.where(rng.random(shape) < 0.5, np.uint64(1) << np.uint64(e + m), np.uint64(0)).astype(np.uint64)
+        few = rng.random(shape) < 0.02
+        out[few] = from_values(fmt, rng.integers(-2, 3, size=int(few.sum())).astype(np.float64))
+        return out
     # kind 5: specials sprinkled
     out = from_values(fmt, rng.uniform(-2, 2, size=shape))
     inf = float_bits(fmt, np.zeros(1, np.uint64), np.array([(1 << e) - 1], np.uint64), np.zeros(1, np.uint64))[0]
@@ -202,7 +211,7 @@ def make_inputs(rng, form):
     name, _op, (na, nb, nc, _nd), (fa, fb, fc), width = form
     trials = []
     for t in range(TRIALS):
-        kind = t % 6
+        kind = t % KINDS
         ops = []
         for n, fmt, role in ((na, fa, "a"), (nb, fb, "b"), (nc, fc, "c")):
             el = elements(rng, fmt, kind, (n, 32, PER_REG[fmt]), role)

@@ -427,7 +427,7 @@ int main(int argc, char** argv) {
   if (!f) { perror(argv[1]); return 1; }
   FILE* g = fopen(argv[2], "wb");
   if (!g) { perror(argv[2]); return 1; }
-  const int trials = 24;
+  const int trials = 28;
   int bad = 0;
   for (const Form& fm : kForms) {
     size_t w = fm.width / 8;

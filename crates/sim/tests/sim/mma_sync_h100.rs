@@ -113,7 +113,7 @@ fn engine_matches_h100_mma_sync_recording() {
                     let reg = (i * w % per_trial) / (32 * w);
                     first = Some(format!(
                         "trial {trial} (kind {}) D register {reg} lane {}: tmemu {:#x}, H100 {:#x}",
-                        trial % 6,
+                        trial % 7,
                         i % 32,
                         word(a),
                         word(b)
