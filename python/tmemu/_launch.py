@@ -350,7 +350,7 @@ def launch(
     sms=148,
     seed=None,
     raise_on_findings=False,
-    threads=1,
+    threads=None,
     max_steps=2_000_000_000,
     seeds=None,
     async_policy=None,
@@ -364,7 +364,8 @@ def launch(
     floats (converted to the parameter's type, range-checked), None (a null pointer), or
     tmemu.TensorMap. sms: SMs of the modelled GPU (148, a B200). seed: a random warp schedule
     (same seed, same run); None is the default deterministic schedule. threads: worker threads
-    (results are identical for any number).
+    (None, the default: every available core, as `tmemu run`; results are identical for any
+    number).
 
     async_policy: when queued tcgen05 operations complete, as `tmemu run --async-policy`:
     "immediate" (the default), "delayed" or "adversarial" (as late as the rules allow).
@@ -421,7 +422,7 @@ def launch(
         native_args,
         int(sms),
         None if seed is None else int(seed),
-        int(threads),
+        0 if threads is None else int(threads),
         int(max_steps),
         int(seeds) if check else None,
         async_policy,

@@ -222,7 +222,12 @@ pub fn launch<'py>(
         .map_err(|e| raise(py, "LaunchError", format!("{ptx_name}: error: {e}")))?;
     let base = RunOptions {
         nsms: sms,
-        threads: threads.max(1),
+        // 0 = every available core, as `tmemu run`'s default (results are identical for any N).
+        threads: if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads
+        },
         seed,
         max_steps,
         ..Default::default()
