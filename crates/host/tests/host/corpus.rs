@@ -162,8 +162,8 @@ fn non_tcgen05_corpus_kernels_match_numpy() {
 /// starts to pass, so the list only shrinks.
 const TCGEN05_PENDING: &[(&str, &str)] = &[(
     "kernels/holdout/ho4_dot_scaled_nvfp4.toml",
-    "Triton 3.9's mxf4nvf4.block16 idesc sets bit 24 (2-bit scale type = 2): tmemu reads M=144 \
-     (TM0308); see KNOWN_FAILING in tests/holdout.rs",
+    "Triton 3.9's mxf4nvf4.block16 idesc sets reserved bit 24 (its 2-bit scale type = 2 for \
+     UE8M0): TM0511 unmodelled form since 762e441; see KNOWN_FAILING in tests/holdout.rs",
 )];
 
 /// Every spec under tests/corpus/kernels/ whose PTX uses tcgen05 runs under the immediate,
