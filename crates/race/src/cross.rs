@@ -241,10 +241,76 @@ impl GlobalLog {
             }
             i = j;
         }
+        self.after_access(kind, order);
+    }
+
+    /// [`Self::thread_access`] of one warp-instruction given as the engine's batch: lane `l`
+    /// (bit `l` of `mask`) accessed `size` bytes at `addrs[l]`. The common coalesced case (a
+    /// contiguous lane mask at consecutive addresses) is one range without a per-lane loop
+    /// beyond the check.
+    pub fn thread_access_lanes(
+        &mut self,
+        site: Site,
+        mask: u32,
+        addrs: &[u64; 32],
+        size: u64,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        if mask == 0 {
+            return;
+        }
+        let (lo, hi) = (mask.trailing_zeros(), 32 - mask.leading_zeros());
+        if mask >> lo == u32::MAX >> (32 - (hi - lo)) {
+            let a = &addrs[lo as usize..hi as usize];
+            let base = a[0];
+            let mut step = base;
+            let mut ok = true;
+            for &x in a {
+                ok &= x == step;
+                step = step.wrapping_add(size);
+            }
+            if ok && step > base {
+                let n = a.len();
+                self.push(Entry {
+                    start: base,
+                    end: step,
+                    span: site.span.0,
+                    cta: site.cta,
+                    warp: site.warp.min(u16::MAX as u32) as u16,
+                    lane0: lo as u8,
+                    stride: if n > 1 {
+                        u8::try_from(size).unwrap_or(0)
+                    } else {
+                        0
+                    },
+                    class: class_of(kind, order.is_strong(), self.acquired),
+                    delta: 0,
+                });
+                self.after_access(kind, order);
+                return;
+            }
+        }
+        let mut lanes = [0u8; 32];
+        let mut buf = [0u64; 32];
+        let mut n = 0;
+        for l in lo..hi {
+            if mask >> l & 1 != 0 {
+                lanes[n] = l as u8;
+                buf[n] = addrs[l as usize];
+                n += 1;
+            }
+        }
+        self.thread_access(site, &lanes[..n], &buf[..n], size, kind, order);
+    }
+
+    /// The access's part in the group's synchronisation (after it is logged: a release write
+    /// is itself ordered before what its acquirer does next; an acquire orders only what
+    /// follows it).
+    fn after_access(&mut self, kind: AccessKind, order: MemOrder) {
         if order.is_strong() {
             self.strong_seen = true;
             if kind == AccessKind::Write && (order.flags().0 || self.fenced) {
-                // The release write itself is ordered before what its acquirer does next.
                 self.released = self.entries.len();
             }
             if order.flags().1 {
@@ -321,14 +387,13 @@ impl GlobalLog {
         self.compact_at = (self.entries.len() * 2).max(MIN_COMPACT);
     }
 
-    /// The log's ranges with their cross-group ordering bits, compacted.
-    fn finish(&self, group: u32, out: &mut Vec<Item>) {
-        let (done, rest) = self.entries.split_at(self.released);
-        for (part, released) in [(done, true), (rest, false)] {
-            for e in normalize(part.to_vec()) {
-                out.push(Item { e, group, released });
-            }
-        }
+    /// The log's ranges with their cross-group ordering bits.
+    fn items(&self, group: u32) -> impl Iterator<Item = Item> + '_ {
+        self.entries.iter().enumerate().map(move |(i, &e)| Item {
+            e,
+            group,
+            released: i < self.released,
+        })
     }
 }
 
@@ -428,17 +493,12 @@ pub fn cross_group_races(logs: &[&GlobalLog]) -> Vec<CrossRace> {
     if logs.len() < 2 {
         return Vec::new();
     }
-    let mut items = Vec::new();
-    for (g, log) in logs.iter().enumerate() {
-        log.finish(g as u32, &mut items);
-    }
     // The weak writes of every group, by start, with the running maximum of their ends (the
     // ranges of different groups may overlap: that is what is looked for).
-    let mut writes: Vec<Item> = items
-        .iter()
-        .filter(|i| i.e.kind() == WEAK_WRITE)
-        .copied()
-        .collect();
+    let mut writes: Vec<Item> = Vec::new();
+    for (g, log) in logs.iter().enumerate() {
+        writes.extend(log.items(g as u32).filter(|i| i.e.kind() == WEAK_WRITE));
+    }
     if writes.is_empty() {
         return Vec::new();
     }
@@ -449,10 +509,20 @@ pub fn cross_group_races(logs: &[&GlobalLog]) -> Vec<CrossRace> {
         m = m.max(w.e.end);
         max_end.push(m);
     }
+    // Accesses outside every write (the inputs of most kernels) need no lookup.
+    let (lo, hi) = (writes[0].e.start, m);
     let mut seen: HashSet<(u32, u32)> = HashSet::new();
     let mut out = Vec::new();
     let mut hits: Vec<usize> = Vec::new();
-    for x in &items {
+    for x in logs
+        .iter()
+        .enumerate()
+        .flat_map(|(g, log)| log.items(g as u32))
+    {
+        if x.e.end <= lo || x.e.start >= hi {
+            continue;
+        }
+        let x = &x;
         // The writes overlapping `x`, lowest address first (so a finding names the first
         // conflicting byte).
         hits.clear();
@@ -568,6 +638,35 @@ mod tests {
         // byte 0x158 is lane 5's third element
         assert_eq!(r[0].bytes.start, 0x158);
         assert_eq!(r[0].first.lane, 5);
+    }
+
+    #[test]
+    fn engine_batches_give_the_same_ranges_as_lane_lists() {
+        let mut addrs = [0u64; 32];
+        for (l, a) in addrs.iter_mut().enumerate() {
+            *a = 0x2000 + 4 * l as u64;
+        }
+        // Coalesced (fast path), a mask with holes, and scattered lanes (general path).
+        let scattered: [u64; 32] = std::array::from_fn(|l| 0x2000 + 64 * (31 - l as u64));
+        for (mask, addrs) in [(u32::MAX, addrs), (0b1011, addrs), (u32::MAX, scattered)] {
+            let (mut fast, mut list) = (GlobalLog::new(), GlobalLog::new());
+            fast.thread_access_lanes(site(1), mask, &addrs, 4, AccessKind::Write, MemOrder::Weak);
+            let lanes: Vec<u8> = (0..32u8).filter(|l| mask >> l & 1 != 0).collect();
+            let a: Vec<u64> = lanes.iter().map(|&l| addrs[l as usize]).collect();
+            list.thread_access(site(1), &lanes, &a, 4, AccessKind::Write, MemOrder::Weak);
+            assert_eq!(fast.entries, list.entries, "mask {mask:#x}");
+        }
+        let mut one = GlobalLog::new();
+        one.thread_access_lanes(
+            site(1),
+            u32::MAX,
+            &addrs,
+            4,
+            AccessKind::Read,
+            MemOrder::Weak,
+        );
+        assert_eq!(one.len(), 1);
+        assert_eq!(one.entries[0].lane_at(0x2000 + 4 * 7 + 2), 7);
     }
 
     #[test]

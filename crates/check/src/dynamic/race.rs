@@ -658,22 +658,19 @@ impl Observer for RaceObserver<'_> {
         let w = self.warp(at);
         let mut n = 0;
         let mut buf = [0u64; 32];
-        self.lanes.clear();
         for (l, &a) in addrs.iter().enumerate() {
             if lanes >> l & 1 != 0 {
                 buf[n] = a;
                 n += 1;
-                self.lanes.push(l as u8);
             }
         }
         if space == MemSpace::Global {
             let site = self.site(at);
             self.log
-                .thread_access(site, &self.lanes, &buf[..n], size as u64, kind, order);
+                .thread_access_lanes(site, lanes, addrs, size as u64, kind, order);
         } else {
             self.log_access(at, space, size as u64, kind, order);
         }
-        self.lanes.clear();
         self.det.access_lanes(
             w,
             Self::space(at.slot, space),

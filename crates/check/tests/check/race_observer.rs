@@ -187,3 +187,66 @@ fn a_slot_reused_by_a_later_cluster_starts_on_fresh_shared_memory() {
     let f = run(&kernel(true), 100, 1);
     assert!(f.is_empty(), "{f:#?}");
 }
+
+/// One warp: lane 0 copies 128 bytes of shared memory to out[0..32] with a `.bulk_group`
+/// copy and commits its group; lane `waiter` waits for its own groups; then every lane reads
+/// its word of out.
+fn bulk_group_kernel(waiter: u32) -> String {
+    format!(
+        "{HEADER}
+.visible .entry k(.param .u64 out)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    .shared .align 128 .b8 buf[128];
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    setp.eq.u32 %p2, %r1, {waiter};
+    mov.u32 %r2, buf;
+    shl.b32 %r3, %r1, 2;
+    and.b32 %r3, %r3, 127;
+    add.u32 %r4, %r2, %r3;
+    st.shared.u32 [%r4], %r1;
+    fence.proxy.async.shared::cta;
+    bar.sync 0;
+    @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], 128;
+    @%p1 cp.async.bulk.commit_group;
+    @%p2 cp.async.bulk.wait_group 0;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r5, [%rd3];
+    ret;
+}}
+"
+    )
+}
+
+#[test]
+fn a_bulk_group_wait_observes_only_the_waiting_threads_copies() {
+    // PTX ISA §9.7.9.27.2: commit_group and wait_group act on the executing thread's bulk
+    // async-groups. Lane 1 waiting does not complete lane 0's copy: the destination read is
+    // TM0213, related to the copy.
+    let src = bulk_group_kernel(1);
+    let line = |pat: &str| {
+        src.lines()
+            .position(|l| l.contains(pat))
+            .map(|i| i as u32 + 1)
+            .unwrap()
+    };
+    let f = run(&src, 1, 148);
+    assert_eq!(
+        rules(&f),
+        vec![(
+            "TM0213",
+            line("ld.global.u32"),
+            line("cp.async.bulk.global")
+        )],
+        "{f:#?}"
+    );
+    // The same thread committing and waiting: the copy is complete before the read.
+    let f = run(&bulk_group_kernel(0), 1, 148);
+    assert!(f.is_empty(), "{f:#?}");
+}
