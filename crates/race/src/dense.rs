@@ -705,6 +705,49 @@ mod tests {
     }
 
     #[test]
+    fn shared_transitions_leave_the_run_maps_states() {
+        // Steps that depend on the cell alone (`f` returns true): batches of scattered lane
+        // ranges (disjoint, in address order, as `access_lanes` makes them). The dense shadow
+        // may skip calls, never states: every byte ends as in the run map.
+        for seed in [3u64, 17, 40] {
+            let mut d = DenseShadow::default();
+            let mut m = ShadowMap::default();
+            let mut rng = Lcg(seed);
+            let (mut calls_dense, mut calls_runs) = (0, 0);
+            for t in 0..400u32 {
+                let r = rec((rng.next() % 4) as u32, 1 + t % 3);
+                let write = rng.next().is_multiple_of(3);
+                let base = rng.next() % 2000;
+                let len = 1 + rng.next() % 8;
+                let stride = len + rng.next() % 40;
+                d.batch(true);
+                for lane in 0..32u64 {
+                    let s = base + lane * stride;
+                    d.update(s, s + len, |_, _, c| {
+                        calls_dense += 1;
+                        step(c, r, write);
+                        true
+                    });
+                    m.update(s, s + len, |_, _, c| {
+                        calls_runs += 1;
+                        step(c, r, write);
+                    });
+                }
+                d.batch(false);
+            }
+            assert!(calls_dense < calls_runs, "{calls_dense} {calls_runs}");
+            for a in 0..4000 {
+                let want = m.runs_in(a, a + 1).first().map(|r| r.2.clone());
+                assert_eq!(
+                    Some(d.cell_at(a)).filter(|c| *c != Cell::default()),
+                    want,
+                    "seed {seed} byte {a}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn states_are_freed_when_no_byte_holds_them() {
         let mut d = DenseShadow::default();
         for t in 1..100u32 {
