@@ -91,10 +91,10 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             // dispatch outside the lane loop so each loop is monomorphic; the common forms
             // go to the numerics crate's 32-lane entry points (vectorised `.rn` fast path)
             match op {
-                FOp::Add => nf::f32_add_lanes(&a, &b, fp::mods(m), &mut r),
-                FOp::Sub => nf::f32_sub_lanes(&a, &b, fp::mods(m), &mut r),
-                FOp::Mul => nf::f32_mul_lanes(&a, &b, fp::mods(m), &mut r),
-                FOp::Div if m.rnd == Rnd::Full => approx::f32_div_full_lanes(&a, &b, m.ftz, &mut r),
+                FOp::Add => nf::f32_add_lanes(a, b, fp::mods(m), &mut r),
+                FOp::Sub => nf::f32_sub_lanes(a, b, fp::mods(m), &mut r),
+                FOp::Mul => nf::f32_mul_lanes(a, b, fp::mods(m), &mut r),
+                FOp::Div if m.rnd == Rnd::Full => approx::f32_div_full_lanes(a, b, m.ftz, &mut r),
                 _ => {
                     for l in 0..32 {
                         r[l] = bin_f32(op, m, a[l], b[l]);
@@ -132,14 +132,14 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
                 w.src(c, &mut t2_2),
             );
             let mut r = [0u32; 32];
-            nf::f32_fma_lanes(&a, &b, &c, fp::mods(m), &mut r);
+            nf::f32_fma_lanes(a, b, c, fp::mods(m), &mut r);
             w.set(d, mask, &r);
         }
         Inst::F32Un { op, m, d, a } => {
             let mut t3_0 = MaybeUninit::uninit();
             let a = w.src(a, &mut t3_0);
             let mut r = [0u32; 32];
-            fp::un32_lanes(op, &a, m, &mut r);
+            fp::un32_lanes(op, a, m, &mut r);
             w.set(d, mask, &r);
         }
         Inst::F64Bin { op, m, d, a, b } => {
@@ -190,8 +190,8 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
                 _ => nf::f32_mul_lanes,
             };
             let (r0, r1) = r.split_at_mut(32);
-            f(first(&a), first(&b), fp::mods(m), first_mut(r0));
-            f(second(&a), second(&b), fp::mods(m), first_mut(r1));
+            f(first(a), first(b), fp::mods(m), first_mut(r0));
+            f(second(a), second(b), fp::mods(m), first_mut(r1));
             w.set(d, mask, &from_halves(r));
         }
         Inst::F32x2Bin { op, m, d, a, b } => {
@@ -218,14 +218,8 @@ pub(super) fn exec(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             );
             let mut r = [0u32; 64];
             let (r0, r1) = r.split_at_mut(32);
-            nf::f32_fma_lanes(first(&a), first(&b), first(&c), fp::mods(m), first_mut(r0));
-            nf::f32_fma_lanes(
-                second(&a),
-                second(&b),
-                second(&c),
-                fp::mods(m),
-                first_mut(r1),
-            );
+            nf::f32_fma_lanes(first(a), first(b), first(c), fp::mods(m), first_mut(r0));
+            nf::f32_fma_lanes(second(a), second(b), second(c), fp::mods(m), first_mut(r1));
             w.set(d, mask, &from_halves(r));
         }
         Inst::SetpHalf(ref h) => {
