@@ -41,6 +41,7 @@ use crate::program::Any;
 use tmemu_num::narrow::{decode_e4m3, decode_e5m2};
 use tmemu_num::ops::float::{f32_add, f64_fma, f64_to_f32, NAN32};
 use tmemu_num::ops::half::{eval_half, f32_to_f16_rne, HalfKind, HalfMods, HalfOp, NAN16};
+use tmemu_num::ops::round::pow2;
 use tmemu_num::ops::{FloatMods, Rounding};
 
 /// The element type of A or B.
@@ -446,7 +447,7 @@ impl Num {
 
 /// One HMMA dot product: Σ a·b + c under the truncating alignment described in the module
 /// notes; `c` and the result are f32 bits (or f16 bits for an f16 accumulator).
-fn hmma(prods: impl Iterator<Item = (Num, Num)> + Clone, c: u64, acc: Accum) -> u64 {
+fn hmma(prods: impl Iterator<Item = (Num, Num)>, c: u64, acc: Accum) -> u64 {
     let cn = if acc == Accum::F16 {
         Num::ieee(c, 5, 10)
     } else {
@@ -463,12 +464,32 @@ fn hmma(prods: impl Iterator<Item = (Num, Num)> + Clone, c: u64, acc: Accum) -> 
     if cn.class == Class::Inf {
         inf_sign = Some(cn.neg);
     }
-    let mut e_max = if cn.class == Class::Finite {
-        cn.nominal
-    } else {
-        i32::MIN
-    };
-    for (x, y) in prods.clone() {
+    // one pass: specials, the largest nominal exponent, and each finite term (significand with
+    // its sign, exponent) gathered for the cut below; at most 32 products and C
+    let mut terms = [(0i64, 0i32); 33];
+    let mut nt = 0;
+    let mut e_max = i32::MIN;
+    if cn.class == Class::Finite {
+        e_max = cn.nominal;
+        terms[0] = (
+            if cn.neg {
+                -(cn.sig as i64)
+            } else {
+                cn.sig as i64
+            },
+            cn.exp,
+        );
+        nt = 1;
+    }
+    for (x, y) in prods {
+        if x.class == Class::Finite && y.class == Class::Finite {
+            e_max = e_max.max(x.nominal + y.nominal);
+            // f16/bf16/tf32 significands have at most 11 bits: the product fits easily
+            let p = (x.sig * y.sig) as i64;
+            terms[nt] = (if x.neg ^ y.neg { -p } else { p }, x.exp + y.exp);
+            nt += 1;
+            continue;
+        }
         match (x.class, y.class) {
             (Class::Nan, _) | (_, Class::Nan) => is_nan = true,
             (Class::Inf, Class::Zero) | (Class::Zero, Class::Inf) => is_nan = true,
@@ -479,7 +500,6 @@ fn hmma(prods: impl Iterator<Item = (Num, Num)> + Clone, c: u64, acc: Accum) -> 
                 }
                 inf_sign = Some(s);
             }
-            (Class::Finite, Class::Finite) => e_max = e_max.max(x.nominal + y.nominal),
             _ => {}
         }
     }
@@ -489,45 +509,34 @@ fn hmma(prods: impl Iterator<Item = (Num, Num)> + Clone, c: u64, acc: Accum) -> 
     if let Some(neg) = inf_sign {
         return inf | if neg { sign_bit(acc) } else { 0 };
     }
-    if e_max == i32::MIN {
+    if nt == 0 {
         return 0; // every term zero
     }
-    // the quantum every term is cut to: 2^(E − 25)
+    // the quantum every term is cut to (toward zero): 2^(E − 25)
     let q = e_max - 25;
-    let cut = |sig: u64, exp: i32, neg: bool| -> i64 {
+    let mut sum: i64 = 0;
+    for &(v, exp) in &terms[..nt] {
         let sh = exp - q;
-        let v = if sh >= 0 {
+        let mag = v.unsigned_abs();
+        let cut = if sh >= 0 {
             // at most 2^(E+2) / 2^q = 2^27: no overflow
-            (sig << sh) as i64
+            (mag << sh) as i64
         } else if sh > -64 {
-            (sig >> -sh) as i64
+            (mag >> -sh) as i64
         } else {
             0
         };
-        if neg {
-            -v
-        } else {
-            v
-        }
-    };
-    let mut sum: i64 = 0;
-    if cn.class == Class::Finite {
-        sum += cut(cn.sig, cn.exp, cn.neg);
-    }
-    for (x, y) in prods {
-        if x.class == Class::Finite && y.class == Class::Finite {
-            sum += cut(x.sig * y.sig, x.exp + y.exp, x.neg ^ y.neg);
-        }
+        sum += if v < 0 { -cut } else { cut };
     }
     if sum == 0 {
         return 0;
     }
     // sum · 2^q is exact in f64: |sum| < 2^32 and q lies well inside f64's exponent range
-    let v = sum as f64 * 2f64.powi(q);
+    let v = sum as f64 * pow2(q);
     match acc {
         Accum::F16 => u64::from(HalfKind::F16.round(v, 0.0, Rounding::Rn)),
         _ => {
-            if v.abs() >= 2f64.powi(128) {
+            if v.abs() >= pow2(128) {
                 return inf | if v < 0.0 { sign_bit(acc) } else { 0 };
             }
             u64::from(f64_to_f32(
