@@ -70,7 +70,8 @@ fn main() {
             let launch = Launch {
                 grid: resolved.grid,
                 block: resolved.block,
-                cluster: (resolved.cluster != [1, 1, 1]).then_some(resolved.cluster),
+                cluster: (resolved.cluster_given || resolved.cluster != [1, 1, 1])
+            .then_some(resolved.cluster),
                 dyn_shared: resolved.shared_bytes,
                 params: resolved.param_block(&addrs),
             };

@@ -43,9 +43,10 @@ impl<'k> Session<'k> {
         let launch = Launch {
             grid: resolved.grid,
             block: resolved.block,
-            // A 1×1×1 cluster is what a launch without one gets; None lets the kernel's
-            // `.reqnctapercluster` apply.
-            cluster: (resolved.cluster != [1, 1, 1]).then_some(resolved.cluster),
+            // No `cluster` key is a launch without one: None lets the kernel's
+            // `.reqnctapercluster` apply. An explicit 1×1×1 is a cluster launch of one CTA.
+            cluster: (resolved.cluster_given || resolved.cluster != [1, 1, 1])
+            .then_some(resolved.cluster),
             dyn_shared: resolved.shared_bytes,
             params: resolved.param_block(&addrs),
         };

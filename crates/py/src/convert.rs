@@ -339,6 +339,7 @@ pub fn build_spec(
             value: geometry.cluster,
             site: at("cluster"),
         },
+        cluster_given: geometry.cluster != [1, 1, 1],
         shared_bytes: Located {
             value: geometry.shared_bytes,
             site: at("shared_bytes"),

@@ -57,7 +57,9 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
     };
     let grid = cx.dim3(top.require("grid")?, "grid")?;
     let block = cx.dim3(top.require("block")?, "block")?;
-    let cluster = match top.take("cluster") {
+    let cluster_value = top.take("cluster");
+    let cluster_given = cluster_value.is_some();
+    let cluster = match cluster_value {
         Some(v) => cx.dim3(v, "cluster")?,
         None => Located {
             value: [1, 1, 1],
@@ -125,6 +127,7 @@ pub fn parse_spec(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError>
         grid,
         block,
         cluster,
+        cluster_given,
         shared_bytes,
         buffers,
         args,

@@ -145,6 +145,8 @@ pub struct ResolvedLaunch {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub cluster: [u32; 3],
+    /// The spec gave `cluster` (see `Spec::cluster_given`).
+    pub cluster_given: bool,
     pub shared_bytes: u32,
     pub buffers: Vec<GlobalBuffer>,
     /// The parameter block with every device address still zero.
@@ -460,6 +462,7 @@ pub fn resolve(spec: &Spec, params: &[ParamInfo]) -> Result<ResolvedLaunch, Spec
         grid: spec.grid.value,
         block: spec.block.value,
         cluster: spec.cluster.value,
+        cluster_given: spec.cluster_given,
         shared_bytes: spec.shared_bytes.value,
         buffers,
         param_bytes,

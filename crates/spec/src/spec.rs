@@ -33,6 +33,10 @@ pub struct Spec {
     pub block: Located<[u32; 3]>,
     /// CTAs per cluster; `[1, 1, 1]` when not given.
     pub cluster: Located<[u32; 3]>,
+    /// Whether the spec gave `cluster`: an explicit `[1, 1, 1]` is a cluster launch of one CTA
+    /// (as `cudaLaunchKernelEx` with a cluster attribute is), which forms that need a cluster
+    /// launch accept; no key is a plain launch.
+    pub cluster_given: bool,
     /// Dynamic shared memory per CTA in bytes (0 when not given).
     pub shared_bytes: Located<u32>,
     /// `[buffers.NAME]` in declaration order.

@@ -54,7 +54,8 @@ pub fn run_spec(spec_path: &Path, opts: &RunOptions) -> Result<RaceRun, NotRun> 
     let launch = Launch {
         grid: resolved.grid,
         block: resolved.block,
-        cluster: (resolved.cluster != [1, 1, 1]).then_some(resolved.cluster),
+        cluster: (resolved.cluster_given || resolved.cluster != [1, 1, 1])
+            .then_some(resolved.cluster),
         dyn_shared: resolved.shared_bytes,
         params: resolved.param_block(&addrs),
     };

@@ -75,6 +75,7 @@ fn contract_example_resolves() {
     assert_eq!(spec.kernel.as_ref().unwrap().value, "matmul_kernel");
     assert_eq!(spec.grid.value, [4, 2, 1]);
     assert_eq!(spec.cluster.value, [2, 1, 1]);
+    assert!(spec.cluster_given);
     assert_eq!(spec.args.len(), 5);
 
     let params = [
@@ -372,6 +373,21 @@ fn the_contract_document_examples_parse_when_present() {
 }
 
 #[test]
+fn an_explicit_one_cta_cluster_is_a_cluster_launch() {
+    // `cluster = [1, 1, 1]` is what CuTe DSL launches with (a cluster attribute of one CTA);
+    // forms that fault without a cluster launch (TM0131) must accept it.
+    let spec = Spec::parse(
+        "ptx = \"k.ptx\"\ngrid = [8]\nblock = [64]\ncluster = [1, 1, 1]\n",
+        "k.toml",
+        &PathBuf::from("/specs"),
+    )
+    .unwrap();
+    assert!(spec.cluster_given);
+    let r = resolve(&spec, &[]).unwrap();
+    assert_eq!((r.cluster, r.cluster_given), ([1, 1, 1], true));
+}
+
+#[test]
 fn dims_default_to_one_and_kernel_is_optional() {
     let spec = Spec::parse(
         "ptx = \"k.ptx\"\ngrid = [8]\nblock = [64, 2]\n",
@@ -382,6 +398,7 @@ fn dims_default_to_one_and_kernel_is_optional() {
     assert_eq!(spec.grid.value, [8, 1, 1]);
     assert_eq!(spec.block.value, [64, 2, 1]);
     assert_eq!(spec.cluster.value, [1, 1, 1]);
+    assert!(!spec.cluster_given, "no cluster key is a launch without a cluster");
     assert_eq!(spec.shared_bytes.value, 0);
     assert!(spec.kernel.is_none());
     assert_eq!(spec.ptx.value, PathBuf::from("/specs/k.ptx"));
