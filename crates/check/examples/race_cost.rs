@@ -71,7 +71,7 @@ fn main() {
                 grid: resolved.grid,
                 block: resolved.block,
                 cluster: (resolved.cluster_given || resolved.cluster != [1, 1, 1])
-            .then_some(resolved.cluster),
+                    .then_some(resolved.cluster),
                 dyn_shared: resolved.shared_bytes,
                 params: resolved.param_block(&addrs),
             };

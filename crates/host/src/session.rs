@@ -46,7 +46,7 @@ impl<'k> Session<'k> {
             // No `cluster` key is a launch without one: None lets the kernel's
             // `.reqnctapercluster` apply. An explicit 1×1×1 is a cluster launch of one CTA.
             cluster: (resolved.cluster_given || resolved.cluster != [1, 1, 1])
-            .then_some(resolved.cluster),
+                .then_some(resolved.cluster),
             dyn_shared: resolved.shared_bytes,
             params: resolved.param_block(&addrs),
         };
