@@ -115,7 +115,7 @@ pub(crate) fn observe_lane_at<O: Observer>(
 /// Whether the fast `ld`/`st` paths may run: no per-lane observer, or one that takes a
 /// warp-instruction's accesses as one batch ([`Observer::memory_lanes`]).
 #[inline(always)]
-fn fast_ok<O: Observer>(cx: &Ctx<'_, '_, O>) -> bool {
+pub(super) fn fast_ok<O: Observer>(cx: &Ctx<'_, '_, O>) -> bool {
     !cx.obs.wants_memory() || cx.obs.wants_memory_lanes()
 }
 
@@ -285,7 +285,7 @@ fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
 
 /// Every lane's address of `a` (what [`lane_addr`] gives lane by lane).
 #[inline(always)]
-fn lane_addrs(w: &Warp, a: Addr) -> [u64; 32] {
+pub(super) fn lane_addrs(w: &Warp, a: Addr) -> [u64; 32] {
     let off = a.offset as u64;
     match a.base {
         Any::R64(b) => {
@@ -375,7 +375,7 @@ fn read_lanes(w: &Warp, r: Any, mask: u32, mut f: impl FnMut(usize, u64)) {
 /// `align` and ends inside the `sh_len` bytes; `None` otherwise, and the caller takes the
 /// per-lane path, which reports the fault exactly as before.
 #[inline(always)]
-fn shared_offsets(
+pub(super) fn shared_offsets(
     addrs: &[u64; 32],
     mask: u32,
     align: u32,
@@ -1052,6 +1052,11 @@ pub(super) fn exec_copy<O: Observer>(
     mask: u32,
     inst: &Inst,
 ) -> Flow {
+    if let Inst::CpAsync(ref c) = *inst {
+        if super::cp_async::warp(w, cx, mask, c) {
+            return Flow::Next;
+        }
+    }
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;

@@ -12,6 +12,7 @@ pub mod atom_half;
 pub mod atom_vec;
 pub mod brx;
 mod control;
+mod cp_async;
 pub(crate) mod cvt;
 mod float;
 mod getctarank;

@@ -9,6 +9,7 @@ mod atom_half;
 mod atom_h100;
 mod atom_vec;
 mod cluster_rank_bits;
+mod cp_async_warp;
 mod engine;
 mod h100_diff;
 mod mma_forms;

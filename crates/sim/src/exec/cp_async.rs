@@ -1,0 +1,123 @@
+//! The warp-wide `cp.async.{ca,cg}.shared{::cta}.global` (4, 8 or 16 bytes, with or without
+//! a source size): one bounds and alignment scan of the warp's destinations and one of its
+//! sources, then unchecked copies, lane by lane in lane order.
+//!
+//! The per-lane path (`memory::exec_copy`) stays the reference: whenever this one cannot
+//! prove that no lane faults it returns false having touched nothing, and the per-lane path
+//! runs and reports every fault at its lane exactly as before. In particular:
+//!
+//! - A destination must lie in the executing CTA's window (rank bits 0 or its own rank),
+//!   aligned to the copy size, with all `cp-size` bytes inside its shared memory (the bytes
+//!   past the source size are zero-filled there, so all of them are written).
+//! - A lane whose source size (clamped to `cp-size`, as the per-lane path does) is 0 reads no
+//!   source byte, so its source address is not checked (Triton's masked chunks). Every other
+//!   lane's source must be aligned to the copy size with all `cp-size` bytes in one global
+//!   buffer, even when it reads fewer: stricter than needed, so a partial chunk at the very
+//!   end of a buffer takes the per-lane path, which copies and reports the same.
+//! - The per-lane path demands no alignment of `cp.async` addresses (it steps through the
+//!   copy in bytes where 4-byte steps are misaligned); this path demands it so that its
+//!   loads are naturally aligned, and leaves a misaligned lane to the per-lane path.
+//!
+//! Events: the per-lane path reports no memory access of a `cp.async` (loads and stores
+//! through `memory::{load, store}` are not observed), so this path reports none either; it
+//! runs under the same observers as the warp-wide `ld`/`st` (none, or one that takes
+//! batches), so a per-lane observer keeps the per-lane path.
+//!
+//! Copies complete at issue (the engine's `immediate` completion policy, see memory.rs), so
+//! the source bytes are read and the destination written here.
+
+use super::memory::{fast_ok, lane_addrs, shared_offsets};
+use super::{Ctx, Warp};
+use crate::observer::Observer;
+use crate::program::{Any, CpAsyncInst};
+
+/// Runs `c` for the lanes of `mask` when no lane can fault; returns false, having touched
+/// nothing, otherwise (or under an observer that wants per-lane memory events).
+#[inline]
+pub(super) fn warp<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    c: &CpAsyncInst,
+) -> bool {
+    if mask == 0 || !fast_ok(cx) {
+        return false;
+    }
+    let size = u32::from(c.size);
+    let n = source_sizes(w, c.src_size, size);
+    // lanes that read at least one source byte
+    let mut reads = 0u32;
+    for (l, &k) in n.iter().enumerate() {
+        reads |= u32::from(k != 0) << l;
+    }
+    reads &= mask;
+    let src = lane_addrs(w, c.src);
+    let span = if reads != 0 {
+        match cx.env.global.lanes_span(&src, reads, size, size) {
+            Some(s) => Some(s),
+            None => return false,
+        }
+    } else {
+        None
+    };
+    let dst = lane_addrs(w, c.dst);
+    let me = cx.me;
+    let sh = &mut cx.ctas[me].shared[..];
+    let Some(offs) = shared_offsets(&dst, mask, size, size, sh.len(), me) else {
+        return false;
+    };
+    let p = sh.as_mut_ptr();
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let (k, o) = (n[l], offs[l] as usize);
+        let mut off = 0u32;
+        if let Some(span) = span {
+            while off < k {
+                // chunks of 8, 4, 1 bytes: the source is aligned to `size` >= each chunk
+                // taken and `off` is a multiple of it, so every load is naturally aligned
+                let step = match k - off {
+                    r if r >= 8 => 8,
+                    r if r >= 4 => 4,
+                    _ => 1,
+                };
+                // SAFETY: `lanes_span` proved [src, src + size) of this reading lane inside
+                // the span's buffer, src a multiple of size; off + step <= k <= size.
+                // `shared_offsets` proved [o, o + size) inside `sh`.
+                unsafe {
+                    let v = span.load(src[l] + u64::from(off), step);
+                    write_le(p.add(o + off as usize), step, v);
+                }
+                off += step;
+            }
+        }
+        // the bytes past the source size are zero-filled (PTX ISA, cp.async: src-size)
+        // SAFETY: [o + k, o + size) lies inside `sh`, as above.
+        unsafe { std::ptr::write_bytes(p.add(o + k as usize), 0, (size - k) as usize) };
+    }
+    true
+}
+
+/// Each lane's number of source bytes: the `src-size` operand (its low 32 bits, as the
+/// per-lane path reads it) clamped to the copy size, or the copy size without one.
+#[inline(always)]
+fn source_sizes(w: &Warp, src_size: Option<Any>, size: u32) -> [u32; 32] {
+    match src_size {
+        None => [size; 32],
+        Some(Any::R32(r)) => {
+            let v = &w.r32[r as usize];
+            std::array::from_fn(|l| v[l].min(size))
+        }
+        Some(a) => std::array::from_fn(|l| (w.read_any(a, l) as u32).min(size)),
+    }
+}
+
+/// Writes the low `size` (1, 4 or 8) bytes of `v` at `p`, little-endian.
+///
+/// # Safety
+/// `p` must be valid for writing `size` bytes.
+#[inline(always)]
+unsafe fn write_le(p: *mut u8, size: u32, v: u64) {
+    std::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, size as usize);
+}

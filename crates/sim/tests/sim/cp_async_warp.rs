@@ -1,0 +1,226 @@
+//! The warp-wide `cp.async` (crates/sim/src/exec/cp_async.rs) against the per-lane path it
+//! short-cuts and against a model of the PTX semantics written here: the same kernel run with
+//! no observer (fast path), an observer that takes batched accesses (fast path still on) and
+//! one that wants per-lane events (fast path off) must leave the same bytes, diagnostics and
+//! accesses; where no lane faults the bytes must be the model's.
+
+use tmemu_sim::observer::{AccessKind, At, MemOrder, MemSpace, Observer};
+use tmemu_sim::{install_globals, run, run_observed, GlobalMemory, RunOptions};
+
+use crate::support::{load_src, param_block, plain_launch};
+
+/// Each lane fills its 32-byte staging slot `buf[32 tid ..]` with 0xa5, then copies from
+/// `in[32 tid ..]` with cp.async of 16 (src-size (5 tid) % 21), 8 (src-size tid % 10),
+/// 4 (src-size tid % 6) and 4 bytes (no src-size) to slot offsets 0, 16, 24 and 28: every
+/// size, src-size 0, partial, full and above the copy size. A lane whose 16-byte copy reads no
+/// byte points its source 1 MiB past the buffer. Lanes 7 and 20 copy nothing. Lane `bad` adds
+/// `skew` to its source and `dskew` to its destination (out of bounds, misaligned, another
+/// CTA's window). After the wait, each lane writes its own slot to `out[32 tid ..]`.
+const PTX: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry cpa(.param .u64 out_ptr, .param .u64 in_ptr, .param .u32 bad, .param .u64 skew, .param .u32 dskew)
+{
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<20>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b8 buf[1024];
+    ld.param.u64 %rd1, [out_ptr];
+    ld.param.u64 %rd2, [in_ptr];
+    ld.param.u32 %r30, [bad];
+    ld.param.u64 %rd15, [skew];
+    ld.param.u32 %r31, [dskew];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r7, buf;
+    shl.b32 %r8, %r1, 5;
+    add.u32 %r9, %r7, %r8;
+    mov.u32 %r2, 0xa5a5a5a5;
+    st.shared.v4.u32 [%r9], {%r2, %r2, %r2, %r2};
+    st.shared.v4.u32 [%r9+16], {%r2, %r2, %r2, %r2};
+    bar.sync 0;
+    mul.wide.u32 %rd3, %r1, 32;
+    add.s64 %rd4, %rd2, %rd3;
+    setp.eq.u32 %p1, %r1, %r30;
+    @%p1 add.s64 %rd4, %rd4, %rd15;
+    @%p1 add.u32 %r9, %r9, %r31;
+    mul.lo.u32 %r10, %r1, 5;
+    rem.u32 %r11, %r10, 21;
+    rem.u32 %r12, %r1, 10;
+    rem.u32 %r13, %r1, 6;
+    setp.eq.u32 %p2, %r11, 0;
+    add.s64 %rd5, %rd4, 1048576;
+    selp.b64 %rd6, %rd5, %rd4, %p2;
+    setp.ne.u32 %p3, %r1, 7;
+    setp.ne.and.u32 %p3, %r1, 20, %p3;
+    @%p3 cp.async.cg.shared.global [%r9], [%rd6], 16, %r11;
+    @%p3 cp.async.ca.shared.global [%r9+16], [%rd4+16], 8, %r12;
+    @%p3 cp.async.ca.shared.global [%r9+24], [%rd4+24], 4, %r13;
+    @%p3 cp.async.ca.shared.global [%r9+28], [%rd4+28], 4;
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    bar.sync 0;
+    add.u32 %r14, %r7, %r8;
+    ld.shared.v4.u32 {%r15, %r16, %r17, %r18}, [%r14];
+    ld.shared.v4.u32 {%r19, %r20, %r21, %r22}, [%r14+16];
+    add.s64 %rd7, %rd1, %rd3;
+    st.global.v4.u32 [%rd7], {%r15, %r16, %r17, %r18};
+    st.global.v4.u32 [%rd7+16], {%r19, %r20, %r21, %r22};
+    ret;
+}
+"#;
+
+fn input() -> Vec<u8> {
+    (0..1024u32).map(|i| (i * 37 + 11) as u8).collect()
+}
+
+/// What the kernel writes by the PTX ISA (cp.async: `src-size` bytes copied, the rest of
+/// `cp-size` zero-filled), for a launch where no lane faults: lane `bad`'s source is
+/// `skew` bytes and its destination `dskew` bytes further on.
+fn model(bad: usize, skew: usize, dskew: usize) -> Vec<u8> {
+    let inp = input();
+    let mut sh = vec![0xa5u8; 1024];
+    // (slot offset, cp-size, src-size of lane l)
+    let copies: [(usize, usize, fn(usize) -> usize); 4] = [
+        (0, 16, |l| (5 * l) % 21),
+        (16, 8, |l| l % 10),
+        (24, 4, |l| l % 6),
+        (28, 4, |_| 4),
+    ];
+    for (at, size, n) in copies {
+        for l in (0..32).filter(|&l| l != 7 && l != 20) {
+            let (s, d) = if l == bad { (skew, dskew) } else { (0, 0) };
+            let (src, dst) = (32 * l + at + s, 32 * l + at + d);
+            let n = n(l).min(size);
+            sh[dst..dst + n].copy_from_slice(&inp[src..src + n]);
+            sh[dst + n..dst + size].fill(0);
+        }
+    }
+    sh
+}
+
+#[derive(Default)]
+struct Rec {
+    batched: bool,
+    events: Vec<String>,
+}
+
+impl Observer for Rec {
+    fn wants_memory(&self) -> bool {
+        true
+    }
+    fn wants_memory_lanes(&self) -> bool {
+        self.batched
+    }
+    fn memory(
+        &mut self,
+        at: At,
+        lane: u32,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        kind: AccessKind,
+        _order: MemOrder,
+    ) {
+        self.events.push(format!(
+            "pc {} lane {lane} {space:?} {addr:#x} {size} {kind:?}",
+            at.pc
+        ));
+    }
+}
+
+/// (out bytes, diagnostics as text, sorted access events; none without an observer)
+fn run_with(
+    bad: u32,
+    skew: u64,
+    dskew: u32,
+    obs: Option<bool>,
+) -> (Vec<u8>, Vec<String>, Vec<String>) {
+    let k = load_src(PTX, "cpa.ptx");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let out = g.alloc("out", &[0xeeu8; 1024]);
+    let inp = g.alloc("in", &input());
+    let params = param_block(&k, [out, inp, bad as u64, skew, dskew as u64]);
+    let launch = plain_launch([1, 1, 1], [32, 1, 1], params);
+    let opts = RunOptions::default();
+    let (r, events) = match obs {
+        None => (run(&k, &launch, &g, &opts).expect("launch"), vec![]),
+        Some(batched) => {
+            let (r, mut o) = run_observed(&k, &launch, &g, &opts, |_| Rec {
+                batched,
+                events: vec![],
+            })
+            .expect("launch");
+            let mut ev = std::mem::take(&mut o[0].events);
+            ev.sort();
+            (r, ev)
+        }
+    };
+    let diags = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} {:#x} {}",
+                d.rule.id, d.ctx.pc, d.ctx.lanes, d.message
+            )
+        })
+        .collect();
+    (g.read_buffer(out).unwrap(), diags, events)
+}
+
+#[test]
+fn fast_and_per_lane_cp_async_agree() {
+    // (bad lane, source skew, destination skew, faults expected: rule and count)
+    let cases: [(u32, u64, u32, Option<(&str, usize)>); 8] = [
+        // no fault
+        (99, 0, 0, None),
+        // misaligned source and destination: the per-lane path copies them byte by byte
+        // without a diagnostic, and so must the fast path (it falls back)
+        (3, 4, 0, None),
+        (2, 0, 4, None),
+        (11, 1, 0, None),
+        // lane 5's source 1 MiB past `in`: each of its four copies reads, each faults
+        (5, 1 << 20, 0, Some(("TM0501", 4))),
+        // lane 0 reads no source byte but in its last copy (no src-size): that one faults
+        (0, 1 << 20, 0, Some(("TM0501", 1))),
+        // lane 9's destination 4 KiB past the CTA's 1 KiB of shared memory
+        (9, 0, 4096, Some(("TM0501", 4))),
+        // lane 12's destination names cluster rank 1 (no cluster): another CTA's window
+        (12, 0, 1 << 24, Some(("TM0503", 4))),
+    ];
+    for (bad, skew, dskew, faults) in cases {
+        let what = format!("bad {bad} skew {skew} dskew {dskew}");
+        let fast = run_with(bad, skew, dskew, None);
+        let batched = run_with(bad, skew, dskew, Some(true));
+        let per_lane = run_with(bad, skew, dskew, Some(false));
+        assert_eq!(fast.0, per_lane.0, "bytes, {what}");
+        assert_eq!(batched.0, per_lane.0, "bytes, {what}");
+        assert_eq!(fast.1, per_lane.1, "diagnostics, {what}");
+        assert_eq!(batched.1, per_lane.1, "diagnostics, {what}");
+        assert_eq!(batched.2, per_lane.2, "accesses, {what}");
+        match faults {
+            None => {
+                assert!(per_lane.1.is_empty(), "{what}: {:?}", per_lane.1);
+                let want = model(bad as usize, skew as usize, dskew as usize);
+                // a lane writes back its own slot; lane `bad`'s skewed destination wrote
+                // into its slot and the next, both read back
+                assert_eq!(fast.0, want, "bytes against the model, {what}");
+            }
+            Some((rule, count)) => {
+                assert_eq!(per_lane.1.len(), count, "{what}: {:?}", per_lane.1);
+                for d in &per_lane.1 {
+                    assert!(d.starts_with(rule), "{what}: {d}");
+                    assert!(d.contains(&format!("(lane {bad})")), "{what}: {d}");
+                }
+                // every other lane copied as the model says: their slots match it
+                let want = model(99, 0, 0);
+                for l in (0..32).filter(|&l| l != bad as usize) {
+                    let s = 32 * l..32 * l + 32;
+                    assert_eq!(fast.0[s.clone()], want[s], "lane {l}, {what}");
+                }
+            }
+        }
+    }
+}
