@@ -365,7 +365,12 @@ fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64], d: &mut [u64]) {
                     _ => u64::from(f32_add(cv as u32, p as u32, FloatMods::RN)),
                 }
             } else {
-                hmma(ar.iter().copied().zip(bc.iter().copied()), cv, i.acc)
+                let finite = |x: &Num| matches!(x.class, Class::Finite | Class::Zero);
+                if ar.iter().all(finite) && bc.iter().all(finite) {
+                    hmma_finite(ar, bc, cv, i.acc)
+                } else {
+                    hmma(ar.iter().copied().zip(bc.iter().copied()), cv, i.acc)
+                }
             };
         }
     }
@@ -421,7 +426,13 @@ impl Num {
         } else {
             (Class::Finite, mf | 1 << mb, ef as i32 - bias - mb as i32)
         };
-        let nominal = if ef == 0 { 1 - bias } else { ef as i32 - bias };
+        let nominal = if class == Class::Zero {
+            ZERO_NOMINAL
+        } else if ef == 0 {
+            1 - bias
+        } else {
+            ef as i32 - bias
+        };
         Num {
             class,
             neg,
@@ -528,6 +539,62 @@ fn hmma(prods: impl Iterator<Item = (Num, Num)>, c: u64, acc: Accum) -> u64 {
         };
         sum += if v < 0 { -cut } else { cut };
     }
+    finish(sum, q, acc)
+}
+
+/// The nominal exponent of a zero: far below any real one, so that a zero product never sets
+/// the alignment and the branch-free path below can include it (its significand is 0).
+const ZERO_NOMINAL: i32 = -(1 << 20);
+
+/// [`hmma`] when no A or B element is NaN or Inf (the common case): the same arithmetic
+/// without per-term branches on the element classes.
+fn hmma_finite(ar: &[Num], bc: &[Num], c: u64, acc: Accum) -> u64 {
+    let cn = if acc == Accum::F16 {
+        Num::ieee(c, 5, 10)
+    } else {
+        Num::ieee(c & 0xffff_ffff, 8, 23)
+    };
+    if matches!(cn.class, Class::Nan | Class::Inf) {
+        return hmma(ar.iter().copied().zip(bc.iter().copied()), c, acc);
+    }
+    let mut e_max = cn.nominal;
+    for (x, y) in ar.iter().zip(bc) {
+        e_max = e_max.max(x.nominal + y.nominal);
+    }
+    if e_max < ZERO_NOMINAL / 2 {
+        return 0; // every term zero
+    }
+    let q = e_max - 25;
+    // a zero term has significand 0, so clamping its (meaningless) shift changes nothing; a
+    // nonzero term shifts left by at most 27 (its value is below 2^(E+2))
+    let cut = |sig: u64, exp: i32, neg: bool| -> i64 {
+        let sh = exp - q;
+        let v = if sh >= 0 {
+            (sig << sh.min(40)) as i64
+        } else {
+            (sig >> (-sh).min(63)) as i64
+        };
+        if neg {
+            -v
+        } else {
+            v
+        }
+    };
+    let mut sum = cut(cn.sig, cn.exp, cn.neg);
+    for (x, y) in ar.iter().zip(bc) {
+        sum += cut(x.sig * y.sig, x.exp + y.exp, x.neg ^ y.neg);
+    }
+    finish(sum, q, acc)
+}
+
+/// The cut sum `sum · 2^q` rounded to the accumulator: toward zero to f32 (±Inf from 2^128 on),
+/// to nearest-even to f16; a zero sum is +0.
+fn finish(sum: i64, q: i32, acc: Accum) -> u64 {
+    let inf = if acc == Accum::F16 {
+        0x7c00u64
+    } else {
+        0x7f80_0000u64
+    };
     if sum == 0 {
         return 0;
     }
