@@ -28,6 +28,7 @@
 
 use super::memory::{fast_ok, lane_addrs, shared_offsets};
 use super::{Ctx, Warp};
+use crate::mem::GlobalSpan;
 use crate::observer::Observer;
 use crate::program::{Any, CpAsyncInst};
 
@@ -67,34 +68,15 @@ pub(super) fn warp<O: Observer>(
         return false;
     };
     let p = sh.as_mut_ptr();
-    let mut m = mask;
-    while m != 0 {
-        let l = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let (k, o) = (n[l], offs[l] as usize);
-        let mut off = 0u32;
-        if let Some(span) = span {
-            while off < k {
-                // chunks of 8, 4, 1 bytes: the source is aligned to `size` >= each chunk
-                // taken and `off` is a multiple of it, so every load is naturally aligned
-                let step = match k - off {
-                    r if r >= 8 => 8,
-                    r if r >= 4 => 4,
-                    _ => 1,
-                };
-                // SAFETY: `lanes_span` proved [src, src + size) of this reading lane inside
-                // the span's buffer, src a multiple of size; off + step <= k <= size.
-                // `shared_offsets` proved [o, o + size) inside `sh`.
-                unsafe {
-                    let v = span.load(src[l] + u64::from(off), step);
-                    write_le(p.add(o + off as usize), step, v);
-                }
-                off += step;
-            }
+    // SAFETY (each arm): `lanes_span` proved [src, src + size) of every reading lane inside
+    // the span's buffer, src a multiple of size; `shared_offsets` proved [o, o + size) of
+    // every lane of `mask` inside `sh`.
+    unsafe {
+        match size {
+            16 => copy_lanes::<16>(span, &src, p, &offs, &n, mask),
+            8 => copy_lanes::<8>(span, &src, p, &offs, &n, mask),
+            _ => copy_lanes::<4>(span, &src, p, &offs, &n, mask),
         }
-        // the bytes past the source size are zero-filled (PTX ISA, cp.async: src-size)
-        // SAFETY: [o + k, o + size) lies inside `sh`, as above.
-        unsafe { std::ptr::write_bytes(p.add(o + k as usize), 0, (size - k) as usize) };
     }
     true
 }
@@ -113,7 +95,72 @@ fn source_sizes(w: &Warp, src_size: Option<Any>, size: u32) -> [u32; 32] {
     }
 }
 
-/// Writes the low `size` (1, 4 or 8) bytes of `v` at `p`, little-endian.
+/// Copies `n[l]` bytes from global `src[l]` to `p + offs[l]` and zero-fills the rest of the
+/// `S` bytes, for each lane `l` of `mask` in lane order (two lanes' destinations, both
+/// aligned to `S`, are equal or disjoint, so the last lane wins as on the per-lane path).
+/// A full chunk (the common case) and an empty one (Triton's masked chunks) are straight-line
+/// copies of constant size; a partial one goes 8, 4, then 1 byte at a time.
+///
+/// # Safety
+/// For each lane of `mask`: `[offs[l], offs[l] + S)` inside the allocation at `p`; when
+/// `n[l] > 0`, `span` is `Some` and holds `[src[l], src[l] + S)` with `src[l]` a multiple
+/// of `S`; `n[l] <= S`.
+#[inline(always)]
+unsafe fn copy_lanes<const S: u32>(
+    span: Option<GlobalSpan<'_>>,
+    src: &[u64; 32],
+    p: *mut u8,
+    offs: &[u32; 32],
+    n: &[u32; 32],
+    mask: u32,
+) {
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let (k, d) = (n[l], p.add(offs[l] as usize));
+        if k == 0 {
+            std::ptr::write_bytes(d, 0, S as usize);
+            continue;
+        }
+        let (span, a) = (span.unwrap_unchecked(), src[l]);
+        if k == S {
+            if S == 4 {
+                write_le(d, 4, span.load(a, 4));
+            } else {
+                for i in 0..S / 8 {
+                    let o = 8 * i;
+                    write_le(d.add(o as usize), 8, span.load(a + u64::from(o), 8));
+                }
+            }
+            continue;
+        }
+        let mut off = 0u32;
+        while off < k {
+            // the source is aligned to S >= each chunk taken and `off` is a multiple of it,
+            // so every load is naturally aligned
+            let step = match k - off {
+                r if r >= 8 => 8,
+                r if r >= 4 => 4,
+                _ => 1,
+            };
+            let v = span.load(a + u64::from(off), step);
+            match step {
+                8 => write_le(d.add(off as usize), 8, v),
+                4 => write_le(d.add(off as usize), 4, v),
+                _ => write_le(d.add(off as usize), 1, v),
+            }
+            off += step;
+        }
+        // the bytes past the source size are zero-filled (PTX ISA, cp.async: src-size)
+        for z in k..S {
+            *d.add(z as usize) = 0;
+        }
+    }
+}
+
+/// Writes the low `size` (1, 4 or 8; a constant at every call) bytes of `v` at `p`,
+/// little-endian.
 ///
 /// # Safety
 /// `p` must be valid for writing `size` bytes.
