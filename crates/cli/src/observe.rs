@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tmemu_check::dynamic::{RaceFinding, RaceObserver};
+use tmemu_check::dynamic::RaceObserver;
 use tmemu_sim::observer::{
     AccessKind, AsyncId, At, CommitId, Fence, MemOrder, MemSpace, Observer, OpKind, Place, Sem,
     SyncKey, TcWait, TmemEvent,
@@ -62,13 +62,10 @@ impl<'a> RunObserver<'a> {
 
     /// The recorder (closed at the group's last step), the races found, and where each CTA
     /// ran.
-    pub fn into_parts(mut self) -> ObservedParts {
+    pub fn into_parts(mut self) -> ObservedParts<'a> {
         (
             self.trace.take().map(TraceRecorder::finish),
-            self.race
-                .take()
-                .map(RaceObserver::into_findings)
-                .unwrap_or_default(),
+            self.race.take(),
             std::mem::take(&mut self.cta_sms),
         )
     }
@@ -89,7 +86,13 @@ impl Observer for PlacementObserver {
     }
 }
 
-pub type ObservedParts = (Option<Recorder>, Vec<RaceFinding>, Vec<([u32; 3], u32)>);
+/// The race observer is handed back whole: the groups' global-memory logs are compared with
+/// each other after the launch (`tmemu_check::dynamic::launch_findings`).
+pub type ObservedParts<'a> = (
+    Option<Recorder>,
+    Option<RaceObserver<'a>>,
+    Vec<([u32; 3], u32)>,
+);
 
 /// Which PCs are mbarrier waits (`try_wait` / `test_wait`), from the kernel's opcode text.
 pub fn mbarrier_wait_pcs(k: &Kernel) -> Vec<bool> {

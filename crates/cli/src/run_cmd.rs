@@ -225,7 +225,7 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
             .map_err(|e| bad(format!("{}: error: launch: {e}", args.spec.display())))?;
         let parts: Vec<_> = observers
             .into_iter()
-            .map(|o| (None, Vec::new(), o.cta_sms))
+            .map(|o| (None, None, o.cta_sms))
             .collect();
         (outcome, parts)
     };
@@ -233,15 +233,21 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
     let r = &outcome.result;
 
     let mut rec = Recorder::new();
-    let mut races = Vec::new();
+    let mut race_observers = Vec::new();
     let mut cta_sms = Vec::new();
-    for (g, found, sms) in parts {
+    for (g, race, sms) in parts {
         cta_sms.extend(sms);
         if let Some(g) = g {
             rec.merge(g);
         }
-        races.extend(found);
+        race_observers.extend(race);
     }
+    // Each group's findings, then the races between groups (global memory), as `check`.
+    let races = if race_observers.is_empty() {
+        Vec::new()
+    } else {
+        tmemu_check::dynamic::launch_findings(race_observers)
+    };
     if tracing {
         write_outputs(
             &rec,

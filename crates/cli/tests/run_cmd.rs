@@ -182,3 +182,29 @@ fn default_threads_are_every_core_and_change_nothing() {
         );
     }
 }
+
+/// `run --races` compares the SM groups' global memory after the launch, as `check` does: two
+/// CTAs of different clusters (so different SM groups) storing to the same bytes race (TM0212
+/// at the store, related to the other CTA's), with any thread count; the release/acquire
+/// version is silent.
+#[test]
+fn run_races_compares_sm_groups() {
+    let spec = "tests/corpus/rules/TM0212-global-data-race/break-cross-cta.toml";
+    for threads in ["1", "2"] {
+        let (code, out, _) = tmemu(&["run", "--races", "--threads", threads, spec]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[TM0212]: global-data-race"), "{out}");
+        assert!(
+            out.contains("--> tests/corpus/rules/TM0212-global-data-race/break-cross-cta.ptx:45:"),
+            "{out}"
+        );
+        assert!(out.contains("verdict: violation (1 error"), "{out}");
+    }
+    let (code, out, _) = tmemu(&[
+        "run",
+        "--races",
+        "tests/corpus/rules/legal-cross-cta-release-acquire/keep.toml",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("verdict: clean"), "{out}");
+}
