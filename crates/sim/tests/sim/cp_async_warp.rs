@@ -70,6 +70,12 @@ const PTX: &str = r#".version 8.7
 }
 "#;
 
+/// One cp.async of the kernel: slot offset, cp-size, src-size of lane l.
+type CopyForm = (usize, usize, fn(usize) -> usize);
+
+/// Bad lane, source skew, destination skew, faults expected (rule and count).
+type Case = (u32, u64, u32, Option<(&'static str, usize)>);
+
 fn input() -> Vec<u8> {
     (0..1024u32).map(|i| (i * 37 + 11) as u8).collect()
 }
@@ -80,8 +86,7 @@ fn input() -> Vec<u8> {
 fn model(bad: usize, skew: usize, dskew: usize) -> Vec<u8> {
     let inp = input();
     let mut sh = vec![0xa5u8; 1024];
-    // (slot offset, cp-size, src-size of lane l)
-    let copies: [(usize, usize, fn(usize) -> usize); 4] = [
+    let copies: [CopyForm; 4] = [
         (0, 16, |l| (5 * l) % 21),
         (16, 8, |l| l % 10),
         (24, 4, |l| l % 6),
@@ -172,8 +177,7 @@ fn run_with(
 
 #[test]
 fn fast_and_per_lane_cp_async_agree() {
-    // (bad lane, source skew, destination skew, faults expected: rule and count)
-    let cases: [(u32, u64, u32, Option<(&str, usize)>); 8] = [
+    let cases: [Case; 8] = [
         // no fault
         (99, 0, 0, None),
         // misaligned source and destination: the per-lane path copies them byte by byte
