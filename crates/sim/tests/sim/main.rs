@@ -5,8 +5,8 @@
 
 mod support;
 
-mod atom_half;
 mod atom_h100;
+mod atom_half;
 mod atom_vec;
 mod cluster_rank_bits;
 mod cp_async_warp;

@@ -64,7 +64,10 @@ fn engine_matches_h100_mma_sync_recording() {
     let (path, src) = corpus_file("mma_sync_h100", "harness.sm_90a.ptx");
     let module = tmemu_ptx::parse(&src).expect("harness PTX parses");
     // the recording is not degenerate: most D words are nonzero
-    let nonzero = outputs.chunks(4).filter(|c| c.iter().any(|&b| b != 0)).count();
+    let nonzero = outputs
+        .chunks(4)
+        .filter(|c| c.iter().any(|&b| b != 0))
+        .count();
     assert!(nonzero * 4 > outputs.len() / 4 * 3, "recording mostly zero");
     let mut failures = Vec::new();
     let mut words_checked = 0usize;
