@@ -398,7 +398,10 @@ fn dims_default_to_one_and_kernel_is_optional() {
     assert_eq!(spec.grid.value, [8, 1, 1]);
     assert_eq!(spec.block.value, [64, 2, 1]);
     assert_eq!(spec.cluster.value, [1, 1, 1]);
-    assert!(!spec.cluster_given, "no cluster key is a launch without a cluster");
+    assert!(
+        !spec.cluster_given,
+        "no cluster key is a launch without a cluster"
+    );
     assert_eq!(spec.shared_bytes.value, 0);
     assert!(spec.kernel.is_none());
     assert_eq!(spec.ptx.value, PathBuf::from("/specs/k.ptx"));
