@@ -106,9 +106,9 @@ fn pairs(f: Fmt, n_random: usize) -> Vec<(u16, u16)> {
 /// `atom` (storing the old value) or `red` of `.add.noftz.<ty>` by thread i on word i.
 fn kernel(op: &str, ty: &str, x2: bool) -> String {
     let (w, reg, rdecl) = if x2 {
-        (4, "%r", ".reg .b32 %r<12>;")
+        (4, "%r", "")
     } else {
-        (2, "%h", ".reg .b16 %h<12>; .reg .b32 %r<8>;")
+        (2, "%h", ".reg .b16 %h<12>;")
     };
     let bits = w * 8;
     let body = if op == "atom" {
@@ -119,33 +119,8 @@ fn kernel(op: &str, ty: &str, x2: bool) -> String {
     } else {
         format!("red.global.gpu.relaxed.add.noftz.{ty} [%rd5], {reg}9;")
     };
-    format!(
-        r#"
-.version 8.7
-.target sm_100a
-.address_size 64
-
-.visible .entry k(.param .u64 mem, .param .u64 bs, .param .u64 olds)
-{{
-    {rdecl}
-    .reg .b64 %rd<10>;
-    ld.param.u64 %rd1, [mem];
-    ld.param.u64 %rd2, [bs];
-    ld.param.u64 %rd3, [olds];
-    mov.u32 %r1, %ctaid.x;
-    mov.u32 %r2, %ntid.x;
-    mov.u32 %r3, %tid.x;
-    mad.lo.u32 %r1, %r1, %r2, %r3;
-    mul.wide.u32 %rd4, %r1, {w};
-    add.u64 %rd5, %rd1, %rd4;
-    add.u64 %rd6, %rd2, %rd4;
-    add.u64 %rd7, %rd3, %rd4;
-    ld.global.b{bits} {reg}9, [%rd6];
-    {body}
-    ret;
-}}
-"#
-    )
+    let body = format!("    ld.global.b{bits} {reg}9, [%rd6];\n    {body}\n");
+    crate::support::atom_kernel("8.7", rdecl, w, &body)
 }
 
 /// Runs `op` over the elements (`mem`, `b`: 16-bit patterns, packed two per word when `x2`);

@@ -185,33 +185,7 @@ pub(crate) fn kernel(inst: &str, n: usize, ty: Ty, op: &str) -> String {
     };
     // `.noftz` on `.f32` needs PTX ISA 9.4
     let version = if op.contains("noftz") { "9.4" } else { "8.7" };
-    format!(
-        r#"
-.version {version}
-.target sm_100a
-.address_size 64
-
-.visible .entry k(.param .u64 mem, .param .u64 bs, .param .u64 olds)
-{{
-    {decl}
-    .reg .b32 %r<8>;
-    .reg .b64 %rd<10>;
-    ld.param.u64 %rd1, [mem];
-    ld.param.u64 %rd2, [bs];
-    ld.param.u64 %rd3, [olds];
-    mov.u32 %r1, %ctaid.x;
-    mov.u32 %r2, %ntid.x;
-    mov.u32 %r3, %tid.x;
-    mad.lo.u32 %r1, %r1, %r2, %r3;
-    mul.wide.u32 %rd4, %r1, {vb};
-    add.u64 %rd5, %rd1, %rd4;
-    add.u64 %rd6, %rd2, %rd4;
-    add.u64 %rd7, %rd3, %rd4;
-{loads}{body}    ret;
-}}
-"#,
-        vb = n * es
-    )
+    crate::support::atom_kernel(version, &decl, n * es, &format!("{loads}{body}"))
 }
 
 /// Loads `src`; with `TMEMU_DUMP_PTX=DIR` also writes it to DIR (named by a hash of the text),

@@ -57,3 +57,36 @@ pub fn u32_words(bytes: &[u8]) -> Vec<u32> {
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
+
+/// PTX of the atomics tests' kernel `k(mem, bs, olds)`, one element per thread: after the
+/// prologue `%r1` is the global thread index and `%rd5`, `%rd6`, `%rd7` address the thread's
+/// element (`elem_bytes` apart) of `mem`, `bs` and `olds`. `decls` declares what `body` uses
+/// besides `%r<12>` and `%rd<10>`; `body` is whole indented lines.
+pub fn atom_kernel(version: &str, decls: &str, elem_bytes: usize, body: &str) -> String {
+    format!(
+        r#"
+.version {version}
+.target sm_100a
+.address_size 64
+
+.visible .entry k(.param .u64 mem, .param .u64 bs, .param .u64 olds)
+{{
+    {decls}
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [mem];
+    ld.param.u64 %rd2, [bs];
+    ld.param.u64 %rd3, [olds];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mad.lo.u32 %r1, %r1, %r2, %r3;
+    mul.wide.u32 %rd4, %r1, {elem_bytes};
+    add.u64 %rd5, %rd1, %rd4;
+    add.u64 %rd6, %rd2, %rd4;
+    add.u64 %rd7, %rd3, %rd4;
+{body}    ret;
+}}
+"#
+    )
+}
