@@ -264,6 +264,18 @@ impl Observer for RunObserver<'_> {
         }
     }
 
+    fn cp_async_add(&mut self, at: At, id: AsyncId) {
+        if let Some(r) = &mut self.race {
+            r.cp_async_add(at, id);
+        }
+    }
+
+    fn cp_async_group(&mut self, at: At, ev: tmemu_sim::observer::CpAsyncGroup) {
+        if let Some(r) = &mut self.race {
+            r.cp_async_group(at, ev);
+        }
+    }
+
     fn tmem_lifetime(&mut self, at: At, ev: tmemu_sim::observer::TmemLifetime) {
         if let Some(r) = &mut self.race {
             r.tmem_lifetime(at, ev);
@@ -444,6 +456,8 @@ impl Observer for RunObserver<'_> {
             OpKind::Ld => (Pipe::TensorCore, "tcgen05.ld", 0),
             OpKind::St => (Pipe::TensorCore, "tcgen05.st", 0),
             OpKind::Bulk => (Pipe::Tma, "cp.async.bulk", 0),
+            // the non-bulk cp.async is a thread's copy, not a pipe's op: not traced
+            OpKind::CpAsync => return,
         };
         let cta = Cta {
             sm: at.sm,

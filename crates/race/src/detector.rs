@@ -87,6 +87,17 @@ struct WarpState {
     /// they are per thread in the ISA (PTX ISA §9.7.9.27.2: commit_group and wait_group act on
     /// the executing thread's groups), so one lane's wait never observes another lane's copy.
     bulk: Vec<LaneBulk>,
+    /// Non-bulk `cp.async` async-groups per lane, the same way (a sequence separate from the
+    /// bulk one: `cp.async.wait_group` never waits for `cp.async.bulk` groups, PTX ISA
+    /// §9.7.9.25.3.2).
+    cpa: Vec<LaneBulk>,
+}
+
+/// Which per-thread async-group sequence an event acts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GroupSeq {
+    Bulk,
+    CpAsync,
 }
 
 /// One thread's bulk async-groups.
@@ -123,14 +134,19 @@ impl WarpState {
             ld_pending: SmallVec::new(),
             st_pending: SmallVec::new(),
             bulk: Vec::new(),
+            cpa: Vec::new(),
         }
     }
 
-    fn lane_bulk(&mut self, lane: usize) -> &mut LaneBulk {
-        if self.bulk.is_empty() {
-            self.bulk.resize_with(32, LaneBulk::default);
+    fn lane_groups(&mut self, seq: GroupSeq, lane: usize) -> &mut LaneBulk {
+        let v = match seq {
+            GroupSeq::Bulk => &mut self.bulk,
+            GroupSeq::CpAsync => &mut self.cpa,
+        };
+        if v.is_empty() {
+            v.resize_with(32, LaneBulk::default);
         }
-        &mut self.bulk[lane & 31]
+        &mut v[lane & 31]
     }
 
     fn now(&self) -> Stamp {
@@ -1260,6 +1276,38 @@ impl RaceDetector {
 
     /// [`Self::bulk_group_add`] by the threads `lanes` (bit `l` = lane `l`) of warp `w`.
     pub fn bulk_group_add_lanes(&mut self, w: WarpId, lanes: u32, id: OpId) {
+        self.group_add(GroupSeq::Bulk, w, lanes, id);
+    }
+
+    /// A non-bulk `cp.async` (issued by the threads `lanes` of warp `w`) joined each issuing
+    /// thread's open cp.async-group: observed at a later `cp.async.wait_group`/`wait_all` of
+    /// that thread after the group was committed, or at its `cp.async.mbarrier.arrive`.
+    pub fn cp_async_add_lanes(&mut self, w: WarpId, lanes: u32, id: OpId) {
+        self.group_add(GroupSeq::CpAsync, w, lanes, id);
+    }
+
+    /// `cp.async.commit_group` by the threads `lanes` of warp `w`.
+    pub fn cp_async_commit_lanes(&mut self, w: WarpId, lanes: u32) {
+        self.group_commit(GroupSeq::CpAsync, w, lanes);
+    }
+
+    /// `cp.async.wait_group n` by the threads `lanes` of warp `w` (`wait_all` is a commit and
+    /// `wait_group 0`).
+    pub fn cp_async_wait_lanes(&mut self, w: WarpId, lanes: u32, n: u32) {
+        self.group_wait(GroupSeq::CpAsync, w, lanes, n, false);
+    }
+
+    /// `cp.async.mbarrier.arrive{.noinc}` by the threads `lanes` of warp `w`: its arrive-on
+    /// fires when every prior `cp.async` of the thread has completed (PTX ISA §9.7.9.25.3.3).
+    /// Read as: the thread observes all its copies now, and the arrive that follows (or the
+    /// thread's later arrivals) releases them. An added edge (the thread itself is ordered
+    /// after its copies before the mbarrier wait), so it can only hide races.
+    pub fn cp_async_arrive_lanes(&mut self, w: WarpId, lanes: u32) {
+        self.group_commit(GroupSeq::CpAsync, w, lanes);
+        self.group_wait(GroupSeq::CpAsync, w, lanes, 0, false);
+    }
+
+    fn group_add(&mut self, seq: GroupSeq, w: WarpId, lanes: u32, id: OpId) {
         self.warp(w);
         let Some(op) = op_mut(&mut self.actors, id) else {
             self.stats.stale_handles += 1;
@@ -1268,7 +1316,7 @@ impl RaceDetector {
         op.refs += lanes.count_ones();
         let ws = self.warp(w);
         for l in lanes_of(lanes) {
-            ws.lane_bulk(l).open.push(id);
+            ws.lane_groups(seq, l).open.push(id);
         }
     }
 
@@ -1281,10 +1329,14 @@ impl RaceDetector {
     /// `cp.async.bulk.commit_group` by the threads `lanes` of warp `w`, each closing its own
     /// group.
     pub fn bulk_commit_lanes(&mut self, w: WarpId, lanes: u32) {
+        self.group_commit(GroupSeq::Bulk, w, lanes);
+    }
+
+    fn group_commit(&mut self, seq: GroupSeq, w: WarpId, lanes: u32) {
         let mut evicted: SmallVec<[OpId; 8]> = SmallVec::new();
         let ws = self.warp(w);
         for l in lanes_of(lanes) {
-            let lb = ws.lane_bulk(l);
+            let lb = ws.lane_groups(seq, l);
             let g = std::mem::take(&mut lb.open);
             lb.groups.push_back((g, false));
             // A thread that only ever waits with `.read` (or never) would pin its copies'
@@ -1313,11 +1365,15 @@ impl RaceDetector {
     /// knows afterwards (lanes of a warp are not told apart, see the crate docs); a copy of
     /// another lane is observed only when that lane waits.
     pub fn bulk_wait_lanes(&mut self, w: WarpId, lanes: u32, n: u32, read: bool) {
+        self.group_wait(GroupSeq::Bulk, w, lanes, n, read);
+    }
+
+    fn group_wait(&mut self, seq: GroupSeq, w: WarpId, lanes: u32, n: u32, read: bool) {
         let ws = self.warp(w);
         let mut reads: SmallVec<[OpId; 8]> = SmallVec::new();
         let mut done: SmallVec<[OpId; 8]> = SmallVec::new();
         for l in lanes_of(lanes) {
-            let lb = ws.lane_bulk(l);
+            let lb = ws.lane_groups(seq, l);
             let k = lb.groups.len().saturating_sub(n as usize);
             if read {
                 for (g, reads_seen) in lb.groups.iter_mut().take(k) {
@@ -1474,7 +1530,7 @@ impl RaceDetector {
         // generic view of threads and ops; TMEM records by the tcgen05 view alone, which only
         // matters for warps that issue tcgen05 ops.
         let agent = op.kind.agent();
-        let touches_mem = agent.is_async_proxy();
+        let touches_mem = agent.is_async_proxy() || agent == Agent::CpAsync;
         let touches_tmem = agent.is_tcgen05();
         Some(
             op.refs == 0
@@ -2067,6 +2123,88 @@ mod tests {
         assert_eq!(per_thread_bulk_wait(1), ["TM0213", "TM0209"]);
         // Lane 0 waiting on its own group does.
         assert!(per_thread_bulk_wait(0).is_empty());
+    }
+
+    /// Warp 0's lanes 0..8 stage global 0x1000..0x1080 into shared 0..128 with one non-bulk
+    /// `cp.async` and commit; `observe` runs warp 0's group events, then both warps meet at a
+    /// barrier and warp 1 reads shared bytes 64..68 (lane 4's copy).
+    fn cp_async_then_barrier_read(
+        observe: impl Fn(&mut RaceDetector, WarpId),
+    ) -> Vec<&'static str> {
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        let op = d.issue(w0, OpKind::CpAsync, SpanToken(10));
+        let dst = Place::Mem {
+            space: MemSpace::Shared { cta: 0 },
+            addr: 0,
+            len: 128,
+        };
+        d.op_access(op, dst, AccessKind::Write);
+        let src = Place::Mem {
+            space: MemSpace::Global,
+            addr: 0x1000,
+            len: 128,
+        };
+        d.op_access(op, src, AccessKind::Read);
+        d.complete(op);
+        d.cp_async_add_lanes(w0, 0xff, op);
+        d.cp_async_commit_lanes(w0, u32::MAX);
+        observe(&mut d, w0);
+        let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+        d.arrive(w0, bar, Sem::Ordering);
+        d.arrive(w1, bar, Sem::Ordering);
+        d.sync_complete(bar);
+        d.wait(w0, bar, Sem::Ordering);
+        d.wait(w1, bar, Sem::Ordering);
+        d.access(
+            w1,
+            MemSpace::Shared { cta: 0 },
+            64,
+            4,
+            AccessKind::Read,
+            MemOrder::Weak,
+            SpanToken(30),
+        );
+        rules(&d)
+    }
+
+    #[test]
+    fn cp_async_read_by_another_warp_needs_the_issuers_wait_group() {
+        // no wait: the copy may still be writing (PTX ISA §9.7.9.25.3)
+        assert_eq!(cp_async_then_barrier_read(|_, _| {}), ["TM0213"]);
+        // cp.async.wait_group 0 by every lane, then bar.sync: ordered; no proxy fence needed
+        // (cp.async writes through the generic proxy)
+        assert!(
+            cp_async_then_barrier_read(|d, w| d.cp_async_wait_lanes(w, u32::MAX, 0)).is_empty()
+        );
+        // wait_group 1 leaves the most recent group (this one) pending
+        assert_eq!(
+            cp_async_then_barrier_read(|d, w| d.cp_async_wait_lanes(w, u32::MAX, 1)),
+            ["TM0213"]
+        );
+        // only lane 4 (the copier of the bytes read) waiting is enough for those bytes
+        assert!(cp_async_then_barrier_read(|d, w| d.cp_async_wait_lanes(w, 1 << 4, 0)).is_empty());
+        // lanes 8..32 issued nothing: their waits observe nothing
+        assert_eq!(
+            cp_async_then_barrier_read(|d, w| d.cp_async_wait_lanes(w, !0xff, 0)),
+            ["TM0213"]
+        );
+        // cp.async.mbarrier.arrive observes the thread's copies, committed or not
+        assert!(cp_async_then_barrier_read(|d, w| d.cp_async_arrive_lanes(w, u32::MAX)).is_empty());
+    }
+
+    #[test]
+    fn bulk_and_cp_async_groups_are_separate_sequences() {
+        // cp.async.bulk.wait_group does not wait for cp.async groups (PTX ISA §9.7.9.25.3.2)
+        assert_eq!(
+            cp_async_then_barrier_read(|d, w| {
+                d.bulk_commit_lanes(w, u32::MAX);
+                d.bulk_wait_lanes(w, u32::MAX, 0, false);
+            }),
+            ["TM0213"]
+        );
     }
 
     #[test]

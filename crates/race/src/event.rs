@@ -90,6 +90,8 @@ pub enum Agent {
     TcSt,
     /// `cp.async.bulk{.tensor}` in either direction (TMA).
     Bulk,
+    /// The non-bulk `cp.async` (global to shared, generic proxy).
+    CpAsync,
     /// One CTA's `tcgen05.alloc` of an allocation (for `.cta_group::2`, its half of the
     /// collective): the start of the allocation's lifetime.
     Alloc,
@@ -109,6 +111,7 @@ impl Agent {
             Agent::TcLd => "tcgen05.ld",
             Agent::TcSt => "tcgen05.st",
             Agent::Bulk => "cp.async.bulk",
+            Agent::CpAsync => "cp.async",
             Agent::Alloc => "tcgen05.alloc",
             Agent::Dealloc => "tcgen05.dealloc",
         }
@@ -150,6 +153,11 @@ pub enum OpKind {
     /// A bulk copy (TMA load or store, `cp.async.bulk{.tensor}`); completes through an
     /// mbarrier complete_tx or a bulk async-group wait.
     Bulk,
+    /// The non-bulk `cp.async` of one warp-instruction (its lanes' copies); an access of the
+    /// generic proxy (PTX ISA §9.7.9.25.3: no proxy fence is needed to read what it wrote)
+    /// that completes through the thread's `cp.async.wait_group`/`wait_all` or
+    /// `cp.async.mbarrier.arrive`.
+    CpAsync,
 }
 
 impl OpKind {
@@ -161,6 +169,7 @@ impl OpKind {
             OpKind::Ld => Agent::TcLd,
             OpKind::St => Agent::TcSt,
             OpKind::Bulk => Agent::Bulk,
+            OpKind::CpAsync => Agent::CpAsync,
         }
     }
 

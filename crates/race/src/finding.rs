@@ -161,6 +161,18 @@ pub(crate) fn classify(
             "the copy's completion was not observed (mbarrier wait, or cp.async.bulk.wait_group after commit_group; wait_group.read only completes the copy's reads)",
         );
     }
+    if a.agent == Agent::CpAsync && ak == AccessKind::Write {
+        return (
+            &rules::ASYNC_WRITE_IN_FLIGHT,
+            "the cp.async's completion was not observed by its thread (cp.async.commit_group + cp.async.wait_group covering its group, cp.async.wait_all, or cp.async.mbarrier.arrive + mbarrier wait) before the synchronisation",
+        );
+    }
+    if a.agent == Agent::CpAsync && ak == AccessKind::Read && bk == AccessKind::Write {
+        return (
+            &rules::ASYNC_READ_OVERWRITTEN,
+            "the cp.async may still read its source: wait for it first (cp.async.wait_group covering its group, or cp.async.wait_all)",
+        );
+    }
     if a.agent == Agent::Bulk && ak == AccessKind::Read && bk == AccessKind::Write {
         return (
             &rules::ASYNC_READ_OVERWRITTEN,

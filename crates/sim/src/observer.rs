@@ -22,6 +22,8 @@
 //! | `cp.async.bulk*` | `async_issue(Bulk)` + `async_access` per range; `async_complete`; `async_arrive(mbarrier)` for its complete_tx (then `sync_complete` if the phase completed) |
 //! | `cp.async.bulk*` with `.bulk_group` (to global, TMA store/reduce) | as above, then [`Observer::bulk_group_add`] (the copy joins the warp's open bulk async-group) |
 //! | `cp.async.bulk.commit_group` / `cp.async.bulk.wait_group{.read} n` | [`Observer::bulk_group`] (`Commit` / `Wait`) |
+//! | `cp.async.{ca,cg}.shared.global` (non-bulk) | only when `wants_memory()`: `async_issue(CpAsync)` + `async_access` per run of lanes (shared write, global read of the source size), `async_complete`, then [`Observer::cp_async_add`] (the copies join their threads' open cp.async-groups) |
+//! | `cp.async.commit_group` / `wait_group n` / `wait_all` / `cp.async.mbarrier.arrive{.noinc}` | [`Observer::cp_async_group`] (then, for `.noinc`, the mbarrier arrive's events) |
 //! | `tcgen05.mma/cp/shift/ld/st` | `async_issue` + `async_access` per operand (TMEM rectangles, smem ranges); `async_complete` when the op completes |
 //! | `tcgen05.commit` | `commit(at, id, cta_group)`; when its ops are done, `commit_fire(id, barriers)`, then `sync_complete` per barrier whose phase completed |
 //! | `tcgen05.wait::ld` / `::st` | [`Observer::tc_wait`] |
@@ -111,6 +113,23 @@ pub enum BulkGroup {
     /// `cp.async.bulk.wait_group{.read} n`: every committed group but the `n` most recent has
     /// completed; with `read`, has only finished reading its source.
     Wait { n: u32, read: bool },
+}
+
+/// A non-bulk `cp.async` async-group boundary of the executing threads (PTX ISA
+/// §9.7.9.25.3). The engine completes `cp.async` copies at issue; these events tell an observer
+/// where each thread *observes* that completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CpAsyncGroup {
+    /// `cp.async.commit_group`: the thread's copies since its last commit form one group.
+    Commit,
+    /// `cp.async.wait_group n`: every committed group of the thread but the `n` most recent
+    /// has completed.
+    Wait { n: u32 },
+    /// `cp.async.wait_all` (a commit and `wait_group 0`).
+    WaitAll,
+    /// `cp.async.mbarrier.arrive{.noinc}`: the arrive-on fires when all the thread's prior
+    /// copies complete.
+    MbarArrive,
 }
 
 /// An allocation's lifetime as the race model sees it: a `tcgen05.alloc` or `dealloc` took
@@ -231,6 +250,15 @@ pub trait Observer {
     /// `cp.async.bulk.commit_group` / `wait_group{.read}` by the warp of `at`.
     #[inline(always)]
     fn bulk_group(&mut self, _at: At, _ev: BulkGroup) {}
+
+    /// The non-bulk `cp.async` `id` (the copies of the lanes of `at`) joined each issuing
+    /// thread's open cp.async-group.
+    #[inline(always)]
+    fn cp_async_add(&mut self, _at: At, _id: AsyncId) {}
+
+    /// A cp.async-group boundary by the threads of `at` (see [`CpAsyncGroup`]).
+    #[inline(always)]
+    fn cp_async_group(&mut self, _at: At, _ev: CpAsyncGroup) {}
 
     /// `tcgen05.commit`: tracks the warp's earlier incomplete mma/cp/shift of `cta_group`.
     #[inline(always)]

@@ -802,6 +802,13 @@ pub enum Inst {
     /// `cp.async.commit_group` / `cp.async.wait_group` / `cp.async.bulk.commit_group` / wait:
     /// copies complete immediately (`immediate` policy), so these only mark the point.
     AsyncGroupMark,
+    /// `cp.async.commit_group` / `wait_group` / `wait_all` (non-bulk): only observers care.
+    CpAsyncGroup(crate::observer::CpAsyncGroup),
+    /// `cp.async.mbarrier.arrive{.noinc}` (`true` = `.noinc`): with `.noinc` the mbarrier
+    /// arrive it performs (copies complete at issue, so the arrive-on happens now); without,
+    /// no arrival (the pending count's increment and the arrive-on cancel out), but observers
+    /// see its release of the thread's copies to the mbarrier.
+    CpAsyncArrive(Box<MbarInst>, bool),
     /// `cp.async.bulk.commit_group` / `cp.async.bulk.wait_group{.read} N`: the bulk copies
     /// complete at issue, so these only tell observers where completion is observed
     /// (exec/sync.rs).

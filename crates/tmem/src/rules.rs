@@ -610,7 +610,7 @@ pub const ASYNC_READ_OVERWRITTEN: Rule = Rule {
     section: "§9.7.16.6.4.4, §9.7.9.25.2",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "Memory an asynchronous op (mma/cp smem operand, bulk-copy source) reads must not be overwritten before the op's completion is observed (commit + mbarrier wait, bulk async-group wait).",
+    summary: "Memory an asynchronous op (mma/cp smem operand, bulk-copy or cp.async source) reads must not be overwritten before the op's completion is observed (commit + mbarrier wait, bulk or cp.async async-group wait).",
     hardware: "The op reads the new data (a pipeline stage reused before its release).",
     checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
@@ -654,7 +654,7 @@ pub const ASYNC_WRITE_IN_FLIGHT: Rule = Rule {
     section: "§9.7.9.25.2, §9.7.13.15.16",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "Memory an asynchronous op writes (a TMA/bulk copy into shared or global memory) may be accessed only after its completion is observed (mbarrier wait, bulk async-group wait).",
+    summary: "Memory an asynchronous op writes (a TMA/bulk copy into shared or global memory, a non-bulk cp.async into shared memory) may be accessed only after its completion is observed (mbarrier wait, bulk async-group wait, the issuing thread's cp.async.wait_group/wait_all or cp.async.mbarrier.arrive, then a synchronisation for other threads).",
     hardware: "The access sees old, new or partially copied data.",
     checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };

@@ -1025,6 +1025,35 @@ add("TM0213-async-write-in-flight", "break-bulk-wait-read", "violation",
     bulk_store(["    cp.async.bulk.wait_group.read 0;"],
                ["    ld.global.u32 %r20, [%rd5];" + E("TM0213")], mark="  // ~RELATED TM0213"),
     block=32, extra_shared=BULK_STORE_SHARED)
+# The non-bulk cp.async (global to shared) writes its destination asynchronously, in the
+# generic proxy; the issuing thread observes the write at the cp.async.wait_group that covers
+# its committed group (PTX ISA 9.7.9.25.3). Another thread may read the bytes only after a
+# synchronisation that follows that wait.
+CP_ASYNC_SHARED = [".shared .align 16 .b8 cpa_buf[256];"]
+
+
+def cp_async_stage(wait_before_sync: bool, mark: str = "", read_mark: str = "") -> list[str]:
+    return (["    mov.u32 %r22, cpa_buf;", "    shl.b32 %r5, %r1, 2;", "    add.u32 %r24, %r22, %r5;",
+             "    mul.wide.u32 %rd6, %r1, 4;", "    add.s64 %rd5, %rd1, %rd6;",
+             f"    cp.async.ca.shared.global [%r24], [%rd5], 4;{mark}",
+             "    cp.async.commit_group;"]
+            + (["    cp.async.wait_group 0;"] if wait_before_sync else [])
+            + ["    bar.sync 0;", "    xor.b32 %r25, %r1, 32;", "    shl.b32 %r25, %r25, 2;",
+               "    add.u32 %r26, %r22, %r25;", f"    ld.shared.u32 %r20, [%r26];{read_mark}",
+               "    cp.async.wait_group 0;"])
+
+
+add("TM0213-async-write-in-flight", "break-cp-async-no-wait", "violation",
+    ["Every thread stages 4 bytes of global memory into shared memory with cp.async and",
+     "commits the group, but reads another warp's staged bytes after bar.sync without",
+     "cp.async.wait_group before it: the other thread's copy may still be in flight."],
+    cp_async_stage(False, mark="  // ~RELATED TM0213", read_mark=E("TM0213")),
+    block=64, extra_shared=CP_ASYNC_SHARED)
+add("legal-cp-async-wait-before-sync", "keep", "clean",
+    ["The same with cp.async.wait_group 0 before bar.sync: each thread observes its copy's",
+     "completion, and bar.sync orders it before the other warp's read (no proxy fence: cp.async",
+     "writes through the generic proxy)."],
+    cp_async_stage(True), block=64, extra_shared=CP_ASYNC_SHARED)
 add("legal-bulk-source-reuse-after-wait-read", "keep", "clean",
     ["Thread 0 stores shared memory to global with cp.async.bulk (.bulk_group), waits with",
      "cp.async.bulk.wait_group.read 0 and then reuses the source buffer (the copy has finished",

@@ -46,7 +46,9 @@ use tmemu_race::{
 };
 use tmemu_sim::error::{Context, Diagnostic, Rule as SimRule};
 use tmemu_sim::exec::tma::TmaOp;
-use tmemu_sim::observer::{AsyncId, At, BulkGroup, CommitId, Observer, TcWait, TmemLifetime};
+use tmemu_sim::observer::{
+    AsyncId, At, BulkGroup, CommitId, CpAsyncGroup, Observer, TcWait, TmemLifetime,
+};
 use tmemu_sim::program::Inst;
 use tmemu_sim::Kernel;
 use tmemu_tmem::rules::Rule;
@@ -800,6 +802,29 @@ impl Observer for RaceObserver<'_> {
         match ev {
             BulkGroup::Commit => self.det.bulk_commit_lanes(w, at.lanes),
             BulkGroup::Wait { n, read } => self.det.bulk_wait_lanes(w, at.lanes, n, read),
+        }
+    }
+
+    fn cp_async_add(&mut self, at: At, id: AsyncId) {
+        self.flush();
+        let w = self.warp(at);
+        if let Some(e) = self.ops.get(&id) {
+            // cp.async-groups are per thread: each issuing lane's
+            self.det.cp_async_add_lanes(w, at.lanes, e.op);
+        }
+    }
+
+    fn cp_async_group(&mut self, at: At, ev: CpAsyncGroup) {
+        self.flush();
+        let w = self.warp(at);
+        match ev {
+            CpAsyncGroup::Commit => self.det.cp_async_commit_lanes(w, at.lanes),
+            CpAsyncGroup::Wait { n } => self.det.cp_async_wait_lanes(w, at.lanes, n),
+            CpAsyncGroup::WaitAll => {
+                self.det.cp_async_commit_lanes(w, at.lanes);
+                self.det.cp_async_wait_lanes(w, at.lanes, 0);
+            }
+            CpAsyncGroup::MbarArrive => self.det.cp_async_arrive_lanes(w, at.lanes),
         }
     }
 

@@ -18,18 +18,20 @@
 //!   copy in bytes where 4-byte steps are misaligned); this path demands it so that its
 //!   loads are naturally aligned, and leaves a misaligned lane to the per-lane path.
 //!
-//! Events: the per-lane path reports no memory access of a `cp.async` (loads and stores
-//! through `memory::{load, store}` are not observed), so this path reports none either; it
-//! runs under the same observers as the warp-wide `ld`/`st` (none, or one that takes
-//! batches), so a per-lane observer keeps the per-lane path.
+//! Events: neither path reports the copy's loads and stores as thread accesses (they go
+//! through `memory::{load, store}`, which are not observed). Instead [`observe`] reports the
+//! warp-instruction's copies as one asynchronous op (`OpKind::CpAsync`) before either path
+//! runs, so both emit the same events; the race model completes it where each thread observes
+//! it (`cp.async.wait_group`, `wait_all`, `cp.async.mbarrier.arrive`).
 //!
 //! Copies complete at issue (the engine's `immediate` completion policy, see memory.rs), so
 //! the source bytes are read and the destination written here.
 
-use super::memory::{fast_ok, lane_addrs, shared_offsets};
+use super::memory::{fast_ok, lane_addr, lane_addrs, resolve, shared_offsets, Loc};
 use super::{Ctx, Warp};
 use crate::mem::GlobalSpan;
-use crate::observer::Observer;
+use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place};
+use crate::program::Space;
 use crate::program::{Any, CpAsyncInst};
 
 /// Runs `c` for the lanes of `mask` when no lane can fault; returns false, having touched
@@ -79,6 +81,83 @@ pub(super) fn warp<O: Observer>(
         }
     }
     true
+}
+
+/// Reports the `cp.async` of the lanes of `mask` to the observer (only when it
+/// `wants_memory`): one async op that writes each lane's `cp-size` destination bytes in shared
+/// memory and reads its source-size bytes of global memory (PTX ISA §9.7.9.25.3.1), contiguous
+/// lanes merged into one range. Lanes whose address does not resolve are left out (the copy
+/// reports their fault). The engine copies at issue; the op completes at once and joins each
+/// issuing thread's open cp.async-group, so an observer decides when a thread observes it.
+pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, c: &CpAsyncInst) {
+    if mask == 0 || !cx.obs.wants_memory() {
+        return;
+    }
+    let id = cx.tc.async_id();
+    let at = cx.at(w, mask);
+    cx.obs.async_issue(at, id, OpKind::CpAsync);
+    let size = u32::from(c.size);
+    // the current runs: (cta, start, end) of shared writes, (start, end) of global reads
+    let mut dst_run: Option<(usize, u64, u64)> = None;
+    let mut src_run: Option<(u64, u64)> = None;
+    let shared = |cta: usize, a: u64, b: u64| Place::Mem {
+        space: MemSpace::Shared { cta: cta as u32 },
+        addr: a,
+        len: b - a,
+    };
+    let global = |a: u64, b: u64| Place::Mem {
+        space: MemSpace::Global,
+        addr: a,
+        len: b - a,
+    };
+    for l in 0..32usize {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let Ok(Loc::Shared(cta, off)) = resolve(cx, Space::Shared, lane_addr(w, c.dst, l)) else {
+            continue;
+        };
+        let off = u64::from(off);
+        match dst_run {
+            Some((k, s, e)) if k == cta && e == off => {
+                dst_run = Some((k, s, off + u64::from(size)))
+            }
+            prev => {
+                if let Some((k, s, e)) = prev {
+                    cx.obs.async_access(id, shared(k, s, e), AccessKind::Write);
+                }
+                dst_run = Some((cta, off, off + u64::from(size)));
+            }
+        }
+        let n = c
+            .src_size
+            .map(|v| w.read_any(v, l) as u32)
+            .unwrap_or(size)
+            .min(size);
+        if n == 0 {
+            continue;
+        }
+        let Ok(Loc::Global(a)) = resolve(cx, Space::Global, lane_addr(w, c.src, l)) else {
+            continue;
+        };
+        match src_run {
+            Some((s, e)) if e == a => src_run = Some((s, a + u64::from(n))),
+            prev => {
+                if let Some((s, e)) = prev {
+                    cx.obs.async_access(id, global(s, e), AccessKind::Read);
+                }
+                src_run = Some((a, a + u64::from(n)));
+            }
+        }
+    }
+    if let Some((k, s, e)) = dst_run {
+        cx.obs.async_access(id, shared(k, s, e), AccessKind::Write);
+    }
+    if let Some((s, e)) = src_run {
+        cx.obs.async_access(id, global(s, e), AccessKind::Read);
+    }
+    cx.obs.async_complete(id, cx.out.warp_instructions);
+    cx.obs.cp_async_add(at, id);
 }
 
 /// Each lane's number of source bytes: the `src-size` operand (its low 32 bits, as the

@@ -1053,6 +1053,7 @@ pub(super) fn exec_copy<O: Observer>(
     inst: &Inst,
 ) -> Flow {
     if let Inst::CpAsync(ref c) = *inst {
+        super::cp_async::observe(w, cx, mask, c);
         if super::cp_async::warp(w, cx, mask, c) {
             return Flow::Next;
         }

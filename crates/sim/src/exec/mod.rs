@@ -628,6 +628,8 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
                 Flow::Next
             }
             Inst::BulkGroup(ev) => sync::bulk_group(w, cx, mask, *ev),
+            Inst::CpAsyncGroup(ev) => sync::cp_async_group(w, cx, mask, *ev),
+            Inst::CpAsyncArrive(i, noinc) => sync::cp_async_arrive(w, cx, mask, i, *noinc),
             Inst::Bin32 { op, n, d, a, b } => int::bin32(w, mask, *op, *n, *d, *a, *b),
             Inst::Bin64 { op, d, a, b } => int::bin64(w, mask, *op, *d, *a, *b),
             Inst::Mov32 { d, a } => {

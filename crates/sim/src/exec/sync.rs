@@ -13,7 +13,7 @@
 
 use super::{CtaState, Ctx, Flow, Warp, FULL};
 use crate::error::rules;
-use crate::observer::{BulkGroup, Observer, Sem, SyncKey};
+use crate::observer::{BulkGroup, CpAsyncGroup, Observer, Sem, SyncKey};
 use crate::program::{Any, BarKind, Inst, MbarInst, MbarOp, Space};
 
 /// What parked lanes wait for.
@@ -763,6 +763,59 @@ pub(crate) fn bulk_group<O: Observer>(
     if mask != 0 {
         let at = cx.at(w, mask);
         cx.obs.bulk_group(at, ev);
+    }
+    Flow::Next
+}
+
+/// `cp.async.commit_group` / `wait_group n` / `wait_all` (non-bulk). The engine completes
+/// `cp.async` copies at issue, so nothing waits; observers learn where each thread observes
+/// its copies' completion (PTX ISA §9.7.9.25.3.2).
+pub(crate) fn cp_async_group<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    ev: CpAsyncGroup,
+) -> Flow {
+    if mask != 0 {
+        let at = cx.at(w, mask);
+        cx.obs.cp_async_group(at, ev);
+    }
+    Flow::Next
+}
+
+/// `cp.async.mbarrier.arrive{.noinc}` (PTX ISA §9.7.9.25.3.3): the arrive-on fires when the
+/// thread's prior copies have completed, which in the engine is now. Observers first see the
+/// threads observe their copies, then the arrive's release: with `.noinc` the real arrival
+/// (an `mbarrier.arrive`), without it a release to the mbarrier that counts nothing (the
+/// pending-count increment cancels the arrive-on, so the engine's phase is unchanged).
+pub(crate) fn cp_async_arrive<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    i: &MbarInst,
+    noinc: bool,
+) -> Flow {
+    if mask != 0 {
+        let at = cx.at(w, mask);
+        cx.obs.cp_async_group(at, CpAsyncGroup::MbarArrive);
+    }
+    if noinc {
+        return mbar(w, cx, mask, i);
+    }
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        // a bad address is reported by the arrivals of the program's mbarrier instructions;
+        // this one changes no state, so it has nothing to report
+        if let Ok((c, off)) = mbar_key(w, cx, i, l) {
+            let key = SyncKey::Mbarrier {
+                cta: c as u32,
+                offset: off,
+            };
+            let at = cx.at(w, 1 << l);
+            cx.obs.sync_arrive(at, key, i.sem);
+        }
     }
     Flow::Next
 }

@@ -2281,6 +2281,21 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             read: d.has("read"),
         }));
     }
+    if !d.has("bulk") && d.has("commit_group") {
+        return Ok(Inst::CpAsyncGroup(crate::observer::CpAsyncGroup::Commit));
+    }
+    if !d.has("bulk") && d.has("wait_group") {
+        let n = match &d.op(0)?.kind {
+            OperandKind::Int(v) if (0..=i64::from(u32::MAX)).contains(v) => *v as u32,
+            _ => return invalid("cp.async.wait_group needs an immediate", d.op(0)?.span),
+        };
+        return Ok(Inst::CpAsyncGroup(crate::observer::CpAsyncGroup::Wait {
+            n,
+        }));
+    }
+    if !d.has("bulk") && d.has("wait_all") {
+        return Ok(Inst::CpAsyncGroup(crate::observer::CpAsyncGroup::WaitAll));
+    }
     if d.has("commit_group") || d.has("wait_group") || d.has("wait_all") {
         return Ok(Inst::AsyncGroupMark);
     }
@@ -2291,27 +2306,28 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         // cp.async.mbarrier.arrive{.noinc}: copies complete at issue, so the arrive-on happens
         // now. Without .noinc the pending count is first incremented, so the pair has no net
         // effect on the phase (PTX ISA §9.7.9.25.3.x); with .noinc it is one arrival.
-        if !d.has("noinc") {
-            return Ok(Inst::Nop);
-        }
         let space = if d.has("shared::cluster") {
             Space::SharedCluster
         } else {
             Space::Shared
         };
-        return Ok(Inst::Mbar(Box::new(MbarInst {
-            op: MbarOp::Arrive {
-                drop: false,
-                expect_tx: false,
-                no_complete: false,
-            },
-            space,
-            addr: d.addr(0)?,
-            d: None,
-            dp: None,
-            b: None,
-            sem: Sem::Ordering,
-        })));
+        let noinc = d.has("noinc");
+        return Ok(Inst::CpAsyncArrive(
+            Box::new(MbarInst {
+                op: MbarOp::Arrive {
+                    drop: false,
+                    expect_tx: false,
+                    no_complete: false,
+                },
+                space,
+                addr: d.addr(0)?,
+                d: None,
+                dp: None,
+                b: None,
+                sem: Sem::Ordering,
+            }),
+            noinc,
+        ));
     }
     if d.has("bulk") {
         let dst = d.addr(0)?;
