@@ -250,3 +250,88 @@ fn a_bulk_group_wait_observes_only_the_waiting_threads_copies() {
     let f = run(&bulk_group_kernel(0), 1, 148);
     assert!(f.is_empty(), "{f:#?}");
 }
+
+/// Every thread stages out[1 + t] into buf[t] with a non-bulk `cp.async`, then `sync` (which
+/// may refer to the mbarrier `bar`, initialised with count `count`), then reads the other
+/// warp's staged word buf[t ^ 32].
+fn cp_async_kernel(count: u32, sync: &str) -> String {
+    format!(
+        "{HEADER}
+.visible .entry k(.param .u64 out)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    .shared .align 16 .b32 buf[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared.b64 [bar], {count};
+    bar.sync 0;
+    mov.u32 %r2, buf;
+    shl.b32 %r3, %r1, 2;
+    add.u32 %r4, %r2, %r3;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    cp.async.ca.shared.global [%r4], [%rd3+4], 4;
+    {sync}
+    xor.b32 %r5, %r1, 32;
+    shl.b32 %r5, %r5, 2;
+    add.u32 %r6, %r2, %r5;
+    ld.shared.u32 %r7, [%r6];
+    ret;
+}}
+"
+    )
+}
+
+const CP_ASYNC_MBAR_WAIT: &str = "mbarrier.arrive.shared.b64 %rd5, [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;";
+
+#[test]
+fn cp_async_completion_is_observed_by_wait_group_or_mbarrier_arrive() {
+    let src = cp_async_kernel(64, CP_ASYNC_MBAR_WAIT);
+    let line = |pat: &str| {
+        src.lines()
+            .position(|l| l.contains(pat))
+            .map(|i| i as u32 + 1)
+            .unwrap()
+    };
+    // The plain arrive releases the thread's accesses, not its in-flight cp.async (PTX ISA
+    // §9.7.13.15.16: only copies before cp.async.mbarrier.arrive are made visible).
+    let f = run(&src, 1, 148);
+    assert_eq!(
+        rules(&f),
+        vec![("TM0213", line("ld.shared.u32"), line("cp.async.ca"))],
+        "{f:#?}"
+    );
+    let noinc =
+        format!("cp.async.mbarrier.arrive.noinc.shared.b64 [bar];\n    {CP_ASYNC_MBAR_WAIT}");
+    let inc = format!("cp.async.mbarrier.arrive.shared.b64 [bar];\n    {CP_ASYNC_MBAR_WAIT}");
+    for (count, sync) in [
+        (128, noinc.as_str()),
+        (64, inc.as_str()),
+        (64, "cp.async.wait_all;\n    bar.sync 0;"),
+        (
+            64,
+            "cp.async.commit_group;\n    cp.async.wait_group 0;\n    bar.sync 0;",
+        ),
+    ] {
+        let f = run(&cp_async_kernel(count, sync), 1, 148);
+        assert!(f.is_empty(), "{sync}: {f:#?}");
+    }
+    // A commit without a wait before bar.sync, or a wait that leaves the group pending.
+    for sync in [
+        "cp.async.commit_group;\n    bar.sync 0;",
+        "cp.async.commit_group;\n    cp.async.wait_group 1;\n    bar.sync 0;",
+        "cp.async.commit_group;\n    cp.async.bulk.wait_group 0;\n    bar.sync 0;",
+    ] {
+        let f = run(&cp_async_kernel(64, sync), 1, 148);
+        assert_eq!(rules(&f).len(), 1, "{sync}: {f:#?}");
+        assert_eq!(f[0].rule.id, "TM0213", "{sync}: {f:#?}");
+    }
+}
