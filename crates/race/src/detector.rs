@@ -43,7 +43,7 @@ impl Channels {
 }
 
 /// Handle of an asynchronous op (actor slot plus issue time, so stale handles are detected).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OpId {
     actor: ActorIdx,
     issue: Time,
@@ -1396,8 +1396,15 @@ impl RaceDetector {
             ws.gen.raise(id.actor, t);
             ws.pf.raise(id.actor, t);
         }
+        // A warp-wide copy sits in the group of each of its lanes: observe it once (the
+        // warp is one actor), release one reference per lane.
+        done.sort_unstable();
+        let mut last = None;
         for id in done {
-            self.observe(w, id);
+            if last != Some(id) {
+                self.observe(w, id);
+                last = Some(id);
+            }
             self.release_ref(id);
         }
     }
