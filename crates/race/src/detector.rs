@@ -1983,25 +1983,17 @@ mod tests {
         d.add_warp(w);
         let op = d.issue(w, OpKind::Bulk, SpanToken(span));
         let src = MemSpace::Shared { cta: 0 };
-        d.op_access(
-            op,
-            Place::Mem {
-                space: src,
-                addr: 0,
-                len: 64,
-            },
-            AccessKind::Read,
-        );
-        let dst = Place::Mem {
-            space: MemSpace::Global,
-            addr: 0x1000,
-            len: 64,
-        };
+        d.op_access(op, mem(src, 0, 64), AccessKind::Read);
+        let dst = mem(MemSpace::Global, 0x1000, 64);
         d.op_access(op, dst, AccessKind::Write);
         d.complete(op);
         d.bulk_group_add(w, op);
         d.bulk_commit(w);
         op
+    }
+
+    fn mem(space: MemSpace, addr: u64, len: u64) -> Place {
+        Place::Mem { space, addr, len }
     }
 
     fn smem_write(d: &mut RaceDetector) {
@@ -2064,15 +2056,7 @@ mod tests {
         let s = MemSpace::Shared { cta: 0 };
         // a second group reading other bytes (64..128)
         let op = d.issue(WarpId(0), OpKind::Bulk, SpanToken(11));
-        d.op_access(
-            op,
-            Place::Mem {
-                space: s,
-                addr: 64,
-                len: 64,
-            },
-            AccessKind::Read,
-        );
+        d.op_access(op, mem(s, 64, 64), AccessKind::Read);
         d.complete(op);
         d.bulk_group_add(WarpId(0), op);
         d.bulk_commit(WarpId(0));
@@ -2100,17 +2084,9 @@ mod tests {
         let w = WarpId(0);
         d.add_warp(w);
         let op = d.issue(w, OpKind::Bulk, SpanToken(10));
-        let src = Place::Mem {
-            space: MemSpace::Shared { cta: 0 },
-            addr: 0,
-            len: 64,
-        };
+        let src = mem(MemSpace::Shared { cta: 0 }, 0, 64);
         d.op_access(op, src, AccessKind::Read);
-        let dst = Place::Mem {
-            space: MemSpace::Global,
-            addr: 0x1000,
-            len: 64,
-        };
+        let dst = mem(MemSpace::Global, 0x1000, 64);
         d.op_access(op, dst, AccessKind::Write);
         d.complete(op);
         d.bulk_group_add_lanes(w, 1, op);
@@ -2143,17 +2119,9 @@ mod tests {
         d.add_warp(w0);
         d.add_warp(w1);
         let op = d.issue(w0, OpKind::CpAsync, SpanToken(10));
-        let dst = Place::Mem {
-            space: MemSpace::Shared { cta: 0 },
-            addr: 0,
-            len: 128,
-        };
+        let dst = mem(MemSpace::Shared { cta: 0 }, 0, 128);
         d.op_access(op, dst, AccessKind::Write);
-        let src = Place::Mem {
-            space: MemSpace::Global,
-            addr: 0x1000,
-            len: 128,
-        };
+        let src = mem(MemSpace::Global, 0x1000, 128);
         d.op_access(op, src, AccessKind::Read);
         d.complete(op);
         d.cp_async_add_lanes(w0, 0xff, op);
@@ -2221,11 +2189,7 @@ mod tests {
         d.add_warp(w);
         for lane in [0u32, 5] {
             let op = d.issue(w, OpKind::Bulk, SpanToken(10));
-            let src = Place::Mem {
-                space: MemSpace::Shared { cta: 0 },
-                addr: 64 * lane as u64,
-                len: 64,
-            };
+            let src = mem(MemSpace::Shared { cta: 0 }, 64 * lane as u64, 64);
             d.op_access(op, src, AccessKind::Read);
             d.complete(op);
             d.bulk_group_add_lanes(w, 1 << lane, op);
@@ -2253,15 +2217,7 @@ mod tests {
         d.add_warp(w);
         let op = d.issue(w, OpKind::Bulk, SpanToken(10));
         let s = MemSpace::Shared { cta: 0 };
-        d.op_access(
-            op,
-            Place::Mem {
-                space: s,
-                addr: 0,
-                len: 64,
-            },
-            AccessKind::Read,
-        );
+        d.op_access(op, mem(s, 0, 64), AccessKind::Read);
         d.complete(op);
         d.bulk_group_add(w, op);
         d.bulk_wait(w, 0, false); // no commit_group: nothing to wait for
