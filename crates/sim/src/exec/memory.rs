@@ -776,7 +776,7 @@ fn st<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
     }
 }
 
-fn atom_apply(op: AtomOp, size: u8, old: u64, b: u64, c: u64) -> u64 {
+pub(super) fn atom_apply(op: AtomOp, size: u8, old: u64, b: u64, c: u64) -> u64 {
     let m = FMods {
         rnd: Rnd::Rn,
         ftz: false,

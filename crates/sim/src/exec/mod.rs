@@ -21,6 +21,7 @@ pub mod matrix;
 mod memory;
 pub mod mma;
 pub mod mma_sync;
+pub mod st_async;
 pub(crate) mod scan;
 pub(crate) mod sync;
 pub mod tcgen05;
@@ -675,6 +676,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
             Inst::MmaSync(m) => mma_sync::exec(w, cx, mask, m),
             Inst::Brx(b) => brx::exec(w, cx, mask, b),
+            Inst::StAsync(s) => st_async::exec(w, cx, mask, s),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),

@@ -24,6 +24,8 @@ mod matrix;
 mod mma;
 #[path = "mma_sync.rs"]
 mod mma_sync;
+#[path = "st_async.rs"]
+mod st_async;
 #[path = "tcgen05.rs"]
 mod tcgen05;
 #[path = "tma.rs"]
@@ -1660,10 +1662,9 @@ fn cvt(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
 
 fn ldst(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     // `st.async` (sm_90: a store into another cluster CTA's shared memory that signals
-    // complete_tx on that CTA's mbarrier) has a third operand; run as a plain `st` it would
-    // drop the complete_tx, so it stays unsupported until modelled (verdict incomplete).
+    // complete_tx on that CTA's mbarrier): loader/st_async.rs, exec/st_async.rs
     if d.has("async") {
-        return d.unsup_why("st.async (mbarrier complete-tx store) is not modelled");
+        return st_async::st_async(d);
     }
     let is_ld = d.i.name != "st";
     let ty = d.ty()?;
@@ -1713,10 +1714,9 @@ fn ldst(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
 fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let is_red = d.i.name == "red";
     // `red.async` (sm_90: a remote shared::cluster reduction that signals complete_tx on an
-    // mbarrier) is an asynchronous operation with a third operand; run as a plain `red` it
-    // would drop the complete_tx, so it stays unsupported until modelled.
+    // mbarrier): loader/st_async.rs, exec/st_async.rs
     if d.has("async") {
-        return d.unsup_why("red.async (mbarrier complete-tx reduction) is not modelled");
+        return st_async::red_async(d);
     }
     let ty = d.ty()?;
     let space = d.space();

@@ -729,30 +729,3 @@ fn triton_vectorised_atomic_add_sums_every_program() {
         }
     }
 }
-
-/// `red.async` (a shared::cluster reduction with an mbarrier complete-tx) is not a plain `red`:
-/// until it is modelled the loader refuses it (incomplete), rather than dropping the
-/// complete-tx.
-#[test]
-fn red_async_is_refused_not_run_as_a_plain_red() {
-    let src = ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n\
-               .reg .b32 %r<8>;\n\
-               red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 \
-               [%r1], %r2, [%r3];\nret;\n}\n";
-    let m = tmemu_ptx::parse(src).expect("parse");
-    let e = tmemu_sim::load(&m, src, "k.ptx", None).unwrap_err();
-    assert!(e.to_string().contains("red.async"), "{e}");
-}
-
-/// `st.async` (a store into a cluster CTA's shared memory that signals complete-tx on that
-/// CTA's mbarrier) is not a plain `st` either: refused at load (incomplete) until modelled.
-#[test]
-fn st_async_is_refused_not_run_as_a_plain_st() {
-    let src = ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n\
-               .reg .b32 %r<8>;\n\
-               st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n\
-               ret;\n}\n";
-    let m = tmemu_ptx::parse(src).expect("parse");
-    let e = tmemu_sim::load(&m, src, "k.ptx", None).unwrap_err();
-    assert!(e.to_string().contains("st.async"), "{e}");
-}

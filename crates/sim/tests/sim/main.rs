@@ -17,6 +17,7 @@ mod mma_ldmatrix;
 mod mma_sparse_tf32;
 mod mma_sync_forms;
 mod mma_sync_h100;
+mod st_async;
 mod tcgen05_engine;
 mod tcgen05_rules;
 mod warp_reset;
