@@ -43,7 +43,7 @@ NVCC_FLAGS = ["-arch=sm_100a", "-ptx", "-lineinfo", "-std=c++17"]
 
 @dataclass
 class Finding:
-    rule: str | None  # None: a hang with no catalogued rule ID (see README of the rule corpus)
+    rule: str | None  # every finding names its rule; a hang names its report's (TM0020, TM0225, TM0504)
     severity: str  # error | warning | note | hang
     site: str  # `// @site:NAME` in the buggy PTX, or "exit" for the kernel's `ret;`
     instruction: str  # text that must appear on that line (sanity check)
@@ -106,12 +106,10 @@ BUGS = [
     Bug("expect_tx_overcount", "https://github.com/tile-ai/tilelang/issues/2644",
         "mbarrier.arrive.expect_tx announces twice the bytes the only cp.async.bulk on that "
         "barrier delivers, so phase 0 never completes and every thread spins in "
-        "mbarrier.try_wait forever: a hang, reported where the warps wait. The catalogue has no "
-        "rule ID for an mbarrier hang yet (the engine's own list in crates/sim/src/error.rs "
-        "names one, mbarrier-hang, with an ID that collides with the catalogue), so the finding "
-        "has kind hang and no rule. Fix: expect exactly the bytes that arrive.",
+        "mbarrier.try_wait forever: a hang, reported where the warps wait, with the rule "
+        "TM0225 mbarrier-hang. Fix: expect exactly the bytes that arrive.",
         grid=1, block=128, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="hang",
-        findings=[Finding(None, "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
+        findings=[Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
     Bug("missing_relinquish", "https://github.com/NVIDIA/Fuser/pull/3795",
         "The kernel allocates TMEM and never executes tcgen05.relinquish_alloc_permit. Legal "
         "(the ISA does not require it): NOT an error. tmemu reports at most the note TM0019 at "
@@ -149,11 +147,10 @@ BUGS = [
         "The epilogue-load named barrier counts 2 warps (64 threads) but 4 A/B load warps "
         "bar.arrive on it and the epilogue-load warp bar.syncs: the 4 arrivals complete two "
         "barrier instances with nobody waiting, and the epilogue warp then waits alone in a "
-        "third one for ever: a hang at its bar.sync (tmemu reports it as TM0504 "
-        "barrier-deadlock; the mark has no rule, as hang marks do, since TM0504's catalogued "
-        "severity is error). Fix: count (load warps + 1) * 32 = 160.",
+        "third one for ever: a hang at its bar.sync (TM0504 barrier-deadlock). Fix: count "
+        "(load warps + 1) * 32 = 160.",
         grid=1, block=160, args=[U32_IOTA(160), U32_OUT(160)], buggy_verdict="hang",
-        findings=[Finding(None, "hang", "sync", "bar.sync")]),
+        findings=[Finding("TM0504", "hang", "sync", "bar.sync")]),
     Bug("pair_dealloc_without_cluster_sync",
         "https://github.com/facebookexperimental/triton/issues/1694",
         "In the paired-MMA (.cta_group::2) path the cleanup freed TMEM after a CTA-local "
@@ -176,6 +173,84 @@ BUGS = [
         grid=2, block=128, cluster=2, args=[U32_IOTA(512), U32_OUT(256)],
         buggy_verdict="violation",
         findings=[Finding("TM0220", "error", "commit", "tcgen05.commit.cta_group::1")]),
+    # Session 5: seven further public Blackwell bugs.
+    Bug("ncols_not_power_of_two_register", "https://github.com/NVIDIA/Fuser/pull/4152",
+        "The TMEM column count is computed at run time (3 tiles x 32 = 96) and passed to "
+        "tcgen05.alloc and tcgen05.dealloc in a register: ptxas cannot reject it as it does a "
+        "non-power-of-two immediate, and the ISA makes it undefined behaviour (nCols must be a "
+        "power of 2): TM0001 at the alloc and at the dealloc; tmemu grants no allocation for "
+        "it, so the tcgen05.st/ld that follow touch unallocated columns (TM0105, a "
+        "consequence). Fix: round up to the next power of two (128).",
+        grid=1, block=128, args=[U32_IOTA(128), U32_OUT(128), "value = 3"],
+        buggy_verdict="violation",
+        findings=[Finding("TM0001", "error", "alloc", "tcgen05.alloc.cta_group::1"),
+                  Finding("TM0105", "error", "st", "tcgen05.st.sync.aligned.32x32b.x1"),
+                  Finding("TM0105", "error", "ld", "tcgen05.ld.sync.aligned.32x32b.x1"),
+                  Finding("TM0001", "error", "dealloc", "tcgen05.dealloc.cta_group::1")]),
+    Bug("tmem_ld_lane_bits_missing", "https://github.com/deepseek-ai/DeepGEMM/pull/341",
+        "Every warp of the epilogue warpgroup reads the accumulator with tcgen05.ld at the "
+        "allocation's base address, lane field 0; a warp may only access the 32 lanes of its "
+        "lane quarter 32*(warp%4), so warps 1-3 address lanes they do not own (the hardware's "
+        "TMEM access check traps under -G): TM0103 at the load. Fix: add "
+        "((warp%4)*32) << 16 to the address.",
+        grid=1, block=128, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0103", "error", "load", "tcgen05.ld.sync.aligned.32x32b.x1")]),
+    Bug("ring_arrive_before_partition_waited", "https://github.com/triton-lang/triton/pull/10035",
+        "A one-slot ready/empty mbarrier ring between a producer warp and a two-warp consumer "
+        "partition; the consumer's leader warp arrives on `empty` right after its own wait on "
+        "`ready`, with no barrier among the consumer warps, so the producer refills the slot "
+        "and `ready` completes phase 1 before the late consumer warp has waited for phase 0: "
+        "the barrier's current phase (2) has the parity it waits for and is incomplete, and "
+        "nobody arrives again: that warp hangs in mbarrier.try_wait (TM0225). Fix: bar.sync "
+        "among the consumer warps before the leader arrives.",
+        grid=1, block=96, args=[U32_IOTA(32), U32_OUT(96)], buggy_verdict="hang",
+        findings=[Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
+    Bug("stage_reused_wrong_parity", "https://github.com/tile-ai/tilelang/pull/3087",
+        "A pipelined loop refills one shared-memory operand stage with cp.async.bulk every "
+        "iteration and waits for the MMA that reads it on an explicit mbarrier whose phase "
+        "flips once per iteration, but with the ring parity (k / num_stages) % 2: at k = 1 the "
+        "wait asks for a phase that has already completed and returns at once, so iteration "
+        "2's copy overwrites the stage the MMA of iteration 1 may still read: TM0209 at the "
+        "refilling cp.async.bulk, related to the MMA; the epilogue reads (TM0206) and frees "
+        "(TM0204) the accumulator before the last MMA completed. When MMAs complete at once "
+        "(immediate policy) the stale parity names the next phase instead, which only the "
+        "waiting warp could complete: a hang (TM0225) at its wait, the other warps at the "
+        "barrier after the loop. Fix: parity k % 2.",
+        grid=1, block=128, args=[U32_IOTA(1024), U32_OUT(128)], buggy_verdict="hang",
+        findings=[Finding("TM0209", "error", "refill", "cp.async.bulk.shared::cta.global",
+                          related="mma"),
+                  Finding("TM0206", "error", "epilogue", "tcgen05.ld.sync.aligned.32x32b.x1",
+                          related="mma"),
+                  Finding("TM0204", "error", "free", "tcgen05.dealloc.cta_group::1",
+                          related="mma"),
+                  Finding("TM0225", "hang", "wait", "mbarrier.try_wait.parity.shared::cta.b64"),
+                  Finding("TM0225", "hang", "drain", "bar.sync 0")]),
+    Bug("bulk_store_without_proxy_fence", "https://github.com/MoonshotAI/FlashKDA/issues/24",
+        "A state tile is zero-initialised in shared memory with generic stores and written to "
+        "global memory by a bulk copy (async proxy); the only fence.proxy.async is inside the "
+        "main loop, which does not run for an empty sequence (0 tiles), so only bar.sync "
+        "separates the generic writes from the async-proxy read: TM0208 at the "
+        "cp.async.bulk.global.shared::cta. Fix: fence.proxy.async.shared::cta on every path.",
+        grid=1, block=128, args=[U32_IOTA(128), U32_OUT(128), "value = 0"],
+        buggy_verdict="violation",
+        findings=[Finding("TM0208", "error", "store", "cp.async.bulk.global.shared::cta")]),
+    Bug("mma_operand_without_proxy_fence", "https://github.com/tile-ai/tilelang/issues/2634",
+        "The operand tiles of a tcgen05.mma are written to shared memory with st.shared "
+        "(generic proxy) and the MMA reads them through the async proxy with only a bar.sync "
+        "between (the fence pass did not treat the block-scaled tcgen05 MMA as an async-proxy "
+        "reader; fixed by tile-ai/tilelang PR #3139): TM0208 at the tcgen05.mma. Fix: "
+        "fence.proxy.async.shared::cta after the stores.",
+        grid=1, block=128, args=[U32_IOTA(2560), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0208", "error", "mma", "tcgen05.mma.cta_group::1.kind::f16")]),
+    Bug("pair_commit_mask_wrong_pair", "https://github.com/facebookexperimental/triton/pull/783",
+        "In a cluster of 4 CTAs (two CTA pairs) each pair's leader commits with .cta_group::2 "
+        ".multicast::cluster and the constant ctaMask 0b0011, so the leader of pair (2, 3) "
+        "arrives on the barriers of CTAs 0 and 1 (two arrivals for a count of 1) and CTAs 2 "
+        "and 3 never receive an arrival: their waits hang (TM0225 at the mbarrier.try_wait; "
+        "CTAs 0 and 1 may hang too, on an incomplete phase 2 of the same parity). Fix: mask "
+        "0b11 << (rank & ~1).",
+        grid=4, block=32, cluster=4, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="hang",
+        findings=[Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
 ]
 
 
@@ -332,13 +407,23 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | tmem_without_alloc | NVIDIA/cutlass#2230 | TM0105 at the tcgen05.st and at the tcgen05.ld |
 | alloc_address_unsynchronised | NVIDIA/cutlass PR #2835 | TM0210 at the read of the address, related: the alloc |
 | ld_stage_released_before_wait | flashinfer-ai/flashinfer#5334 | TM0205 at the producer's overwrite, related: the tcgen05.ld |
-| expect_tx_overcount | tile-ai/tilelang#2644 | hang at the mbarrier.try_wait (no rule ID catalogued yet) |
+| expect_tx_overcount | tile-ai/tilelang#2644 | hang (TM0225) at the mbarrier.try_wait |
 | missing_relinquish | NVIDIA/Fuser PR #3795 | note TM0019 at the exit, related: the alloc; verdict clean |
 | aliased_tmem_store_races_load | facebookexperimental/triton#1993 (PR #1992) | TM0206 at the slow warp's tcgen05.ld, related: the aliasing tcgen05.st |
 | mma_overwrites_tmem_in_use | facebookexperimental/triton#1996 (PR #2024) | TM0205 at the dq tcgen05.mma, related: the tcgen05.ld |
 | named_barrier_undercount | Dao-AILab/quack PR #146 | hang (TM0504) at the epilogue warp's bar.sync |
 | pair_dealloc_without_cluster_sync | facebookexperimental/triton#1694 (PR #1707) | TM0201 at the .cta_group::2 dealloc, related: the peer's tcgen05.ld |
 | commit_arrival_after_inval | triton-lang/triton PR #10409 | TM0220 at the multicast tcgen05.commit (its arrive reaches the peer's invalidated barrier) |
+| ncols_not_power_of_two_register | NVIDIA/Fuser PR #4152 | TM0001 at the alloc and the dealloc (nCols = 96 in a register) |
+| tmem_ld_lane_bits_missing | deepseek-ai/DeepGEMM PR #341 | TM0103 at the tcgen05.ld (warps 1-3 address lane quarter 0) |
+| ring_arrive_before_partition_waited | triton-lang/triton PR #10035 | hang (TM0225) at the late consumer warp's mbarrier.try_wait |
+| stage_reused_wrong_parity | tile-ai/tilelang PR #3087 | TM0209 at the refilling cp.async.bulk, related: the tcgen05.mma (and its consequences: TM0206, TM0204, a TM0225 hang under immediate completion) |
+| bulk_store_without_proxy_fence | MoonshotAI/FlashKDA#24 | TM0208 at the cp.async.bulk.global.shared::cta |
+| mma_operand_without_proxy_fence | tile-ai/tilelang#2634 (PR #3139) | TM0208 at the tcgen05.mma |
+| pair_commit_mask_wrong_pair | facebookexperimental/triton PR #783 | hang (TM0225) at the mbarrier.try_wait |
+
+A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
+barrier); its severity is `hang`.
 """
 
 

@@ -14,30 +14,6 @@
 // Launch: grid 1, 160 threads.
 #include "bugs.cuh"
 
-// K-major, 32-byte swizzle: row r of 16 fp16 (32 bytes), 8-row groups 256 bytes apart.
-__device__ __forceinline__ uint32_t k32_offset(int r, int c) {
-  const uint32_t off = (r % 8) * 32 + (r / 8) * 256 + c * 2;
-  return off ^ (((off >> 7) & 1) << 4);
-}
-__device__ __forceinline__ uint64_t k32_desc(uint32_t addr) {
-  return (uint64_t)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(256 >> 4) << 32) |
-         (1ull << 46) | (6ull << 61);
-}
-__device__ __forceinline__ void mma_f16(uint32_t d, uint64_t a, uint64_t b) {
-  // kind::f16, f32 D, fp16 A/B, M = 128, N = 32
-  const uint32_t idesc = (1u << 4) | ((32u >> 3) << 17) | ((128u >> 4) << 24);
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 0, 0;\n"
-      "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n}" ::"r"(d),
-      "l"(a), "l"(b), "r"(idesc)
-      : "memory");
-}
-__device__ __forceinline__ void commit(uint32_t bar) {
-  asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(
-                   bar)
-               : "memory");
-}
-
 extern "C" __global__ void mma_overwrites_tmem_in_use(const uint32_t* in, uint32_t* out) {
   __shared__ __align__(1024) uint8_t sA[128 * 16 * 2];
   __shared__ __align__(1024) uint8_t sB[2][32 * 16 * 2];

@@ -12,7 +12,12 @@ use std::process::Command;
 use serde_json::Value;
 
 /// (bug, what is still missing).
-const PENDING: &[(&str, &str)] = &[];
+const PENDING: &[(&str, &str)] = &[(
+    "stage_reused_wrong_parity",
+    "the overwrite (TM0209) and the early epilogue (TM0206, TM0204) need a delayed MMA \
+     completion; `run` uses the immediate policy, under which the same stale parity hangs \
+     (TM0225). `tmemu check` runs both and reports all (crates/host/tests/bugs.rs)",
+)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
