@@ -831,6 +831,8 @@ pub enum Inst {
     MmaSync(Box<crate::exec::mma_sync::MmaSyncInst>),
     /// brx.idx (exec/brx.rs).
     Brx(Box<crate::exec::brx::BrxInst>),
+    /// clusterlaunchcontrol.try_cancel / query_cancel (exec/clc.rs).
+    Clc(Box<crate::exec::clc::ClcInst>),
     /// st.async / red.async into a cluster CTA's shared memory with mbarrier complete_tx
     /// (exec/st_async.rs).
     StAsync(Box<crate::exec::st_async::StAsyncInst>),

@@ -202,7 +202,9 @@ pub(crate) fn run_group<O: Observer>(
     let mut hangs = Vec::new();
     let mut try_timeouts = 0u32;
     let mut budget = Vec::new();
-    let mut next = group as u64;
+    // the group's clusters not yet started, in start order; a clusterlaunchcontrol.try_cancel
+    // takes the head (exec/clc.rs)
+    let mut clc = exec::clc::ClcQueue::new(group as u64, p.ngroups as u64, p.total_clusters);
     let mut resident: Vec<ClusterRun> = Vec::new();
     let mut rng = p
         .opts
@@ -224,7 +226,8 @@ pub(crate) fn run_group<O: Observer>(
         },
     );
     'outer: loop {
-        while resident.len() < p.per_sm as usize && next < p.total_clusters {
+        while resident.len() < p.per_sm as usize && clc.has_pending() {
+            let next = clc.admit().expect("pending");
             let spare_one = spare.pop();
             // the smallest slot no resident cluster uses (observer `At::slot`)
             let slot = (0..)
@@ -250,7 +253,6 @@ pub(crate) fn run_group<O: Observer>(
                 let _ = exec::tcgen05::cta_launch(&mut tc, c.shared.index, csize);
             }
             resident.push(c);
-            next += p.ngroups as u64;
         }
         if resident.is_empty() {
             break;
@@ -286,6 +288,7 @@ pub(crate) fn run_group<O: Observer>(
                 obs: &mut *obs,
                 out: &mut out,
                 tc: &mut tc,
+                clc: &mut clc,
             };
             exec::sync::poll(w, &mut cx);
             if w.cur_mask == 0 {
@@ -357,6 +360,7 @@ pub(crate) fn run_group<O: Observer>(
                             obs: &mut *obs,
                             out: &mut out,
                             tc: &mut tc,
+                            clc: &mut clc,
                         };
                         woke |= exec::sync::poll(w, &mut cx);
                     }
@@ -440,6 +444,8 @@ fn report<O: Observer>(
     let k = env.k;
     let mut warps = Vec::new();
     let mut mbar = false;
+    // describing waits cancels nothing
+    let mut clc = exec::clc::ClcQueue::new(0, 1, 0);
     for c in resident.iter_mut() {
         for (ti, ws) in c.warps.iter().enumerate() {
             let cx = Ctx {
@@ -450,6 +456,7 @@ fn report<O: Observer>(
                 obs: &mut *obs,
                 out: &mut *out,
                 tc: &mut *tc,
+                clc: &mut clc,
             };
             for w in ws {
                 if w.is_done() {

@@ -11,6 +11,7 @@
 pub mod atom_half;
 pub mod atom_vec;
 pub mod brx;
+pub mod clc;
 mod control;
 mod cp_async;
 pub(crate) mod cvt;
@@ -539,6 +540,8 @@ pub struct Ctx<'a, 'e, O: Observer> {
     pub out: &'a mut Outcome,
     /// Tensor Memory, the async tcgen05 queue and observer identities of the SM group.
     pub tc: &'a mut crate::tmem_sm::TcState,
+    /// The SM group's clusters that have not started (Cluster Launch Control, exec/clc.rs).
+    pub clc: &'a mut clc::ClcQueue,
 }
 
 impl<O: Observer> Ctx<'_, '_, O> {
@@ -676,6 +679,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
             Inst::MmaSync(m) => mma_sync::exec(w, cx, mask, m),
             Inst::Brx(b) => brx::exec(w, cx, mask, b),
+            Inst::Clc(c) => clc::exec(w, cx, mask, c),
             Inst::StAsync(s) => st_async::exec(w, cx, mask, s),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),

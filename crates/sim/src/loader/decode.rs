@@ -18,6 +18,8 @@ type R<T> = Result<T, LoadError>;
 // Child modules of this one (so they use the decoding context `D`), kept in files of their own.
 #[path = "brx.rs"]
 mod brx;
+#[path = "clc.rs"]
+mod clc;
 #[path = "matrix.rs"]
 mod matrix;
 #[path = "mma.rs"]
@@ -165,6 +167,16 @@ impl<'src> D<'_, '_, '_, 'src> {
             OperandKind::Ident(id) => match self.lookup(id.name, id.span)? {
                 Sym::R32(r) => Any::R32(r),
                 Sym::R64(r) => Any::R64(r),
+                Sym::R128(_) => {
+                    return unsupported(
+                        format!(
+                            "the .b128 register `{}` as an operand of `{}`",
+                            id.name,
+                            self.opcode()
+                        ),
+                        id.span,
+                    )
+                }
                 Sym::Var(_, a) => Any::Imm(a),
                 Sym::Pred(_) => {
                     return invalid(format!("predicate `{}` used as a value", id.name), id.span)
@@ -541,7 +553,9 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 a: d.any(d.op(1)?)?,
             })
         }
+        "ld" | "st" if d.has("b128") => clc::ldst128(d),
         "ld" | "ldu" | "st" => ldst(d),
+        "clusterlaunchcontrol" => clc::decode(d),
         "atom" | "red" => atom(d),
         "bra" => {
             let o = d.op(0)?;

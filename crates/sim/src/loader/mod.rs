@@ -30,6 +30,8 @@ use crate::program::{GlobalVar, Inst, InstInfo, Kernel, PSrc, ParamInfo};
 pub(crate) enum Sym {
     R32(u16),
     R64(u16),
+    /// A `.b128` register: the 64-bit registers `lo` and `lo + 1` (loader/clc.rs).
+    R128(u16),
     Pred(u16),
     /// A variable: its space and address in that space.
     Var(VarSpace, u64),
@@ -345,6 +347,11 @@ impl Gen<'_, '_> {
             (_, 8) => {
                 self.n_r64 = self.n_r64.checked_add(1).map_or_else(|| over(span), Ok)?;
                 Sym::R64(self.n_r64 - 1)
+            }
+            (_, 16) => {
+                let lo = self.n_r64;
+                self.n_r64 = self.n_r64.checked_add(2).map_or_else(|| over(span), Ok)?;
+                Sym::R128(lo)
             }
             _ => return unsupported(format!("register of type {ty:?}"), span),
         })

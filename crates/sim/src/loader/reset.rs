@@ -48,6 +48,7 @@ pub(crate) fn named_registers(sc: &Scopes, i: &Instruction<'_>) -> Named {
         let mut id = |name: &str| match sc.lookup(name) {
             Some(Sym::R32(r)) => out.push(r as u32),
             Some(Sym::R64(r)) => out.push(R64 | r as u32),
+            Some(Sym::R128(r)) => out.extend([R64 | r as u32, R64 | (r as u32 + 1)]),
             _ => {}
         };
         match &o.kind {

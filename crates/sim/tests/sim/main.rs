@@ -8,6 +8,7 @@ mod support;
 mod atom_h100;
 mod atom_half;
 mod atom_vec;
+mod clc;
 mod cluster_rank_bits;
 mod cp_async_warp;
 mod engine;
