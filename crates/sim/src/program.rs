@@ -462,6 +462,14 @@ pub enum Inst {
         b: S32,
         c: S64,
     },
+    /// mad.wide.{u,s}16: 16 × 16 → 32-bit product plus a 32-bit addend
+    MadWide16 {
+        signed: bool,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+    },
     Lop3 {
         d: u16,
         a: S32,

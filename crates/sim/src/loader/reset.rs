@@ -276,6 +276,7 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
         Inst::Bin32 { d, .. }
         | Inst::Un32 { d, .. }
         | Inst::MulWide16 { d, .. }
+        | Inst::MadWide16 { d, .. }
         | Inst::Mad32 { d, .. }
         | Inst::Lop3 { d, .. }
         | Inst::Prmt { d, .. }

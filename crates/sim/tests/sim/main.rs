@@ -13,6 +13,7 @@ mod cluster_rank_bits;
 mod cp_async_warp;
 mod engine;
 mod h100_diff;
+mod mad_wide16;
 mod mma_forms;
 mod mma_ldmatrix;
 mod mma_sparse_tf32;

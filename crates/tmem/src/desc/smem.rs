@@ -48,11 +48,18 @@ impl SmemDescriptor {
 
     /// The sm_100a-family restrictions: relative LBO only; base offset 0 (the only value whose
     /// meaning we model — a non-zero base offset is reported as unmodelled, not as illegal).
+    ///
+    /// A base offset on a no-swizzle layout is accepted and ignored (DERIVED): the field gives
+    /// the phase of the swizzle pattern when the matrix does not start on a pattern boundary
+    /// (PTX ISA 9.1 §9.7.16.4.1, Table 41: "(pattern start addr >> 7) & 7"), and the
+    /// interleaved layout has no pattern. Triton 3.9 computes the field from the start address
+    /// for every layout: the second `tcgen05.cp.32x128b.warpx4` of a preshuffled scale tile
+    /// 512 bytes into its buffer carries base offset 4 (holdout `ho5_dot_scaled_preshuffled`).
     pub fn check_sm100(&self) -> Result<(), DescError> {
         if self.lbo_absolute {
             return Err(DescError::SmemLboAbsolute);
         }
-        if self.base_offset != 0 {
+        if self.base_offset != 0 && self.swizzle != Swizzle::None {
             return Err(DescError::SmemBaseOffsetUnmodelled {
                 base: self.base_offset,
             });
