@@ -288,7 +288,10 @@ fn smem_descriptor_round_trip_and_errors() {
     // accepted. Triton 3.9, ho5_dot_scaled_preshuffled.ptx: tcgen05.cp descriptor high word
     // 0x00084008 = SBO 128, version 1, base offset 4, no swizzle.
     let interleaved = SmemDescriptor::decode(0x0008_4008u64 << 32).unwrap();
-    assert_eq!((interleaved.base_offset, interleaved.swizzle), (4, Swizzle::None));
+    assert_eq!(
+        (interleaved.base_offset, interleaved.swizzle),
+        (4, Swizzle::None)
+    );
     assert_eq!(interleaved.check_sm100(), Ok(()));
     // Hopper-style wgmma descriptor (no version bits, layout in 62-63) is rejected.
     assert!(SmemDescriptor::decode(1u64 << 62).is_err());
