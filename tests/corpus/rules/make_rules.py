@@ -1862,6 +1862,59 @@ add_engine("legal-vector-atomics-and-getctarank", "keep", "clean",
             "    bar.sync 0;"],
            grid=2, cluster=2)
 
+# st.async / red.async (sm_90 distributed shared memory with mbarrier complete_tx; exec/st_async.rs)
+ST_ASYNC_SHARED = [".shared .align 16 .b32 dsm[64];"]
+
+
+def st_async_exchange(wait: list[str], one_way: bool = False, st_mark: str = "",
+                      ld_mark: str = "") -> list[str]:
+    """Each CTA of a cluster of 2 expects 32 st.async words and 32 red.async adds from its
+    peer (one_way: only rank 1 expects, only rank 0 sends); every sending thread stores its
+    tid into the peer's dsm[tid] and adds 1 to the peer's dsm[32]; `wait` runs before each
+    receiving thread reads its own dsm[tid] and dsm[32]."""
+    send = ["    @%p7 bra L_RECV;"] if one_way else []
+    recv = ["    bra.uni L_DONE;", "L_RECV:"] if one_way else []
+    return [
+        "    mov.u32 %r30, dsm;", "    @%p2 mbarrier.init.shared::cta.b64 [%r7], 1;",
+        "    @%p2 st.shared.u32 [dsm+128], 0;",
+        "    fence.mbarrier_init.release.cluster;",
+        "    barrier.cluster.arrive.release.aligned;", "    barrier.cluster.wait.acquire.aligned;",
+        "    @%p2 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%r7], 256;",
+        "    barrier.cluster.arrive.release.aligned;", "    barrier.cluster.wait.acquire.aligned;",
+        "    xor.b32 %r22, %r8, 1;", "    shl.b32 %r31, %r1, 2;", "    add.u32 %r32, %r30, %r31;",
+        "    mapa.shared::cluster.u32 %r33, %r32, %r22;",
+        "    mapa.shared::cluster.u32 %r34, %r7, %r22;",
+        "    mapa.shared::cluster.u32 %r35, %r30, %r22;",
+    ] + [s.replace("@%p7", "@!%p7") for s in send] + [
+        "    st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r33], %r1, [%r34];"
+        + st_mark,
+        "    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 "
+        "[%r35+128], 1, [%r34];",
+    ] + recv + wait + [
+        "    ld.shared.u32 %r36, [%r32];" + ld_mark, "    ld.shared.u32 %r37, [dsm+128];",
+        "    add.u32 %r20, %r36, %r37;",
+    ] + (["L_DONE:"] if one_way else []) + [
+        "    barrier.cluster.arrive.release.aligned;", "    barrier.cluster.wait.acquire.aligned;",
+    ]
+
+
+add_engine("legal-st-async-red-async-mbarrier", "keep", "clean",
+           ["Each CTA of a cluster of 2 arrives on its mbarrier with expect_tx(256) and receives",
+            "32 st.async words and 32 red.async adds (4 bytes each) from its peer; each thread",
+            "waits on the mbarrier's phase before reading. The complete_tx releases the writes",
+            "and the wait acquires them: no race, though all 32 reductions hit one word."],
+           st_async_exchange(mbar_wait()), grid=2, cluster=2, extra_shared=ST_ASYNC_SHARED)
+add_engine("TM0213-async-write-in-flight", "break-st-async", "violation",
+           ["Rank 0 sends 32 st.async words and 32 red.async adds into rank 1's shared memory;",
+            "rank 1 reads them without waiting on its mbarrier: the st.async writes are not",
+            "ordered before the read (the cluster barriers come before them): TM0213 at the read",
+            "where the store ran first, TM0211 at the store where the read ran first (the schedules",
+            "check runs give both). The red.async word is read too, and is reported with the",
+            "st.async word's finding."],
+           st_async_exchange([], one_way=True, st_mark="  // ~ERROR TM0211 ~RELATED TM0213",
+                             ld_mark="  // ~ERROR TM0213 ~RELATED TM0211"),
+           grid=2, cluster=2, extra_shared=ST_ASYNC_SHARED)
+
 add_engine("TM0504-barrier-deadlock", "break", "hang",
            ["Warp 0 waits at named barrier 1 for 64 threads; warp 1 exits without arriving."],
            ["    @!%p1 bra L_EXIT;", "    bar.sync 1, 64;" + H("TM0504")], block=64)

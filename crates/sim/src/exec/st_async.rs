@@ -19,13 +19,18 @@
 //! (tests/corpus/st_async_h100, every form, clusters of 2, 3 and 4, two phases).
 //!
 //! Events (what the race model sees):
-//! - `st.async`: one asynchronous op per warp-instruction, of kind `OpKind::CpAsync` (a write
-//!   of the generic proxy: the ISA makes it a weak store and nothing asks for a proxy fence
-//!   before reading it), with a `Write` access per lane of its bytes in the destination CTA,
+//! - `st.async`: one asynchronous op per warp-instruction, of kind `OpKind::Bulk` (what the
+//!   race model calls a bulk copy: an async-proxy write completed by an mbarrier
+//!   complete_tx), with a `Write` access per lane of its bytes in the destination CTA,
 //!   completed at issue and released to each destination mbarrier by `async_arrive` (the
-//!   complete_tx has release semantics at cluster scope). A reader is ordered after it only
-//!   through that mbarrier's phase, as on hardware; the issuing thread is not ordered after
-//!   its own `st.async` either.
+//!   complete_tx has release semantics at cluster scope; the mbarrier completion also
+//!   bridges the proxies, as for a bulk copy). A reader is ordered after it only through
+//!   that mbarrier's phase, as on hardware; the issuing thread is not ordered after its own
+//!   `st.async` either. APPROXIMATED: the ISA makes `st.async` a weak store of no stated
+//!   proxy, not an async-proxy copy; the difference shows only for a read ordered after the
+//!   store by something other than its mbarrier without `fence.proxy.async`, which this
+//!   model reports (TM0208) and hardware may not need. (`OpKind::CpAsync`, the generic-proxy
+//!   async op, is completed by its thread's cp.async-groups, which `st.async` never joins.)
 //! - `red.async`: a relaxed (strong) `Write` of the issuing thread per lane, then a release
 //!   `sync_arrive` on the destination mbarrier. APPROXIMATED: the reduction is treated as done
 //!   by the thread at issue, because two async ops' writes are never strong for the race
@@ -129,7 +134,7 @@ pub(super) fn exec<O: Observer>(
     let id = if store_op {
         let id = cx.tc.async_id();
         let at = cx.at(w, mask);
-        cx.obs.async_issue(at, id, OpKind::CpAsync);
+        cx.obs.async_issue(at, id, OpKind::Bulk);
         Some(id)
     } else {
         None
