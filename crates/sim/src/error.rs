@@ -45,6 +45,7 @@ pub mod rules {
     pub const MBAR_OVERARRIVE: Rule = of(&catalogue::MBARRIER_OVERARRIVE);
     pub const MBAR_TX_RANGE: Rule = of(&catalogue::MBARRIER_TX_RANGE);
     pub const MBAR_HANG: Rule = of(&catalogue::MBARRIER_HANG);
+    pub const TMEM_ALLOC_HANG: Rule = of(&catalogue::TMEM_ALLOC_HANG);
     pub const MBAR_ALIGN: Rule = of(&catalogue::MBARRIER_MISALIGNED);
     pub const MBAR_REMOTE_WAIT: Rule = of(&catalogue::MBARRIER_REMOTE_WAIT);
     pub const MBAR_NOCOMPLETE: Rule = of(&catalogue::MBARRIER_NOCOMPLETE_COMPLETES);

@@ -444,6 +444,8 @@ fn report<O: Observer>(
     let k = env.k;
     let mut warps = Vec::new();
     let mut mbar = false;
+    // a warp blocked in the TMEM allocator (columns or a pair peer): TM0020
+    let mut tmem_alloc = false;
     // describing waits cancels nothing
     let mut clc = exec::clc::ClcQueue::new(0, 1, 0);
     for c in resident.iter_mut() {
@@ -464,6 +466,7 @@ fn report<O: Observer>(
                 }
                 for wt in &w.waits {
                     mbar |= matches!(wt.kind, exec::WaitKind::Mbar { .. });
+                    tmem_alloc |= matches!(wt.kind, exec::WaitKind::Tcgen05(_));
                     let info = &k.info[wt.pc as usize];
                     warps.push(BlockedWarp {
                         cta: cx.ctas[ti].ctaid,
@@ -499,6 +502,14 @@ fn report<O: Observer>(
                 "step budget exhausted after {} warp-instructions (livelock or a very long kernel)",
                 out.warp_instructions
             ),
+        )
+    } else if tmem_alloc {
+        // first: the warps at barriers or mbarriers usually wait for the blocked allocator
+        // warp (its CTA's work), not the other way round
+        (
+            rules::TMEM_ALLOC_HANG,
+            "hang: a warp waits in the TMEM allocator for columns or a peer that can never come"
+                .to_string(),
         )
     } else if mbar {
         (

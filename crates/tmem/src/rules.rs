@@ -318,6 +318,17 @@ pub const MISSING_RELINQUISH: Rule = Rule {
     checked_by: ALLOC,
 };
 
+pub const TMEM_ALLOC_HANG: Rule = Rule {
+    id: "TM0020",
+    name: "tmem-alloc-hang",
+    section: "§9.7.16.7.1",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A warp waits forever in tcgen05.alloc, or in a .cta_group::2 alloc/dealloc/relinquish: the columns it asks for are held by allocations that no live warp will free (the hang report names each holder CTA and where it allocated), or its peer CTA waits elsewhere and never joins the collective (DERIVED: \"tcgen05.alloc is a potentially blocking instruction\" that waits until the columns are available).",
+    hardware: "The kernel hangs: the blocked warp retries the allocation forever.",
+    checked_by: Some("tmemu_sim (the wait explained by tmemu_tmem::alloc)"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM01xx — data movement (tmem.md §7 rules 18–20, 27; data-movement.md §2.6, §3)
 
@@ -1014,8 +1025,8 @@ pub const TARGET_UNSUPPORTED: Rule = Rule {
     section: "§9.7.16.7.1",
     severity: Severity::Error,
     detection: Detection::Static,
-    summary: "tcgen05 instructions need a supporting .target and .version (targets.md) (tmem.md rule 30).",
-    hardware: "ptxas rejects it (\"not supported on .target\", \"requires PTX ISA .version 8.6 or later\").",
+    summary: "tcgen05 instructions need a supporting .target and .version (targets.md) (tmem.md rule 30); so do atom/red with a vector type .v2/.v4/.v8 (sm_90, PTX ISA 8.1) and atom/red .noftz.f32 (sm_90, PTX ISA 9.4) (§9.7.13.5-6 target notes).",
+    hardware: "ptxas rejects it (\"not supported on .target\", \"requires PTX ISA .version 8.6 or later\", \"Feature 'red instruction with vector types' requires .target sm_90 or higher\", \"Feature 'red with .noftz and .f32' requires PTX ISA .version 9.4 or later\").",
     checked_by: Some("tmemu_check"),
 };
 
@@ -1189,6 +1200,7 @@ pub static RULES: &[Rule] = &[
     PAIR_COLLECTIVE_MISMATCH,
     TADDR_NOT_UNIFORM,
     MISSING_RELINQUISH,
+    TMEM_ALLOC_HANG,
     LDST_WARP_NOT_CONVERGED,
     LDST_TADDR_NOT_UNIFORM,
     LANE_QUARTER_VIOLATION,

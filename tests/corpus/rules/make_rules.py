@@ -1484,19 +1484,19 @@ add_tma("TM0511-unmodelled-form", "keep", "clean",
         ["The same load through a map without swizzle."], tma_load(),
         tmap='tensormap = { buffer = "a", box = [32, 8] }')
 
-# ---- hangs that no rule names (the hang report is the finding)
+# ---- hangs in the TMEM allocator (TM0020) and hangs no other rule names
 
-add("hang-alloc-never-satisfied", "break", "hang",
+add("TM0020-tmem-alloc-hang", "break", "hang",
     ["A single warp holds all 512 columns and allocates 32 more: nothing can ever free the",
-     "columns it waits for (nCols does not grow, so no rule is broken; the hang report names",
-     "the warp and who holds the columns)."],
+     "columns it waits for (nCols does not grow, so no other rule is broken; the hang report",
+     "names the warp and who holds the columns)."],
     ["    add.u32 %r13, %r4, 4;", "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;",
-     "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r13], 32;  // ~HANG",
+     "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r13], 32;  // ~HANG TM0020",
      "    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
      "    ld.shared.u32 %r10, [%r4];", "    ld.shared.u32 %r14, [%r13];",
      "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r14, 32;",
      "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 512;"], block=32)
-add("hang-alloc-never-satisfied", "keep", "clean",
+add("TM0020-tmem-alloc-hang", "keep", "clean",
     ["The 512 columns are freed before the second allocation."],
     ["    add.u32 %r13, %r4, 4;", "    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;",
      "    ld.shared.u32 %r10, [%r4];",
@@ -1518,10 +1518,10 @@ add_pair("hang-table48-dealloc-across-cluster-barrier", "break", "hang",
           "pair's TMEM state is ordered before either dealloc: no TM0201.)"],
          TABLE48_PRE
          + ["    @%p7 bra L_RANK0;",
-            "    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;  // ~HANG",
+            "    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;  // ~HANG TM0020",
             *CLUSTER_SYNC, "    bra.uni L_EXIT;", "L_RANK0:",
             "    barrier.cluster.arrive.release.aligned;",
-            "    barrier.cluster.wait.acquire.aligned;  // ~HANG",
+            "    barrier.cluster.wait.acquire.aligned;  // ~HANG TM0020",
             "    tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 32;"],
          pair_collective="blocking")
 add_pair("hang-table48-dealloc-across-cluster-barrier", "keep", "clean",
@@ -1843,6 +1843,11 @@ add_engine("TM0502-misaligned-access", "break-vector-atom", "violation",
             "aligned, but the 16-byte vector is not."],
            ["    mov.b32 %r21, 0x3f800000;",
             "    red.global.add.v4.f32 [%rd1+8], {%r21, %r21, %r21, %r21};" + E("TM0502")])
+add_engine("TM0502-misaligned-access", "break-cp-async", "violation",
+           ["cp.async of 8 bytes into mbar + 4 (mbar is 8-byte aligned): the shared destination",
+            "is not a multiple of the cp-size (Addresses as Operands: natural alignment)."],
+           ["    cp.async.ca.shared.global [%r7+4], [%rd1], 8;" + E("TM0502"),
+            "    cp.async.wait_all;"])
 add_engine("legal-vector-atomics-and-getctarank", "keep", "clean",
            ["Every thread of a CTA adds 1.0 to words 0..4 of its CTA's part of out with",
             "red.global.add.v4.f32 and to the halves of words 4..8 with red.global.add.noftz.v8.f16,",

@@ -1073,6 +1073,17 @@ pub(super) fn exec_copy<O: Observer>(
                     } = **c;
                     let d = resolve(cx, Space::Shared, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Global, lane_addr(w, src, l))?;
+                    // cp.async's alignment is that of "Addresses as Operands" (§6.4.1): each
+                    // address naturally aligned to the access size, cp-size (TM0502)
+                    for (loc, space, a) in [(d, "shared", dst), (s, "global", src)] {
+                        if !aligned(loc, 0, size as u64) {
+                            return Err(MemFault::Misaligned {
+                                space,
+                                addr: lane_addr(w, a, l),
+                                size: size as u32,
+                            });
+                        }
+                    }
                     let n = src_size
                         .map(|v| w.read_any(v, l) as u32)
                         .unwrap_or(size as u32)

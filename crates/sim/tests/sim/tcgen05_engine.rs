@@ -188,7 +188,7 @@ fn co_resident_ctas_share_the_sm_columns_and_a_blocked_alloc_resumes() {
 
 #[test]
 fn an_alloc_that_can_never_be_satisfied_names_the_holder() {
-    let (path, src) = corpus_file("rules", "hang-alloc-never-satisfied/break.ptx");
+    let (path, src) = corpus_file("rules", "TM0020-tmem-alloc-hang/break.ptx");
     let k = load_src(&src, &path.display().to_string());
     let mut g = GlobalMemory::new();
     install_globals(&k, &mut g).unwrap();
@@ -196,6 +196,7 @@ fn an_alloc_that_can_never_be_satisfied_names_the_holder() {
     let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [out]));
     let r = run(&k, &launch, &g, &opts(AsyncPolicy::Adversarial)).unwrap();
     assert_eq!(r.hangs.len(), 1);
+    assert_eq!(r.hangs[0].rule.id, "TM0020", "a hang in the allocator has its own rule");
     let w = &r.hangs[0].warps;
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].span.line, 37);
