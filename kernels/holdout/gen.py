@@ -46,6 +46,9 @@ def generate(out_dir: Path, tmp: Path, log=print, only: set[str] | None = None) 
             written += regen.generate_one(k, out_dir, tmp, log)
     nv = regen.load_kernel_module("kernels/holdout/nvcc_cases.py")
     written += nv.generate(out_dir, tmp, log, only)
+    # batch 5a: CUTLASS C++ SM100 GEMMs (kernels/holdout/cutlass/, cutlass_cases.py)
+    cl = regen.load_kernel_module("kernels/holdout/cutlass_cases.py")
+    written += cl.generate(out_dir, tmp, log, only)
     generate_bugs(bugs_dir(out_dir), tmp, log, only)
     return written
 

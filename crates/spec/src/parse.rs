@@ -238,6 +238,10 @@ fn check_references(spec: &Spec) -> Result<(), SpecError> {
                         let b = find(name, &f.site)?;
                         check_offset(b, *offset_bytes, &f.site)?;
                     }
+                    if let FieldValue::TensorMap(tm) = &f.value {
+                        let buf = find(&tm.buffer, &tm.site)?;
+                        tensor_map_desc(tm, buf, 0).map_err(|m| err(&tm.site, m))?;
+                    }
                 }
             }
             ArgKind::TensorMap(tm) => {
@@ -430,6 +434,7 @@ const FIELD_KEYS: &[&str] = &[
     "f64",
     "buffer",
     "offset_bytes",
+    "tensormap",
 ];
 const TENSORMAP_KEYS: &[&str] = &[
     "buffer",
@@ -921,19 +926,23 @@ impl<'a> Cx<'a> {
         let present: Vec<&str> = TYPES
             .iter()
             .copied()
-            .chain(["buffer"])
+            .chain(["buffer", "tensormap"])
             .filter(|k| t.has(k))
             .collect();
         if present.len() != 1 {
             return Err(self.error(
                 &site,
                 format!(
-                    "expected exactly one typed value (u8..u64, i8..i64, f16, bf16, f32, f64 or buffer) in a packed field, found {}",
+                    "expected exactly one typed value (u8..u64, i8..i64, f16, bf16, f32, f64, buffer or tensormap) in a packed field, found {}",
                     if present.is_empty() { "none".to_string() } else { present.join(", ") }
                 ),
             ));
         }
-        let value = if present[0] == "buffer" {
+        let value = if present[0] == "tensormap" {
+            let tkey = t.key("tensormap");
+            let tv = t.take("tensormap").expect("present");
+            FieldValue::TensorMap(Box::new(self.tensormap(tv, &tkey)?))
+        } else if present[0] == "buffer" {
             let bkey = t.key("buffer");
             let name = self.string(t.require("buffer")?, &bkey)?.to_string();
             let offset_bytes = self.offset(&mut t)?;

@@ -359,7 +359,7 @@ pub fn resolve(spec: &Spec, params: &[ParamInfo]) -> Result<ResolvedLaunch, Spec
                 let mut pos = 0usize;
                 for f in fields {
                     let size = f.value.size();
-                    pos = pos.next_multiple_of(size);
+                    pos = pos.next_multiple_of(f.value.align());
                     if pos + size > len {
                         return Err(err(
                             &f.site,
@@ -383,6 +383,24 @@ pub fn resolve(spec: &Spec, params: &[ParamInfo]) -> Result<ResolvedLaunch, Spec
                             buffer: named(name),
                             addend: *offset_bytes,
                         }),
+                        FieldValue::TensorMap(tm) => {
+                            // as a tensormap argument, at its offset inside the struct
+                            let b = named(&tm.buffer);
+                            let desc = tensor_map_desc(tm, &spec.buffers[b], 0)
+                                .map_err(|m| err(&tm.site, m))?;
+                            slot[pos..pos + size].copy_from_slice(&desc.encode());
+                            relocations.push(Relocation {
+                                param_offset: at + pos + GLOBAL_ADDRESS_OFFSET,
+                                buffer: b,
+                                addend: 0,
+                            });
+                            tensor_maps.push(TensorMapBinding {
+                                param_index: i,
+                                param_offset: at + pos,
+                                buffer: b,
+                                desc,
+                            });
+                        }
                     }
                     pos += size;
                 }

@@ -125,6 +125,9 @@ pub enum FieldValue {
     Number { dtype: DType, value: Scalar },
     /// `buffer = "name"` (optional `offset_bytes`): a device address (8 bytes).
     Buffer { name: String, offset_bytes: u64 },
+    /// `tensormap = {...}`: a 128-byte tensor map, 64-byte aligned (CUtensorMap), inside a
+    /// struct passed by value (CUTLASS's kernel `Params`).
+    TensorMap(Box<TensorMapArg>),
 }
 
 impl FieldValue {
@@ -133,6 +136,15 @@ impl FieldValue {
         match self {
             FieldValue::Number { dtype, .. } => dtype.size(),
             FieldValue::Buffer { .. } => 8,
+            FieldValue::TensorMap(_) => 128,
+        }
+    }
+
+    /// Alignment in bytes: the size, except 64 for a tensor map (`alignas(64) CUtensorMap`).
+    pub fn align(&self) -> usize {
+        match self {
+            FieldValue::TensorMap(_) => 64,
+            v => v.size(),
         }
     }
 }

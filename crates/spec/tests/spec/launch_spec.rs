@@ -494,3 +494,69 @@ fn full_width_integers_and_float_specials() {
     assert_eq!(&b[24..28], &0x8000_0000u32.to_le_bytes());
     assert_eq!(&b[32..40], &(-1i64).to_le_bytes());
 }
+
+/// A tensor map inside a packed struct (CUTLASS's `Params` by value): 64-byte aligned, 128
+/// bytes, its global address relocated, listed with the other tensor maps.
+#[test]
+fn packed_struct_with_tensor_map_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"ptx = "k.ptx"
+grid = [1]
+block = [32]
+[buffers.a]
+dtype = "bf16"
+shape = [1, 64, 32]
+fill = "zeros"
+[[arg]]
+packed = [
+  { u32 = 7 },
+  { buffer = "a" },
+  { tensormap = { buffer = "a", box = [32, 16, 1], swizzle = "64B" } },
+  { u32 = 9 },
+]
+"#;
+    let spec = Spec::parse(text, "k.toml", dir.path()).unwrap();
+    let params = [param(
+        "p",
+        ParamKind::ByteArray {
+            len: 256,
+            align: 64,
+        },
+    )];
+    let r = resolve(&spec, &params).unwrap();
+    assert_eq!(&r.param_bytes[0..4], &7u32.to_le_bytes());
+    // the map at the next multiple of 64 after the pointer at 8, the u32 right after it
+    assert_eq!(&r.param_bytes[192..196], &9u32.to_le_bytes());
+    let reloc: Vec<(usize, usize)> = r
+        .relocations
+        .iter()
+        .map(|x| (x.param_offset, x.buffer))
+        .collect();
+    assert_eq!(reloc, [(8, 0), (64 + 16, 0)]);
+    assert_eq!(r.tensor_maps.len(), 1);
+    let tm = &r.tensor_maps[0];
+    assert_eq!((tm.param_index, tm.param_offset), (0, 64));
+    assert_eq!(tm.desc.rank, 3);
+    assert_eq!(tm.desc.global_dims[..3], [32, 64, 1]);
+    assert_eq!(tm.desc.box_dims[..3], [32, 16, 1]);
+    assert_eq!(tm.desc.swizzle, SwizzleMode::B64);
+    let block = r.param_block(&[0x4000_0000]);
+    let map: [u8; 128] = block[64..192].try_into().unwrap();
+    assert_eq!(
+        TensorMapDesc::decode(&map).unwrap().global_address,
+        0x4000_0000
+    );
+    // a map field that does not fit: an error naming the field
+    let small = [param(
+        "p",
+        ParamKind::ByteArray {
+            len: 128,
+            align: 64,
+        },
+    )];
+    let e = resolve(&spec, &small).unwrap_err().to_string();
+    assert!(
+        e.contains("packed[2]") && e.contains("128-byte field"),
+        "{e}"
+    );
+}
