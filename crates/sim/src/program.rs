@@ -844,6 +844,8 @@ pub enum Inst {
     /// st.async / red.async into a cluster CTA's shared memory with mbarrier complete_tx
     /// (exec/st_async.rs).
     StAsync(Box<crate::exec::st_async::StAsyncInst>),
+    /// wmma.load / wmma.mma / wmma.store (exec/wmma.rs).
+    Wmma(Box<crate::exec::wmma::WmmaInst>),
 }
 
 #[derive(Clone, Copy, Debug)]

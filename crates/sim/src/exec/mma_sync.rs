@@ -287,6 +287,13 @@ pub fn compute(i: &MmaSyncInst, word: impl Fn(Any, usize) -> u64) -> [[u64; 32];
     out
 }
 
+/// D (m×n element bits) of one block from A (m×k row-major), B (n×k, column-major) and C
+/// (m×n): the arithmetic of [`compute`] without the fragments, for exec/wmma.rs, which tiles
+/// its shapes into blocks of mma.sync's sizes.
+pub(crate) fn dot_block(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64], d: &mut [u64]) {
+    dot_all(i, a, b, c, d)
+}
+
 /// D (m×n element bits) from A (m×k), B (n×k, column-major) and C (m×n).
 fn dot_all(i: &MmaSyncInst, a: &[u64], b: &[u64], c: &[u64], d: &mut [u64]) {
     let (m, n, k) = (i.m, i.n, i.k);

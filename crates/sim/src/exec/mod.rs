@@ -23,6 +23,7 @@ mod memory;
 pub mod mma;
 pub mod mma_sync;
 pub mod st_async;
+pub mod wmma;
 pub(crate) mod scan;
 pub(crate) mod sync;
 pub mod tcgen05;
@@ -681,6 +682,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Brx(b) => brx::exec(w, cx, mask, b),
             Inst::Clc(c) => clc::exec(w, cx, mask, c),
             Inst::StAsync(s) => st_async::exec(w, cx, mask, s),
+            Inst::Wmma(m) => wmma::exec(w, cx, mask, m),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),

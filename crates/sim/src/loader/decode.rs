@@ -28,6 +28,8 @@ mod mma;
 mod mma_sync;
 #[path = "st_async.rs"]
 mod st_async;
+#[path = "wmma.rs"]
+mod wmma;
 #[path = "tcgen05.rs"]
 mod tcgen05;
 #[path = "tma.rs"]
@@ -589,6 +591,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "tensormap" => tma::tensormap(d),
         "tcgen05" if d.has("mma") => mma::mma(d),
         "mma" => mma_sync::mma_sync(d),
+        "wmma" => wmma::wmma(d),
         "ldmatrix" | "stmatrix" => matrix::matrix(d),
         "brx" => brx::brx(d),
         "tcgen05" => tcgen05::decode(d),

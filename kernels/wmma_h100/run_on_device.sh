@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the wmma_h100 recording on a machine with an sm_90 GPU (H100). Usage:
+#   kernels/wmma_h100/run_on_device.sh OUTDIR [HARNESS_BINARY]
+# Uses HARNESS_BINARY when given and runnable (built elsewhere with
+# nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o harness harness.cu), else builds it here.
+# Then copy OUTDIR/{manifest.txt,dumps.bin} to tests/corpus/wmma_h100/.
+set -uo pipefail
+cd "$(dirname "$0")"
+dest=${1:-${OUT:-/tmp/tmemu-wmma_h100}}
+bin=${2:-}
+mkdir -p "$dest"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+if [ -z "$bin" ] || ! timeout 120 "$bin" "$dest"; then
+  export PATH=/usr/local/cuda/bin:$PATH
+  nvcc --version | tail -n 1
+  nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o /tmp/tmemu-wmma_h100-harness harness.cu || exit 1
+  timeout 120 /tmp/tmemu-wmma_h100-harness "$dest" || exit 1
+fi
+cat "$dest/manifest.txt" | head -5
