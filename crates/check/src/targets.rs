@@ -7,6 +7,12 @@
 //! a variant the target lacks (`shift` on a family target, `.kind::i8` off its targets).
 //! `tcgen05.ld.red` on a target without it is TM0405 (tmem.md rule 24 lists the target among
 //! the ld.red conditions, so it gets the more specific rule).
+//!
+//! Atomics have target notes too (checked by [`TargetCheck::check_atomic`], also TM0409):
+//! `atom`/`red` with a vector `.v2/.v4/.v8` need sm_90 and PTX ISA 8.1, `.noftz` on `.f32`
+//! needs sm_90 and PTX ISA 9.4 (§9.7.13.5–6 Target/PTX ISA notes; ptxas 13.5 says "Feature
+//! 'red instruction with vector types' requires .target sm_90 or higher" and "Feature 'red
+//! with .noftz and .f32' requires PTX ISA .version 9.4 or later").
 
 use tmemu_ptx::ast::{Instruction, Module};
 use tmemu_ptx::decode::{self, MmaKind, ScaleVec, Tcgen05, Tcgen05Op};
@@ -220,6 +226,61 @@ impl TargetCheck {
     }
 }
 
+/// A target note of `atom`/`red`: what needs it, the lowest sm number and PTX version.
+struct AtomicNote {
+    feature: &'static str,
+    min_sm: u32,
+    min_version: PtxVersion,
+}
+
+/// The target notes `i` (an `atom` or `red`) is subject to, most demanding first.
+fn atomic_notes(i: &Instruction<'_>) -> impl Iterator<Item = AtomicNote> {
+    let m = &i.modifiers;
+    let noftz_f32 = (m.contains("noftz") && m.contains("f32")).then_some(AtomicNote {
+        feature: ".noftz with .f32",
+        min_sm: 90,
+        min_version: 94,
+    });
+    let vector = (m.contains("v2") || m.contains("v4") || m.contains("v8")).then_some(AtomicNote {
+        feature: "vector types (.v2/.v4/.v8)",
+        min_sm: 90,
+        min_version: 81,
+    });
+    noftz_f32.into_iter().chain(vector)
+}
+
+impl TargetCheck {
+    /// TM0409 for an `atom`/`red` form the module's `.target`/`.version` lacks (ptxas rejects
+    /// each). A target tmemu cannot parse (`compute_*`, none) is not judged.
+    pub(crate) fn check_atomic(&self, i: &Instruction<'_>, out: &mut Vec<StaticFinding>) {
+        let Some(sm) = self.sm else { return };
+        for note in atomic_notes(i) {
+            let op = i.opcode_display();
+            let msg = if sm.canonical() < note.min_sm {
+                format!(
+                    "`{op}`: {} {} requires .target sm_{} or higher (.target '{}')",
+                    i.name, note.feature, note.min_sm, self.name
+                )
+            } else if self.version < note.min_version {
+                format!(
+                    "`{op}`: {} {} requires PTX ISA .version {}.{} or later",
+                    i.name,
+                    note.feature,
+                    note.min_version / 10,
+                    note.min_version % 10
+                )
+            } else {
+                continue;
+            };
+            out.push(
+                StaticFinding::new(&rules::TARGET_UNSUPPORTED, i.span, msg)
+                    .related(self.target_span),
+            );
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,5 +364,65 @@ mod tests {
         for t in ["sm_100f", "sm_103f", "sm_110f", "sm_100", "sm_120a"] {
             assert!(!shift_supported(sm(t)), "{t}");
         }
+    }
+
+    /// The TM0409 findings `static_check` gives one atomic under `.version`/`.target`.
+    fn atomic_findings(version: &str, target: &str, inst: &str) -> Vec<String> {
+        let src = format!(
+            ".version {version}\n.target {target}\n.address_size 64\n\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n\
+             ld.param.u64 %rd1, [p];\nmov.f32 %f1, 0f3F800000;\n{inst}\nret;\n}}\n"
+        );
+        let module = tmemu_ptx::parse(&src).expect("parses");
+        crate::static_check(&module, "t.ptx")
+            .into_iter()
+            .map(|f| {
+                assert_eq!(f.rule.id, "TM0409");
+                assert_eq!(f.span.line, 10, "at the atomic");
+                f.message
+            })
+            .collect()
+    }
+
+    /// PTX ISA §9.7.13.5-6 target notes, as ptxas 13.5 enforces them: vector atomics need
+    /// sm_90 and PTX 8.1, `.noftz.f32` needs sm_90 and PTX 9.4.
+    #[test]
+    fn atomic_target_notes() {
+        let vec_red = "red.global.add.v2.f32 [%rd1], {%f1, %f1};";
+        let vec_atom = "atom.global.v4.f32.add {%f1, %f2, %f3, %f1}, [%rd1], {%f1, %f1, %f1, %f1};";
+        let noftz = "red.global.add.noftz.f32 [%rd1], %f1;";
+        let noftz_atom = "atom.global.add.noftz.f32 %f2, [%rd1], %f1;";
+        for ok in [
+            ("9.4", "sm_100a", noftz),
+            ("9.4", "sm_90", noftz_atom),
+            ("8.1", "sm_90", vec_red),
+            ("8.8", "sm_100a", vec_atom),
+            ("8.0", "sm_80", "red.global.add.f32 [%rd1], %f1;"),
+            ("8.0", "sm_80", "red.global.add.noftz.f16 [%rd1], %f1;"),
+        ] {
+            assert!(atomic_findings(ok.0, ok.1, ok.2).is_empty(), "{ok:?}");
+        }
+        let m = atomic_findings("9.3", "sm_100a", noftz);
+        assert_eq!(m.len(), 1);
+        assert!(m[0].contains("requires PTX ISA .version 9.4"), "{m:?}");
+        let m = atomic_findings("9.4", "sm_80", noftz_atom);
+        assert!(m[0].contains("requires .target sm_90"), "{m:?}");
+        let m = atomic_findings("9.4", "sm_89", vec_red);
+        assert!(
+            m[0].contains("vector types") && m[0].contains("sm_90"),
+            "{m:?}"
+        );
+        let m = atomic_findings("8.0", "sm_90a", vec_atom);
+        assert!(m[0].contains("requires PTX ISA .version 8.1"), "{m:?}");
+        // one finding per instruction, the first note that fails
+        assert_eq!(
+            atomic_findings(
+                "8.0",
+                "sm_80",
+                "red.global.add.noftz.v2.f32 [%rd1], {%f1, %f1};"
+            )
+            .len(),
+            1
+        );
     }
 }

@@ -196,7 +196,10 @@ fn an_alloc_that_can_never_be_satisfied_names_the_holder() {
     let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [out]));
     let r = run(&k, &launch, &g, &opts(AsyncPolicy::Adversarial)).unwrap();
     assert_eq!(r.hangs.len(), 1);
-    assert_eq!(r.hangs[0].rule.id, "TM0020", "a hang in the allocator has its own rule");
+    assert_eq!(
+        r.hangs[0].rule.id, "TM0020",
+        "a hang in the allocator has its own rule"
+    );
     let w = &r.hangs[0].warps;
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].span.line, 37);
