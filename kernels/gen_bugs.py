@@ -251,6 +251,30 @@ BUGS = [
         "0b11 << (rank & ~1).",
         grid=4, block=32, cluster=4, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="hang",
         findings=[Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
+    Bug("tmem_buffers_exceed_512_columns", "https://github.com/tile-ai/tilelang/pull/2831",
+        "Each logical TMEM buffer gets its own tcgen05.alloc rounded up to a power of two: a "
+        "384-column accumulator becomes 512 columns and three 4-column scale buffers 32 each, "
+        "608 of the SM's 512 columns (tile-ai/tilelang#2827). The second alloc waits for "
+        "columns only its own CTA could free: the warp hangs in tcgen05.alloc, the others at "
+        "the barrier that publishes the addresses (TM0020, the report names the holder). Fix "
+        "(PR #2831): one 512-column arena with the scale buffers at column offsets.",
+        grid=1, block=128, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="hang",
+        findings=[Finding("TM0020", "hang", "alloc2", "tcgen05.alloc.cta_group::1"),
+                  Finding("TM0020", "hang", "publish", "bar.sync 0")]),
+    Bug("mma_reads_tmem_before_store_sync",
+        "https://github.com/facebookexperimental/triton/pull/1553",
+        "The warps write the MMA's A operand into TMEM with tcgen05.st and warp 0 then issues a "
+        "tcgen05.mma reading A from TMEM, but the thread synchronisation sits before the stores "
+        "instead of between them and the MMA (the race PR #1553 fixed in its test: \"cross CTA "
+        "sync should be after TMEM store and before mma\"). Another warp's store may still be "
+        "in flight when the MMA reads (TM0206 at the MMA, related to the store) or not even "
+        "issued yet (TM0204 at the store, related to the MMA), depending on the schedule. Fix: "
+        "tcgen05.wait::st, fences and bar.sync between the stores and the MMA.",
+        grid=1, block=128, args=[U32_IOTA(1536), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0206", "error", "mma", "tcgen05.mma.cta_group::1.kind::f16",
+                          related="st"),
+                  Finding("TM0204", "error", "st", "tcgen05.st.sync.aligned.32x32b.x8",
+                          related="mma")]),
 ]
 
 
@@ -421,6 +445,8 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | bulk_store_without_proxy_fence | MoonshotAI/FlashKDA#24 | TM0208 at the cp.async.bulk.global.shared::cta |
 | mma_operand_without_proxy_fence | tile-ai/tilelang#2634 (PR #3139) | TM0208 at the tcgen05.mma |
 | pair_commit_mask_wrong_pair | facebookexperimental/triton PR #783 | hang (TM0225) at the mbarrier.try_wait |
+| mma_reads_tmem_before_store_sync | facebookexperimental/triton PR #1553 | TM0206 at the tcgen05.mma reading A from TMEM (related: the tcgen05.st) and TM0204 at the store (related: the MMA), by schedule |
+| tmem_buffers_exceed_512_columns | tile-ai/tilelang#2827 (PR #2831) | hang (TM0020) at the second tcgen05.alloc (the CTA's first alloc holds all 512 columns) and at the publishing bar.sync |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
