@@ -15,6 +15,9 @@ use crate::event::{
 use crate::finding::{self, Access, Cause, Race, Region};
 use crate::shadow::{Rec, ShadowMap};
 
+#[path = "cp_async.rs"]
+mod cp_async;
+
 /// Above this many op actors, a completed op's slot is reused even if some live warp never
 /// observed its completion (which can only hide races, never invent them).
 const MAX_OP_SLOTS: usize = 256;
@@ -91,6 +94,9 @@ struct WarpState {
     /// bulk one: `cp.async.wait_group` never waits for `cp.async.bulk` groups, PTX ISA
     /// §9.7.9.25.3.2).
     cpa: Vec<LaneBulk>,
+    /// The `cp.async` op still taking this warp's copies (one op per warp and group, see
+    /// `cp_async.rs`).
+    cpa_open: Option<cp_async::OpenCpAsync>,
 }
 
 /// Which per-thread async-group sequence an event acts on.
@@ -135,6 +141,7 @@ impl WarpState {
             st_pending: SmallVec::new(),
             bulk: Vec::new(),
             cpa: Vec::new(),
+            cpa_open: None,
         }
     }
 
@@ -227,6 +234,9 @@ pub struct Stats {
     pub duplicate_findings: u64,
     /// Events naming an op that no longer exists (an engine bug; ignored).
     pub stale_handles: u64,
+    /// `cp.async` instructions merged into their warp's open op instead of issuing one
+    /// ([`RaceDetector::cp_async_issue`]).
+    pub ops_merged: u64,
 }
 
 #[derive(Default)]
@@ -319,7 +329,9 @@ fn check_range(
             // The same op (its own read and write of D) or the same warp epoch. An op's
             // views do not include its own component, so a recycled slot's earlier records
             // are judged by what the issuer had observed, not by slot identity.
-            if prev.stamp == new.stamp {
+            // Copies merged into one cp.async op share its stamp but are different
+            // instructions, unordered with each other (`cp_async.rs`).
+            if prev.stamp == new.stamp && (prev.agent != Agent::CpAsync || prev.span == new.span) {
                 return false;
             }
             // The two halves of a collective dealloc (and a dealloc of cells a dealloc
@@ -450,7 +462,9 @@ fn check_range(
             // A read ordered after an earlier one stands in for it, unless a strong read would
             // replace a weak one (strong accesses do not race each other).
             cell.reads.retain(|r| {
-                let subsumed = r.stamp.actor == new.stamp.actor || view.hb.covers(r.stamp);
+                let same_actor = r.stamp.actor == new.stamp.actor
+                    && (r.agent != Agent::CpAsync || r.span == new.span);
+                let subsumed = same_actor || view.hb.covers(r.stamp);
                 !(subsumed && (r.strong || !new.strong))
             });
             cell.reads.push(new);
@@ -1257,13 +1271,16 @@ impl RaceDetector {
     /// Warp `w` observed the op's completion directly (`cp.async.bulk.wait_group`).
     pub fn observe(&mut self, w: WarpId, id: OpId) {
         self.warp(w);
-        let Some(done) = self.done_clock(id).cloned() else {
+        if self.done_clock(id).is_none() {
             self.stats.stale_handles += 1;
             return;
-        };
+        }
+        let done = op_ref(&self.actors, id)
+            .and_then(|op| op.done.as_ref())
+            .expect("completed");
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
-        ws.gen.join(&done);
-        ws.pf.join(&done);
+        ws.gen.join(done);
+        ws.pf.join(done);
     }
 
     /// A `.bulk_group` copy (`cp.async.bulk` to global, a TMA store or reduction) joined the
@@ -1335,6 +1352,9 @@ impl RaceDetector {
     fn group_commit(&mut self, seq: GroupSeq, w: WarpId, lanes: u32) {
         let mut evicted: SmallVec<[OpId; 8]> = SmallVec::new();
         let ws = self.warp(w);
+        if seq == GroupSeq::CpAsync {
+            cp_async::close_on_commit(&mut ws.cpa_open, lanes);
+        }
         for l in lanes_of(lanes) {
             let lb = ws.lane_groups(seq, l);
             let g = std::mem::take(&mut lb.open);
@@ -1371,7 +1391,10 @@ impl RaceDetector {
     fn group_wait(&mut self, seq: GroupSeq, w: WarpId, lanes: u32, n: u32, read: bool) {
         let ws = self.warp(w);
         let mut reads: SmallVec<[OpId; 8]> = SmallVec::new();
-        let mut done: SmallVec<[OpId; 8]> = SmallVec::new();
+        // Each op once, with the number of lanes whose group held it (a warp-wide copy sits
+        // in the group of each of its lanes): looked up among the few distinct ops, sorted
+        // and merged only when there are many.
+        let mut done: SmallVec<[(OpId, u32); 8]> = SmallVec::new();
         for l in lanes_of(lanes) {
             let lb = ws.lane_groups(seq, l);
             let k = lb.groups.len().saturating_sub(n as usize);
@@ -1383,7 +1406,12 @@ impl RaceDetector {
                     }
                 }
             } else {
-                done.extend(lb.groups.drain(..k).flat_map(|(g, _)| g));
+                for id in lb.groups.drain(..k).flat_map(|(g, _)| g) {
+                    match done.iter_mut().take(16).find(|e| e.0 == id) {
+                        Some(e) => e.1 += 1,
+                        None => done.push((id, 1)),
+                    }
+                }
             }
         }
         for id in reads {
@@ -1396,16 +1424,22 @@ impl RaceDetector {
             ws.gen.raise(id.actor, t);
             ws.pf.raise(id.actor, t);
         }
-        // A warp-wide copy sits in the group of each of its lanes: observe it once (the
-        // warp is one actor), release one reference per lane.
-        done.sort_unstable();
-        let mut last = None;
-        for id in done {
-            if last != Some(id) {
-                self.observe(w, id);
-                last = Some(id);
+        if done.len() > 16 {
+            done.sort_unstable();
+            done.dedup_by(|b, a| {
+                let same = a.0 == b.0;
+                if same {
+                    a.1 += b.1;
+                }
+                same
+            });
+        }
+        // Observe each op once (the warp is one actor), release one reference per lane.
+        for (id, n) in done {
+            self.observe(w, id);
+            if let Some(op) = op_mut(&mut self.actors, id) {
+                op.refs = op.refs.saturating_sub(n);
             }
-            self.release_ref(id);
         }
     }
 

@@ -135,6 +135,10 @@ pub struct RaceObserver<'k> {
     cta_base: Vec<u32>,
     warps: Vec<WarpInfo>,
     ops: HashMap<AsyncId, OpEntry>,
+    /// The `cp.async` being reported (its events come one after another: issue, accesses,
+    /// complete, `cp_async_add`), kept out of `ops`: the detector merges it into its warp's
+    /// open cp.async op (`RaceDetector::cp_async_issue`), and nothing names it afterwards.
+    cp_cur: Option<(AsyncId, OpEntry)>,
     commits: HashMap<CommitId, (tmemu_race::CommitId, u32)>,
     pending: Option<(AccessKey, At)>,
     addrs: Vec<u64>,
@@ -159,6 +163,7 @@ impl<'k> RaceObserver<'k> {
             cta_base: Vec::new(),
             warps: Vec::new(),
             ops: HashMap::new(),
+            cp_cur: None,
             commits: HashMap::new(),
             pending: None,
             addrs: Vec::with_capacity(256),
@@ -352,6 +357,15 @@ impl<'k> RaceObserver<'k> {
                 cta: CLUSTER_KEY + slot,
                 id: 0,
             },
+        }
+    }
+
+    /// The detector op of engine op `id`.
+    #[inline]
+    fn op_entry(&self, id: AsyncId) -> Option<&OpEntry> {
+        match &self.cp_cur {
+            Some((c, e)) if *c == id => Some(e),
+            _ => self.ops.get(&id),
         }
     }
 
@@ -720,6 +734,19 @@ impl Observer for RaceObserver<'_> {
     fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
         self.flush();
         let w = self.warp(at);
+        if kind == OpKind::CpAsync {
+            // one op per warp and cp.async-group; it joins the lanes' groups here, so
+            // `cp_async_add` has nothing left to do
+            let op = self.det.cp_async_issue(w, at.lanes, SpanToken(at.pc));
+            let e = OpEntry {
+                op,
+                slot: at.slot,
+                at,
+                reduce: false,
+            };
+            self.cp_cur = Some((id, e));
+            return;
+        }
         let kind = match kind {
             // The accumulator key only has to be injective within the domain: fold the CTA in.
             OpKind::Mma { cta_group, accum } => OpKind::Mma {
@@ -749,8 +776,8 @@ impl Observer for RaceObserver<'_> {
 
     fn async_access(&mut self, id: AsyncId, place: Place, kind: AccessKind) {
         self.flush();
-        let Some(e) = self.ops.get(&id) else { return };
-        let (op, at, reduce) = (e.op, e.at, e.reduce);
+        let Some(e) = self.op_entry(id) else { return };
+        let (op, at, reduce, slot) = (e.op, e.at, e.reduce, e.slot);
         if let Place::Mem {
             space: MemSpace::Global,
             addr,
@@ -761,14 +788,14 @@ impl Observer for RaceObserver<'_> {
             let lane = at.lanes.trailing_zeros().min(31) as u8;
             self.log.op_access(site, lane, addr, len, kind, reduce);
         }
-        self.det.op_access(op, Self::place(e.slot, place), kind);
+        self.det.op_access(op, Self::place(slot, place), kind);
         self.collect(at);
     }
 
     fn async_complete(&mut self, id: AsyncId, _time: u64) {
         self.flush();
-        if let Some(e) = self.ops.get(&id) {
-            self.det.complete(e.op);
+        if let Some(op) = self.op_entry(id).map(|e| e.op) {
+            self.det.complete(op);
         }
     }
 
@@ -807,6 +834,11 @@ impl Observer for RaceObserver<'_> {
 
     fn cp_async_add(&mut self, at: At, id: AsyncId) {
         self.flush();
+        if self.cp_cur.as_ref().is_some_and(|(c, _)| *c == id) {
+            // joined its lanes' groups at issue
+            self.cp_cur = None;
+            return;
+        }
         let w = self.warp(at);
         if let Some(e) = self.ops.get(&id) {
             // cp.async-groups are per thread: each issuing lane's

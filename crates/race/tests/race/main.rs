@@ -6,6 +6,7 @@
 mod dsl;
 
 mod canonical;
+mod cp_async_merge;
 mod compilers;
 mod gemm;
 mod memory;

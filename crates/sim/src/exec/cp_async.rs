@@ -85,10 +85,13 @@ pub(super) fn warp<O: Observer>(
 
 /// Reports the `cp.async` of the lanes of `mask` to the observer (only when it
 /// `wants_memory`): one async op that writes each lane's `cp-size` destination bytes in shared
-/// memory and reads its source-size bytes of global memory (PTX ISA §9.7.9.25.3.1), contiguous
-/// lanes merged into one range. Lanes whose address does not resolve are left out (the copy
-/// reports their fault). The engine copies at issue; the op completes at once and joins each
-/// issuing thread's open cp.async-group, so an observer decides when a thread observes it.
+/// memory and reads its source-size bytes of global memory (PTX ISA §9.7.9.25.3.1). The lanes'
+/// byte ranges are sorted and merged first, so the observer gets the few maximal ranges of the
+/// warp (Triton's swizzled 16-byte chunks of a 128-byte row are out of lane order but one
+/// range) instead of up to 32 per side. Lanes whose address does not resolve are left out
+/// (the copy reports their fault). The engine copies at issue; the op completes at once and
+/// joins each issuing thread's open cp.async-group, so an observer decides when a thread
+/// observes it.
 pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, c: &CpAsyncInst) {
     if mask == 0 || !cx.obs.wants_memory() {
         return;
@@ -96,20 +99,12 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
     let id = cx.tc.async_id();
     let at = cx.at(w, mask);
     cx.obs.async_issue(at, id, OpKind::CpAsync);
-    let size = u32::from(c.size);
-    // the current runs: (cta, start, end) of shared writes, (start, end) of global reads
-    let mut dst_run: Option<(usize, u64, u64)> = None;
-    let mut src_run: Option<(u64, u64)> = None;
-    let shared = |cta: usize, a: u64, b: u64| Place::Mem {
-        space: MemSpace::Shared { cta: cta as u32 },
-        addr: a,
-        len: b - a,
-    };
-    let global = |a: u64, b: u64| Place::Mem {
-        space: MemSpace::Global,
-        addr: a,
-        len: b - a,
-    };
+    let size = u64::from(c.size);
+    // Destinations as (cta << 32 | offset) (a CTA's shared window is below 4 GiB), sources
+    // as (address, length).
+    let mut dst = [0u64; 32];
+    let mut src = [(0u64, 0u64); 32];
+    let (mut nd, mut ns) = (0, 0);
     for l in 0..32usize {
         if mask >> l & 1 == 0 {
             continue;
@@ -117,44 +112,60 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
         let Ok(Loc::Shared(cta, off)) = resolve(cx, Space::Shared, lane_addr(w, c.dst, l)) else {
             continue;
         };
-        let off = u64::from(off);
-        match dst_run {
-            Some((k, s, e)) if k == cta && e == off => {
-                dst_run = Some((k, s, off + u64::from(size)))
-            }
-            prev => {
-                if let Some((k, s, e)) = prev {
-                    cx.obs.async_access(id, shared(k, s, e), AccessKind::Write);
-                }
-                dst_run = Some((cta, off, off + u64::from(size)));
-            }
-        }
+        dst[nd] = (cta as u64) << 32 | u64::from(off);
+        nd += 1;
         let n = c
             .src_size
             .map(|v| w.read_any(v, l) as u32)
-            .unwrap_or(size)
-            .min(size);
+            .unwrap_or(c.size.into())
+            .min(c.size.into());
         if n == 0 {
             continue;
         }
         let Ok(Loc::Global(a)) = resolve(cx, Space::Global, lane_addr(w, c.src, l)) else {
             continue;
         };
-        match src_run {
-            Some((s, e)) if e == a => src_run = Some((s, a + u64::from(n))),
-            prev => {
-                if let Some((s, e)) = prev {
-                    cx.obs.async_access(id, global(s, e), AccessKind::Read);
-                }
-                src_run = Some((a, a + u64::from(n)));
-            }
+        src[ns] = (a, u64::from(n));
+        ns += 1;
+    }
+    let dst = &mut dst[..nd];
+    if !dst.windows(2).all(|p| p[0] <= p[1]) {
+        dst.sort_unstable();
+    }
+    let mut i = 0;
+    while i < dst.len() {
+        let (cta, s) = (dst[i] >> 32, dst[i] & 0xffff_ffff);
+        let mut e = s + size;
+        i += 1;
+        while i < dst.len() && dst[i] >> 32 == cta && (dst[i] & 0xffff_ffff) <= e {
+            e = e.max((dst[i] & 0xffff_ffff) + size);
+            i += 1;
         }
+        let place = Place::Mem {
+            space: MemSpace::Shared { cta: cta as u32 },
+            addr: s,
+            len: e - s,
+        };
+        cx.obs.async_access(id, place, AccessKind::Write);
     }
-    if let Some((k, s, e)) = dst_run {
-        cx.obs.async_access(id, shared(k, s, e), AccessKind::Write);
+    let src = &mut src[..ns];
+    if !src.windows(2).all(|p| p[0].0 <= p[1].0) {
+        src.sort_unstable();
     }
-    if let Some((s, e)) = src_run {
-        cx.obs.async_access(id, global(s, e), AccessKind::Read);
+    let mut i = 0;
+    while i < src.len() {
+        let (s, mut e) = (src[i].0, src[i].0.saturating_add(src[i].1));
+        i += 1;
+        while i < src.len() && src[i].0 <= e {
+            e = e.max(src[i].0.saturating_add(src[i].1));
+            i += 1;
+        }
+        let place = Place::Mem {
+            space: MemSpace::Global,
+            addr: s,
+            len: e - s,
+        };
+        cx.obs.async_access(id, place, AccessKind::Read);
     }
     cx.obs.async_complete(id, cx.out.warp_instructions);
     cx.obs.cp_async_add(at, id);
