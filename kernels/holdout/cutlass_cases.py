@@ -43,6 +43,11 @@ KERNELS = [
      "bf16, 2-SM UMMA 256x128x64 (cta_group::2: pair allocation, multicast commit) over "
      "clusters of 2x1, TMA loads split over the pair, TMA-store epilogue, CLC scheduler with "
      "multicast responses: 4 tiles, 4 clusters of 2"),
+    ("ho5_cutlass_e4m3_1sm", "gemm_e4m3_1sm.cu", "e4m3_1sm", 256, 256, 256, "fp8e4m3", 5003,
+     "fp8 e4m3, 1-SM UMMA kind::f8f6f4 128x64x128 over clusters of 1x2 (each CTA loads half "
+     "of the A tile and multicasts it to both), epilogue from TMEM through registers straight "
+     "to global memory (no shared memory, no TMA store), CLC scheduler with multicast "
+     "responses: 8 tiles, 4 clusters of 2"),
 ]
 
 CU_DTYPE = {0: "u8", 6: "f16", 7: "f32", 9: "bf16"}   # CUtensorMapDataType → tmemu elem
@@ -226,6 +231,13 @@ def _case(key: str, m: int, n: int, k: int, ty: str, seed: int):
     d = np.einsum("lmk,lnk->lmn", a, b).astype(np.float32)
     if ty == "f16":
         bits = lambda x: x.astype(np.float16)  # noqa: E731
+    elif ty == "fp8e4m3":
+        from regen import _e4m3_table
+        table = _e4m3_table()
+        # every multiple of 1/4 in [-2, 2] is an e4m3 value: look up its bit pattern (the
+        # positive encoding of 0)
+        code = {float(v): b for b, v in reversed(list(enumerate(table))) if not np.isnan(v)}
+        bits = lambda x: np.vectorize(lambda v: code[float(v)])(x).astype(np.uint8)  # noqa
     else:
         from regen import f32_to_bf16_bits
         bits = lambda x: f32_to_bf16_bits(x.astype(np.float32))  # noqa: E731
