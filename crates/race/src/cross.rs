@@ -370,6 +370,11 @@ impl GlobalLog {
     }
 
     fn push(&mut self, e: Entry) {
+        if self.entries.capacity() == 0 {
+            // Skips the first doublings (each copies the whole log): 128 KiB, touched only as
+            // it fills.
+            self.entries.reserve(MIN_COMPACT / 16);
+        }
         self.entries.push(e);
         if self.entries.len() >= self.compact_at {
             self.compact();

@@ -482,6 +482,41 @@ impl DenseShadow {
         }
         match &mut self.pages[pi] {
             Page::Bytes(b) => b[lo..hi].fill(id),
+            // Fast paths (same result as the general merge below): a uniform page split once
+            // (the first partial access of a fresh page), and a fill of exactly one existing
+            // run whose neighbours hold other ids.
+            Page::Runs { n, starts, ids } if *n == 1 => {
+                let u = ids[0];
+                if u == id {
+                    return;
+                }
+                let (k, st, is): (u8, [u8; INLINE_RUNS], [CellId; INLINE_RUNS]) = if lo == 0 {
+                    (2, [0, hi as u8, 0, 0], [id, u, NEVER, NEVER])
+                } else if hi == PAGE {
+                    (2, [0, lo as u8, 0, 0], [u, id, NEVER, NEVER])
+                } else {
+                    (3, [0, lo as u8, hi as u8, 0], [u, id, u, NEVER])
+                };
+                (*n, *starts, *ids) = (k, st, is);
+            }
+            Page::Runs { n, starts, ids }
+                if (0..*n as usize).any(|i| {
+                    let end = if i + 1 < *n as usize {
+                        starts[i + 1] as usize
+                    } else {
+                        PAGE
+                    };
+                    starts[i] as usize == lo
+                        && end == hi
+                        && (i == 0 || ids[i - 1] != id)
+                        && (i + 1 == *n as usize || ids[i + 1] != id)
+                }) =>
+            {
+                let i = (0..*n as usize)
+                    .find(|&i| starts[i] as usize == lo)
+                    .expect("the run starting at lo");
+                ids[i] = id;
+            }
             Page::Runs { n, starts, ids } => {
                 // The new runs: the old ones before `lo`, `[lo, hi)`, the old ones from `hi`
                 // (at most 2 * INLINE_RUNS + 1), equal neighbours merged.

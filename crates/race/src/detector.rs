@@ -241,8 +241,9 @@ pub struct Stats {
 
 #[derive(Default)]
 struct Memories {
-    /// Dense shadows (crate `dense`); the run-length map when `reference`.
-    shared: Vec<MemShadow>,
+    /// Dense shadows (crate `dense`); the run-length map when `reference`. Indexed by the
+    /// domain's CTA index, which has holes (`slot * 16 + rank`): created on first use.
+    shared: Vec<Option<MemShadow>>,
     global: MemShadow,
     tmem: Vec<ShadowMap>,
     reference: bool,
@@ -255,9 +256,9 @@ impl Memories {
             MemSpace::Shared { cta } => {
                 let (i, reference) = (cta as usize, self.reference);
                 if self.shared.len() <= i {
-                    self.shared.resize_with(i + 1, || MemShadow::new(reference));
+                    self.shared.resize_with(i + 1, || None);
                 }
-                &mut self.shared[i]
+                self.shared[i].get_or_insert_with(|| MemShadow::new(reference))
             }
         }
     }
@@ -559,7 +560,9 @@ impl Lifetime {
 #[derive(Default)]
 pub struct RaceDetector {
     actors: Vec<Actor>,
-    warps: Vec<Option<WarpState>>,
+    /// Boxed: the engine's warp ids have holes (a CTA reserves a range), and a vector of
+    /// inline states moved ~1 KB per id on growth (softmax_bench2048: 38 M instructions).
+    warps: Vec<Option<Box<WarpState>>>,
     /// Completed ops, candidates for slot reuse, oldest first.
     retired: VecDeque<ActorIdx>,
     sync: HashMap<SyncKey, SyncObj>,
@@ -607,7 +610,11 @@ impl RaceDetector {
     pub fn shadow_runs(&self) -> usize {
         let m = &self.mem;
         m.global.runs()
-            + m.shared.iter().map(MemShadow::runs).sum::<usize>()
+            + m.shared
+                .iter()
+                .flatten()
+                .map(MemShadow::runs)
+                .sum::<usize>()
             + m.tmem.iter().map(ShadowMap::runs).sum::<usize>()
     }
 
@@ -624,7 +631,7 @@ impl RaceDetector {
         if self.warps[i].is_none() {
             let actor = ActorIdx(self.actors.len() as u32);
             self.actors.push(Actor::Warp);
-            self.warps[i] = Some(WarpState::new(actor));
+            self.warps[i] = Some(Box::new(WarpState::new(actor)));
         }
     }
 
@@ -638,7 +645,7 @@ impl RaceDetector {
     /// TMEM shadows, its barriers, mbarriers and release/acquire locations are forgotten,
     /// so the new CTA starts on fresh memory. Its warps must be new [`WarpId`]s.
     pub fn reset_cta(&mut self, cta: u32) {
-        if let Some(m) = self.mem.shared.get_mut(cta as usize) {
+        if let Some(Some(m)) = self.mem.shared.get_mut(cta as usize) {
             m.reset();
         }
         if let Some(m) = self.mem.tmem.get_mut(cta as usize) {
@@ -706,6 +713,26 @@ impl RaceDetector {
         let Some((&first, rest)) = addrs.split_first() else {
             return;
         };
+        // A coalesced access (each lane's bytes right after the previous lane's) is one range:
+        // no run list and no sort (what the general path below makes of it too).
+        let mut end = first.saturating_add(size);
+        if rest.iter().all(|&a| {
+            let next = a == end;
+            end = a.saturating_add(size);
+            next
+        }) {
+            self.thread_access(
+                w,
+                space,
+                first,
+                end - first,
+                kind,
+                order,
+                span,
+                Agent::Thread,
+            );
+            return;
+        }
         let mut runs: SmallVec<[(u64, u64); 32]> = SmallVec::new();
         let (mut s, mut e) = (first, first.saturating_add(size));
         for &a in rest {

@@ -28,7 +28,7 @@ pub(crate) struct Rec {
 }
 
 /// Shadow state of a run of bytes or cells.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Cell {
     pub write: Option<Rec>,
     /// The last weak write, kept while later writes are strong: strong writes never race each
@@ -36,6 +36,24 @@ pub(crate) struct Cell {
     pub weak_write: Option<Rec>,
     /// Reads since `write` that are not known to happen-before a later read.
     pub reads: SmallVec<[Rec; 2]>,
+}
+
+impl Clone for Cell {
+    fn clone(&self) -> Self {
+        Cell {
+            write: self.write,
+            weak_write: self.weak_write,
+            reads: self.reads.clone(),
+        }
+    }
+
+    /// Keeps `self`'s read buffer (the dense shadow builds every new state in one scratch
+    /// cell: a spilled read set is not reallocated per access).
+    fn clone_from(&mut self, source: &Self) {
+        self.write = source.write;
+        self.weak_write = source.weak_write;
+        self.reads.clone_from(&source.reads);
+    }
 }
 
 #[derive(Clone, Debug)]

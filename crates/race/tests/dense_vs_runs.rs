@@ -38,6 +38,10 @@ enum Ev {
         size: u64,
         /// Elements per lane (a vector access: a lane's elements arrive one after another).
         vec: u64,
+        /// Lane `l` at `l * stride` swizzled (scattered, rarely contiguous), or plain (a
+        /// coalesced warp access when `stride == size * vec` and the lanes are contiguous:
+        /// `access_lanes`' one-range fast path).
+        swizzle: bool,
         write: bool,
         order: u8,
     },
@@ -102,8 +106,11 @@ fn ev() -> impl Strategy<Value = Ev> {
     prop_oneof![
         6 => (w.clone(), any::<bool>(), 0..320u64, prop_oneof![Just(1u64), Just(2), Just(4), Just(8), Just(16), 1..200u64], any::<bool>(), any::<u8>())
             .prop_map(|(w, global, addr, len, write, order)| Ev::Access { w, global, addr, len, write, order }),
-        4 => (w.clone(), any::<bool>(), 0..128u64, prop_oneof![Just(4u64), Just(16), Just(0), 1..40u64], any::<u32>(), prop_oneof![Just(1u64), Just(4), Just(16)], prop_oneof![3 => Just(1u64), 1 => Just(2), 1 => Just(4)], any::<bool>(), prop_oneof![4 => Just(7u8), 1 => any::<u8>()])
-            .prop_map(|(w, global, base, stride, lanes, size, vec, write, order)| Ev::Lanes { w, global, base, stride, lanes, size, vec, write, order }),
+        4 => (w.clone(), any::<bool>(), 0..128u64, prop_oneof![Just(4u64), Just(16), Just(0), 1..40u64], lane_mask(), prop_oneof![Just(1u64), Just(4), Just(16)], prop_oneof![3 => Just(1u64), 1 => Just(2), 1 => Just(4)], any::<bool>(), any::<bool>(), prop_oneof![4 => Just(7u8), 1 => any::<u8>()])
+            .prop_map(|(w, global, base, stride, lanes, size, vec, swizzle, write, order)| Ev::Lanes { w, global, base, stride, lanes, size, vec, swizzle, write, order }),
+        // Coalesced: contiguous lanes, each right after the previous one's elements.
+        2 => (w.clone(), any::<bool>(), 0..128u64, lane_mask(), prop_oneof![Just(1u64), Just(2), Just(4), Just(16)], prop_oneof![3 => Just(1u64), 1 => Just(2), 1 => Just(4)], any::<bool>(), prop_oneof![4 => Just(7u8), 1 => any::<u8>()])
+            .prop_map(|(w, global, base, lanes, size, vec, write, order)| Ev::Lanes { w, global, base, stride: size * vec, lanes, size, vec, swizzle: false, write, order }),
         1 => (0..2u32).prop_map(Ev::Bar),
         2 => (w.clone(), 0..3u32).prop_map(|(w, key)| Ev::Signal { w, key }),
         2 => (w.clone(), 0..3u32, any::<bool>()).prop_map(|(w, key, relaxed)| Ev::Await { w, key, relaxed }),
@@ -112,6 +119,15 @@ fn ev() -> impl Strategy<Value = Ev> {
             .prop_map(|(w, to_shared, addr, len, key, observe)| Ev::Bulk { w, to_shared, addr, len, key, observe }),
         1 => (w.clone(), 0..64u64).prop_map(|(w, addr)| Ev::AllocAddr { w, addr }),
         1 => Just(Ev::ResetCta),
+    ]
+}
+
+/// Active lanes: any set, all 32, or one contiguous run (a partial coalesced warp).
+fn lane_mask() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        2 => any::<u32>(),
+        1 => Just(u32::MAX),
+        2 => (0..32u32, 1..=32u32).prop_map(|(lo, n)| ((u64::MAX >> (64 - n)) << lo) as u32),
     ]
 }
 
@@ -174,13 +190,19 @@ fn run(d: &mut RaceDetector, evs: &[Ev], naive_lanes: bool) -> Vec<Race> {
                 lanes,
                 size,
                 vec,
+                swizzle,
                 write,
                 order: o,
             } => {
                 let addrs: Vec<u64> = (0..32u64)
                     .filter(|l| lanes >> l & 1 != 0)
                     .flat_map(|l| {
-                        let a = at(global, base + ((l * stride) ^ ((l & 3) * 8)) % 512);
+                        let off = if swizzle {
+                            ((l * stride) ^ ((l & 3) * 8)) % 512
+                        } else {
+                            l * stride
+                        };
+                        let a = at(global, base + off);
                         (0..vec).map(move |i| a + i * size)
                     })
                     .collect();
@@ -346,6 +368,7 @@ fn streams_find_races() {
             lanes: u32::MAX,
             size: 4,
             vec: 1,
+            swizzle: true,
             write: false,
             order: 7,
         },
