@@ -610,6 +610,11 @@ pub enum Inst {
         hi: Any,
         a: S32,
     },
+    /// `mov.b32 {b0, b1, b2, b3}, a`: the four bytes of `a`, lowest first
+    Unpack32x4 {
+        d: [Any; 4],
+        a: S32,
+    },
     MovSreg {
         d: Any,
         s: Sreg,

@@ -427,6 +427,19 @@ fn packed_narrow_conversions_put_a_in_the_upper_part() {
         cvt_f16x2_from_f8x2(T::E4m3x2, 0x38b8, true).unwrap(),
         0x3c00_0000
     );
+    // bf16x2 from e2m1x2 (Triton 3.9's mxfp4 weight upcast, holdout
+    // ho5_dot_scaled_bf16_mxfp4): 0x2f -> {1.0, -6.0} = bf16 0x3f80, 0xc0c0; other narrow
+    // sources to bf16x2 are not taken.
+    use tmemu_num::ops::cvt::cvt_x2_from_narrow_x2;
+    assert_eq!(
+        cvt_x2_from_narrow_x2(T::Bf16x2, T::E2m1x2, 0x2f, false).unwrap(),
+        0x3f80_c0c0
+    );
+    assert_eq!(
+        cvt_x2_from_narrow_x2(T::Bf16x2, T::E2m1x2, 0x9f, true).unwrap(),
+        0x0000_0000
+    );
+    assert!(cvt_x2_from_narrow_x2(T::Bf16x2, T::E4m3x2, 0x38b8, false).is_err());
     // Stochastic rounding is not modelled: an error, not a value.
     assert!(cvt(T::F16, T::F32, one as u64, CvtMods::rnd(Rounding::Rs)).is_err());
 }

@@ -2,7 +2,7 @@
 //! loader asks [`supported`] first, so a form the numerics crate refuses is `unsupported` at
 //! load time.
 
-use tmemu_num::ops::cvt::{cvt_f16x2_from_f8x2, cvt_pack_f32};
+use tmemu_num::ops::cvt::{cvt_pack_f32, cvt_x2_from_narrow_x2};
 use tmemu_num::ops::half::f32_to_f16_rne;
 use tmemu_num::ops::{cvt as num_cvt, CvtMods, ScalarType};
 
@@ -13,7 +13,9 @@ use crate::program::{Any, CvtInst};
 /// f16x2, which the numerics crate provides as its own entry point (Triton emits it before an
 /// f16 mma.sync for fp8 dots).
 fn widen_f8x2(c: &CvtInst) -> bool {
-    c.to == ScalarType::F16x2 && c.b.is_none() && cvt_f16x2_from_f8x2(c.from, 0, c.m.relu).is_ok()
+    matches!(c.to, ScalarType::F16x2 | ScalarType::Bf16x2)
+        && c.b.is_none()
+        && cvt_x2_from_narrow_x2(c.to, c.from, 0, c.m.relu).is_ok()
 }
 
 /// Whether the numerics crate executes this conversion (probed with a few source values).
@@ -58,7 +60,9 @@ pub(super) fn exec(w: &mut Warp, mask: u32, c: &CvtInst) -> Flow {
         }
         let a = w.read_any(c.a, l);
         let r = match c.b {
-            None if widen => cvt_f16x2_from_f8x2(c.from, a as u16, c.m.relu).unwrap_or(0) as u64,
+            None if widen => {
+                cvt_x2_from_narrow_x2(c.to, c.from, a as u16, c.m.relu).unwrap_or(0) as u64
+            }
             Some(b) => {
                 let b = w.read_any(b, l);
                 cvt_pack_f32(c.to, a as u32, b as u32, c.m).unwrap_or(0) as u64

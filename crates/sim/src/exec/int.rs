@@ -1020,6 +1020,16 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
                 }
             }
         }
+        Inst::Unpack32x4 { d, a } => {
+            let a = w.get(a);
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    for (i, &r) in d.iter().enumerate() {
+                        w.write_any(r, l, u64::from((a[l] >> (8 * i)) & 0xff));
+                    }
+                }
+            }
+        }
         _ => unreachable!("exec_other() called with {inst:?}"),
     }
     Flow::Next

@@ -721,6 +721,19 @@ fn mov(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 d.unsup()
             }
         }
+        // Triton 3.9's e2m1 upcast (holdout ho5_dot_scaled_bf16_mxfp4):
+        // `mov.b32 {b0, b1, b2, b3}, %r` into `.b8` registers
+        (OperandKind::Vector(items), _) if items.len() == 4 && ty.bits() == 32 => {
+            Ok(Inst::Unpack32x4 {
+                d: [
+                    d.any(&items[0])?,
+                    d.any(&items[1])?,
+                    d.any(&items[2])?,
+                    d.any(&items[3])?,
+                ],
+                a: d.s32(1)?,
+            })
+        }
         (OperandKind::Vector(_), _) | (_, OperandKind::Vector(_)) => d.unsup_why("vector of 4"),
         _ => {
             if ty.bits() == 64 {

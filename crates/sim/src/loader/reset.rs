@@ -314,6 +314,7 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
             v.extend(any(*hi));
             v
         }
+        Inst::Unpack32x4 { d, .. } => d.iter().flat_map(|&r| any(r)).collect(),
         Inst::Cvt(c) => any(c.d),
         Inst::Ld(i) => i.regs.iter().flat_map(|&r| any(r)).collect(),
         // predicates are kept zeroed by `Warp::reset`; `st` reads its address and values
