@@ -375,7 +375,11 @@ pub fn cvt_x2_from_narrow_x2(
     let half = match (dst, src) {
         (ScalarType::F16x2, _) => ScalarType::F16,
         (ScalarType::Bf16x2, ScalarType::E2m1x2) => ScalarType::Bf16,
-        _ => return Err(OpError::Unsupported("cvt to this pair from a packed narrow type")),
+        _ => {
+            return Err(OpError::Unsupported(
+                "cvt to this pair from a packed narrow type",
+            ))
+        }
     };
     let (nf, hi, lo) = match src {
         ScalarType::E4m3x2 => (NarrowFormat::E4m3, (a >> 8) as u8, a as u8),
