@@ -1920,6 +1920,24 @@ add_engine("TM0213-async-write-in-flight", "break-st-async", "violation",
                              ld_mark="  // ~ERROR TM0213 ~RELATED TM0211"),
            grid=2, cluster=2, extra_shared=ST_ASYNC_SHARED)
 
+# wmma (nvcc's WMMA API; exec/wmma.rs)
+add_engine("legal-wmma-shared-tile", "keep", "clean",
+           ["The warp writes a 16x16 f16 tile of ones to shared memory, bar.sync, loads it as A",
+            "(row) and B (col) with wmma.load, D = A*B + 0 with wmma.mma (f32), stores D to shared",
+            "memory with wmma.store and, after bar.sync, each thread reads D[tid] (16.0). The",
+            "barriers order the fragment loads and stores against the threads' plain accesses."],
+           ["    mov.b32 %r21, 0x3c003c00;", "    mov.u32 %r22, wa;", "    shl.b32 %r23, %r1, 4;",
+            "    add.u32 %r23, %r22, %r23;",
+            "    st.shared.v4.b32 [%r23], {%r21, %r21, %r21, %r21};", "    bar.sync 0;",
+            "    wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r30, %r31, %r32, %r33, %r34, %r35, %r36, %r37}, [wa];",
+            "    wmma.load.b.sync.aligned.col.m16n16k16.shared.f16 {%r38, %r39, %r40, %r41, %r42, %r43, %r44, %r45}, [wa], 16;",
+            *[f"    mov.b32 %r{i}, 0;" for i in range(46, 54)],
+            "    wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r54, %r55, %r56, %r57, %r58, %r59, %r60, %r61}, {%r30, %r31, %r32, %r33, %r34, %r35, %r36, %r37}, {%r38, %r39, %r40, %r41, %r42, %r43, %r44, %r45}, {%r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53};",
+            "    wmma.store.d.sync.aligned.row.m16n16k16.shared.f32 [wd], {%r54, %r55, %r56, %r57, %r58, %r59, %r60, %r61};", "    bar.sync 0;",
+            "    mov.u32 %r24, wd;", "    shl.b32 %r25, %r1, 2;", "    add.u32 %r24, %r24, %r25;",
+            "    ld.shared.u32 %r20, [%r24];"],
+           extra_shared=[".shared .align 32 .b16 wa[256];", ".shared .align 32 .b32 wd[256];"])
+
 add_engine("TM0504-barrier-deadlock", "break", "hang",
            ["Warp 0 waits at named barrier 1 for 64 threads; warp 1 exits without arriving."],
            ["    @!%p1 bra L_EXIT;", "    bar.sync 1, 64;" + H("TM0504")], block=64)

@@ -15,7 +15,7 @@
 //! copy follows, see memory.rs), lane by lane in lane order, then its complete_tx applies to
 //! the mbarrier; the reduction is `atom`'s arithmetic (`memory::atom_apply`). The address must
 //! be aligned to the access size (TM0502 otherwise) and name a CTA of the cluster (TM0501);
-//! the mbarrier must be initialised (TM0223). Checked bit for bit against an H100 recording
+//! the mbarrier must be initialised (TM0220). Checked bit for bit against an H100 recording
 //! (tests/corpus/st_async_h100, every form, clusters of 2, 3 and 4, two phases).
 //!
 //! Events (what the race model sees):

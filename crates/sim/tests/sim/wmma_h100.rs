@@ -181,3 +181,19 @@ fn wmma_mma_matches_the_h100_bit_for_bit() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The rule corpus's wmma program (tests/corpus/rules/legal-wmma-shared-tile: fragments
+/// through shared memory, a default and an explicit stride): a 16×16 tile of ones times
+/// itself is 16 in every element of D, which each thread reads back.
+#[test]
+fn a_shared_tile_of_ones_squared_is_sixteen() {
+    let k = crate::support::load_corpus("rules/legal-wmma-shared-tile", "keep.ptx");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let out = g.alloc("out", &[0u8; 128]);
+    let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [out]));
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics.first());
+    let words = crate::support::u32_words(&g.read_buffer(out).unwrap());
+    assert_eq!(words, vec![16.0f32.to_bits(); 32]);
+}
