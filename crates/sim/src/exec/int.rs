@@ -267,6 +267,47 @@ fn combine(w: &Warp, v: u32, comb: Option<(BoolOp, PSrc)>) -> u32 {
     }
 }
 
+/// A register lane type that can be blended under an all-ones/all-zeros mask.
+trait Blend: Copy + Default {
+    /// All ones when `bit` is 1, zero when it is 0.
+    fn spread(bit: u32) -> Self;
+    fn blend(self, other: Self, m: Self) -> Self;
+}
+
+impl Blend for u32 {
+    #[inline(always)]
+    fn spread(bit: u32) -> u32 {
+        bit.wrapping_neg()
+    }
+    #[inline(always)]
+    fn blend(self, other: u32, m: u32) -> u32 {
+        (self & m) | (other & !m)
+    }
+}
+
+impl Blend for u64 {
+    #[inline(always)]
+    fn spread(bit: u32) -> u64 {
+        (bit as u64).wrapping_neg()
+    }
+    #[inline(always)]
+    fn blend(self, other: u64, m: u64) -> u64 {
+        (self & m) | (other & !m)
+    }
+}
+
+/// `selp` of whole register arrays: lane `l` takes `a` where bit `l` of `c` is set, else `b`.
+/// Written as a mask blend (no branch per lane), which LLVM turns into SSE2 compares and
+/// and/andnot/or, four 32-bit lanes per instruction.
+#[inline(always)]
+fn select_lanes<T: Blend>(c: u32, a: &[T; 32], b: &[T; 32]) -> [T; 32] {
+    let mut r = [T::default(); 32];
+    for l in 0..32 {
+        r[l] = a[l].blend(b[l], T::spread((c >> l) & 1));
+    }
+    r
+}
+
 pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
     match *inst {
         Inst::Setp32 {
@@ -347,19 +388,13 @@ pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
         Inst::Selp32 { d, a, b, p } => {
             let (mut t4_0, mut t4_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
             let (a, b, c) = (w.src(a, &mut t4_0), w.src(b, &mut t4_1), w.pred(p));
-            let mut r = *a;
-            for l in 0..32 {
-                r[l] = if c >> l & 1 != 0 { a[l] } else { b[l] };
-            }
+            let r = select_lanes(c, a, b);
             w.set(d, mask, &r);
         }
         Inst::Selp64 { d, a, b, p } => {
             let (mut t5_0, mut t5_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
             let (a, b, c) = (w.src(a, &mut t5_0), w.src(b, &mut t5_1), w.pred(p));
-            let mut r = *a;
-            for l in 0..32 {
-                r[l] = if c >> l & 1 != 0 { a[l] } else { b[l] };
-            }
+            let r = select_lanes(c, a, b);
             w.set(d, mask, &r);
         }
         _ => unreachable!("compare() called with {inst:?}"),
@@ -480,7 +515,31 @@ fn prmt(a: u32, b: u32, c: u32) -> u32 {
     r
 }
 
+/// `bfe` in closed form: the field's bits that lie inside the source (`v` of them) come from
+/// `x >> pos`; the bits above them (past `len`, or past the source's top) are the sign bit
+/// (bit `min(pos + len - 1, bits - 1)`) for `.s`, zero for `.u` or `len == 0` (PTX ISA §9.7.1.16).
+/// Equal to the bit-by-bit definition `bfe_bitwise` (test `bfe_closed_form_equals_the_bitwise_definition`).
+#[inline(always)]
 fn bfe(x: u64, bits: u32, pos: u32, len: u32, signed: bool) -> u64 {
+    let pos = pos.min(255);
+    let len = len.min(255);
+    let width_mask = if bits >= 64 {
+        !0u64
+    } else {
+        (1u64 << bits) - 1
+    };
+    let x = x & width_mask;
+    // bits of the field that come from the source
+    let v = if pos >= bits { 0 } else { len.min(bits - pos) };
+    let low = if v >= 64 { !0u64 } else { (1u64 << v) - 1 };
+    let field = if pos >= bits { 0 } else { (x >> pos) & low };
+    let sbit = signed && len != 0 && x >> (pos + len - 1).min(bits - 1) & 1 != 0;
+    let fill = if sbit { !low } else { 0 };
+    (field | fill) & width_mask
+}
+
+#[cfg(test)]
+fn bfe_bitwise(x: u64, bits: u32, pos: u32, len: u32, signed: bool) -> u64 {
     let pos = pos.min(255);
     let len = len.min(255);
     let sbit = if !signed || len == 0 {
@@ -1046,6 +1105,51 @@ mod tests {
         assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x7654), 0x8877_6655);
         // sign-replicate bit (msb of the nibble): byte 0x88 → 0xff
         assert_eq!(prmt(0, 0x8800_0000, 0x000f), 0xff);
+    }
+
+    #[test]
+    fn bfe_closed_form_equals_the_bitwise_definition() {
+        let mut s = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut xs = vec![0, !0, 1 << 31, 1 << 63, 0x8000_0000_ffff_0000];
+        for _ in 0..12 {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            xs.push(s);
+        }
+        for &x in &xs {
+            for bits in [32, 64] {
+                let x = if bits == 32 { x & 0xffff_ffff } else { x };
+                for pos in 0..=255 {
+                    for len in 0..=255 {
+                        for signed in [false, true] {
+                            assert_eq!(
+                                bfe(x, bits, pos, len, signed),
+                                bfe_bitwise(x, bits, pos, len, signed),
+                                "{x:#x} bits {bits} pos {pos} len {len} signed {signed}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn select_lanes_takes_a_where_the_bit_is_set() {
+        let a: [u32; 32] = std::array::from_fn(|l| 100 + l as u32);
+        let b: [u32; 32] = std::array::from_fn(|l| 200 + l as u32);
+        let a64: [u64; 32] = std::array::from_fn(|l| (1 << 40) + l as u64);
+        let b64: [u64; 32] = std::array::from_fn(|l| (2 << 40) + l as u64);
+        for c in [0u32, !0, 0x5555_5555, 0x8000_0001, 0x0123_4567] {
+            let r = select_lanes(c, &a, &b);
+            let r64 = select_lanes(c, &a64, &b64);
+            for l in 0..32 {
+                let take_a = c >> l & 1 != 0;
+                assert_eq!(r[l], if take_a { a[l] } else { b[l] });
+                assert_eq!(r64[l], if take_a { a64[l] } else { b64[l] });
+            }
+        }
     }
 
     #[test]

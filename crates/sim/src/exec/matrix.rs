@@ -144,17 +144,27 @@ pub(super) fn exec<O: Observer>(
                 }
             }
         } else {
-            let mut out = [0u32; 32];
-            for (t, o) in out.iter_mut().enumerate() {
-                for (h, (row, col)) in pair(t, i.trans).into_iter().enumerate() {
-                    // a faulting row reads as zero (the fault is already reported)
-                    if let Some((c, off)) = rows[m][row] {
-                        let at = off as usize + 2 * col;
-                        let s = &cx.ctas[c].shared;
-                        *o |= u32::from(u16::from_le_bytes([s[at], s[at + 1]])) << (16 * h);
+            // the matrix's 8 rows copied once (one bounds check per row, proven above), then
+            // each lane's pair picked at constant indices
+            let mut tile = [[0u16; 8]; 8];
+            for (row, loc) in tile.iter_mut().zip(rows[m]) {
+                // a faulting row reads as zero (the fault is already reported)
+                if let Some((c, off)) = loc {
+                    let at = off as usize;
+                    let bytes = &cx.ctas[c].shared[at..at + 16];
+                    for (e, b) in row.iter_mut().zip(bytes.chunks_exact(2)) {
+                        *e = u16::from_le_bytes([b[0], b[1]]);
                     }
                 }
             }
+            let pick = |trans: bool| -> [u32; 32] {
+                std::array::from_fn(|t| {
+                    let [(r0, c0), (r1, c1)] = pair(t, trans);
+                    u32::from(tile[r0][c0]) | u32::from(tile[r1][c1]) << 16
+                })
+            };
+            // one loop per layout, so that the indices are constants after unrolling
+            let out = if i.trans { pick(true) } else { pick(false) };
             w.set(reg, mask, &out);
         }
     }

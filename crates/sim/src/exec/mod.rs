@@ -46,6 +46,15 @@ pub const FULL: u32 = !0;
 pub trait Lane: Copy + Default + 'static {
     fn file(w: &Warp) -> &Vec<[Self; 32]>;
     fn file_mut(w: &mut Warp) -> &mut Vec<[Self; 32]>;
+    /// `v` where `m` is all ones, `self` where it is zero.
+    fn blend(self, v: Self, m: u32) -> Self;
+}
+
+/// All ones when bit `l` of `mask` is set, else zero: the per-lane mask of a branch-free
+/// masked write (LLVM turns a loop of these into SSE2 compares against lane-bit constants).
+#[inline(always)]
+pub(crate) fn lane_ones(mask: u32, l: usize) -> u32 {
+    ((mask >> l) & 1).wrapping_neg()
 }
 
 impl Lane for u32 {
@@ -57,6 +66,10 @@ impl Lane for u32 {
     fn file_mut(w: &mut Warp) -> &mut Vec<[u32; 32]> {
         &mut w.r32
     }
+    #[inline(always)]
+    fn blend(self, v: u32, m: u32) -> u32 {
+        (v & m) | (self & !m)
+    }
 }
 
 impl Lane for u64 {
@@ -67,6 +80,11 @@ impl Lane for u64 {
     #[inline(always)]
     fn file_mut(w: &mut Warp) -> &mut Vec<[u64; 32]> {
         &mut w.r64
+    }
+    #[inline(always)]
+    fn blend(self, v: u64, m: u32) -> u64 {
+        let m = m as i32 as i64 as u64;
+        (v & m) | (self & !m)
     }
 }
 
@@ -197,11 +215,18 @@ impl Warp {
         if mask == FULL {
             *r = *v;
         } else {
+            // a blend, not a branch per lane (vectorises)
             for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    r[l] = v[l];
-                }
+                r[l] = r[l].blend(v[l], lane_ones(mask, l));
             }
+        }
+    }
+
+    /// `pc[l] = v` for the lanes in `mask`, without a branch per lane.
+    #[inline(always)]
+    fn set_pcs(&mut self, mask: u32, v: u32) {
+        for l in 0..32 {
+            self.pc[l] = self.pc[l].blend(v, lane_ones(mask, l));
         }
     }
 
@@ -280,21 +305,14 @@ impl Warp {
     /// Lanes of the current group in `taken` go to `target`, the rest to `cur_pc + 1`.
     pub fn split(&mut self, taken: u32, target: u32) {
         let next = self.cur_pc + 1;
-        for l in 0..32 {
-            if self.cur_mask >> l & 1 != 0 {
-                self.pc[l] = if taken >> l & 1 != 0 { target } else { next };
-            }
-        }
+        self.set_pcs(self.cur_mask & !taken, next);
+        self.set_pcs(self.cur_mask & taken, target);
         self.regroup_from_pcs();
     }
 
     /// Writes the current group's PC back and picks the lowest-PC runnable group.
     pub fn regroup(&mut self) {
-        for l in 0..32 {
-            if self.cur_mask >> l & 1 != 0 {
-                self.pc[l] = self.cur_pc;
-            }
-        }
+        self.set_pcs(self.cur_mask, self.cur_pc);
         self.regroup_from_pcs();
     }
 
@@ -305,6 +323,21 @@ impl Warp {
         if !self.call_stacks.is_empty() && self.stacks_differ(runnable) {
             self.regroup_by_frames(runnable);
             return;
+        }
+        // every runnable lane at one PC (a converged warp, or one a barrier released whole):
+        // what the scan below gives, without its two branchy passes
+        if runnable != 0 {
+            let p = self.pc[runnable.trailing_zeros() as usize];
+            let mut diff = 0u32;
+            for l in 0..32 {
+                diff |= (self.pc[l] ^ p) & lane_ones(runnable, l);
+            }
+            if diff == 0 {
+                self.cur_pc = p;
+                self.cur_mask = runnable;
+                self.parked_min = u32::MAX;
+                return;
+            }
         }
         let mut min = u32::MAX;
         for l in 0..32 {
@@ -385,14 +418,8 @@ impl Warp {
 
     /// Blocks the current group's `lanes` at `pc` for `kind` and moves to another group.
     pub fn block(&mut self, lanes: u32, pc: u32, kind: WaitKind) {
-        for l in 0..32 {
-            if self.cur_mask >> l & 1 != 0 {
-                self.pc[l] = self.cur_pc;
-            }
-            if lanes >> l & 1 != 0 {
-                self.pc[l] = pc;
-            }
-        }
+        self.set_pcs(self.cur_mask, self.cur_pc);
+        self.set_pcs(lanes, pc);
         self.blocked |= lanes;
         self.waits.push(Wait {
             mask: lanes,
@@ -404,17 +431,9 @@ impl Warp {
 
     /// Unblocks `lanes` at `pc`.
     pub fn unblock(&mut self, lanes: u32, pc: u32) {
-        for l in 0..32 {
-            if lanes >> l & 1 != 0 {
-                self.pc[l] = pc;
-            }
-        }
+        self.set_pcs(lanes, pc);
         if self.cur_mask != 0 {
-            for l in 0..32 {
-                if self.cur_mask >> l & 1 != 0 {
-                    self.pc[l] = self.cur_pc;
-                }
-            }
+            self.set_pcs(self.cur_mask, self.cur_pc);
         }
         self.blocked &= !lanes;
         self.regroup_from_pcs();
@@ -424,11 +443,7 @@ impl Warp {
     pub fn exit_lanes(&mut self, lanes: u32) {
         self.live &= !lanes;
         let rest = self.cur_mask & !lanes;
-        for l in 0..32 {
-            if rest >> l & 1 != 0 {
-                self.pc[l] = self.cur_pc + 1;
-            }
-        }
+        self.set_pcs(rest, self.cur_pc + 1);
         self.regroup_from_pcs();
     }
 
