@@ -49,6 +49,9 @@ pub enum ClcInst {
     /// `query_cancel.get_first_ctaid{.v4 | ::x | ::y | ::z}.b32.b128`: destinations of x, y, z
     /// (and the ignored fourth element), `Any::Sink` where none.
     FirstCtaid { dst: [Any; 4], resp: u16 },
+    /// `mov.b128`: the two 64-bit halves `src` to `dst` (a `.b128` register is the pair
+    /// `R64(lo), R64(lo + 1)`; a vector `{lo, hi}` names its halves directly).
+    Mov128 { dst: [Any; 2], src: [Any; 2] },
 }
 
 /// The clusters of one SM group that have not started: started by the scheduler in order,
@@ -145,6 +148,17 @@ pub(super) fn exec<O: Observer>(
                 }
             }
             w.set_pred(p, mask, bits);
+        }
+        ClcInst::Mov128 { dst, src } => {
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    // both halves read before either is written (`mov.b128 {a, b}, q` may
+                    // overlap its source)
+                    let v = [w.read_any(src[0], l), w.read_any(src[1], l)];
+                    w.write_any(dst[0], l, v[0]);
+                    w.write_any(dst[1], l, v[1]);
+                }
+            }
         }
         ClcInst::FirstCtaid { dst, resp } => {
             for l in 0..32 {

@@ -76,6 +76,43 @@ pub(super) fn ldst128(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     })
 }
 
+/// One side of a `mov.b128`: a `.b128` register (its two halves) or a vector `{lo, hi}` of
+/// 64-bit registers (or immediates, as a source).
+fn pair(d: &D<'_, '_, '_, '_>, n: usize, dst: bool) -> R<[Any; 2]> {
+    let o = d.op(n)?;
+    match &o.kind {
+        OperandKind::Vector(items) if items.len() == 2 => {
+            let mut out = [Any::Sink; 2];
+            for (i, it) in items.iter().enumerate() {
+                out[i] = match d.any_w(it, 64)? {
+                    a @ Any::R64(_) => a,
+                    a @ Any::Imm(_) if !dst => a,
+                    _ => {
+                        return invalid(
+                            "mov.b128 packs and unpacks two 64-bit registers {lo, hi}",
+                            it.span,
+                        )
+                    }
+                };
+            }
+            Ok(out)
+        }
+        OperandKind::Ident(_) => {
+            let lo = reg128(d, n)?;
+            Ok([Any::R64(lo), Any::R64(lo + 1)])
+        }
+        _ => d.unsup_why("a mov.b128 operand other than a .b128 register or {lo, hi}"),
+    }
+}
+
+/// `mov.b128 q, {lo, hi}`, `mov.b128 {lo, hi}, q` and `mov.b128 q, r` (PTX ISA 8.3+).
+pub(super) fn mov128(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    Ok(Inst::Clc(Box::new(ClcInst::Mov128 {
+        dst: pair(d, 0, true)?,
+        src: pair(d, 1, false)?,
+    })))
+}
+
 pub(super) fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if !d.has("b128") {
         return d.unsup_why("clusterlaunchcontrol without .b128");

@@ -490,6 +490,7 @@ pub(crate) fn instruction<'src>(
 fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     let name = d.i.name;
     match name {
+        "mov" if d.has("b128") => clc::mov128(d),
         "mov" => mov(d),
         "mul24" | "mad24" | "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" | "slct" | "set" => {
             int_ext(d)

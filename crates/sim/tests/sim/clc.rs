@@ -333,3 +333,19 @@ fn a_b128_register_in_another_instruction_is_unsupported() {
         "{msg}"
     );
 }
+
+#[test]
+fn mov_b128_packs_and_unpacks_a_response() {
+    // Gluon reads the response as two 64-bit halves and packs them with mov.b128; the
+    // unpack and re-pack in swapped order must give the same 128 bits back
+    let src = STEAL.replace(
+        "ld.shared.b128 %q, [%r5];",
+        "ld.shared.v2.b64 {%rd7, %rd8}, [%r5];\n    mov.b128 %q, {%rd7, %rd8};\n    \
+         mov.b128 {%rd8, %rd7}, %q;\n    mov.b128 %q, {%rd8, %rd7};",
+    );
+    assert_ne!(src, STEAL);
+    let (r, count, by) = run_steal(&src, 8, 1, 1);
+    clean(&r);
+    assert_eq!(count, vec![1; 8]);
+    assert_eq!(by, vec![0; 8]);
+}
