@@ -135,9 +135,10 @@ def _buffer_map(shape: list[int], elem_bytes: int) -> tuple[list[int], list[int]
     return dims, strides
 
 
-def _packed_fields(dump: dict, buffers: dict[str, list[int]], elem_bytes: dict[str, int]
-                   ) -> list[tuple[dict, str]]:
-    """The Params bytes as packed fields (value, comment)."""
+def _packed_fields(dump: dict, buffers: dict[str, list[int]], elem_bytes: dict[str, int],
+                   map_elem: dict[str, str]) -> list[tuple[dict, str]]:
+    """The Params bytes as packed fields (value, comment). `map_elem`: the tensor-map element
+    type each buffer travels as."""
     raw = bytes.fromhex(dump["bytes"])
     size = dump["sizeof"]
     ptrs = {v: k for k, v in dump["ptrs"].items()}
@@ -165,8 +166,9 @@ def _packed_fields(dump: dict, buffers: dict[str, list[int]], elem_bytes: dict[s
                                  f"{m['strides']}, the buffer gives {dims} {strides}")
             if any(e != 1 for e in m["estr"]) or m["interleave"] != 0 or m["oob"] != 0:
                 raise SystemExit(f"map {idx}: unexpected element strides/interleave/oob {m}")
-            if CU_DTYPE[m["dtype"]] not in (buf_dtype := BUF_ELEM[buf],):
-                raise SystemExit(f"map {idx}: element type {m['dtype']} over {buf} ({buf_dtype})")
+            if CU_DTYPE[m["dtype"]] != map_elem[buf]:
+                raise SystemExit(f"map {idx}: element type {m['dtype']} over {buf} "
+                                 f"({map_elem[buf]})")
             tm = {"buffer": buf, "box": m["box"], "swizzle": CU_SWIZZLE[m["swizzle"]],
                   "l2_promotion": CU_L2[m["l2"]]}
             fields.append(({"tensormap": tm}, note + f" tensor map {idx} (cuTensorMapEncodeTiled"
@@ -180,9 +182,6 @@ def _packed_fields(dump: dict, buffers: dict[str, list[int]], elem_bytes: dict[s
             fields.append(({"u32": int.from_bytes(raw[off:off + 4], "little")}, note + why))
             off += 4
     return fields
-
-
-BUF_ELEM: dict[str, str] = {}
 
 
 def _write_spec(name: str, ptx_name: str, entry: str, dump: dict, note: str,
@@ -206,10 +205,11 @@ def _write_spec(name: str, ptx_name: str, entry: str, dump: dict, note: str,
     shapes["d"] = list(expected.shape)
     lines += ["[buffers.d]", 'dtype = "f32"', f"shape = {toml_value(list(expected.shape))}",
               'fill = "zeros"', ""]
-    BUF_ELEM.clear()
-    BUF_ELEM.update({b: {"f16": "f16", "bf16": "bf16", "f32": "f32", "fp8e4m3": "u8"}[t]
-                     for b, t in {**dtypes, "d": "f32"}.items()})
-    fields = _packed_fields(dump, shapes, {b: ebytes[t] for b, t in {**dtypes, "d": "f32"}.items()})
+    all_types = {**dtypes, "d": "f32"}
+    # fp8 has no tensor-map type of its own: it travels as u8 (docs/launch-spec.md)
+    map_elem = {b: {"f16": "f16", "bf16": "bf16", "f32": "f32", "fp8e4m3": "u8"}[t]
+                for b, t in all_types.items()}
+    fields = _packed_fields(dump, shapes, {b: ebytes[t] for b, t in all_types.items()}, map_elem)
     lines.append(f"[[arg]]  # {entry}'s Params ({dump['sizeof']} bytes), field by field from "
                  "CUTLASS's to_underlying_arguments")
     lines.append("packed = [")
