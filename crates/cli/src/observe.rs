@@ -132,6 +132,11 @@ pub struct TraceRecorder<'a> {
     spinning: HashMap<WarpKey, u64>,
     alloc_waits: HashMap<WarpKey, SpanHandle>,
     ops: HashMap<AsyncId, OpHandle>,
+    /// cp.async copies issued and not yet added to their thread's group.
+    cp_issued: HashMap<AsyncId, OpHandle>,
+    /// Per warp: cp.async copies since the last commit, then committed groups (oldest first);
+    /// a copy's span ends at the wait that observes it.
+    cp_groups: HashMap<WarpKey, (Vec<OpHandle>, std::collections::VecDeque<Vec<OpHandle>>)>,
     /// Completed phases per mbarrier (slot, rank, offset).
     phases: HashMap<(u32, u32, u32), u32>,
     now: u64,
@@ -148,6 +153,8 @@ impl<'a> TraceRecorder<'a> {
             spinning: HashMap::new(),
             alloc_waits: HashMap::new(),
             ops: HashMap::new(),
+            cp_issued: HashMap::new(),
+            cp_groups: HashMap::new(),
             phases: HashMap::new(),
             now: 0,
         }
@@ -188,8 +195,11 @@ impl<'a> TraceRecorder<'a> {
 }
 
 impl Observer for RunObserver<'_> {
+    /// The trace wants it too: the engine reports `cp.async` copies (async_issue) only to an
+    /// observer that wants memory events; without the race detector they come in warp
+    /// batches (`wants_memory_lanes`) and are dropped.
     fn wants_memory(&self) -> bool {
-        self.race.is_some()
+        self.race.is_some() || self.trace.is_some()
     }
 
     fn memory(
@@ -210,7 +220,7 @@ impl Observer for RunObserver<'_> {
     /// Forwarded, so that `run --races` keeps the engine's warp-wide `ld`/`st` fast paths and
     /// the detector gets one batch per warp-instruction instead of 32 lane events.
     fn wants_memory_lanes(&self) -> bool {
-        self.race.as_ref().is_some_and(|r| r.wants_memory_lanes())
+        self.race.as_ref().is_none_or(|r| r.wants_memory_lanes())
     }
 
     fn memory_lanes(
@@ -268,11 +278,40 @@ impl Observer for RunObserver<'_> {
         if let Some(r) = &mut self.race {
             r.cp_async_add(at, id);
         }
+        let Some(t) = &mut self.trace else { return };
+        if let Some(h) = t.cp_issued.remove(&id) {
+            let wk = (at.slot, at.cta, at.warp);
+            t.cp_groups.entry(wk).or_default().0.push(h);
+        }
     }
 
     fn cp_async_group(&mut self, at: At, ev: tmemu_sim::observer::CpAsyncGroup) {
+        use tmemu_sim::observer::CpAsyncGroup as G;
         if let Some(r) = &mut self.race {
             r.cp_async_group(at, ev);
+        }
+        let Some(t) = &mut self.trace else { return };
+        let step = t.tick(at.time);
+        let wk = (at.slot, at.cta, at.warp);
+        let Some((open, committed)) = t.cp_groups.get_mut(&wk) else {
+            return;
+        };
+        // which of the warp's copies this event observes
+        let keep = match ev {
+            G::Commit => {
+                committed.push_back(std::mem::take(open));
+                return;
+            }
+            G::Wait { n } => n as usize,
+            G::WaitAll | G::MbarArrive => {
+                committed.push_back(std::mem::take(open));
+                0
+            }
+        };
+        while committed.len() > keep {
+            for h in committed.pop_front().unwrap_or_default() {
+                t.rec.async_complete(step, h);
+            }
         }
     }
 
@@ -456,8 +495,7 @@ impl Observer for RunObserver<'_> {
             OpKind::Ld => (Pipe::TensorCore, "tcgen05.ld", 0),
             OpKind::St => (Pipe::TensorCore, "tcgen05.st", 0),
             OpKind::Bulk => (Pipe::Tma, "cp.async.bulk", 0),
-            // the non-bulk cp.async is a thread's copy, not a pipe's op: not traced
-            OpKind::CpAsync => return,
+            OpKind::CpAsync => (Pipe::CpAsync, "cp.async", 0),
         };
         let cta = Cta {
             sm: at.sm,
@@ -468,7 +506,12 @@ impl Observer for RunObserver<'_> {
             ..AsyncOp::new(name)
         };
         let h = t.rec.async_issue(step, cta, pipe, op);
-        t.ops.insert(id, h);
+        if pipe == Pipe::CpAsync {
+            // the engine completes it at issue; the program observes it at a group wait
+            t.cp_issued.insert(id, h);
+        } else {
+            t.ops.insert(id, h);
+        }
     }
 
     fn async_complete(&mut self, id: AsyncId, time: u64) {

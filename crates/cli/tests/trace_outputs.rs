@@ -164,6 +164,17 @@ fn trace_of_a_plain_kernel_has_every_cta_and_no_tmem() {
     );
 }
 
+/// Non-bulk `cp.async` copies get their own track, from issue to the `cp.async.wait_group`
+/// that observes them: every span begun is ended.
+#[test]
+fn trace_shows_cp_async_copies() {
+    let (t, _) = traced("tests/corpus/kernels/triton/dot_sync_fp64.toml", "cp_async");
+    let count = check_trace(&t);
+    let n = |k: &str| count.get(k).copied().unwrap_or(0);
+    assert!(n("b:cp_async") >= 1, "{count:?}");
+    assert_eq!(n("b:cp_async"), n("e:cp_async"), "{count:?}");
+}
+
 /// `tmemu check --trace` and `tmemu explore --trace` trace the run that reproduces the first
 /// finding (or hang): the same trace `tmemu run` writes with the flags the report prints.
 #[test]

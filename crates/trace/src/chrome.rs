@@ -227,6 +227,7 @@ fn pipe_cat(p: Pipe) -> &'static str {
     match p {
         Pipe::TensorCore => "tensor_pipe",
         Pipe::Tma => "tma",
+        Pipe::CpAsync => "cp_async",
     }
 }
 

@@ -67,6 +67,9 @@ pub enum Pipe {
     TensorCore,
     /// The TMA / bulk-copy engine: `cp.async.bulk{.tensor}`, bulk stores, prefetches.
     Tma,
+    /// Non-bulk `cp.async` copies (global -> shared, per thread), from issue to the
+    /// `cp.async.wait_group`/`wait_all`/`cp.async.mbarrier.arrive` that observes them.
+    CpAsync,
 }
 
 impl Pipe {
@@ -74,6 +77,7 @@ impl Pipe {
         match self {
             Pipe::TensorCore => "tensor pipe",
             Pipe::Tma => "TMA",
+            Pipe::CpAsync => "cp.async",
         }
     }
 }
