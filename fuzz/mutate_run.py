@@ -262,7 +262,9 @@ def main() -> int:
                 bugs.append((d, rc, what))
                 print(f"BUG {d.name}: rc {rc} {spec.relative_to(REPO)}: {'; '.join(what)}",
                       flush=True)
-    print(f"mutate_run: {n} mutants from {len(pairs)} specs in {time.monotonic() - t0:.0f} s; "
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"mutate_run: {n} mutants from {len(pairs)} specs in {time.monotonic() - t0:.0f} s "
+          f"({ru.ru_utime + ru.ru_stime:.0f} s CPU in tmemu); "
           f"exit codes {dict(sorted(counts.items()))} (-24: CPU limit, -999: wall-clock limit); "
           f"{len(bugs)} bug(s)")
     return 1 if bugs else 0
