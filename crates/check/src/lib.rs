@@ -31,7 +31,11 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
                 if i.name == "tcgen05" {
                     instr::check(i, &regs, &mut out);
                     target.check(i, &mut target_state, &mut out);
-                } else if i.name == "atom" || i.name == "red" {
+                } else if i.name == "atom"
+                    || i.name == "red"
+                    || i.name == "wmma"
+                    || (i.name == "st" && i.modifiers.contains("async"))
+                {
                     target.check_atomic(i, &mut out);
                 }
             }

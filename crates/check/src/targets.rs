@@ -246,7 +246,25 @@ fn atomic_notes(i: &Instruction<'_>) -> impl Iterator<Item = AtomicNote> {
         min_sm: 90,
         min_version: 81,
     });
-    noftz_f32.into_iter().chain(vector)
+    // st.async / red.async (ptxas 13.5: "Feature 'st.async' requires PTX ISA .version 8.1
+    // or later", "... requires .target sm_90 or higher"); wmma with bf16/tf32 ("Feature 'WMMA
+    // with .bf16/.tf32 FP types' requires .target sm_80 or higher"), PTX 7.0 per the ISA
+    let async_ = m.contains("async").then_some(AtomicNote {
+        feature: "with .async",
+        min_sm: 90,
+        min_version: 81,
+    });
+    let wmma_new =
+        (i.name == "wmma" && (m.contains("bf16") || m.contains("tf32"))).then_some(AtomicNote {
+            feature: "with .bf16/.tf32",
+            min_sm: 80,
+            min_version: 70,
+        });
+    async_
+        .into_iter()
+        .chain(noftz_f32)
+        .chain(vector)
+        .chain(wmma_new)
 }
 
 impl TargetCheck {
@@ -423,6 +441,37 @@ mod tests {
             )
             .len(),
             1
+        );
+    }
+
+    /// st.async / red.async need sm_90 and PTX 8.1, wmma with bf16/tf32 sm_80 (ptxas 13.5).
+    #[test]
+    fn async_and_wmma_target_notes() {
+        let st = "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%rd1], {%f1, %f2}, [%rd2];";
+        let red = "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u64 [%rd1], %rd3, [%rd2];";
+        let wmma =
+            "wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {%f1, %f2, %f3, %f1}, [%rd1];";
+        for ok in [
+            ("8.1", "sm_90", st),
+            ("8.1", "sm_90a", red),
+            ("7.0", "sm_80", wmma),
+        ] {
+            assert!(atomic_findings(ok.0, ok.1, ok.2).is_empty(), "{ok:?}");
+        }
+        let m = atomic_findings("8.0", "sm_90", st);
+        assert!(
+            m.len() == 1 && m[0].contains("with .async requires PTX ISA .version 8.1"),
+            "{m:?}"
+        );
+        let m = atomic_findings("8.8", "sm_89", red);
+        assert!(
+            m.len() == 1 && m[0].contains("requires .target sm_90"),
+            "{m:?}"
+        );
+        let m = atomic_findings("8.8", "sm_75", wmma);
+        assert!(
+            m.len() == 1 && m[0].contains(".bf16/.tf32 requires .target sm_80"),
+            "{m:?}"
         );
     }
 }
