@@ -82,13 +82,16 @@ fn advance(loc: Loc, by: u32) -> Loc {
     }
 }
 
+/// A CTA rank of the cluster and a byte offset in its shared memory.
+type Target = (usize, u32);
+
 /// The destination and mbarrier of lane `l`, both in the cluster's shared memory.
 fn targets<O: Observer>(
     w: &Warp,
     cx: &Ctx<'_, '_, O>,
     i: &StAsyncInst,
     l: usize,
-) -> Result<((usize, u32), (usize, u32)), MemFault> {
+) -> Result<(Target, Target), MemFault> {
     let n = i.bytes();
     let a = lane_addr(w, i.addr, l);
     let Loc::Shared(c, off) = resolve(cx, Space::SharedCluster, a)? else {
