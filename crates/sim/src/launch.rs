@@ -83,6 +83,10 @@ pub struct RunOptions {
     /// Warp-instructions executed so far, added once per scheduling quantum: a progress
     /// display reads it without attaching an observer (one atomic add per quantum).
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// K fusion of consecutive `tcgen05.mma` into one accumulator (`exec/mma/fuse.rs`):
+    /// the same result up to f32 summation order. On unless the environment sets
+    /// `TMEMU_MMA_FUSION=0` (an A/B switch for tests and benchmarks).
+    pub mma_fusion: bool,
 }
 
 impl Default for RunOptions {
@@ -100,6 +104,7 @@ impl Default for RunOptions {
             pair_collective: tmemu_tmem::alloc::PairCollective::Blocking,
             tmem_placement: tmemu_tmem::alloc::Placement::Lowest,
             progress: None,
+            mma_fusion: std::env::var_os("TMEMU_MMA_FUSION").is_none_or(|v| v != "0"),
         }
     }
 }

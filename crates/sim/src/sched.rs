@@ -225,6 +225,7 @@ pub(crate) fn run_group<O: Observer>(
             pair_collective: p.opts.pair_collective,
         },
     );
+    tc.mma_panels.enabled = p.opts.mma_fusion;
     'outer: loop {
         while resident.len() < p.per_sm as usize && clc.has_pending() {
             let next = clc.admit().expect("pending");

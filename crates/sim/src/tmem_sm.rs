@@ -37,6 +37,9 @@ pub struct TcState {
     pub round: u64,
     /// Register staging of tcgen05.ld/st (kept to avoid an allocation per instruction).
     pub scratch: Vec<[u32; 32]>,
+    /// K-fused MMAs whose product is not yet in TMEM (`exec/mma/fuse.rs`): every TMEM access
+    /// flushes the panels it overlaps first.
+    pub mma_panels: crate::exec::mma::Panels,
 }
 
 impl Default for TcState {
@@ -66,6 +69,7 @@ impl TcState {
             pending_ldst: HashMap::new(),
             round: 0,
             scratch: Vec::new(),
+            mma_panels: Default::default(),
         }
     }
 
@@ -92,8 +96,59 @@ impl TcState {
 
     /// The cells of SM `rank` of the group (zero at first use: TMEM content before any write
     /// is unspecified; zero is one possible content).
+    /// Every pending K-fused MMA product of this SM is applied first (a reader that does not
+    /// say which columns it touches sees them all); [`TcState::tmem_cols_mut`] applies only
+    /// those overlapping its columns.
     pub fn tmem_mut(&mut self, rank: usize) -> &mut [u32] {
-        self.tmem[rank]
-            .get_or_insert_with(|| vec![0u32; (LANES * COLUMNS) as usize].into_boxed_slice())
+        self.tmem_cols_mut(rank, 0..COLUMNS)
+    }
+
+    /// The cells of SM `rank`, for an access to columns `cols` (of any lanes): the pending
+    /// K-fused MMA products overlapping them are applied first.
+    #[inline]
+    pub fn tmem_cols_mut(&mut self, rank: usize, cols: std::ops::Range<u32>) -> &mut [u32] {
+        if self.mma_panels.any() {
+            self.flush_mma(rank, cols);
+        }
+        tmem_cells(&mut self.tmem, rank)
+    }
+
+    /// Applies the pending K-fused MMA products whose D overlaps `cols` of SM `rank`.
+    #[cold]
+    pub fn flush_mma(&mut self, rank: usize, cols: std::ops::Range<u32>) {
+        let TcState {
+            mma_panels, tmem, ..
+        } = self;
+        mma_panels.flush_overlapping(rank, cols, &mut Cells(tmem));
+    }
+
+    /// The cells of SM `rank` as they are, pending K-fused products not applied: only for
+    /// the MMA executor, which flushes what it reads itself.
+    pub(crate) fn tmem_raw(&mut self, rank: usize) -> &mut [u32] {
+        tmem_cells(&mut self.tmem, rank)
+    }
+
+    /// The panels and a view of the cells, borrowed apart (the MMA executor appends to a
+    /// panel and may flush others into the cells).
+    pub(crate) fn panels_and_cells(
+        &mut self,
+    ) -> (
+        &mut crate::exec::mma::Panels,
+        impl crate::exec::mma::RankCells + '_,
+    ) {
+        (&mut self.mma_panels, Cells(&mut self.tmem))
+    }
+}
+
+fn tmem_cells(tmem: &mut [Option<Box<[u32]>>], rank: usize) -> &mut [u32] {
+    tmem[rank].get_or_insert_with(|| vec![0u32; (LANES * COLUMNS) as usize].into_boxed_slice())
+}
+
+/// The group's cells by SM, for flushing K-fused MMA panels.
+struct Cells<'a>(&'a mut [Option<Box<[u32]>>]);
+
+impl crate::exec::mma::RankCells for Cells<'_> {
+    fn cells(&mut self, rank: usize) -> &mut [u32] {
+        tmem_cells(self.0, rank)
     }
 }

@@ -9,6 +9,10 @@
 //! accumulator, enable-input-d). The native side is `sgemm` with β = 1 on ready f32
 //! matrices.
 //!
+//! A second summary measures a K loop as the engine runs it with K fusion (`tmemu-sim`'s
+//! `exec/mma/fuse.rs`): `FUSED_MMAS` f16 MMAs of K = 16 into one D, each gathered and appended
+//! to a K panel, then one GEMM of K = 16·`FUSED_MMAS`, against one native sgemm of that K.
+//!
 //! Run: `cargo bench -p tmemu-tmem --bench mma_kinds`. After divan's table it prints, per
 //! kind, best-of-rounds GFLOP/s (per thread CPU-second) of both sides and the ratio emulated/native measured
 //! back to back (goal for f16: ≥ 0.5).
@@ -198,6 +202,70 @@ fn emulated_mma(s: &Setup, tmem: &mut [u32], scratch: &mut MmaScratch) {
     scratch.b = b;
 }
 
+/// MMAs of one fused K loop (K = 1024 for f16, the benchmark kernel's whole K).
+const FUSED_MMAS: usize = 64;
+/// K per panel block (`tmemu-sim`'s `exec/mma/fuse.rs`, `BLOCK_K`).
+const BLOCK_K: usize = 256;
+
+/// K panel of a fused loop as the engine keeps it: blocks of `BLOCK_K`, each A (M × BLOCK_K)
+/// and B (N × BLOCK_K) with K contiguous.
+struct Panel {
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+/// Gathers MMA `i` of the loop into its place in the panel (the engine gathers at each MMA's
+/// completion, straight into the panel).
+fn fused_gathers(s: &Setup, p: &mut Panel, i: usize) {
+    let k = s.k;
+    let (blk, off) = (i * k / BLOCK_K, i * k % BLOCK_K);
+    for (start, rows, dst) in [(A_START, M, &mut p.a), (B_START, N, &mut p.b)] {
+        gather_smem_strided(
+            &s.smem,
+            &k_major_sw128(start),
+            s.fmt,
+            rows as u32,
+            k as u32,
+            GatherOrder::RowsByK,
+            BLOCK_K,
+            &mut dst[blk * rows * BLOCK_K + off..],
+        )
+        .unwrap();
+    }
+}
+
+/// The panel's GEMMs into D (one per block).
+fn fused_gemms(p: &Panel, kt: usize, tmem: &mut [u32]) {
+    for blk in 0..kt / BLOCK_K {
+        let g = F32Gemm {
+            layout: DLayout::D,
+            n: N,
+            k: BLOCK_K,
+            a: Strided {
+                data: &p.a[blk * M * BLOCK_K..],
+                order: GatherOrder::RowsByK,
+                ld: BLOCK_K,
+            },
+            b: Strided {
+                data: &p.b[blk * N * BLOCK_K..],
+                order: GatherOrder::RowsByK,
+                ld: BLOCK_K,
+            },
+            negate: false,
+            input_d: Some(0),
+        };
+        accumulate_f32(&g, 0, D_COL, tmem).unwrap();
+    }
+}
+
+/// A fused K loop: every MMA's gathers, then the panel's GEMMs.
+fn fused_loop(s: &Setup, p: &mut Panel, tmem: &mut [u32]) {
+    for i in 0..FUSED_MMAS {
+        fused_gathers(s, p, i);
+    }
+    fused_gemms(p, s.k * FUSED_MMAS, tmem);
+}
+
 struct Native {
     k: usize,
     a: Vec<f32>,
@@ -313,4 +381,51 @@ fn main() {
             nat / emu
         );
     }
+    let s = setup("f16");
+    let kt = s.k * FUSED_MMAS;
+    println!(
+        "K loop of {FUSED_MMAS} f16 MMAs (K={kt}) fused into one GEMM, M=128 N=256, per loop:"
+    );
+    let mut tmem = s.tmem.clone();
+    let mut p = Panel {
+        a: vec![0.0; M * kt],
+        b: vec![0.0; N * kt],
+    };
+    let mut n = native(kt);
+    let best = |f: &mut dyn FnMut()| {
+        let mut best = f64::INFINITY;
+        for _ in 0..9 {
+            let t = thread_cpu_seconds();
+            for _ in 0..20 {
+                f();
+            }
+            best = best.min((thread_cpu_seconds() - t) / 20.0);
+        }
+        best
+    };
+    let (mut emu, mut nat, mut gat, mut gemm) =
+        (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    for _ in 0..3 {
+        emu = emu.min(best(&mut || {
+            fused_loop(black_box(&s), &mut p, black_box(&mut tmem))
+        }));
+        nat = nat.min(best(&mut || native_sgemm(black_box(&mut n))));
+        // where the loop's time goes
+        gat = gat.min(best(&mut || {
+            for i in 0..FUSED_MMAS {
+                fused_gathers(black_box(&s), &mut p, i);
+            }
+        }));
+        gemm = gemm.min(best(&mut || fused_gemms(&p, kt, black_box(&mut tmem))));
+    }
+    println!("  gathers {:.1} us, GEMMs {:.1} us", gat * 1e6, gemm * 1e6);
+    let f = flop(kt) as f64;
+    println!(
+        "  f16 fused K={kt}: emulated {:6.2} GFLOP/s ({:7.1} us), native sgemm {:6.2} GFLOP/s ({:7.1} us), emulated/native = {:.2}",
+        f / emu / 1e9,
+        emu * 1e6,
+        f / nat / 1e9,
+        nat * 1e6,
+        nat / emu
+    );
 }

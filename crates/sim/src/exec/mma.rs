@@ -15,13 +15,17 @@
 
 use std::cell::RefCell;
 
+mod fuse;
+pub use fuse::{Panels, RankCells};
+
 use tmemu_tmem::desc::{
     DescError, InstrDescriptor, Major, MmaKind, MmaShapeContext, ScaleType, SmemDescriptor,
     ZcmError, ZeroColumnMask,
 };
 use tmemu_tmem::mma::{
-    apply_block_scales, execute, expand_sparse_a, gather_operand, gather_scales_tmem, gather_tmem,
-    DLayout, GatherOrder, MetaLayout, MmaError, MmaRequest, MmaScratch, OperandFormat,
+    apply_block_scales, execute, expand_sparse_a, gather_operand, gather_operand_strided,
+    gather_scales_tmem, gather_tmem, DLayout, GatherOrder, MetaLayout, MmaError, MmaRequest,
+    MmaScratch, OperandFormat,
 };
 
 use crate::program::{Addr, PSrc, S32, S64};
@@ -248,6 +252,93 @@ pub fn compute(
     smem: &[&[u8]],
     tmem: &mut (impl TmemGrids + ?Sized),
 ) -> Result<(), MmaError> {
+    BUFS.with(|cell| {
+        let bufs = &mut *cell.borrow_mut();
+        let (ao, bo) = gather(op, c, smem, tmem, bufs)?;
+        execute_gathered(op, c, ao, bo, tmem, bufs)
+    })
+}
+
+/// The orders A and B are gathered in. With one CTA, their natural order (no scatter); a
+/// pair concatenates per-CTA parts, which needs rows (A) and columns (B) outermost.
+fn orders(op: &MmaOp, c: &Checked) -> (GatherOrder, GatherOrder) {
+    if op.cta_group == 1 {
+        let ao = match op.a {
+            // sparse A is expanded row by row
+            AOperand::Desc(_) if c.meta.is_none() => order(c.idesc.a_major),
+            _ => GatherOrder::RowsByK,
+        };
+        (ao, order(c.idesc.b_major))
+    } else {
+        (GatherOrder::RowsByK, GatherOrder::RowsByK)
+    }
+}
+
+/// Gathers A and B straight into a K panel's slot (`fuse::Panels::slot`): only for MMAs
+/// whose operands are plain shared-memory matrices (no sparse A, A not in TMEM, no block
+/// scales, no `.ws` zero-column mask), which is every MMA of a dense GEMM K loop.
+fn gather_into(
+    op: &MmaOp,
+    c: &Checked,
+    smem: &[&[u8]],
+    (a, lda): (&mut [f32], usize),
+    (b, ldb): (&mut [f32], usize),
+) -> Result<(), MmaError> {
+    let AOperand::Desc(a_desc) = op.a else {
+        unreachable!("gather_into is only for A in shared memory")
+    };
+    let idesc = &c.idesc;
+    let nctas = op.cta_group as usize;
+    let (n, k) = (idesc.n as usize, idesc.k());
+    let rows = c.layout.rows_per_cta() as usize;
+    let ncta = n / nctas;
+    let (ao, bo) = orders(op, c);
+    // parts of a pair are whole rows (RowsByK): member v's start `v · rows · ld`
+    for (v, sh) in smem.iter().enumerate().take(nctas) {
+        gather_operand_strided(
+            sh,
+            a_desc,
+            idesc.a_major,
+            OperandFormat {
+                elem: idesc.a_type,
+                kind: op.kind,
+            },
+            'A',
+            rows as u32,
+            k,
+            ao,
+            lda,
+            &mut a[v * rows * lda..],
+        )?;
+        gather_operand_strided(
+            sh,
+            op.b_desc,
+            idesc.b_major,
+            OperandFormat {
+                elem: idesc.b_type,
+                kind: op.kind,
+            },
+            'B',
+            ncta as u32,
+            k,
+            bo,
+            ldb,
+            &mut b[v * ncta * ldb..],
+        )?;
+    }
+    Ok(())
+}
+
+/// Step 1 of [`compute`]: A (M × K, both CTAs' rows) and B (N × K) into `bufs.a` / `bufs.b`,
+/// decoded, sparse A expanded, the `.ws` zero columns zeroed and block scales folded in;
+/// returns their orders.
+fn gather(
+    op: &MmaOp,
+    c: &Checked,
+    smem: &[&[u8]],
+    tmem: &mut (impl TmemGrids + ?Sized),
+    bufs: &mut Buffers,
+) -> Result<(GatherOrder, GatherOrder), MmaError> {
     let idesc = &c.idesc;
     let nctas = op.cta_group as usize;
     debug_assert_eq!(smem.len(), nctas);
@@ -262,20 +353,8 @@ pub fn compute(
         elem: idesc.b_type,
         kind: op.kind,
     };
-    // With one CTA the operands are gathered in their natural order (no scatter); a pair
-    // concatenates per-CTA parts, which needs rows (A) and columns (B) outermost.
-    let (ao, bo) = if nctas == 1 {
-        let ao = match op.a {
-            // sparse A is expanded row by row
-            AOperand::Desc(_) if c.meta.is_none() => order(idesc.a_major),
-            _ => GatherOrder::RowsByK,
-        };
-        (ao, order(idesc.b_major))
-    } else {
-        (GatherOrder::RowsByK, GatherOrder::RowsByK)
-    };
-    BUFS.with(|cell| {
-        let bufs = &mut *cell.borrow_mut();
+    let (ao, bo) = orders(op, c);
+    {
         bufs.a.resize(m * k, 0.0);
         bufs.b.resize(n * k, 0.0);
         for v in 0..nctas {
@@ -356,26 +435,39 @@ pub fn compute(
                 apply_block_scales(b_part, ncta as u32, k as u32, bo, &bufs.sc, nsf);
             }
         }
-        for v in 0..nctas {
-            let mut dol = [0u32; 4];
-            if !op.dol.iter().all(|&x| x == 0) {
-                dol.copy_from_slice(&op.dol[4 * v..4 * v + 4]);
-            }
-            let req = MmaRequest {
-                idesc,
-                layout: c.layout,
-                a: &bufs.a,
-                a_order: ao,
-                b: &bufs.b,
-                b_order: bo,
-                enable_input_d: op.enable_d,
-                scale_input_d: op.sid,
-                disable_output_lane: dol,
-            };
-            execute(&req, v as u32, op.d_taddr, tmem.grid(v), &mut bufs.scratch)?;
+    }
+    Ok((ao, bo))
+}
+
+/// Step 2 of [`compute`]: D of every member from the gathered operands.
+fn execute_gathered(
+    op: &MmaOp,
+    c: &Checked,
+    ao: GatherOrder,
+    bo: GatherOrder,
+    tmem: &mut (impl TmemGrids + ?Sized),
+    bufs: &mut Buffers,
+) -> Result<(), MmaError> {
+    let nctas = op.cta_group as usize;
+    for v in 0..nctas {
+        let mut dol = [0u32; 4];
+        if !op.dol.iter().all(|&x| x == 0) {
+            dol.copy_from_slice(&op.dol[4 * v..4 * v + 4]);
         }
-        Ok(())
-    })
+        let req = MmaRequest {
+            idesc: &c.idesc,
+            layout: c.layout,
+            a: &bufs.a,
+            a_order: ao,
+            b: &bufs.b,
+            b_order: bo,
+            enable_input_d: op.enable_d,
+            scale_input_d: op.sid,
+            disable_output_lane: dol,
+        };
+        execute(&req, v as u32, op.d_taddr, tmem.grid(v), &mut bufs.scratch)?;
+    }
+    Ok(())
 }
 
 // ---- the engine side ----------------------------------------------------------------------
@@ -469,7 +561,8 @@ struct Grids<'a> {
 
 impl TmemGrids for Grids<'_> {
     fn grid(&mut self, v: usize) -> &mut [u32] {
-        self.tc.tmem_mut(self.ranks[v])
+        // raw: `MmaWork::execute` applied the pending products of what the MMA touches
+        self.tc.tmem_raw(self.ranks[v])
     }
 }
 
@@ -489,12 +582,89 @@ impl AsyncWork for MmaWork {
             &cx.ctas[self.ranks[0]].shared,
             &cx.ctas[self.ranks[1]].shared,
         ];
-        let mut g = Grids {
-            tc: &mut *cx.tc,
-            ranks: self.ranks,
-        };
-        compute(&self.op, &self.c, &smem[..n], &mut g).map_err(|e| rule_for(&e))
+        let tc = &mut *cx.tc;
+        let (op, c, ranks) = (&self.op, &self.c, self.ranks);
+        let fuse = tc.mma_panels.enabled && fuse::fusable(op, c);
+        if tc.mma_panels.any() {
+            // What the MMA reads from TMEM besides D must hold every earlier MMA's product;
+            // D itself too unless this MMA joins its panel.
+            let d0 = op.d_taddr & 0xFFFF;
+            for &r in &ranks[..n] {
+                for cols in tmem_reads(op, c) {
+                    tc.flush_mma(r, cols);
+                }
+                if !fuse {
+                    tc.flush_mma(r, d0..d0 + c.d_cols);
+                }
+            }
+        }
+        let mut g = Grids { tc, ranks };
+        if !fuse {
+            return compute(op, c, &smem[..n], &mut g).map_err(|e| rule_for(&e));
+        }
+        let plain = matches!(op.a, AOperand::Desc(_))
+            && c.meta.is_none()
+            && op.scale.is_none()
+            && (!op.ws || op.zcm == 0);
+        if plain {
+            // the common case: decode straight into the panel
+            let (ao, bo) = orders(op, c);
+            let (panels, mut cells) = g.tc.panels_and_cells();
+            if let Some(idx) = panels.reserve(op, c, ranks, ao, bo, &mut cells) {
+                let (a, lda, b, ldb) = panels.slot(idx);
+                gather_into(op, c, &smem[..n], (a, lda), (b, ldb)).map_err(|e| rule_for(&e))?;
+                panels.commit(idx, op, &mut cells);
+                return Ok(());
+            }
+        }
+        BUFS.with(|cell| {
+            let bufs = &mut *cell.borrow_mut();
+            let (ao, bo) = gather(op, c, &smem[..n], &mut g, bufs)?;
+            let joined = {
+                let (panels, mut cells) = g.tc.panels_and_cells();
+                panels.append(op, c, ranks, ao, bo, &bufs.a, &bufs.b, &mut cells)
+            };
+            if joined {
+                Ok(())
+            } else {
+                execute_gathered(op, c, ao, bo, &mut g, bufs)
+            }
+        })
+        .map_err(|e| rule_for(&e))
     }
+}
+
+/// TMEM columns (of each member) an MMA reads besides D: A, the sparsity metadata and the
+/// block scales (a superset is harmless: it only flushes more).
+fn tmem_reads(op: &MmaOp, c: &Checked) -> impl Iterator<Item = std::ops::Range<u32>> {
+    let col = |t: u32| t & 0xFFFF;
+    let k = if c.meta.is_some() {
+        c.idesc.k() / 2
+    } else {
+        c.idesc.k()
+    };
+    let a = match op.a {
+        AOperand::Tmem(t) => {
+            let per_cell = 32
+                / OperandFormat {
+                    elem: c.idesc.a_type,
+                    kind: op.kind,
+                }
+                .tmem_bits();
+            Some(col(t)..col(t) + k.div_ceil(per_cell))
+        }
+        AOperand::Desc(_) => None,
+    };
+    let meta = match (c.meta, op.meta) {
+        (Some(ml), Some(t)) => Some(col(t)..col(t) + ml.columns()),
+        _ => None,
+    };
+    // a scale vector of up to 256 rows spans 256 / 32 columns
+    let (sa, sb) = match op.scale {
+        Some((_, sfa, sfb)) => (Some(col(sfa)..col(sfa) + 8), Some(col(sfb)..col(sfb) + 8)),
+        None => (None, None),
+    };
+    [a, meta, sa, sb].into_iter().flatten()
 }
 
 /// `[lo, hi)` of the shared-memory bytes an operand's descriptor addresses.

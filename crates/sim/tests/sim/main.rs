@@ -15,6 +15,7 @@ mod engine;
 mod h100_diff;
 mod mad_wide16;
 mod mma_forms;
+mod mma_fusion;
 mod mma_ldmatrix;
 mod mma_sparse_tf32;
 mod mma_sync_forms;

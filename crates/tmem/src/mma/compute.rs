@@ -92,40 +92,32 @@ pub fn execute(
 
     if idesc.d_type == AccumType::F32 && !masked {
         // Fast path: the GEMM writes straight into the cells (f32 bit patterns).
-        for blk in &blocks[..count] {
-            let base = (l0 + blk.lane as usize) * COLS + c0 + blk.column as usize;
-            let last = base + (blk.rows as usize - 1) * COLS + blk.cols as usize;
-            let cells = &mut tmem[base..last];
-            if req.enable_input_d && req.scale_input_d != 0 {
-                for r in 0..blk.rows as usize {
-                    for x in &mut cells[r * COLS..r * COLS + blk.cols as usize] {
-                        *x = (f32::from_bits(*x) * d_scale).to_bits();
-                    }
-                }
-            }
-            // SAFETY: A holds M_total×k and B n×k elements (asserted above), and the
-            // strides address exactly those for rows row0.. and columns col0..; C covers rows×cols cells with row stride COLS inside `cells`, whose
-            // length was computed from exactly that extent. u32 and f32 have the same size
-            // and alignment.
-            unsafe {
-                matrixmultiply::sgemm(
-                    blk.rows as usize,
-                    k,
-                    blk.cols as usize,
-                    sign,
-                    req.a.as_ptr().add(a0 + blk.row0 as usize * rsa),
-                    rsa as isize,
-                    csa as isize,
-                    req.b.as_ptr().add(blk.col0 as usize * csb),
-                    rsb as isize,
-                    csb as isize,
-                    if req.enable_input_d { 1.0 } else { 0.0 },
-                    cells.as_mut_ptr() as *mut f32,
-                    COLS as isize,
-                    1,
-                );
-            }
-        }
+        let ld = |o: GatherOrder, rows: usize| match o {
+            GatherOrder::RowsByK => k,
+            GatherOrder::KByRows => rows,
+        };
+        accumulate_f32(
+            &F32Gemm {
+                layout,
+                n,
+                k,
+                a: Strided {
+                    data: req.a,
+                    order: req.a_order,
+                    ld: ld(req.a_order, m_total),
+                },
+                b: Strided {
+                    data: req.b,
+                    order: req.b_order,
+                    ld: ld(req.b_order, n),
+                },
+                negate: sign < 0.0,
+                input_d: req.enable_input_d.then_some(req.scale_input_d),
+            },
+            cta,
+            d_taddr,
+            tmem,
+        )?;
         return Ok(());
     }
 
@@ -197,6 +189,132 @@ fn combine(idesc: &InstrDescriptor, old: u32, p: f32, enable: bool, d_scale: f32
             }) as u32
         }
     }
+}
+
+/// A gathered operand with a leading dimension: `RowsByK` element (row, kk) at
+/// `data[row * ld + kk]` (`ld` ≥ K), `KByRows` at `data[kk * ld + row]` (`ld` ≥ all rows,
+/// both CTAs' for a pair). A K-fused panel is such an operand with `ld` = its K capacity
+/// (`RowsByK`) or a plain concatenation along K (`KByRows`).
+#[derive(Clone, Copy, Debug)]
+pub struct Strided<'a> {
+    pub data: &'a [f32],
+    pub order: GatherOrder,
+    pub ld: usize,
+}
+
+impl Strided<'_> {
+    /// (offset of element (row0, 0), row stride, K stride).
+    fn strides(&self, row0: usize) -> (usize, usize, usize) {
+        match self.order {
+            GatherOrder::RowsByK => (row0 * self.ld, self.ld, 1),
+            GatherOrder::KByRows => (row0, 1, self.ld),
+        }
+    }
+
+    /// Whether `rows × k` elements from `row0` lie inside `data`.
+    fn covers(&self, row0: usize, rows: usize, k: usize) -> bool {
+        if rows == 0 || k == 0 {
+            return true;
+        }
+        let (o, rs, ks) = self.strides(row0);
+        let extent_ok = match self.order {
+            GatherOrder::RowsByK => k <= self.ld,
+            GatherOrder::KByRows => row0 + rows <= self.ld,
+        };
+        extent_ok && o + (rows - 1) * rs + (k - 1) * ks < self.data.len()
+    }
+}
+
+/// D (f32 accumulator, no disabled lanes) += or = ±A·Bᵀ over `k` for one CTA of the group,
+/// straight into its TMEM cells: the one GEMM both a single MMA and a K-fused run of MMAs
+/// (`tmemu-sim`'s panels) execute.
+#[derive(Clone, Copy, Debug)]
+pub struct F32Gemm<'a> {
+    pub layout: DLayout,
+    pub n: usize,
+    pub k: usize,
+    /// A: all M rows (both CTAs' for a pair).
+    pub a: Strided<'a>,
+    /// B: all N rows.
+    pub b: Strided<'a>,
+    /// `negate_a != negate_b`.
+    pub negate: bool,
+    /// None: D = A·Bᵀ; Some(sid): D = A·Bᵀ + D·2^-sid.
+    pub input_d: Option<u32>,
+}
+
+/// Executes [`F32Gemm`] for CTA `cta` of the group into its TMEM (128 × 512 cells) with D at
+/// `d_taddr`. Checks the lane field and the column range like [`execute`].
+pub fn accumulate_f32(
+    g: &F32Gemm<'_>,
+    cta: u32,
+    d_taddr: u32,
+    tmem: &mut [u32],
+) -> Result<(), MmaError> {
+    let (n, k, layout) = (g.n, g.k, g.layout);
+    let rows = layout.rows_per_cta() as usize;
+    let (l0, c0) = ((d_taddr >> 16) as usize, (d_taddr & 0xFFFF) as usize);
+    layout.check_lane(l0 as u32)?;
+    let ncols = layout.columns(n as u32) as usize;
+    if c0 + ncols > COLS {
+        return Err(MmaError::TmemOutOfRange {
+            lane: l0 as u32,
+            column: (c0 + ncols - 1) as u32,
+        });
+    }
+    assert!(
+        tmem.len() >= 128 * COLS,
+        "TMEM grid must be 128 x 512 cells"
+    );
+    let row0 = cta as usize * rows;
+    assert!(
+        g.a.covers(row0, rows, k) && g.b.covers(0, n, k),
+        "operands smaller than their extents"
+    );
+    let (a0, rsa, csa) = g.a.strides(row0);
+    // Bᵀ element (kk, j) = B element (j, kk)
+    let (_, bj, bk) = g.b.strides(0);
+    let sign = if g.negate { -1.0 } else { 1.0 };
+    let (blocks, count) = layout.blocks(n as u32);
+    for blk in &blocks[..count] {
+        if blk.rows == 0 || blk.cols == 0 {
+            continue;
+        }
+        let base = (l0 + blk.lane as usize) * COLS + c0 + blk.column as usize;
+        let last = base + (blk.rows as usize - 1) * COLS + blk.cols as usize;
+        let cells = &mut tmem[base..last];
+        if let Some(sid) = g.input_d.filter(|&s| s != 0) {
+            let d_scale = f32::from_bits((127 - sid.min(15)) << 23);
+            for r in 0..blk.rows as usize {
+                for x in &mut cells[r * COLS..r * COLS + blk.cols as usize] {
+                    *x = (f32::from_bits(*x) * d_scale).to_bits();
+                }
+            }
+        }
+        // SAFETY: `covers` showed that rows row0.. (this CTA's, of which the block's are a
+        // part) × k of A and n × k of B lie in their slices at these strides; C covers
+        // rows × cols cells with row stride COLS inside `cells`, whose length was computed
+        // from exactly that extent. u32 and f32 have the same size and alignment.
+        unsafe {
+            matrixmultiply::sgemm(
+                blk.rows as usize,
+                k,
+                blk.cols as usize,
+                sign,
+                g.a.data.as_ptr().add(a0 + blk.row0 as usize * rsa),
+                rsa as isize,
+                csa as isize,
+                g.b.data.as_ptr().add(blk.col0 as usize * bj),
+                bk as isize,
+                bj as isize,
+                if g.input_d.is_some() { 1.0 } else { 0.0 },
+                cells.as_mut_ptr() as *mut f32,
+                COLS as isize,
+                1,
+            );
+        }
+    }
+    Ok(())
 }
 
 /// CTAs sharing one D layout's rows (2 for the cta_group::2 layouts).

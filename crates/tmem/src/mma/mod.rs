@@ -36,11 +36,11 @@ mod dlayout;
 mod operand;
 mod sparse;
 
-pub use compute::{execute, MmaRequest, MmaScratch};
+pub use compute::{accumulate_f32, execute, F32Gemm, MmaRequest, MmaScratch, Strided};
 pub use dlayout::{DBlock, DLayout};
 pub use operand::{
-    apply_block_scales, f16_to_f32, gather_operand, gather_scales_tmem, gather_smem, gather_tmem,
-    GatherOrder, OperandFormat,
+    apply_block_scales, f16_to_f32, gather_operand, gather_operand_strided, gather_scales_tmem,
+    gather_smem, gather_smem_strided, gather_tmem, GatherOrder, OperandFormat,
 };
 pub use sparse::{expand_sparse_a, MetaLayout};
 

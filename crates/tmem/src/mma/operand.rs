@@ -208,12 +208,35 @@ pub fn gather_smem(
     order: GatherOrder,
     out: &mut [f32],
 ) -> Result<(), MmaError> {
+    let ld = match order {
+        GatherOrder::RowsByK => k,
+        GatherOrder::KByRows => rows,
+    };
+    gather_smem_strided(smem, layout, fmt, rows, k, order, ld as usize, out)
+}
+
+/// [`gather_smem`] into a matrix with leading dimension `ld`: element (row, kk) at
+/// `out[row * ld + kk]` (`RowsByK`, `ld` ≥ k) or `out[kk * ld + row]` (`KByRows`, `ld` ≥
+/// rows), the other elements of `out` untouched: a K-fused panel appends an instruction's
+/// operands in place this way.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_smem_strided(
+    smem: &[u8],
+    layout: &OperandLayout,
+    fmt: OperandFormat,
+    rows: u32,
+    k: u32,
+    order: GatherOrder,
+    ld: usize,
+    out: &mut [f32],
+) -> Result<(), MmaError> {
     let g = Gather {
         smem,
         layout,
         rows,
         k,
         order,
+        ld,
     };
     match fmt.elem {
         ElemType::Tf32 => g.run::<4>(out, |c, o| {
@@ -222,11 +245,18 @@ pub fn gather_smem(
                 *o = f32::from_bits(w & !0x1FFF);
             }
         }),
-        ElemType::F16 => g.run::<8>(out, |c, o| {
-            for (e, o) in o.iter_mut().enumerate() {
-                *o = f16_to_f32(u16::from_le_bytes([c[2 * e], c[2 * e + 1]]));
+        ElemType::F16 => {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("f16c") {
+                // SAFETY: the CPU has F16C (and so AVX), detected just now.
+                return unsafe { g.run_f16c(out) };
             }
-        }),
+            g.run::<8>(out, |c, o| {
+                for (e, o) in o.iter_mut().enumerate() {
+                    *o = f16_to_f32(u16::from_le_bytes([c[2 * e], c[2 * e + 1]]));
+                }
+            })
+        }
         ElemType::Bf16 => g.run::<8>(out, |c, o| {
             for (e, o) in o.iter_mut().enumerate() {
                 *o = f32::from_bits(u32::from(u16::from_le_bytes([c[2 * e], c[2 * e + 1]])) << 16);
@@ -288,9 +318,29 @@ struct Gather<'a> {
     rows: u32,
     k: u32,
     order: GatherOrder,
+    /// Leading dimension of the output (see [`gather_smem_strided`]).
+    ld: usize,
 }
 
 impl Gather<'_> {
+    /// The f16 gather with the conversion in one F16C instruction per chunk
+    /// (`vcvtph2ps`): exact for every f16 code like [`f16_to_f32`] (subnormals become
+    /// normal f32, infinities stay infinite); a signalling NaN comes out quieted, which no
+    /// MMA result can tell apart (an f32 product of a NaN is the quiet NaN either way).
+    /// Tested against [`f16_to_f32`] over all 2^16 codes (`tests::f16c_equals_f16_to_f32`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,f16c")]
+    unsafe fn run_f16c(&self, out: &mut [f32]) -> Result<(), MmaError> {
+        use std::arch::x86_64::{_mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
+        self.run::<8>(out, |c, o| {
+            // SAFETY: 16 readable bytes in, 8 writable f32 out; F16C is enabled here.
+            unsafe {
+                let h = _mm_loadu_si128(c.as_ptr().cast());
+                _mm256_storeu_ps(o.as_mut_ptr(), _mm256_cvtph_ps(h));
+            }
+        })
+    }
+
     /// Walks the operand's 16-byte chunks (`T` elements each) and decodes each with
     /// `decode` into its place in `out`.
     #[inline(always)]
@@ -301,11 +351,19 @@ impl Gather<'_> {
     ) -> Result<(), MmaError> {
         let (rows, k, layout) = (self.rows, self.k, self.layout);
         let t = T as u32;
-        let (rs, ks) = match self.order {
-            GatherOrder::RowsByK => (k as usize, 1),
-            GatherOrder::KByRows => (1, rows as usize),
+        let ld = self.ld;
+        let (rs, ks, inner_extent) = match self.order {
+            GatherOrder::RowsByK => (ld, 1, k as usize),
+            GatherOrder::KByRows => (1, ld, rows as usize),
         };
-        assert!(out.len() >= (rows * k) as usize, "output too small");
+        assert!(ld >= inner_extent, "leading dimension below the extent");
+        if rows == 0 || k == 0 {
+            return Ok(());
+        }
+        assert!(
+            out.len() >= (rows as usize - 1) * rs + (k as usize - 1) * ks + 1,
+            "output too small"
+        );
         let (mask, shift) = layout.desc.swizzle.xor_params();
         let start = layout.desc.start;
         // The two address terms are separable (see OperandLayout::chunk_offset): hoist them.
@@ -425,6 +483,35 @@ pub fn gather_operand(
         rows,
         k,
         order,
+        out,
+    )
+}
+
+/// [`gather_operand`] into a matrix with leading dimension `ld` ([`gather_smem_strided`]).
+#[allow(clippy::too_many_arguments)]
+pub fn gather_operand_strided(
+    smem: &[u8],
+    desc_raw: u64,
+    major: Major,
+    fmt: OperandFormat,
+    operand: char,
+    rows: u32,
+    k: u32,
+    order: GatherOrder,
+    ld: usize,
+    out: &mut [f32],
+) -> Result<(), MmaError> {
+    let desc = SmemDescriptor::decode(desc_raw)?;
+    desc.check_sm100()?;
+    InstrDescriptor::check_operand_swizzle(fmt.elem, major, desc.swizzle, operand)?;
+    gather_smem_strided(
+        smem,
+        &OperandLayout::new(desc, major),
+        fmt,
+        rows,
+        k,
+        order,
+        ld,
         out,
     )
 }
@@ -678,16 +765,88 @@ mod tests {
                                 continue;
                             }
                             let want = reference(&smem, &l, fmt, rows, k, order);
-                            let same = got
-                                .iter()
-                                .zip(&want)
-                                .all(|(a, b)| a.to_bits() == b.to_bits());
+                            // f16 signalling NaNs may come out quieted (the F16C path)
+                            let quiet = |x: f32| {
+                                if elem == ElemType::F16 && x.is_nan() {
+                                    x.to_bits() | 0x0040_0000
+                                } else {
+                                    x.to_bits()
+                                }
+                            };
+                            let same = got.iter().zip(&want).all(|(&a, &b)| quiet(a) == quiet(b));
                             assert!(
                                 same,
                                 "{elem:?} {kind:?} {major:?} {sw:?} start {start:#x} {order:?}"
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// The f16 gather (F16C where the CPU has it) equals [`f16_to_f32`] for every code, a
+    /// signalling NaN possibly quieted; and a strided gather writes exactly the elements of
+    /// its window.
+    #[test]
+    fn f16c_equals_f16_to_f32() {
+        // 65536 codes as a K-major, unswizzled 512 × 128 operand: row r, element kk at core
+        // matrix (r / 8, kk / 8), LBO = 128 B between K chunks, SBO = 16 · 128 B between
+        // 8-row groups (so every chunk address is distinct)
+        let (rows, k) = (512u32, 128u32);
+        let mut smem = vec![0u8; (rows * k * 2) as usize];
+        let l = OperandLayout::new(
+            SmemDescriptor {
+                start: 0,
+                lbo: 128,
+                sbo: 128 * 16,
+                base_offset: 0,
+                lbo_absolute: false,
+                swizzle: Swizzle::None,
+            },
+            Major::K,
+        );
+        for r in 0..rows {
+            for kk in 0..k {
+                let code = (r * k + kk) as u16;
+                let a = l.chunk_address(r, kk / 8) as usize + (kk % 8) as usize * 2;
+                smem[a..a + 2].copy_from_slice(&code.to_le_bytes());
+            }
+        }
+        let fmt = OperandFormat {
+            elem: ElemType::F16,
+            kind: MmaKind::F16,
+        };
+        let mut got = vec![0f32; (rows * k) as usize];
+        gather_smem(&smem, &l, fmt, rows, k, GatherOrder::RowsByK, &mut got).unwrap();
+        for (code, g) in got.iter().enumerate() {
+            let want = f16_to_f32(code as u16);
+            let ok = g.to_bits() == want.to_bits()
+                || (want.is_nan() && g.to_bits() == want.to_bits() | 0x0040_0000);
+            assert!(ok, "f16 {code:#06x}: {g:?} vs {want:?}");
+        }
+        // strided: 512 rows × 128 into a 200-wide matrix at column 40
+        let ld = 200usize;
+        let mut wide = vec![-7.0f32; rows as usize * ld];
+        gather_smem_strided(
+            &smem,
+            &l,
+            fmt,
+            rows,
+            k,
+            GatherOrder::RowsByK,
+            ld,
+            &mut wide[40..],
+        )
+        .unwrap();
+        for r in 0..rows as usize {
+            for c in 0..ld {
+                let w = wide[r * ld + c];
+                if (40..40 + k as usize).contains(&c) {
+                    let g = got[r * k as usize + c - 40];
+                    assert!(w.to_bits() == g.to_bits(), "({r}, {c})");
+                } else {
+                    assert_eq!(w, -7.0, "({r}, {c}) outside the window");
                 }
             }
         }

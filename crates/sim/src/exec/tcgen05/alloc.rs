@@ -336,6 +336,11 @@ pub(super) fn dealloc<O: Observer>(
     };
     match step(w, cx, ev, Some(n)) {
         Some(Effect::Freed(r)) => {
+            // the freed columns' pending K-fused MMA products land now, not in a later
+            // owner's time (and their panels' memory is released)
+            if cx.tc.mma_panels.any() {
+                cx.tc.flush_mma(cx.me, r.first..r.first + r.ncols);
+            }
             let at = cx.at(w, mask);
             cx.obs.tmem_event(
                 at,

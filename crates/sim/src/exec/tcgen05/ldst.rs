@@ -173,6 +173,13 @@ impl LdRed {
     }
 }
 
+/// The columns a ld/st touches, as one range (pending K-fused MMA products there are applied
+/// before the access: `exec/mma/fuse.rs`).
+fn columns(form: &LdStForm, t: u32, split: u32) -> std::ops::Range<u32> {
+    let [a, b] = form.column_ranges(t, split);
+    a.start.min(b.start)..a.end.max(b.end)
+}
+
 fn observe<O: Observer>(
     w: &Warp,
     cx: &mut Ctx<'_, '_, O>,
@@ -232,7 +239,7 @@ pub(super) fn ld<O: Observer>(
     let me = cx.me;
     let mut buf = std::mem::take(&mut cx.tc.scratch);
     buf.resize(form.regs() as usize, [0; 32]);
-    let r = form.load(cx.tc.tmem_mut(me), t, split, &mut buf);
+    let r = form.load(cx.tc.tmem_cols_mut(me, columns(form, t, split)), t, split, &mut buf);
     if let Err(e) = r {
         let (rule, msg) = layout_rule(&e, "tcgen05.ld");
         let pc = w.cur_pc;
@@ -282,7 +289,7 @@ pub(super) fn st<O: Observer>(
             buf[k][l] = w.read_any(s, l) as u32;
         }
     }
-    let r = form.store(cx.tc.tmem_mut(me), t, split, &buf);
+    let r = form.store(cx.tc.tmem_cols_mut(me, columns(form, t, split)), t, split, &buf);
     cx.tc.scratch = buf;
     if let Err(e) = r {
         let (rule, msg) = layout_rule(&e, "tcgen05.st");

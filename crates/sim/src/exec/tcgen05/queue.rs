@@ -228,6 +228,12 @@ fn complete<O: Observer>(d: &mut Drain<'_, '_, O>, tc: &mut TcState, mut p: Pend
     let mut at = p.at;
     at.time = now;
     let site = (p.at.pc, p.ctx);
+    if matches!(p.work, Work::Cp { .. } | Work::Shift { .. }) && tc.mma_panels.any() {
+        // a copy or shift rewrites TMEM: pending K-fused MMA products there land first
+        for &(rank, col, cols) in &p.tmem {
+            tc.flush_mma(rank as usize, col..col.saturating_add(cols));
+        }
+    }
     let result = match &mut p.work {
         Work::Cp {
             form,
@@ -243,7 +249,7 @@ fn complete<O: Observer>(d: &mut Drain<'_, '_, O>, tc: &mut TcState, mut p: Pend
                 | (field.wrapping_sub(crate::mem::SHARED_BASE as u64 >> 4) & 0x3fff);
             for &rank in ranks.iter() {
                 let smem = &d.ctas[rank].shared;
-                if let Err(e) = form.execute(smem, rebased, *taddr, tc.tmem_mut(rank)) {
+                if let Err(e) = form.execute(smem, rebased, *taddr, tc.tmem_raw(rank)) {
                     r = Err(super::layout_rule(&e, "tcgen05.cp"));
                     break;
                 }
@@ -253,7 +259,7 @@ fn complete<O: Observer>(d: &mut Drain<'_, '_, O>, tc: &mut TcState, mut p: Pend
         Work::Shift { taddr, ranks } => {
             let mut r = Ok(());
             for &rank in ranks.iter() {
-                if let Err(e) = super::shift::execute(tc.tmem_mut(rank), *taddr) {
+                if let Err(e) = super::shift::execute(tc.tmem_raw(rank), *taddr) {
                     r = Err(super::layout_rule(&e, "tcgen05.shift"));
                     break;
                 }
