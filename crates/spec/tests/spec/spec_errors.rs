@@ -228,6 +228,18 @@ fn launch_limits() {
     );
 }
 
+/// A buffer past MAX_BUFFER_BYTES (4 GiB) is a spec error at its shape, never minutes spent
+/// filling host memory (fuzz/mutate_run.py found `shape = [4294967295]` of u32 taking the CPU
+/// limit); 4 GiB itself is accepted.
+#[test]
+fn buffer_size_limit() {
+    assert_eq!(
+        parse_err(&format!("{HEAD}[buffers.a]\ndtype = \"u32\"\nshape = [4294967295]\n")),
+        "k.toml:6:9: error: key 'buffers.a.shape': expected a buffer of at most 4294967296 bytes, found shape [4294967295] of u32"
+    );
+    assert_eq!(tmemu_spec::MAX_BUFFER_BYTES, 1 << 32);
+}
+
 #[test]
 fn bad_swizzle_name() {
     assert_eq!(
