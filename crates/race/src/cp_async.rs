@@ -28,7 +28,7 @@
 use smallvec::SmallVec;
 
 use super::{op_mut, GroupSeq, OpId, RaceDetector};
-use crate::event::{OpKind, SpanToken, WarpId};
+use crate::event::{AccessKind, MemSpace, OpKind, Place, SpanToken, WarpId};
 
 /// Instructions one merged op holds before a further copy starts a new op (a bound on the
 /// linear search of `spans`; Triton issues at most 16 per stage and warp).
@@ -66,8 +66,10 @@ impl RaceDetector {
                     op.gen.join(&ws.tc);
                     op.pf.clear();
                     op.pf.join(&ws.pf);
-                    op.tc.clear();
-                    op.tc.join(&ws.tc);
+                    // `tc` is left as it is: a cp.async touches no TMEM, and its completion
+                    // clock (`gen` ∪ `tc`) needs only `gen`, which holds each member's `tc`.
+                    // Nothing completes an open op but an eager `complete`; the race observer
+                    // leaves it to the first observation (`done_clock`).
                     if let Some(done) = op.done.as_mut() {
                         done.join(&op.gen);
                     }
@@ -86,6 +88,39 @@ impl RaceDetector {
             spans: SmallVec::from_slice(&[span]),
         });
         id
+    }
+}
+
+impl RaceDetector {
+    /// The ranges `[start, end)` of `space` the op reads or writes: [`Self::op_access`] for
+    /// each, sharing the shadow's transitions between them (one record, one view: the ranges
+    /// of one warp-instruction, as `access_lanes` does for thread accesses).
+    pub fn op_access_ranges(
+        &mut self,
+        id: OpId,
+        space: MemSpace,
+        ranges: &[(u64, u64)],
+        kind: AccessKind,
+    ) {
+        let batch = ranges.len() > 1;
+        if batch {
+            self.mem.mem(space).batch(true);
+        }
+        for &(start, end) in ranges {
+            let len = end.saturating_sub(start);
+            self.op_access(
+                id,
+                Place::Mem {
+                    space,
+                    addr: start,
+                    len,
+                },
+                kind,
+            );
+        }
+        if batch {
+            self.mem.mem(space).batch(false);
+        }
     }
 }
 

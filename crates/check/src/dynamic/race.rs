@@ -139,6 +139,11 @@ pub struct RaceObserver<'k> {
     /// complete, `cp_async_add`), kept out of `ops`: the detector merges it into its warp's
     /// open cp.async op (`RaceDetector::cp_async_issue`), and nothing names it afterwards.
     cp_cur: Option<(AsyncId, OpEntry)>,
+    /// Its ranges until its `async_complete`, given to the detector together
+    /// (`RaceDetector::op_access_ranges`: one shadow transition shared by its ranges).
+    cp_ranges: Vec<(MemSpace, AccessKind, u64, u64)>,
+    /// Scratch of `flush_cp`.
+    cp_run: Vec<(u64, u64)>,
     commits: HashMap<CommitId, (tmemu_race::CommitId, u32)>,
     pending: Option<(AccessKey, At)>,
     addrs: Vec<u64>,
@@ -164,6 +169,8 @@ impl<'k> RaceObserver<'k> {
             warps: Vec::new(),
             ops: HashMap::new(),
             cp_cur: None,
+            cp_ranges: Vec::new(),
+            cp_run: Vec::new(),
             commits: HashMap::new(),
             pending: None,
             addrs: Vec::with_capacity(256),
@@ -358,6 +365,35 @@ impl<'k> RaceObserver<'k> {
                 id: 0,
             },
         }
+    }
+
+    /// Hands the buffered ranges of the current `cp.async` to the detector, each run of one
+    /// space and kind (the engine reports the writes, then the reads) as one batch.
+    fn flush_cp(&mut self) {
+        if self.cp_ranges.is_empty() {
+            return;
+        }
+        let Some((_, e)) = &self.cp_cur else {
+            self.cp_ranges.clear();
+            return;
+        };
+        let (op, at) = (e.op, e.at);
+        let mut v = std::mem::take(&mut self.cp_ranges);
+        let mut ranges = std::mem::take(&mut self.cp_run);
+        let mut i = 0;
+        while i < v.len() {
+            let (space, kind) = (v[i].0, v[i].1);
+            ranges.clear();
+            while i < v.len() && v[i].0 == space && v[i].1 == kind {
+                ranges.push((v[i].2, v[i].3));
+                i += 1;
+            }
+            self.det.op_access_ranges(op, space, &ranges, kind);
+        }
+        v.clear();
+        self.cp_ranges = v;
+        self.cp_run = ranges;
+        self.collect(at);
     }
 
     /// The detector op of engine op `id`.
@@ -734,6 +770,7 @@ impl Observer for RaceObserver<'_> {
     fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
         self.flush();
         let w = self.warp(at);
+        self.flush_cp();
         if kind == OpKind::CpAsync {
             // one op per warp and cp.async-group; it joins the lanes' groups here, so
             // `cp_async_add` has nothing left to do
@@ -788,12 +825,24 @@ impl Observer for RaceObserver<'_> {
             let lane = at.lanes.trailing_zeros().min(31) as u8;
             self.log.op_access(site, lane, addr, len, kind, reduce);
         }
+        if let (Some(_), Place::Mem { space, addr, len }) = (&self.cp_cur, place) {
+            let space = Self::space(slot, space);
+            self.cp_ranges
+                .push((space, kind, addr, addr.saturating_add(len)));
+            return;
+        }
         self.det.op_access(op, Self::place(slot, place), kind);
         self.collect(at);
     }
 
     fn async_complete(&mut self, id: AsyncId, _time: u64) {
         self.flush();
+        if self.cp_cur.as_ref().is_some_and(|(c, _)| *c == id) {
+            // Its completion clock is computed where a thread first observes it: the op
+            // may still take more copies of its group.
+            self.flush_cp();
+            return;
+        }
         if let Some(op) = self.op_entry(id).map(|e| e.op) {
             self.det.complete(op);
         }
@@ -836,6 +885,7 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         if self.cp_cur.as_ref().is_some_and(|(c, _)| *c == id) {
             // joined its lanes' groups at issue
+            self.flush_cp();
             self.cp_cur = None;
             return;
         }

@@ -179,28 +179,35 @@ fn run(evs: &[Ev], merged: bool) -> (Vec<Race>, Stats) {
                     Ev::Copy { size, .. } => size,
                     _ => unreachable!(),
                 };
-                for (a, b) in ranges(c.iter().map(|&(d, _, _)| (d, d + size)).collect()) {
-                    let place = Place::Mem {
-                        space: shared,
-                        addr: a,
-                        len: b - a,
-                    };
-                    d.op_access(op, place, AccessKind::Write);
-                }
+                let writes = ranges(c.iter().map(|&(d, _, _)| (d, d + size)).collect());
                 let reads = c
                     .iter()
                     .filter(|x| x.2 != 0)
                     .map(|&(_, g, n)| (GLOBAL + g, GLOBAL + g + n));
-                for (a, b) in ranges(reads.collect()) {
-                    let place = Place::Mem {
-                        space: MemSpace::Global,
-                        addr: a,
-                        len: b - a,
-                    };
-                    d.op_access(op, place, AccessKind::Read);
-                }
-                d.complete(op);
-                if !merged {
+                let reads = ranges(reads.collect());
+                if merged {
+                    // as the race observer: the ranges of a side in one batch, and (half of
+                    // the time) no completion until a thread observes the op
+                    d.op_access_ranges(op, shared, &writes, AccessKind::Write);
+                    d.op_access_ranges(op, MemSpace::Global, &reads, AccessKind::Read);
+                    if i % 2 == 0 {
+                        d.complete(op);
+                    }
+                } else {
+                    for (space, kind, v) in [
+                        (shared, AccessKind::Write, &writes),
+                        (MemSpace::Global, AccessKind::Read, &reads),
+                    ] {
+                        for &(a, b) in v {
+                            let place = Place::Mem {
+                                space,
+                                addr: a,
+                                len: b - a,
+                            };
+                            d.op_access(op, place, kind);
+                        }
+                    }
+                    d.complete(op);
                     d.cp_async_add_lanes(w, lanes, op);
                 }
             }

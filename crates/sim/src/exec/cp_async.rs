@@ -100,9 +100,9 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
     let at = cx.at(w, mask);
     cx.obs.async_issue(at, id, OpKind::CpAsync);
     let size = u64::from(c.size);
-    // Destinations as (cta << 32 | offset) (a CTA's shared window is below 4 GiB), sources
-    // as (address, length).
-    let mut dst = [0u64; 32];
+    // Destinations as (cta << 32 | offset, size) (a CTA's shared window is below 4 GiB),
+    // sources as (address, bytes read).
+    let mut dst = [(0u64, 0u64); 32];
     let mut src = [(0u64, 0u64); 32];
     let (mut nd, mut ns) = (0, 0);
     for l in 0..32usize {
@@ -112,7 +112,7 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
         let Ok(Loc::Shared(cta, off)) = resolve(cx, Space::Shared, lane_addr(w, c.dst, l)) else {
             continue;
         };
-        dst[nd] = (cta as u64) << 32 | u64::from(off);
+        dst[nd] = ((cta as u64) << 32 | u64::from(off), size);
         nd += 1;
         let n = c
             .src_size
@@ -128,38 +128,20 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
         src[ns] = (a, u64::from(n));
         ns += 1;
     }
-    let dst = &mut dst[..nd];
-    if !dst.windows(2).all(|p| p[0] <= p[1]) {
-        dst.sort_unstable();
-    }
-    let mut i = 0;
-    while i < dst.len() {
-        let (cta, s) = (dst[i] >> 32, dst[i] & 0xffff_ffff);
-        let mut e = s + size;
-        i += 1;
-        while i < dst.len() && dst[i] >> 32 == cta && (dst[i] & 0xffff_ffff) <= e {
-            e = e.max((dst[i] & 0xffff_ffff) + size);
-            i += 1;
-        }
+    let mut ranges = [(0u64, 0u64); 32];
+    let n = merged_ranges(&mut dst[..nd], &mut ranges);
+    for &(s, e) in &ranges[..n] {
         let place = Place::Mem {
-            space: MemSpace::Shared { cta: cta as u32 },
-            addr: s,
+            space: MemSpace::Shared {
+                cta: (s >> 32) as u32,
+            },
+            addr: s & 0xffff_ffff,
             len: e - s,
         };
         cx.obs.async_access(id, place, AccessKind::Write);
     }
-    let src = &mut src[..ns];
-    if !src.windows(2).all(|p| p[0].0 <= p[1].0) {
-        src.sort_unstable();
-    }
-    let mut i = 0;
-    while i < src.len() {
-        let (s, mut e) = (src[i].0, src[i].0.saturating_add(src[i].1));
-        i += 1;
-        while i < src.len() && src[i].0 <= e {
-            e = e.max(src[i].0.saturating_add(src[i].1));
-            i += 1;
-        }
+    let n = merged_ranges(&mut src[..ns], &mut ranges);
+    for &(s, e) in &ranges[..n] {
         let place = Place::Mem {
             space: MemSpace::Global,
             addr: s,
@@ -169,6 +151,91 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
     }
     cx.obs.async_complete(id, cx.out.warp_instructions);
     cx.obs.cp_async_add(at, id);
+}
+
+/// The maximal ranges `[start, end)` covered by `items` (`(start, length)`, at most 32), in
+/// address order, written to `out`; returns how many. Lanes in address order (coalesced
+/// sources) are merged in one pass. Chunks of one power-of-two size aligned to the lowest
+/// (a warp's swizzled destinations: 16-byte chunks permuted within 128-byte rows, rows apart)
+/// are set as bits in lines of 64 chunks, the few lines sorted and their runs of bits joined.
+/// Only the rest (partial sources) is sorted.
+fn merged_ranges(items: &mut [(u64, u64)], out: &mut [(u64, u64); 32]) -> usize {
+    let Some(&(_, len)) = items.first() else {
+        return 0;
+    };
+    let sorted = items.windows(2).all(|p| p[0].0 <= p[1].0);
+    if !sorted && len.is_power_of_two() {
+        let lo = items.iter().map(|x| x.0).min().unwrap_or(0);
+        let shift = len.trailing_zeros();
+        if items
+            .iter()
+            .all(|&(a, n)| n == len && (a - lo) & (len - 1) == 0)
+        {
+            // (line, bits): chunk `line * 64 + i` is covered when bit `i` is set
+            let mut lines = [(0u64, 0u64); 32];
+            let mut nl = 0;
+            for &(a, _) in items.iter() {
+                let idx = (a - lo) >> shift;
+                let (line, bit) = (idx >> 6, 1u64 << (idx & 63));
+                match lines[..nl].iter_mut().rev().find(|x| x.0 == line) {
+                    Some(x) => x.1 |= bit,
+                    None => {
+                        lines[nl] = (line, bit);
+                        nl += 1;
+                    }
+                }
+            }
+            let lines = &mut lines[..nl];
+            if !lines.windows(2).all(|p| p[0].0 < p[1].0) {
+                lines.sort_unstable_by_key(|x| x.0);
+            }
+            let mut k = 0;
+            let mut open: Option<(u64, u64)> = None;
+            for &(line, mut bits) in lines.iter() {
+                while bits != 0 {
+                    let first = u64::from(bits.trailing_zeros());
+                    let run = u64::from((!(bits >> first)).trailing_zeros());
+                    let s = lo + ((line * 64 + first) << shift);
+                    let e = lo + ((line * 64 + first + run) << shift);
+                    open = match open {
+                        Some((os, oe)) if oe == s => Some((os, e)),
+                        Some(r) => {
+                            out[k] = r;
+                            k += 1;
+                            Some((s, e))
+                        }
+                        None => Some((s, e)),
+                    };
+                    bits = if first + run >= 64 {
+                        0
+                    } else {
+                        bits & !((1u64 << (first + run)) - 1)
+                    };
+                }
+            }
+            if let Some(r) = open {
+                out[k] = r;
+                k += 1;
+            }
+            return k;
+        }
+    }
+    if !sorted {
+        items.sort_unstable();
+    }
+    let mut k = 0;
+    let mut i = 0;
+    while i < items.len() {
+        let (s, mut e) = (items[i].0, items[i].0.saturating_add(items[i].1));
+        i += 1;
+        while i < items.len() && items[i].0 <= e {
+            e = e.max(items[i].0.saturating_add(items[i].1));
+            i += 1;
+        }
+        out[k] = (s, e);
+        k += 1;
+    }
+    k
 }
 
 /// Each lane's number of source bytes: the `src-size` operand (its low 32 bits, as the
@@ -257,4 +324,65 @@ unsafe fn copy_lanes<const S: u32>(
 #[inline(always)]
 unsafe fn write_le(p: *mut u8, size: u32, v: u64) {
     std::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, size as usize);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merged_ranges;
+
+    /// The ranges the obvious way: sorted, touching intervals merged.
+    fn naive(items: &[(u64, u64)]) -> Vec<(u64, u64)> {
+        let mut v: Vec<(u64, u64)> = items.iter().map(|&(a, n)| (a, a + n)).collect();
+        v.sort_unstable();
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for (s, e) in v {
+            match out.last_mut() {
+                Some(r) if s <= r.1 => r.1 = r.1.max(e),
+                _ => out.push((s, e)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn merged_ranges_are_the_sorted_union() {
+        // xorshift: lane layouts in order, swizzled (the bitmap), sparse and partial (sorted)
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..30_000 {
+            let lanes = 1 + (next() % 32) as usize;
+            let size = [4u64, 8, 16][(next() % 3) as usize];
+            let base = 0x7000_0000 + (next() % 64) * size;
+            let items: Vec<(u64, u64)> = (0..lanes as u64)
+                .map(|l| {
+                    let chunk = match case % 5 {
+                        0 => l,
+                        1 => (l & !7) | ((l ^ (l >> 3)) & 7),
+                        // two halves 8 KiB apart, swizzled rows (Triton's 128-byte swizzled
+                        // B tile), sometimes in another order
+                        2 => (l & 8) * (next() % 3 * 64) + (l >> 4) * 8 + ((l ^ (l >> 4)) & 7),
+                        3 => next() % 300,
+                        _ => next() % 40,
+                    };
+                    let n = if case % 5 == 4 {
+                        next() % (size + 1)
+                    } else {
+                        size
+                    };
+                    (base + chunk * size, n)
+                })
+                .collect();
+            let mut buf = items.clone();
+            let mut out = [(0, 0); 32];
+            let k = merged_ranges(&mut buf, &mut out);
+            let want: Vec<(u64, u64)> = naive(&items).into_iter().filter(|r| r.0 < r.1).collect();
+            let got: Vec<(u64, u64)> = out[..k].iter().copied().filter(|r| r.0 < r.1).collect();
+            assert_eq!(got, want, "{items:?}");
+        }
+    }
 }
