@@ -533,14 +533,6 @@ KERNELS = [
                  num_warps=8, num_stages=3,
                  aligned=("x_ptr", "w_ptr", "bias_ptr", "y_ptr", "K"),
                  must_contain=("tcgen05.mma",)),
-    TritonKernel(name="ho5_complex_splitjoin", fn=complex_mm_kernel,
-                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", M="i32", N="i32",
-                                K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
-                                BLOCK_K="constexpr"),
-                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=32), cases=_complex_cases,
-                 num_warps=8, num_stages=2,
-                 aligned=("a_ptr", "b_ptr", "c_ptr", "M", "N", "K"),
-                 must_contain=("tcgen05.mma",)),
     TritonKernel(name="ho5_odd_all_masked", fn=odd_masked_kernel,
                  signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32",
                                 K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
@@ -548,14 +540,6 @@ KERNELS = [
                  constexprs=dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32), cases=_odd_cases,
                  num_warps=4, num_stages=3, aligned=("a_ptr", "b_ptr", "c_ptr"),
                  must_contain=("tcgen05.mma",)),
-    TritonKernel(name="ho5_dot_scaled_preshuffled", fn=dot_scaled_preshuffled_kernel,
-                 signature=dict(a_ptr="*u8", b_ptr="*u8", sa_ptr="*u8", sb_ptr="*u8",
-                                c_ptr="*fp16", M="i32", N="i32", K="i32", BLOCK_M="constexpr",
-                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
-                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=256),
-                 cases=_dot_scaled_preshuffled_cases, num_warps=4, num_stages=2,
-                 aligned=("a_ptr", "b_ptr", "sa_ptr", "sb_ptr", "c_ptr", "M", "N", "K"),
-                 must_contain=("block_scale",)),
     TritonKernel(name="ho5_dot_scaled_bf16_mxfp4", fn=dot_scaled_bf16_mxfp4_kernel,
                  signature=dict(x_ptr="*bf16", w_ptr="*u8", sw_ptr="*u8", c_ptr="*fp32",
                                 M="i32", N="i32", K="i32", BLOCK_M="constexpr",
@@ -572,4 +556,34 @@ KERNELS = [
                  num_warps=4, num_stages=2,
                  aligned=("a_ptr", "b_ptr", "c_ptr", "M", "N", "K"),
                  must_contain=("tcgen05.mma",)),
+]
+
+
+# Real compiler output with a real race, found by tmemu: kept apart (tests/corpus/kernels/
+# holdout_bugs/, made by gen.py) so that the corpus tests that demand zero findings stay
+# meaningful; crates/host/tests/holdout.rs checks that tmemu reports it. Triton 3.9 stages the
+# negated imaginary part in TMEM as the A operand of two MMAs per K step, committed to
+# different mbarriers, and rewrites it after waiting on only the first one's.
+# ho5_dot_scaled_preshuffled: the scales live in one TMEM buffer; the loop's first
+# tcgen05.cp rewrites them while the prologue's block-scaled MMAs may still read them (the
+# loop waits on the MMA mbarrier only at the end of its body, which entry skips), and later
+# iterations wait without tcgen05.fence::after_thread_sync (PTX ISA 9.1 §9.7.16.6.2-4:
+# mma -> cp is not a pipelined pair).
+COMPILER_BUGS = [
+    TritonKernel(name="ho5_complex_splitjoin", fn=complex_mm_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", M="i32", N="i32",
+                                K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
+                                BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=32), cases=_complex_cases,
+                 num_warps=8, num_stages=2,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "M", "N", "K"),
+                 must_contain=("tcgen05.mma",)),
+    TritonKernel(name="ho5_dot_scaled_preshuffled", fn=dot_scaled_preshuffled_kernel,
+                 signature=dict(a_ptr="*u8", b_ptr="*u8", sa_ptr="*u8", sb_ptr="*u8",
+                                c_ptr="*fp16", M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=256),
+                 cases=_dot_scaled_preshuffled_cases, num_warps=4, num_stages=2,
+                 aligned=("a_ptr", "b_ptr", "sa_ptr", "sb_ptr", "c_ptr", "M", "N", "K"),
+                 must_contain=("block_scale",)),
 ]

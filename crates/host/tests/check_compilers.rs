@@ -21,19 +21,6 @@ const PENDING: &[(&str, &str)] = &[
         "Triton 3.9's mxf4nvf4.block16 idesc sets reserved bit 24 (its 2-bit scale type = 2 for \
          UE8M0): TM0511 unmodelled form since 762e441; see KNOWN_FAILING in tests/holdout.rs",
     ),
-    (
-        "holdout/ho5_complex_splitjoin.toml",
-        "TM0204 at line 1549 (the tcgen05.st of -a_im into the TMEM A operand races the MMA of \
-         line 720 that reads it) and wrong numbers under the adversarial policy: a suspected \
-         Triton 3.9 bug, not yet confirmed by hand (see KNOWN_FAILING in tests/holdout.rs)",
-    ),
-    (
-        "holdout/ho5_dot_scaled_preshuffled.toml",
-        "TM0204/TM0206 at the tcgen05.cp of lines 975/982 (the next K step's scale copies into \
-         the TMEM columns the previous block_scale MMAs read): run/adversarial are clean and \
-         match numpy; whether Triton orders cp after the MMAs (tcgen05 pipelined pair \
-         mma -> cp) or the detector misses it is not yet settled",
-    ),
 ];
 
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -41,16 +41,6 @@ struct Known {
 /// FIXME(engine): each entry goes away when the engine runs the kernel correctly.
 const KNOWN_FAILING: &[Known] = &[
     Known {
-        spec: "ho5_complex_splitjoin.toml",
-        needle: "wrong numbers",
-        reason: "Triton 3.9 puts the negated imaginary part (-a_im) of a tl.split operand into \
-             TMEM as the A operand of a tcgen05.mma; `tmemu check` reports TM0204 at the \
-             tcgen05.st of line 1549 racing the MMA of line 720 that reads it, and the \
-             adversarial policy gives wrong numbers (the immediate policy matches numpy): a \
-             suspected compiler bug (the staging TMEM is rewritten before the MMA that reads it \
-             is known complete), not yet confirmed by reading the PTX's barriers by hand",
-    },
-    Known {
         spec: "ho4_dot_scaled_nvfp4.toml",
         needle: "TM0511",
         reason:
@@ -80,6 +70,30 @@ struct CompilerBug {
 }
 
 const COMPILER_BUGS: &[CompilerBug] = &[
+    CompilerBug {
+        spec: "ho5_dot_scaled_preshuffled.toml",
+        rule: "TM0204",
+        line: 975,
+        late_wrong: false,
+        what: "Triton 3.9, tl.dot_scaled mxfp4 with preshuffled scales copied into one TMEM \
+               buffer by tcgen05.cp: the loop's first copy (line 975) rewrites the scales while \
+               the prologue's block-scaled MMAs (lines 739-764) may still read them; the loop \
+               waits on their mbarrier only at the end of its body, which entry skips, and \
+               later iterations wait without tcgen05.fence::after_thread_sync (mma -> cp is \
+               not a pipelined pair). Not late-wrong in tmemu: the copy completes in order \
+               before the next MMA (cp -> mma is pipelined), after the earlier ones",
+    },
+    CompilerBug {
+        spec: "ho5_complex_splitjoin.toml",
+        rule: "TM0204",
+        line: 1549,
+        late_wrong: true,
+        what: "Triton 3.9, complex matmul with tl.split/tl.join: the negated imaginary part \
+               (-a_im) is staged in TMEM (%r856+256) as the A operand of two MMAs per K step \
+               (lines 1658 and 1718), committed to different mbarriers (%r1124, %r1128); the \
+               loop's tcgen05.st into those columns (line 1549) waits only on %r1124, so the \
+               second MMA may still be reading them",
+    },
     CompilerBug {
         spec: "ho3_bug_multicast_relaxed_cluster.toml",
         rule: "TM0211",
