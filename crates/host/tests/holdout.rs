@@ -39,20 +39,17 @@ struct Known {
 }
 
 /// FIXME(engine): each entry goes away when the engine runs the kernel correctly.
-const KNOWN_FAILING: &[Known] = &[
-    Known {
-        spec: "ho4_dot_scaled_nvfp4.toml",
-        needle: "TM0511",
-        reason:
-            "Triton 3.9 lowers dot_scaled e2m1 with a scale every 16 K and e8m0 (u8) scales to \
+const KNOWN_FAILING: &[Known] = &[Known {
+    spec: "ho4_dot_scaled_nvfp4.toml",
+    needle: "TM0511",
+    reason: "Triton 3.9 lowers dot_scaled e2m1 with a scale every 16 K and e8m0 (u8) scales to \
              kind::mxf4nvf4.block16 with idesc 0x09200480: Triton's 2-bit scaleType at bits \
              23-24 = 2, M >> 7 in bits 27-28. By the PTX ISA table bit 24 is reserved and bit \
              23 = 0 would select UE4M3 scales; since 762e441 tmemu reports the set reserved bit \
              as an unmodelled form (TM0511, incomplete) instead of reading M = 144. Whether \
              hardware reads bits 23-24 = 2 as UE8M0 (Triton's intent, the committed reference) \
              is UNCONFIRMED: needs a Blackwell run",
-    },
-];
+}];
 
 /// Specs too slow for CI on two cores (each takes seconds of engine time); `--ignored` runs them.
 const HEAVY: &[&str] = &[];

@@ -6,8 +6,8 @@
 mod dsl;
 
 mod canonical;
-mod cp_async_merge;
 mod compilers;
+mod cp_async_merge;
 mod gemm;
 mod memory;
 mod pipelining;

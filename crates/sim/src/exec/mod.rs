@@ -22,13 +22,13 @@ pub mod matrix;
 mod memory;
 pub mod mma;
 pub mod mma_sync;
-pub mod st_async;
-pub mod wmma;
 pub(crate) mod scan;
+pub mod st_async;
 pub(crate) mod sync;
 pub mod tcgen05;
 pub mod tma;
 mod warp_ops;
+pub mod wmma;
 
 use std::collections::HashMap;
 

@@ -28,12 +28,12 @@ mod mma;
 mod mma_sync;
 #[path = "st_async.rs"]
 mod st_async;
-#[path = "wmma.rs"]
-mod wmma;
 #[path = "tcgen05.rs"]
 mod tcgen05;
 #[path = "tma.rs"]
 mod tma;
+#[path = "wmma.rs"]
+mod wmma;
 
 /// Lane width and kind of a type modifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

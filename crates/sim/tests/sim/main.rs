@@ -21,7 +21,7 @@ mod mma_sparse_tf32;
 mod mma_sync_forms;
 mod mma_sync_h100;
 mod st_async;
-mod wmma_h100;
 mod tcgen05_engine;
 mod tcgen05_rules;
 mod warp_reset;
+mod wmma_h100;

@@ -239,7 +239,12 @@ pub(super) fn ld<O: Observer>(
     let me = cx.me;
     let mut buf = std::mem::take(&mut cx.tc.scratch);
     buf.resize(form.regs() as usize, [0; 32]);
-    let r = form.load(cx.tc.tmem_cols_mut(me, columns(form, t, split)), t, split, &mut buf);
+    let r = form.load(
+        cx.tc.tmem_cols_mut(me, columns(form, t, split)),
+        t,
+        split,
+        &mut buf,
+    );
     if let Err(e) = r {
         let (rule, msg) = layout_rule(&e, "tcgen05.ld");
         let pc = w.cur_pc;
@@ -289,7 +294,12 @@ pub(super) fn st<O: Observer>(
             buf[k][l] = w.read_any(s, l) as u32;
         }
     }
-    let r = form.store(cx.tc.tmem_cols_mut(me, columns(form, t, split)), t, split, &buf);
+    let r = form.store(
+        cx.tc.tmem_cols_mut(me, columns(form, t, split)),
+        t,
+        split,
+        &buf,
+    );
     cx.tc.scratch = buf;
     if let Err(e) = r {
         let (rule, msg) = layout_rule(&e, "tcgen05.st");
