@@ -612,7 +612,8 @@ pub enum Inst {
     },
     /// `mov.b32 {b0, b1, b2, b3}, a`: the four bytes of `a`, lowest first
     Unpack32x4 {
-        d: [Any; 4],
+        /// boxed: four inline `Any`s would make every `Inst` 72 bytes (`inst_stays_compact`)
+        d: Box<[Any; 4]>,
         a: S32,
     },
     MovSreg {

@@ -1079,7 +1079,7 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
                 }
             }
         }
-        Inst::Unpack32x4 { d, a } => {
+        Inst::Unpack32x4 { ref d, a } => {
             let a = w.get(a);
             for l in 0..32 {
                 if mask >> l & 1 != 0 {

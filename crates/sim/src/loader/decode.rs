@@ -726,12 +726,12 @@ fn mov(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         // `mov.b32 {b0, b1, b2, b3}, %r` into `.b8` registers
         (OperandKind::Vector(items), _) if items.len() == 4 && ty.bits() == 32 => {
             Ok(Inst::Unpack32x4 {
-                d: [
+                d: Box::new([
                     d.any(&items[0])?,
                     d.any(&items[1])?,
                     d.any(&items[2])?,
                     d.any(&items[3])?,
-                ],
+                ]),
                 a: d.s32(1)?,
             })
         }

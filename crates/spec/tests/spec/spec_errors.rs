@@ -110,7 +110,7 @@ fn unknown_keys_name_key_and_line() {
     );
     assert_eq!(
         parse_err(&format!("{HEAD}[[arg]]\npacked = [ {{ u31 = 1 }} ]\n")),
-        "k.toml:5:14: error: key 'arg[0].packed[0].u31': unknown key; expected one of: u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64, buffer, offset_bytes"
+        "k.toml:5:14: error: key 'arg[0].packed[0].u31': unknown key; expected one of: u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64, buffer, offset_bytes, tensormap"
     );
     assert_eq!(
         parse_err(&format!("{HEAD}[[expect]]\nbuffer = \"a\"\nnpy = \"r.npy\"\nrtoll = 1\n")),
