@@ -4,6 +4,8 @@
 # Uses HARNESS_BINARY when given and runnable (built elsewhere with
 # nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o harness harness.cu), else builds it here.
 # Then copy OUTDIR/{manifest.txt,dumps.bin} to tests/corpus/atom_h100/.
+# and compress each .bin there with `xz -9e` (recordings are committed as .bin.xz;
+# tmemu_testkit::recording reads either).
 set -uo pipefail
 cd "$(dirname "$0")"
 dest=${1:-${OUT:-/tmp/tmemu-atom}}

@@ -30,6 +30,14 @@ CORPUS = os.path.join(ROOT, "tests", "corpus", "diff")
 BLOCK = 128
 
 
+
+def read_recording(path):
+    """A recording's bytes: `path` if present, else `path`.xz (how recordings are committed)."""
+    if os.path.exists(path):
+        return open(path, "rb").read()
+    import lzma
+    return lzma.open(path + ".xz").read()
+
 def isa_deviation(name, inp, i, ours, gpu):
     """The documented places where the H100 departs from the PTX ISA (docs/arch/num.md); an
     engine that follows the ISA differs from the recording exactly there."""
@@ -55,8 +63,8 @@ def main():
     args = ap.parse_args()
     man = json.load(open(os.path.join(CORPUS, "h100", "manifest.json")))
     n = man["n"]
-    inputs = np.fromfile(os.path.join(CORPUS, "h100", "inputs.bin"), dtype="<u8")
-    outputs = open(os.path.join(CORPUS, "h100", "outputs.bin"), "rb").read()
+    inputs = np.frombuffer(read_recording(os.path.join(CORPUS, "h100", "inputs.bin")), dtype="<u8")
+    outputs = read_recording(os.path.join(CORPUS, "h100", "outputs.bin"))
     work = args.keep or tempfile.mkdtemp(prefix="tmemu-diff-")
     os.makedirs(work, exist_ok=True)
     for c in man["classes"]:

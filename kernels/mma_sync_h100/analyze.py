@@ -17,6 +17,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen import BITS, CORPUS, FLOAT, FORMS, KINDS, PER_REG, TRIALS, fp8_table  # noqa: E402
 
 
+
+def read_recording(path):
+    """A recording's bytes: `path` if present, else `path`.xz (how recordings are committed)."""
+    if path.exists():
+        return path.read_bytes()
+    import lzma
+    return lzma.open(str(path) + ".xz").read()
+
 def shape_of(name):
     s = name.split("_")[0]
     m, rest = s[1:].split("n")
@@ -73,8 +81,7 @@ def unpack(fmt, word, e):
 
 def load():
     lines = [l for l in (CORPUS / "manifest.txt").read_text().splitlines() if not l.startswith("#")]
-    inp = (CORPUS / "inputs.bin").read_bytes()
-    out = (CORPUS / "outputs.bin").read_bytes()
+    inp, out = (read_recording(CORPUS / f) for f in ("inputs.bin", "outputs.bin"))
     by = {f[0]: f for f in FORMS}
     res = []
     for l in lines:

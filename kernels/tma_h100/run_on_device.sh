@@ -2,6 +2,8 @@
 # Builds and runs the TMA recording on a machine with an sm_90 GPU and CUDA. Usage:
 # kernels/tma_h100/run_on_device.sh OUTDIR [HARNESS] (OUTDIR defaults to $OUT; HARNESS is a
 # prebuilt binary, else nvcc builds one). Then copy OUTDIR/{manifest.txt,dumps.bin} to
+# and compress each .bin there with `xz -9e` (recordings are committed as .bin.xz;
+# tmemu_testkit::recording reads either).
 # tests/corpus/tma_h100/. A case that faults kills the CUDA context, so the harness stops
 # after it and a new process goes on from the next case.
 set -uo pipefail

@@ -477,7 +477,7 @@ WAIT:
 fn im2col_load_matches_the_h100() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/tma_h100");
     let manifest = std::fs::read_to_string(dir.join("manifest.txt")).unwrap();
-    let dumps = std::fs::read(dir.join("dumps.bin")).unwrap();
+    let dumps = tmemu_testkit::recording::read(&dir.join("dumps.bin"));
     let line = manifest
         .lines()
         .find(|l| l.starts_with("name=i2c_nhwc_offs_swz32 "))

@@ -63,9 +63,7 @@ impl Recording {
     /// Reads the committed recording; panics (the test fails) if it is missing or malformed.
     pub fn load() -> Recording {
         let dir = corpus_dir().join("h100");
-        let read = |f: &str| {
-            std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{}/{f}: {e}", dir.display()))
-        };
+        let read = |f: &str| crate::recording::read(&dir.join(f));
         let man: serde_json::Value =
             serde_json::from_slice(&read("manifest.json")).expect("manifest.json is JSON");
         let inputs = read("inputs.bin");

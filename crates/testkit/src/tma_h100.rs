@@ -36,7 +36,7 @@ pub fn dir() -> PathBuf {
 /// Every case of the manifest and the dump bytes.
 pub fn read() -> (Vec<Case>, Vec<u8>) {
     let text = std::fs::read_to_string(dir().join("manifest.txt")).unwrap();
-    let dumps = std::fs::read(dir().join("dumps.bin")).unwrap();
+    let dumps = crate::recording::read(&dir().join("dumps.bin"));
     let cases = text
         .lines()
         .filter(|l| l.starts_with("name="))

@@ -126,7 +126,7 @@ impl Case {
 
 fn cases() -> (Vec<Case>, Vec<u8>) {
     let text = std::fs::read_to_string(dir().join("manifest.txt")).unwrap();
-    let dumps = std::fs::read(dir().join("dumps.bin")).unwrap();
+    let dumps = tmemu_testkit::recording::read(&dir().join("dumps.bin"));
     let cases = text
         .lines()
         .filter(|l| l.starts_with("name="))

@@ -53,7 +53,7 @@ fn bytes(name: &str) -> Vec<u8> {
     let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus/mma_sync_h100")
         .join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    tmemu_testkit::recording::read(&p)
 }
 
 #[test]

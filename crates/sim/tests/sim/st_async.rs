@@ -23,7 +23,7 @@ fn cases() -> Vec<Case> {
     let (_, manifest) = corpus_file("st_async_h100", "manifest.txt");
     let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus/st_async_h100/dumps.bin");
-    let dump = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let dump = tmemu_testkit::recording::read(&p);
     let mut out = Vec::new();
     for line in manifest.lines().filter(|l| l.starts_with("name=")) {
         let kv: std::collections::HashMap<&str, &str> = line

@@ -28,7 +28,7 @@ fn manifest(prefix: &str) -> Vec<HashMap<String, String>> {
 fn dump() -> Vec<u8> {
     let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus/wmma_h100/dumps.bin");
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    tmemu_testkit::recording::read(&p)
 }
 
 fn num(kv: &HashMap<String, String>, k: &str) -> usize {
