@@ -16,9 +16,8 @@ pub fn read(path: &Path) -> Vec<u8> {
     let mut xz = path.as_os_str().to_owned();
     xz.push(".xz");
     let xz = Path::new(&xz);
-    let packed = std::fs::read(xz).unwrap_or_else(|e| {
-        panic!("{} (nor {}): {e}", path.display(), xz.display())
-    });
+    let packed = std::fs::read(xz)
+        .unwrap_or_else(|e| panic!("{} (nor {}): {e}", path.display(), xz.display()));
     let mut out = Vec::new();
     lzma_rs::xz_decompress(&mut &packed[..], &mut out)
         .unwrap_or_else(|e| panic!("{}: not a valid xz archive: {e:?}", xz.display()));
