@@ -37,6 +37,8 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
                     || (i.name == "st" && i.modifiers.contains("async"))
                 {
                     target.check_atomic(i, &mut out);
+                } else if i.name == "clusterlaunchcontrol" {
+                    target.check_clc(i, &mut out);
                 }
             }
         });

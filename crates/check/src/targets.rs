@@ -13,6 +13,16 @@
 //! needs sm_90 and PTX ISA 9.4 (§9.7.13.5–6 Target/PTX ISA notes; ptxas 13.5 says "Feature
 //! 'red instruction with vector types' requires .target sm_90 or higher" and "Feature 'red
 //! with .noftz and .f32' requires PTX ISA .version 9.4 or later").
+//!
+//! Cluster Launch Control (`clusterlaunchcontrol.try_cancel` / `query_cancel`, PTX ISA
+//! §9.7.13.17–18: "Requires sm_100 or higher", PTX ISA 8.6) is checked by
+//! [`TargetCheck::check_clc`], also TM0409. ptxas 13.5 probes (this crate's author): every form
+//! is accepted on sm_100 and later, plain targets included (sm_100, sm_120), and rejected on
+//! sm_90a ("Feature 'clusterlaunchcontrol.try_cancel.async' requires .target sm_100 or
+//! higher", "Feature 'clusterlaunchcontrol.query_cancel' requires ..."); `.multicast::cluster::all`
+//! is rejected on every plain target ("Feature '.multicast::cluster::all' not supported on
+//! .target 'sm_100'", also sm_120) and accepted on every `a`/`f` target of sm_100 and later
+//! (sm_100a/f, sm_103a/f, sm_110a/f, sm_120a/f, sm_121a).
 
 use tmemu_ptx::ast::{Instruction, Module};
 use tmemu_ptx::decode::{self, MmaKind, ScaleVec, Tcgen05, Tcgen05Op};
@@ -299,6 +309,34 @@ impl TargetCheck {
     }
 }
 
+impl TargetCheck {
+    /// TM0409 for a `clusterlaunchcontrol.*` the module's `.target`/`.version` lacks. A
+    /// target tmemu cannot parse (`compute_*`, none) is not judged.
+    pub(crate) fn check_clc(&self, i: &Instruction<'_>, out: &mut Vec<StaticFinding>) {
+        let Some(sm) = self.sm else { return };
+        let op = i.opcode_display();
+        let msg = if sm.canonical() < 100 {
+            format!(
+                "`{op}`: clusterlaunchcontrol requires .target sm_100 or higher (.target '{}')",
+                self.name
+            )
+        } else if self.version < 86 {
+            format!("`{op}`: clusterlaunchcontrol requires PTX ISA .version 8.6 or later")
+        } else if i.modifiers.contains("multicast::cluster::all") && sm.suffix == Suffix::Plain {
+            format!(
+                "`{op}`: .multicast::cluster::all is not supported on .target '{}' (it needs an \
+                 architecture- or family-specific target)",
+                self.name
+            )
+        } else {
+            return;
+        };
+        out.push(
+            StaticFinding::new(&rules::TARGET_UNSUPPORTED, i.span, msg).related(self.target_span),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,6 +480,36 @@ mod tests {
             .len(),
             1
         );
+    }
+
+    /// clusterlaunchcontrol: sm_100 and PTX 8.6, `.multicast::cluster::all` only on a/f
+    /// targets (ptxas 13.5 probes quoted in the module doc).
+    #[test]
+    fn clc_target_notes() {
+        let tc = "clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128 [%rd1], [%rd1];";
+        let mc = "clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [%rd1], [%rd1];";
+        let q = "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p1, %rd1;";
+        for ok in [
+            ("8.6", "sm_100a", tc),
+            ("8.6", "sm_100a", mc),
+            ("8.6", "sm_100", tc),
+            ("8.8", "sm_120", q),
+            ("8.8", "sm_100f", mc),
+            ("8.8", "sm_120a", mc),
+            ("9.0", "sm_110f", mc),
+        ] {
+            assert!(atomic_findings(ok.0, ok.1, ok.2).is_empty(), "{ok:?}");
+        }
+        for (v, t, inst, want) in [
+            ("8.6", "sm_90a", tc, "requires .target sm_100"),
+            ("8.6", "sm_90a", q, "requires .target sm_100"),
+            ("8.5", "sm_100a", tc, "requires PTX ISA .version 8.6"),
+            ("8.6", "sm_100", mc, "not supported on .target 'sm_100'"),
+            ("8.8", "sm_120", mc, "not supported on .target 'sm_120'"),
+        ] {
+            let m = atomic_findings(v, t, inst);
+            assert!(m.len() == 1 && m[0].contains(want), "{v} {t} {inst}: {m:?}");
+        }
     }
 
     /// st.async / red.async need sm_90 and PTX 8.1, wmma with bf16/tf32 sm_80 (ptxas 13.5).

@@ -782,6 +782,17 @@ pub const CLUSTER_BARRIER_DOUBLE_ARRIVE: Rule = Rule {
     checked_by: Some("tmemu_sim"),
 };
 
+pub const CLC_TRY_CANCEL_AFTER_FAILURE: Rule = Rule {
+    id: "TM0230",
+    name: "clc-try-cancel-after-failure",
+    section: "§9.7.13.17",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A CTA must not issue clusterlaunchcontrol.try_cancel after it has observed the completion of an earlier try_cancel as failed (tmemu: a thread of the CTA read a failed response with query_cancel.is_canceled).",
+    hardware: "Undefined behaviour per the ISA (\"the behavior of issuing a subsequent clusterlaunchcontrol.try_cancel instruction is undefined\").",
+    checked_by: Some("tmemu_sim (exec/clc.rs)"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM03xx — mma and descriptors (descriptors.md, mma.md; checked by tmemu_tmem::desc)
 
@@ -1241,6 +1252,7 @@ pub static RULES: &[Rule] = &[
     MBARRIER_REMOTE_WAIT,
     MBARRIER_NOCOMPLETE_COMPLETES,
     CLUSTER_BARRIER_DOUBLE_ARRIVE,
+    CLC_TRY_CANCEL_AFTER_FAILURE,
     SMEM_DESC_VERSION,
     SMEM_DESC_RESERVED_BITS,
     SMEM_DESC_LAYOUT,

@@ -24,7 +24,7 @@
 
 use super::memory::{fault, resolve, Loc};
 use super::{sync, Ctx, Flow, Warp};
-use crate::error::rules;
+use crate::error::{rules, Rule};
 use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place, SyncKey};
 use crate::program::{Addr, Any, Space};
 
@@ -32,6 +32,12 @@ use crate::program::{Addr, Any, Space};
 pub const TAG_CANCELED: u32 = 0x434c_4301;
 /// A failed request's response: word 3.
 pub const TAG_FAILED: u32 = 0x434c_4300;
+
+/// TM0230: a `try_cancel` after the CTA observed a failed one (PTX ISA §9.7.13.17).
+const TRY_CANCEL_AFTER_FAILURE: Rule = Rule {
+    id: tmemu_tmem::rules::CLC_TRY_CANCEL_AFTER_FAILURE.id,
+    name: tmemu_tmem::rules::CLC_TRY_CANCEL_AFTER_FAILURE.name,
+};
 
 /// One Cluster Launch Control instruction, decoded (`loader/clc.rs`).
 #[derive(Clone, Debug)]
@@ -63,6 +69,9 @@ pub struct ClcQueue {
     total: u64,
     /// Clusters cancelled so far.
     pub cancelled: u64,
+    /// CTAs (cluster index, rank) that have observed a failed response, with the pc of the
+    /// `is_canceled` that observed it: a later `try_cancel` of theirs is TM0230.
+    failed_seen: Vec<(u32, u32, u32)>,
 }
 
 impl ClcQueue {
@@ -73,6 +82,7 @@ impl ClcQueue {
             stride: stride.max(1),
             total,
             cancelled: 0,
+            failed_seen: Vec::new(),
         }
     }
 
@@ -141,13 +151,24 @@ pub(super) fn exec<O: Observer>(
         }
         ClcInst::IsCanceled { p, resp } => {
             let mut bits = 0u32;
+            let mut failed = false;
             for l in 0..32 {
-                if mask >> l & 1 != 0 && (w.r64[resp as usize + 1][l] >> 32) as u32 == TAG_CANCELED
-                {
-                    bits |= 1 << l;
+                if mask >> l & 1 != 0 {
+                    let tag = (w.r64[resp as usize + 1][l] >> 32) as u32;
+                    bits |= ((tag == TAG_CANCELED) as u32) << l;
+                    failed |= tag == TAG_FAILED;
                 }
             }
             w.set_pred(p, mask, bits);
+            // The ISA's "observed the completion of a try_cancel as failed": a thread of the
+            // CTA read a genuine failure response (bytes that are no response, e.g. read too
+            // early, are the race observer's business, not an observation).
+            if failed {
+                let key = (cx.cluster.index, cx.me as u32);
+                if !cx.clc.failed_seen.iter().any(|f| (f.0, f.1) == key) {
+                    cx.clc.failed_seen.push((key.0, key.1, w.cur_pc));
+                }
+            }
         }
         ClcInst::Mov128 { dst, src } => {
             for l in 0..32 {
@@ -235,6 +256,28 @@ fn try_cancel<O: Observer>(
         return;
     };
     let pc = w.cur_pc;
+    let me = (cx.cluster.index, cx.me as u32);
+    if let Some(&(_, _, seen_pc)) = cx.clc.failed_seen.iter().find(|f| (f.0, f.1) == me) {
+        let seen = cx.env.k.info[seen_pc as usize].span;
+        cx.diag(
+            w,
+            pc,
+            1 << l,
+            TRY_CANCEL_AFTER_FAILURE,
+            format!(
+                "clusterlaunchcontrol.try_cancel (lane {l}) after this CTA observed a failed \
+                 request (query_cancel.is_canceled at line {}): the ISA leaves a further \
+                 request undefined; tmemu answers it with a failure",
+                seen.line
+            ),
+        );
+        if let Some(d) = cx.out.diagnostics.last_mut() {
+            if d.rule.id == TRY_CANCEL_AFTER_FAILURE.id && d.related.is_empty() {
+                d.related
+                    .push((seen, "the failed response observed here".to_string()));
+            }
+        }
+    }
     let size = cx.ctas[cx.me].shared.len() as u64;
     if off % 16 != 0 || moff % 8 != 0 {
         cx.diag(
