@@ -9,12 +9,36 @@ use crate::error::{ErrorClass, HostError};
 /// Reads, parses and loads `path`; `entry` picks the `.entry` (None: the only one). Returns
 /// the source text (diagnostic spans point into it) and the kernel. Messages name the file
 /// as `path.display()`.
+///
+/// A file that is absent but committed xz-compressed beside (`path` + `.xz`) is read from
+/// there: large compiler output (CUTLASS kernels) stays under the repository's size limit.
 pub fn load_ptx_file(path: &Path, entry: Option<&str>) -> Result<(String, Kernel), HostError> {
     let shown = path.display().to_string();
-    let src = std::fs::read_to_string(path)
-        .map_err(|e| HostError::bad(format!("{shown}: cannot read: {e}")))?;
+    let src = match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => read_xz_beside(path)
+            .ok_or_else(|| HostError::bad(format!("{shown}: cannot read: {e}")))??,
+        other => other.map_err(|e| HostError::bad(format!("{shown}: cannot read: {e}")))?,
+    };
     let kernel = load_ptx_source(&src, &shown, entry)?;
     Ok((src, kernel))
+}
+
+/// The text of `path.xz`, if that file exists.
+fn read_xz_beside(path: &Path) -> Option<Result<String, HostError>> {
+    let mut xz = path.as_os_str().to_owned();
+    xz.push(".xz");
+    let xz = Path::new(&xz);
+    let packed = std::fs::read(xz).ok()?;
+    let shown = xz.display();
+    let mut out = Vec::new();
+    Some(
+        lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out)
+            .map_err(|e| HostError::bad(format!("{shown}: cannot decompress: {e}")))
+            .and_then(|()| {
+                String::from_utf8(out)
+                    .map_err(|e| HostError::bad(format!("{shown}: not UTF-8 text: {e}")))
+            }),
+    )
 }
 
 /// Parses and loads PTX text; `shown` names it in messages:

@@ -215,6 +215,7 @@ fn tensor_map(index: usize, tm: &TensorMapIn, arrays: &[ArrayIn]) -> Result<Tens
     Ok(TensorMapArg {
         buffer: arrays[tm.array].name.clone(),
         im2col: None,
+        view: None,
         elem_type,
         box_dims: tm.box_dims.clone(),
         elem_strides: tm.elem_strides.clone(),

@@ -43,7 +43,8 @@ impl Spec {
         parse::parse_spec(text, file, dir)
     }
 
-    /// Reads and parses a spec file, and checks that its PTX file exists.
+    /// Reads and parses a spec file, and checks that its PTX file exists (or, compressed,
+    /// `NAME.ptx.xz` beside it: tmemu_host::load_ptx_file reads either).
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| {
@@ -55,7 +56,9 @@ impl Spec {
         })?;
         let dir = path.parent().unwrap_or(Path::new(""));
         let spec = Spec::parse(&text, &file, dir)?;
-        if !spec.ptx.value.is_file() {
+        let mut xz = spec.ptx.value.as_os_str().to_owned();
+        xz.push(".xz");
+        if !spec.ptx.value.is_file() && !Path::new(&xz).is_file() {
             return Err(SpecError::new(
                 &file,
                 spec.ptx.site.clone(),

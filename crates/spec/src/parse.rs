@@ -297,6 +297,9 @@ pub fn tensor_map_desc(
     buf: &BufferSpec,
     global_address: u64,
 ) -> Result<TensorMapDesc, String> {
+    if let Some(view) = &tm.view {
+        return view_map_desc(tm, view, buf, global_address);
+    }
     let rank = buf.shape.len();
     if !(1..=MAX_RANK).contains(&rank) {
         return Err(format!(
@@ -369,6 +372,63 @@ pub fn tensor_map_desc(
         stride = stride.saturating_mul(dim);
         d.box_dims[i] = tm.box_dims.get(i).copied().unwrap_or(0);
         d.elem_strides[i] = tm.elem_strides.get(i).copied().unwrap_or(1);
+    }
+    d.validate().map_err(|e| match e {
+        crate::tensormap::TensorMapError::Invalid(m) => m,
+        other => other.to_string(),
+    })?;
+    Ok(d)
+}
+
+/// A tile-mode map with explicit dims and strides over `buf`: the farthest byte it can address
+/// must lie inside the buffer.
+fn view_map_desc(
+    tm: &TensorMapArg,
+    view: &crate::spec::TensorMapView,
+    buf: &BufferSpec,
+    global_address: u64,
+) -> Result<TensorMapDesc, String> {
+    let rank = view.dims.len();
+    if !tm.elem_strides.is_empty() && tm.elem_strides.len() != rank {
+        return Err(format!(
+            "expected 'elem_strides' to have {rank} elements (innermost first), found {}",
+            tm.elem_strides.len()
+        ));
+    }
+    // The dims count elements of the map's type, which need not be the buffer's (CUTLASS moves
+    // its u8 scale factors as u16): only the bytes spanned must fit.
+    let elem_type = tm.elem_type.unwrap_or_else(|| tm_elem_type(buf.dtype));
+    let mut d = TensorMapDesc {
+        elem_type,
+        rank: rank as u8,
+        global_address,
+        global_dims: [0; MAX_RANK],
+        global_strides: [0; MAX_RANK - 1],
+        box_dims: [0; MAX_RANK],
+        elem_strides: [0; MAX_RANK],
+        interleave: tm.interleave,
+        swizzle: tm.swizzle,
+        swizzle_atomicity: tm.swizzle_atomicity,
+        oob_fill: tm.oob_fill,
+        l2_promotion: tm.l2_promotion,
+        mode: TensorMapMode::Tile,
+    };
+    let mut last = (view.dims[0] * elem_type.bits()).div_ceil(8);
+    for i in 0..rank {
+        d.global_dims[i] = view.dims[i];
+        if i > 0 {
+            d.global_strides[i - 1] = view.strides[i - 1];
+            last = last.saturating_add((view.dims[i] - 1).saturating_mul(view.strides[i - 1]));
+        }
+        d.box_dims[i] = tm.box_dims.get(i).copied().unwrap_or(0);
+        d.elem_strides[i] = tm.elem_strides.get(i).copied().unwrap_or(1);
+    }
+    let bytes = buf.byte_len() as u64;
+    if last > bytes {
+        return Err(format!(
+            "a tensor map with dims {:?} and strides {:?} spans {last} bytes, more than the {bytes} bytes of buffer '{}'",
+            view.dims, view.strides, buf.name
+        ));
     }
     d.validate().map_err(|e| match e {
         crate::tensormap::TensorMapError::Invalid(m) => m,
@@ -452,6 +512,8 @@ const TENSORMAP_KEYS: &[&str] = &[
     "upper",
     "channels",
     "pixels",
+    "dims",
+    "strides",
 ];
 
 struct Cx<'a> {
@@ -981,6 +1043,65 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// `dims` and `strides` of a tile-mode map (both or neither): one dim per box entry, one
+    /// stride per dim after the first.
+    fn tensormap_view(
+        &self,
+        t: &mut TableReader<'_, '_, '_, '_>,
+        im2col: bool,
+        rank: usize,
+    ) -> Result<Option<crate::spec::TensorMapView>, SpecError> {
+        let (dv, sv) = (t.take("dims"), t.take("strides"));
+        let (dv, sv) = match (dv, sv) {
+            (None, None) => return Ok(None),
+            (Some(d), Some(s)) => (d, s),
+            (Some(v), None) | (None, Some(v)) => {
+                return Err(self.error(
+                    &self.site(v.span(), &t.key("dims")),
+                    "expected both 'dims' and 'strides' in a tensor map, or neither".to_string(),
+                ))
+            }
+        };
+        let (dkey, skey) = (t.key("dims"), t.key("strides"));
+        if im2col {
+            return Err(self.error(
+                &self.site(dv.span(), &dkey),
+                "expected no 'dims' in an im2col tensor map (it follows the buffer's shape)"
+                    .to_string(),
+            ));
+        }
+        let dims: Vec<u64> = self
+            .int_list(dv, &dkey, 1, 1 << 32, "global dims")?
+            .into_iter()
+            .map(|x| x as u64)
+            .collect();
+        let strides: Vec<u64> = self
+            .int_list(sv, &skey, 1, (1 << 40) - 1, "global strides in bytes")?
+            .into_iter()
+            .map(|x| x as u64)
+            .collect();
+        if dims.len() != rank {
+            return Err(self.error(
+                &self.site(dv.span(), &dkey),
+                format!(
+                    "expected 'dims' to have one entry per 'box' entry ({rank}), found {}",
+                    dims.len()
+                ),
+            ));
+        }
+        if strides.len() + 1 != rank {
+            return Err(self.error(
+                &self.site(sv.span(), &skey),
+                format!(
+                    "expected 'strides' to have {} entries (dims 1.., in bytes), found {}",
+                    rank.saturating_sub(1),
+                    strides.len()
+                ),
+            ));
+        }
+        Ok(Some(crate::spec::TensorMapView { dims, strides }))
+    }
+
     fn tensormap(&self, v: &Value<'_>, key: &str) -> Result<TensorMapArg, SpecError> {
         let table = self.as_table(v, key)?;
         let mut t = self.table(table, key, v.span(), TENSORMAP_KEYS)?;
@@ -1119,8 +1240,10 @@ impl<'a> Cx<'a> {
             L2Promotion::NAMES,
             L2Promotion::from_name,
         )?;
+        let view = self.tensormap_view(&mut t, im2col.is_some(), box_dims.len())?;
         t.finish()?;
         Ok(TensorMapArg {
+            view,
             buffer,
             elem_type,
             box_dims,

@@ -168,7 +168,19 @@ pub struct TensorMapArg {
     /// launch spec, docs/launch-spec.md): a `cuTensorMapEncodeIm2col` map; `box_dims` is then
     /// empty. `None` is the tile mode.
     pub im2col: Option<crate::tensormap::Im2colParams>,
+    /// `dims = [...]` and `strides = [...]` (a tmemu extension, tile mode): the map's global
+    /// dims (innermost first) and the byte strides of dims 1.., given instead of following from
+    /// the buffer's shape, for maps that view a buffer in another order (CUTLASS's
+    /// block-scale-factor maps). `None`: from the buffer's shape.
+    pub view: Option<TensorMapView>,
     pub site: Site,
+}
+
+/// Explicit global dims and byte strides of a tensor map (`TensorMapArg::view`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapView {
+    pub dims: Vec<u64>,
+    pub strides: Vec<u64>,
 }
 
 /// What an `[[expect]]` compares.

@@ -461,3 +461,70 @@ tensormap = { buffer = "x", mode = "im2col", lower = [-1, -1], upper = [-1, -1],
     let e = tmemu_spec::Spec::parse(&bad, "k.toml", &dir).unwrap_err();
     assert!(e.to_string().contains("rank 3 to 5"), "{e}");
 }
+
+/// CUTLASS 4.2's block-scaled GEMMs move their scale factors with maps whose strides are not in
+/// increasing order (holdout ho6_cutlass_mxf8: SFB as 256 x u16 atoms, N atoms at 1024 bytes,
+/// K atoms at 512, L at 2048). Those kernels run on Blackwell, so the driver accepts such maps:
+/// only a row must fit in each stride. A spec describes them with explicit `dims` / `strides`.
+#[test]
+fn cutlass_scale_factor_maps_with_unordered_strides() {
+    let dir = std::env::temp_dir().join(format!("tmemu-spec-view-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = r#"ptx = "k.ptx"
+grid = [1]
+block = [32]
+[buffers.sfb]
+dtype = "u8"
+shape = [2048]
+fill = "zeros"
+[[arg]]
+tensormap = { buffer = "sfb", box = [256, 1, 1, 1], elem_type = "u16", dims = [256, 2, 2, 1], strides = [1024, 512, 2048] }
+"#;
+    let spec = tmemu_spec::Spec::parse(text, "k.toml", &dir).unwrap();
+    let tmemu_spec::ArgKind::TensorMap(tm) = &spec.args[0].kind else {
+        panic!("not a tensor map arg")
+    };
+    let d = tmemu_spec::tensor_map_desc(tm, &spec.buffers[0], 0x2000).unwrap();
+    assert_eq!(d.elem_type, TmElemType::U16);
+    assert_eq!(d.rank, 4);
+    assert_eq!(&d.global_dims[..4], &[256, 2, 2, 1]);
+    assert_eq!(&d.global_strides[..3], &[1024, 512, 2048]);
+    assert_eq!(&d.box_dims[..4], &[256, 1, 1, 1]);
+    assert_eq!(TensorMapDesc::decode(&d.encode()), Ok(d.clone()));
+    // A row wider than a stride still overlaps the next one: rejected.
+    let mut narrow = d.clone();
+    narrow.global_strides[1] = 256;
+    assert_eq!(
+        rule(narrow),
+        "global stride of dim 2 = 256 bytes is smaller than the 512 bytes that dim 0 spans"
+    );
+    // The view must stay inside the buffer: 512 + 1024 + 512 + 2048 bytes > 2048.
+    let bad = text.replace("dims = [256, 2, 2, 1]", "dims = [256, 2, 2, 2]");
+    let e = tmemu_spec::Spec::parse(&bad, "k.toml", &dir).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("spans 4096 bytes, more than the 2048 bytes"),
+        "{e}"
+    );
+    // dims and strides come together, one dim per box entry, one stride fewer.
+    for (from, to, needle) in [
+        (
+            ", strides = [1024, 512, 2048]",
+            "",
+            "both 'dims' and 'strides'",
+        ),
+        (
+            "dims = [256, 2, 2, 1]",
+            "dims = [256, 2, 2]",
+            "one entry per 'box' entry",
+        ),
+        (
+            "strides = [1024, 512, 2048]",
+            "strides = [1024, 512]",
+            "3 entries",
+        ),
+    ] {
+        let e = tmemu_spec::Spec::parse(&text.replace(from, to), "k.toml", &dir).unwrap_err();
+        assert!(e.to_string().contains(needle), "{e}");
+    }
+}

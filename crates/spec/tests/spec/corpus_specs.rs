@@ -144,7 +144,7 @@ fn every_corpus_spec_loads_and_resolves() {
     for path in &specs {
         let result = (|| -> Result<(), String> {
             let spec = Spec::load(path).map_err(|e| e.to_string())?;
-            let ptx = std::fs::read_to_string(&spec.ptx.value).map_err(|e| e.to_string())?;
+            let ptx = read_ptx(&spec.ptx.value)?;
             let es = entries(&ptx);
             let params = match &spec.kernel {
                 Some(k) => es
@@ -173,4 +173,17 @@ fn every_corpus_spec_loads_and_resolves() {
         specs.len(),
         failures.join("\n")
     );
+}
+
+/// The PTX text, from NAME.ptx or, committed compressed, from NAME.ptx.xz.
+fn read_ptx(path: &std::path::Path) -> Result<String, String> {
+    if path.is_file() {
+        return std::fs::read_to_string(path).map_err(|e| e.to_string());
+    }
+    let mut xz = path.as_os_str().to_owned();
+    xz.push(".xz");
+    let packed = std::fs::read(&xz).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).map_err(|e| e.to_string())?;
+    String::from_utf8(out).map_err(|e| e.to_string())
 }

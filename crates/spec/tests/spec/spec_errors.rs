@@ -106,7 +106,7 @@ fn unknown_keys_name_key_and_line() {
         parse_err(&format!(
             "{HEAD}[buffers.a]\ndtype = \"u8\"\nshape = [4]\n[[arg]]\ntensormap = {{ buffer = \"a\", box = [16], swizle = \"none\" }}\n"
         )),
-        "k.toml:8:41: error: key 'arg[0].tensormap.swizle': unknown key; expected one of: buffer, elem_type, box, swizzle, elem_strides, interleave, oob_fill, l2_promotion, mode, lower, upper, channels, pixels"
+        "k.toml:8:41: error: key 'arg[0].tensormap.swizle': unknown key; expected one of: buffer, elem_type, box, swizzle, elem_strides, interleave, oob_fill, l2_promotion, mode, lower, upper, channels, pixels, dims, strides"
     );
     assert_eq!(
         parse_err(&format!("{HEAD}[[arg]]\npacked = [ {{ u31 = 1 }} ]\n")),
