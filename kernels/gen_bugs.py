@@ -275,6 +275,64 @@ BUGS = [
                           related="st"),
                   Finding("TM0204", "error", "st", "tcgen05.st.sync.aligned.32x32b.x8",
                           related="mma")]),
+    # ---- session 6
+    Bug("clc_cancel_after_failed_response",
+        "https://github.com/marin-community/marin/issues/8870",
+        "A persistent tile scheduler (QuACK 0.6.1, quack/tile_scheduler.py, as analysed in the "
+        "report) asks Cluster Launch Control for tiles until a clusterlaunchcontrol.try_cancel "
+        "fails, leaves its work loop on the failed response, and then issues one more "
+        "try_cancel on an unconditional tail path. PTX ISA §9.7.13.17: after the executing CTA "
+        "observed a failed request, a further try_cancel is undefined behaviour: TM0230 at the "
+        "tail's try_cancel, related to the query_cancel.is_canceled that observed the failure. "
+        "Fix: no request after a failure.",
+        grid=2, block=32, args=[U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0230", "error", "tail",
+                          "clusterlaunchcontrol.try_cancel.async.shared::cta",
+                          related="observe")]),
+    Bug("clc_multicast_peer_reads_unwaited",
+        "https://github.com/facebookexperimental/triton/pull/908",
+        "Rank 0 of a cluster of 2 issues clusterlaunchcontrol.try_cancel with "
+        ".multicast::cluster::all, which writes the 16-byte response into both CTAs (async "
+        "proxy) and performs complete-tx on each CTA's own mbarrier; only rank 0 armed its "
+        "barrier and waited on it, so rank 1 reads its copy of the response after a cluster "
+        "barrier that orders the request's issue but not the write's completion: TM0213 at "
+        "rank 1's ld.shared.b128 of the response, related to the try_cancel. Fix: every CTA "
+        "arms its own barrier (expect-tx 16) and waits on it before reading.",
+        grid=2, block=32, cluster=2, args=[U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0213", "error", "read", "ld.shared.b128",
+                          related="request")]),
+    Bug("tma_store_without_proxy_fence", "https://github.com/inclusionAI/cuLA/pull/114",
+        "The threads write an output tile to shared memory with st.shared (generic proxy), "
+        "synchronise with bar.sync, and thread 0 writes the tile to global memory with a TMA "
+        "tensor store (cp.async.bulk.tensor.2d.global.shared::cta), which reads shared memory "
+        "through the async proxy; no fence.proxy.async between the writes and the barrier, so "
+        "the store may read stale data: TM0208 at the tensor store. Fix: "
+        "fence.proxy.async.shared::cta by the writing threads before the barrier.",
+        grid=1, block=128,
+        args=['dtype = "f32"\nshape = [256]\nfill = "iota"', 'buffer = "c"',
+              'tensormap = { buffer = "c", box = [32, 8] }\n\n[buffers.c]\ndtype = "f32"\n'
+              'shape = [8, 32]\nfill = "zeros"'],
+        buggy_verdict="violation",
+        findings=[Finding("TM0208", "error", "store",
+                          "cp.async.bulk.tensor.2d.global.shared::cta")]),
+    Bug("cp_async_barrier_without_wait", "https://github.com/NVIDIA/Fuser/issues/3428",
+        "Warp 0 fills a shared buffer with non-bulk cp.async and the kernel relies on "
+        "__syncthreads() to publish it before both warps read it (the fix, NVIDIA/Fuser PR "
+        "#3438, adds cp.async.wait_all before such barriers). A barrier does not complete a "
+        "cp.async; only the issuing thread's cp.async.wait_group/wait_all does: TM0213 at the "
+        "ld.shared of the copied data. Fix: cp.async.wait_all before the barrier.",
+        grid=1, block=64, args=[U32_IOTA(96), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0213", "error", "read", "ld.shared.u32")]),
+    Bug("tcgen05_cp_overwrites_mma_operand", "https://github.com/triton-lang/triton/pull/8236",
+        "An MMA operand that lives in TMEM (the scales in the report; A of a kind::f16 MMA here) "
+        "is copied in with tcgen05.cp once per iteration into one TMEM buffer while the MMAs "
+        "are asynchronous: the second iteration's tcgen05.cp overwrites the cells the first, "
+        "still running MMA reads. cp -> mma is a pipelined pair, mma -> cp is not (PTX ISA "
+        "§9.7.16.6.2): TM0204 at the second tcgen05.cp, related to the first MMA. Fix: wait "
+        "for the MMA's commit before reusing the buffer (the PR made such MMAs synchronous).",
+        grid=1, block=128, args=[U32_IOTA(4608), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0204", "error", "cp", "tcgen05.cp.cta_group::1.128x256b",
+                          related="mma")]),
 ]
 
 
@@ -447,6 +505,11 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | pair_commit_mask_wrong_pair | facebookexperimental/triton PR #783 | hang (TM0225) at the mbarrier.try_wait |
 | mma_reads_tmem_before_store_sync | facebookexperimental/triton PR #1553 | TM0206 at the tcgen05.mma reading A from TMEM (related: the tcgen05.st) and TM0204 at the store (related: the MMA), by schedule |
 | tmem_buffers_exceed_512_columns | tile-ai/tilelang#2827 (PR #2831) | hang (TM0020) at the second tcgen05.alloc (the CTA's first alloc holds all 512 columns) and at the publishing bar.sync |
+| clc_cancel_after_failed_response | marin-community/marin#8870 (QuACK 0.6.1 tile scheduler) | TM0230 at the tail try_cancel, related: the is_canceled that observed the failure |
+| clc_multicast_peer_reads_unwaited | facebookexperimental/triton PR #908 | TM0213 at rank 1's ld.shared.b128 of the multicast response, related: the try_cancel |
+| tma_store_without_proxy_fence | inclusionAI/cuLA PR #114 | TM0208 at the cp.async.bulk.tensor store |
+| cp_async_barrier_without_wait | NVIDIA/Fuser#3428 (PR #3438) | TM0213 at the ld.shared of the cp.async data |
+| tcgen05_cp_overwrites_mma_operand | triton-lang/triton PR #8236 | TM0204 at the second tcgen05.cp, related: the first MMA |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.

@@ -131,3 +131,32 @@ __device__ __forceinline__ void commit(uint32_t bar) {
                    bar)
                : "memory");
 }
+
+// ---- Cluster Launch Control (PTX ISA §9.7.13.17-18)
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void clc_try_cancel(uint32_t resp, uint32_t bar) {
+  asm volatile(
+      "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
+      "[%0], [%1];" ::"r"(resp),
+      "r"(bar)
+      : "memory");
+}
+// Reads the 16-byte response at `resp` and decodes it: whether a cluster was cancelled and the
+// x of its first CTA.
+__device__ __forceinline__ bool clc_query(uint32_t resp, uint32_t* first_x) {
+  uint32_t ok, x;
+  asm volatile(
+      "{\n\t.reg .b128 q;\n\t.reg .pred p;\n\t"
+      "ld.shared.b128 q, [%2];\n\t"
+      "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, q;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t"
+      "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %1, q;\n\t}"
+      : "=r"(ok), "=r"(x)
+      : "r"(resp)
+      : "memory");
+  *first_x = x;
+  return ok != 0;
+}
