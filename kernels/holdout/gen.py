@@ -49,7 +49,9 @@ def generate(out_dir: Path, tmp: Path, log=print, only: set[str] | None = None) 
     # batch 5a: CUTLASS C++ SM100 GEMMs (kernels/holdout/cutlass/, cutlass_cases.py)
     cl = regen.load_kernel_module("kernels/holdout/cutlass_cases.py")
     written += cl.generate(out_dir, tmp, log, only)
-    generate_bugs(bugs_dir(out_dir), tmp, log, only)
+    # batch 6b: CUTLASS kernels with a violation tmemu reports go to holdout_bugs/
+    cl_bugs = cl.generate_bugs(bugs_dir(out_dir), tmp, log, only)
+    generate_bugs(bugs_dir(out_dir), tmp, log, only, keep=cl_bugs)
     return written
 
 
@@ -60,10 +62,12 @@ def bugs_dir(out_dir: Path) -> Path:
     return out_dir.parent / "holdout_bugs"
 
 
-def generate_bugs(out_dir: Path, tmp: Path, log=print, only: set[str] | None = None) -> list[str]:
+def generate_bugs(out_dir: Path, tmp: Path, log=print, only: set[str] | None = None,
+                  keep: list[str] = ()) -> list[str]:
+    """`keep`: files already written there by another generator (CUTLASS), spared by the prune."""
     import regen
     out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[str] = []
+    written: list[str] = list(keep)
     for rel in sources():
         mod = regen.load_kernel_module(rel)
         for k in getattr(mod, "COMPILER_BUGS", []):

@@ -111,6 +111,32 @@ const COMPILER_BUGS: &[CompilerBug] = &[
                next K iteration overwrites while the previous MMA may still read it (the loop \
                waits only for the commit of the MMA before that one)",
     },
+    CompilerBug {
+        spec: "ho6_cutlass_mxf8.toml",
+        rule: "TM0204",
+        line: 2850,
+        late_wrong: false,
+        what: "CUTLASS 4.2 SM100 block-scaled mainloop (MXFP8, \
+               sm100_blockscaled_mma_warpspecialized.hpp:1014-1031): every k-tile copies the \
+               scale factors into the same TMEM columns with tcgen05.cp (lines 2850, 2873) \
+               while the previous k-tile's block_scale MMAs (line 3068), which read them, \
+               were never waited for: mma -> cp (and cp -> cp) is not a pipelined pair in PTX \
+               ISA 9.1 §9.7.16.6.2; the pattern of ho5_dot_scaled_preshuffled. NVIDIA's own \
+               code relying on it suggests in-order execution in hardware (UNCONFIRMED)",
+    },
+    CompilerBug {
+        spec: "ho6_cutlass_f16_splitk.toml",
+        rule: "TM0206",
+        line: 9770,
+        late_wrong: false,
+        what: "CUTLASS 4.2 stream-K scheduler, split-K fixup \
+               (sm100_tile_scheduler_stream_k.hpp:922-942): the split that computes the \
+               epilogue stores the reduced accumulator back to TMEM with tcgen05.st (lines \
+               9445-9472) and the epilogue reads it with tcgen05.ld (line 9770) with no \
+               tcgen05.wait::st anywhere in the kernel: st -> ld is not ordered without \
+               wait::st (PTX ISA 9.1 §9.7.16.6.2.1.2); the dealloc (line 5612) races the st \
+               too (TM0204)",
+    },
 ];
 
 fn holdout_dir() -> PathBuf {

@@ -64,9 +64,19 @@ namespace {
 // Distinctive fake device addresses; the generator maps them back to buffers.
 constexpr uint64_t kPtrA = 0x00005a0000000000ull, kPtrB = 0x00005b0000000000ull,
                    kPtrD = 0x00005d0000000000ull;
+// batch 6b: scale factors, bias, workspace
+constexpr uint64_t kPtrSfa = 0x00005fa000000000ull, kPtrSfb = 0x00005fb000000000ull,
+                   kPtrBias = 0x00005e0000000000ull, kPtrW = 0x0000570000000000ull;
 
-template <class K>
-int dump(int M, int N, int K_, const char* name) {
+// What a kernel needs beyond A, B, D and alpha = 1, beta = 0 (batch 6b): `args` sets its extra
+// Arguments, `print` adds JSON members (ending in ",\n"). Batch 5a uses the empty one.
+struct NoSetup {
+  template <class Args> void args(Args&, int, int, int) const {}
+  void print(int, int, int) const {}
+};
+
+template <class K, class Setup = NoSetup>
+int dump(int M, int N, int K_, const char* name, Setup setup = {}) {
   using namespace cute;
   using Args = typename K::Arguments;
   using StrideA = typename K::CollectiveMainloop::StrideA;
@@ -88,21 +98,20 @@ int dump(int M, int N, int K_, const char* name) {
   args.epilogue.dD = cutlass::make_cute_packed_stride(StrideD{}, make_shape(M, N, 1));
   args.hw_info.device_id = 0;
   args.hw_info.sm_count = 148;  // B200
+  setup.args(args, M, N, K_);
   if (!K::can_implement(args)) {
     std::fprintf(stderr, "%s: can_implement refused the problem\n", name);
     return 1;
   }
+  // A workspace (stream-K's partial tiles and turnstile flags) is a buffer of its own; CUTLASS's
+  // initialize_workspace zeroes the flags, the spec zero-fills all of it.
   size_t ws = K::get_workspace_size(args);
-  if (ws != 0) {
-    std::fprintf(stderr, "%s: needs %zu bytes of workspace (not modelled here)\n", name, ws);
-    return 1;
-  }
   // Construct the Params in zeroed storage (C++17 guaranteed elision: the returned prvalue
   // initialises it in place), so padding bytes print as 0, not as stale stack contents.
   alignas(typename K::Params) static unsigned char storage[sizeof(typename K::Params)];
   std::memset(storage, 0, sizeof(storage));
   typename K::Params& p =
-      *new (storage) typename K::Params(K::to_underlying_arguments(args, nullptr));
+      *new (storage) typename K::Params(K::to_underlying_arguments(args, ws ? reinterpret_cast<void*>(kPtrW) : nullptr));
   dim3 grid = K::get_grid_shape(p);
   dim3 block = K::get_block_shape();
   auto cl = typename K::DispatchPolicy::ClusterShape{};
@@ -118,8 +127,13 @@ int dump(int M, int N, int K_, const char* name) {
               block.x, block.y, block.z);
   std::printf(" \"cluster\": [%d, %d, %d], \"shared_bytes\": %d,\n", int(size<0>(cl)),
               int(size<1>(cl)), int(size<2>(cl)), int(K::SharedStorageSize));
-  std::printf(" \"ptrs\": {\"a\": %llu, \"b\": %llu, \"d\": %llu},\n",
-              (unsigned long long)kPtrA, (unsigned long long)kPtrB, (unsigned long long)kPtrD);
+  std::printf(" \"ptrs\": {\"a\": %llu, \"b\": %llu, \"d\": %llu, \"sfa\": %llu, \"sfb\": %llu, "
+              "\"bias\": %llu, \"w\": %llu},\n",
+              (unsigned long long)kPtrA, (unsigned long long)kPtrB, (unsigned long long)kPtrD,
+              (unsigned long long)kPtrSfa, (unsigned long long)kPtrSfb,
+              (unsigned long long)kPtrBias, (unsigned long long)kPtrW);
+  std::printf(" \"workspace\": %zu,\n", ws);
+  setup.print(M, N, K_);
   std::printf(" \"map_tag\": %llu,\n", (unsigned long long)kMapTag);
   std::printf(" \"maps\": [");
   for (size_t i = 0; i < g_maps.size(); ++i) {
@@ -144,11 +158,77 @@ int dump(int M, int N, int K_, const char* name) {
 }  // namespace
 
 #include "kernels.h"
+#include "kernels6.h"
+
+namespace {
+// Block-scaled kernels: the scale-factor pointers and CUTLASS's interleaved scale layouts
+// (Sm1xxBlkScaledConfig), and, for the reference, the offset CUTLASS's layout gives each
+// (row, 32-element K block) of A and of B.
+template <class K>
+struct BlockScaled {
+  using Cfg = typename K::CollectiveMainloop::Sm1xxBlkScaledConfig;
+  template <class Args> void args(Args& a, int M, int N, int K_) const {
+    a.mainloop.ptr_SFA = reinterpret_cast<decltype(a.mainloop.ptr_SFA)>(kPtrSfa);
+    a.mainloop.layout_SFA = Cfg::tile_atom_to_shape_SFA(cute::make_shape(M, N, K_, 1));
+    a.mainloop.ptr_SFB = reinterpret_cast<decltype(a.mainloop.ptr_SFB)>(kPtrSfb);
+    a.mainloop.layout_SFB = Cfg::tile_atom_to_shape_SFB(cute::make_shape(M, N, K_, 1));
+  }
+  void print(int M, int N, int K_) const {
+    using namespace cute;
+    auto la = Cfg::tile_atom_to_shape_SFA(make_shape(M, N, K_, 1));
+    auto lb = Cfg::tile_atom_to_shape_SFB(make_shape(M, N, K_, 1));
+    constexpr int V = Cfg::SFVecSize;
+    std::printf(" \"sf_vec\": %d, \"sfa_size\": %d, \"sfb_size\": %d,\n", V,
+                int(size(filter_zeros(la))), int(size(filter_zeros(lb))));
+    std::printf(" \"sfa_offsets\": [");
+    for (int m = 0; m < M; ++m)
+      for (int kb = 0; kb < K_ / V; ++kb)
+        std::printf("%s%d", m + kb ? ", " : "", int(la(m, kb * V, 0)));
+    std::printf("],\n \"sfb_offsets\": [");
+    for (int n = 0; n < N; ++n)
+      for (int kb = 0; kb < K_ / V; ++kb)
+        std::printf("%s%d", n + kb ? ", " : "", int(lb(n, kb * V, 0)));
+    std::printf("],\n");
+  }
+};
+// D = relu(alpha * acc + bias[n]): alpha 1/2 (exact), the bias pointer.
+struct BiasRelu {
+  template <class Args> void args(Args& a, int, int, int) const {
+    a.epilogue.thread.alpha = 0.5f;
+    a.epilogue.thread.bias_ptr = reinterpret_cast<decltype(a.epilogue.thread.bias_ptr)>(kPtrBias);
+  }
+  void print(int, int, int) const { std::printf(" \"alpha\": 0.5,\n"); }
+};
+// The stream-K scheduler forced into split-K with 3 splits and the deterministic reduction.
+struct SplitK3 {
+  template <class Args> void args(Args& a, int, int, int) const {
+    using Mode = decltype(a.scheduler.decomposition_mode);
+    using Red = decltype(a.scheduler.reduction_mode);
+    a.scheduler.splits = 3;
+    a.scheduler.decomposition_mode = Mode::SplitK;
+    a.scheduler.reduction_mode = Red::Deterministic;
+  }
+  void print(int, int, int) const { std::printf(" \"splits\": 3,\n"); }
+};
+}  // namespace
+
+int ho_dump6(const char* which, int m, int n, int k) {
+  if (!std::strcmp(which, "mxf8"))
+    return dump<ho6::Mxf8::Kernel>(m, n, k, which, BlockScaled<ho6::Mxf8::Kernel>{});
+  if (!std::strcmp(which, "bf16_2sm_c4")) return dump<ho6::Bf16_2sm_c4::Kernel>(m, n, k, which);
+  if (!std::strcmp(which, "f16_bias_relu"))
+    return dump<ho6::F16BiasRelu::Kernel>(m, n, k, which, BiasRelu{});
+  if (!std::strcmp(which, "f16_splitk"))
+    return dump<ho6::F16SplitK::Kernel>(m, n, k, which, SplitK3{});
+  return -1;
+}
 
 int main(int argc, char** argv) {
   if (argc != 5) {
     std::fprintf(stderr, "usage: %s KERNEL M N K\n", argv[0]);
     return 2;
   }
+  int r = ho_dump6(argv[1], std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+  if (r >= 0) return r;
   return ho_dump(argv[1], std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
 }
