@@ -11,6 +11,7 @@ pub mod dynamic;
 mod finding;
 mod instr;
 mod regs;
+mod static_forms;
 pub mod targets;
 
 pub use finding::StaticFinding;
@@ -30,6 +31,7 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
             if let Statement::Instruction(i) = s {
                 if i.name == "tcgen05" {
                     instr::check(i, &regs, &mut out);
+                    static_forms::check_mma(i, &mut out);
                     target.check(i, &mut target_state, &mut out);
                 } else if i.name == "atom"
                     || i.name == "red"
@@ -40,6 +42,8 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
                 } else if i.name == "clusterlaunchcontrol" {
                     target.check_clc(i, &mut out);
                 }
+                } else if i.name == "mbarrier" {
+                    static_forms::check_mbarrier(i, &mut out);
             }
         });
     }

@@ -1063,6 +1063,28 @@ pub const ALLOC_STATE_SPACE: Rule = Rule {
     checked_by: Some("tmemu_check"),
 };
 
+pub const MBARRIER_CLUSTER_ARRIVE_STATE: Rule = Rule {
+    id: "TM0412",
+    name: "mbarrier-cluster-arrive-state",
+    section: "§9.7.13.15.13",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "mbarrier.arrive / arrive_drop on a .shared::cluster mbarrier must use the sink `_` as its state destination (a remote barrier's state cannot be returned; sync.md MB-REMOTE-STATE).",
+    hardware: "ptxas rejects it (\"Sink '_' is expected as a destination operand for instruction 'mbarrier.arrive' with '.shared::cluster'\").",
+    checked_by: Some("tmemu_check (static_forms)"),
+};
+
+pub const MMA_QUALIFIER_COMBINATION: Rule = Rule {
+    id: "TM0413",
+    name: "mma-qualifier-combination",
+    section: "§9.7.16.10.9.1, §9.7.16.10.7.1",
+    severity: Severity::Error,
+    detection: Detection::Static,
+    summary: "tcgen05.mma qualifiers must combine as the ISA allows: .ashift only with A in TMEM, not on .ws, not with .collector::a::fill/use; the scale vector size must suit the block-scaled kind (mxf8f6f4: 1X/block32, mxf4: 2X/block32, mxf4nvf4: required, 2X/4X/block16/block32); an immediate scale-input-d lies in 0..15 and is refused with .kind::f8f6f4 (mma.md MMA-ASHIFT, MMA-SV, MMA-SID).",
+    hardware: "ptxas rejects it (\"Illegal modifier '.ashift' ...\", \"Modifier '.kind::mxf4' cannot be combined with modifier '.scale_vec::1X'\", \"value '16' out of range, expected to be in range [0..15]\").",
+    checked_by: Some("tmemu_check (static_forms)"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM05xx — engine-level rules (reported by tmemu_sim)
 
@@ -1277,6 +1299,8 @@ pub static RULES: &[Rule] = &[
     TARGET_UNSUPPORTED,
     MISSING_QUALIFIER,
     ALLOC_STATE_SPACE,
+    MBARRIER_CLUSTER_ARRIVE_STATE,
+    MMA_QUALIFIER_COMBINATION,
     OUT_OF_BOUNDS_ACCESS,
     MISALIGNED_ACCESS,
     ADDRESS_OUTSIDE_SPACE,

@@ -15,4 +15,7 @@ PTXAS_MESSAGES = {
     'TM0409-target-unsupported/break': "Instruction 'tcgen05.alloc' not supported on .target 'sm_90a'\nFeature '.cta_group::1' not supported on .target 'sm_90a'\nInstruction 'tcgen05.relinquish_alloc_permit' not supported on .target 'sm_90a'\nInstruction 'tcgen05.fence' not supported on .target 'sm_90a'\nFeature '.32x32b' not supported on .target 'sm_90a'\nInstruction 'tcgen05.st' not supported on .target 'sm_90a'\nInstruction 'tcgen05.wait' not supported on .target 'sm_90a'\nInstruction 'tcgen05.ld' not supported on .target 'sm_90a'\nInstruction 'tcgen05.dealloc' not supported on .target 'sm_90a'",
     'TM0410-missing-qualifier/break': ".sync modifier required for instruction 'tcgen05.alloc'\n.aligned modifier required for instruction 'tcgen05.alloc'",
     'TM0411-alloc-state-space/break': "State space incorrect for instruction 'tcgen05.alloc', expected '.shared::cta'",
+    'TM0412-mbarrier-cluster-arrive-state/break': "Sink '_' is expected as a destination operand for instruction 'mbarrier.arrive' with '.shared::cluster'",
+    'TM0413-mma-qualifier-combination/break': "Argument 5 of instruction 'tcgen05.mma': value '16' out of range, expected to be in range [0..15]",
+    'TM0413-mma-qualifier-combination/break-ashift-descriptor': "Illegal modifier '.ashift' for instruction 'tcgen05.mma'",
 }
