@@ -41,9 +41,9 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
                     target.check_atomic(i, &mut out);
                 } else if i.name == "clusterlaunchcontrol" {
                     target.check_clc(i, &mut out);
-                }
                 } else if i.name == "mbarrier" {
                     static_forms::check_mbarrier(i, &mut out);
+                }
             }
         });
     }
