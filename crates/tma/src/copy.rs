@@ -170,8 +170,9 @@ pub fn reduce(
         tx_bytes: b.box_bytes(),
         ..CopyStats::default()
     };
-    let mut cur: RunBuf = [0; TileBox::MAX_RUN_BYTES];
     let mut add: RunBuf = [0; TileBox::MAX_RUN_BYTES];
+    let esize = b.elem_bytes() as usize;
+    let apply = |cur: &mut [u8], add: &[u8]| op.apply(elem, cur, add);
     let mut result = Ok(());
     b.for_each_run(|r| {
         if result.is_err() {
@@ -184,10 +185,7 @@ pub fn reduce(
         stats.global_bytes += u64::from(r.len);
         let n = r.len as usize;
         gather(b, &r, smem, &mut add[..n]);
-        result = global.read(g, &mut cur[..n]).and_then(|()| {
-            op.apply(elem, &mut cur[..n], &add[..n]);
-            global.write(g, &cur[..n])
-        });
+        result = global.reduce(g, esize, &add[..n], &apply);
     });
     result?;
     Ok(stats)

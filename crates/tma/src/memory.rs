@@ -9,6 +9,33 @@ use crate::GlobalFault;
 pub trait GlobalMemory {
     fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), GlobalFault>;
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), GlobalFault>;
+
+    /// `global = global op add` over `add.len()` bytes at `addr`, `apply` doing `op` on
+    /// little-endian elements of `elem` bytes (1, 2, 4 or 8). A TMA or bulk reduction updates
+    /// each element as one atomic operation with `.relaxed.gpu` semantics (PTX ISA
+    /// cp.reduce.async.bulk §9.7.9.25.4, cp.reduce.async.bulk.tensor §9.7.9.27.1), so: a
+    /// memory that other threads write at the same time must override this so that each
+    /// element is one read-modify-write (reductions of two CTAs into one tile never lose an
+    /// update). The default reads, applies and writes back, which is enough for one thread.
+    fn reduce(
+        &mut self,
+        addr: u64,
+        elem: usize,
+        add: &[u8],
+        apply: &dyn Fn(&mut [u8], &[u8]),
+    ) -> Result<(), GlobalFault> {
+        const CHUNK: usize = 256;
+        debug_assert!(elem > 0 && CHUNK.is_multiple_of(elem));
+        let mut cur = [0u8; CHUNK];
+        for (i, src) in add.chunks(CHUNK).enumerate() {
+            let a = addr + (i * CHUNK) as u64;
+            let c = &mut cur[..src.len()];
+            self.read(a, c)?;
+            apply(c, src);
+            self.write(a, c)?;
+        }
+        Ok(())
+    }
 }
 
 /// One contiguous buffer at a base address: the smallest useful [`GlobalMemory`], for tests

@@ -135,6 +135,33 @@ impl tmemu_tma::GlobalMemory for Global<'_> {
         }
         Ok(())
     }
+
+    /// One atomic read-modify-write per element: CTAs on other worker threads may reduce
+    /// into the same elements at the same time (split-K partial tiles meeting through a TMA
+    /// reduce-add lost updates before this).
+    fn reduce(
+        &mut self,
+        addr: u64,
+        elem: usize,
+        add: &[u8],
+        apply: &dyn Fn(&mut [u8], &[u8]),
+    ) -> Result<(), GlobalFault> {
+        let fault = GlobalFault {
+            addr,
+            len: add.len() as u64,
+        };
+        for (i, src) in add.chunks(elem).enumerate() {
+            let a = addr + (i * elem) as u64;
+            self.0
+                .rmw(a, elem as u32, |old| {
+                    let mut cur = old.to_le_bytes();
+                    apply(&mut cur[..elem], src);
+                    u64::from_le_bytes(cur)
+                })
+                .map_err(|_| fault)?;
+        }
+        Ok(())
+    }
 }
 
 /// The 128 bytes at a resolved location (tensor maps live in param, const or global memory;
@@ -658,7 +685,6 @@ fn bulk_reduce_one<O: Observer>(
         None => None,
     };
     let mut s = [0u8; BULK_CHUNK];
-    let mut d = [0u8; BULK_CHUNK];
     let mut at = 0u32;
     while at < n {
         let k = (n - at).min(BULK_CHUNK as u32) as usize;
@@ -668,10 +694,9 @@ fn bulk_reduce_one<O: Observer>(
             Loc::Global(a) => {
                 let mut g = Global(cx.env.global);
                 let a = a + u64::from(at);
-                tmemu_tma::GlobalMemory::read(&g, a, &mut d[..k])
-                    .map_err(|f| Fail::Mem(oob("global", f.addr), Space::Global))?;
-                i.op.apply(i.elem, &mut d[..k], &s[..k]);
-                tmemu_tma::GlobalMemory::write(&mut g, a, &d[..k])
+                let esize = (i.elem.bits() / 8).max(1) as usize;
+                let apply = |d: &mut [u8], s: &[u8]| i.op.apply(i.elem, d, s);
+                tmemu_tma::GlobalMemory::reduce(&mut g, a, esize, &s[..k], &apply)
                     .map_err(|f| Fail::Mem(oob("global", f.addr), Space::Global))?;
             }
             Loc::Shared(c, off) => {

@@ -23,5 +23,6 @@ mod mma_sync_h100;
 mod st_async;
 mod tcgen05_engine;
 mod tcgen05_rules;
+mod tma_reduce_threads;
 mod warp_reset;
 mod wmma_h100;
