@@ -217,7 +217,118 @@ impl LdStForm {
     /// `tcgen05.ld`: register `r` of thread `t` goes to `regs[r][t]` (the engine's per-warp
     /// 32-lane register arrays). `tmem` is the SM's 128 × 512 cells, lane-major. Checks
     /// TMEM bounds (not the lane quarter: see [`LdStForm::check_access`]) before reading.
+    ///
+    /// Equal to [`LdStForm::load_reference`] (tested over every shape, `.num`, packing and
+    /// split-off): once the bounds hold, no lane or column sum carries into the other field,
+    /// so a cell's index is `(L0 + lane) · 512 + C0 + column` with the unpacked offsets of
+    /// the fragment map, and `.32x32b` (every compiler's epilogue shape) copies each thread's
+    /// TMEM row as one slice.
     pub fn load(
+        &self,
+        tmem: &[u32],
+        taddr: u32,
+        half_splitoff: u32,
+        regs: &mut [[u32; 32]],
+    ) -> Result<(), LayoutError> {
+        self.check_bounds(taddr, half_splitoff)?;
+        let n = regs.len().min(self.regs() as usize);
+        let regs = &mut regs[..n];
+        let base0 = cell_index(taddr);
+        if self.shape == LdStShape::S32x32b {
+            let width = if self.pack16 { 2 * n } else { n };
+            for t in 0..32 {
+                let row = &tmem[base0 + t * COLUMNS as usize..][..width];
+                if self.pack16 {
+                    for (reg, pair) in regs.iter_mut().zip(row.chunks_exact(2)) {
+                        reg[t] = (pair[0] & 0xFFFF) | (pair[1] << 16);
+                    }
+                } else {
+                    for (reg, &v) in regs.iter_mut().zip(row) {
+                        reg[t] = v;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let base1 = cell_index(taddr.wrapping_add(half_splitoff));
+        for (r, reg) in regs.iter_mut().enumerate() {
+            for (t, v) in reg.iter_mut().enumerate() {
+                let i = self.rel_index(base0, base1, t as u32, r as u32);
+                *v = if self.pack16 {
+                    (tmem[i] & 0xFFFF) | (tmem[i + 1] << 16)
+                } else {
+                    tmem[i]
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// `tcgen05.st`: the inverse of [`LdStForm::load`]. With `.unpack::16b` only the low
+    /// 16 bits of each cell are written (the high bits keep their value: UNCONFIRMED).
+    /// Equal to [`LdStForm::store_reference`] (see [`LdStForm::load`]).
+    pub fn store(
+        &self,
+        tmem: &mut [u32],
+        taddr: u32,
+        half_splitoff: u32,
+        regs: &[[u32; 32]],
+    ) -> Result<(), LayoutError> {
+        self.check_bounds(taddr, half_splitoff)?;
+        let n = regs.len().min(self.regs() as usize);
+        let regs = &regs[..n];
+        let base0 = cell_index(taddr);
+        let low = |cell: &mut u32, half: u32| *cell = (*cell & 0xFFFF_0000) | half;
+        if self.shape == LdStShape::S32x32b {
+            let width = if self.pack16 { 2 * n } else { n };
+            for t in 0..32 {
+                let row = &mut tmem[base0 + t * COLUMNS as usize..][..width];
+                if self.pack16 {
+                    for (reg, pair) in regs.iter().zip(row.chunks_exact_mut(2)) {
+                        low(&mut pair[0], reg[t] & 0xFFFF);
+                        low(&mut pair[1], reg[t] >> 16);
+                    }
+                } else {
+                    for (reg, cell) in regs.iter().zip(row) {
+                        *cell = reg[t];
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let base1 = cell_index(taddr.wrapping_add(half_splitoff));
+        for (r, reg) in regs.iter().enumerate() {
+            for (t, &v) in reg.iter().enumerate() {
+                let i = self.rel_index(base0, base1, t as u32, r as u32);
+                if self.pack16 {
+                    low(&mut tmem[i], v & 0xFFFF);
+                    low(&mut tmem[i + 1], v >> 16);
+                } else {
+                    tmem[i] = v;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Index into the lane-major cells of register `r` of thread `t` (its first cell when
+    /// packed), from the cell indices of the address and of the split-off address; only
+    /// after [`LdStForm::check_bounds`] (no field carries).
+    #[inline(always)]
+    fn rel_index(&self, base0: usize, base1: usize, t: u32, r: u32) -> usize {
+        let (c, split) = self.unpacked(t, r);
+        let col = if self.pack16 { 2 * c.column } else { c.column };
+        let base = if split { base1 } else { base0 };
+        base + (c.lane * COLUMNS + col) as usize
+    }
+
+    /// [`LdStForm::load`] cell by cell through [`LdStForm::cells`]: the definition, kept as
+    /// the reference the fast path is tested against.
+    ///
+    /// `tcgen05.ld`: register `r` of thread `t` goes to `regs[r][t]` (the engine's per-warp
+    /// 32-lane register arrays). `tmem` is the SM's 128 × 512 cells, lane-major. Checks
+    /// TMEM bounds (not the lane quarter: see [`LdStForm::check_access`]) before reading.
+    pub fn load_reference(
         &self,
         tmem: &[u32],
         taddr: u32,
@@ -237,9 +348,11 @@ impl LdStForm {
         Ok(())
     }
 
+    /// [`LdStForm::store`] cell by cell through [`LdStForm::cells`] (the reference).
+    ///
     /// `tcgen05.st`: the inverse of [`LdStForm::load`]. With `.unpack::16b` only the low
     /// 16 bits of each cell are written (the high bits keep their value: UNCONFIRMED).
-    pub fn store(
+    pub fn store_reference(
         &self,
         tmem: &mut [u32],
         taddr: u32,
@@ -276,4 +389,11 @@ impl LdStForm {
         }
         Ok(())
     }
+}
+
+/// Index of the cell at a raw TMEM address in the lane-major 128 × 512 cells (the address's
+/// fields as they are: callers have checked the bounds).
+#[inline(always)]
+fn cell_index(taddr: u32) -> usize {
+    ((taddr >> 16) * COLUMNS + (taddr & 0xFFFF)) as usize
 }

@@ -395,11 +395,18 @@ impl Gather<'_> {
         // Chunks must also be 16-byte aligned (descriptors encode addresses in 16-byte
         // units, but the fields are public).
         let (mut max_outer, mut bits) = (0, start);
+        // the outer terms too, for the fast loops (at most 256 rows: M or N of one CTA)
+        let mut outer_terms = [0u32; 256];
+        let tabled = n_outer as usize <= outer_terms.len();
         for o in 0..n_outer {
             let t = layout.outer_term(o);
+            if tabled {
+                outer_terms[o as usize] = t;
+            }
             max_outer = max_outer.max(t);
             bits |= t;
         }
+        let outer_terms = &outer_terms[..if tabled { n_outer as usize } else { 0 }];
         let max_inner = inner_terms.iter().copied().max().unwrap_or(0);
         bits |= inner_terms.iter().fold(0, |acc, &t| acc | t);
         let top = u64::from(start) + u64::from(max_outer) + u64::from(max_inner);
@@ -412,13 +419,32 @@ impl Gather<'_> {
             Major::MN => (T * rs, ks, rs),
         };
         let swz = |a: u32| (a ^ (((a >> 7) & mask) << shift)) as usize;
-        if in_bounds && elem_step == 1 && inner_step == T {
+        if in_bounds && tabled && elem_step == 1 && outer_step == T && inner_step != T {
+            // MN-major gathered by K (`KByRows`, what a fused panel holds for an MN-major B):
+            // each inner step (one kk) fills one contiguous run of `n_outer` chunks.
+            let run = n_outer as usize * T;
+            for (inner, &term) in inner_terms.iter().enumerate() {
+                let base = start.wrapping_add(term);
+                let o = inner * inner_step;
+                let dst = &mut out[o..o + run];
+                for (dst, &ot) in dst.chunks_exact_mut(T).zip(outer_terms) {
+                    // (the same wrapping sum as below, in the other order)
+                    let addr = swz(base.wrapping_add(ot));
+                    // SAFETY: as in the loop below (`in_bounds`).
+                    let chunk: &[u8; 16] =
+                        unsafe { &*(self.smem.as_ptr().add(addr) as *const [u8; 16]) };
+                    decode(chunk, dst.try_into().unwrap());
+                }
+            }
+            return Ok(());
+        }
+        if in_bounds && tabled && elem_step == 1 && inner_step == T {
             // The common case (K-major gathered by rows, MN-major by K): each outer step
             // fills one contiguous run of `n_inner` chunks.
             let run = n_inner as usize * T;
-            for outer in 0..n_outer {
-                let base = start.wrapping_add(layout.outer_term(outer));
-                let o = outer as usize * outer_step;
+            for (outer, &ot) in outer_terms.iter().enumerate() {
+                let base = start.wrapping_add(ot);
+                let o = outer * outer_step;
                 let dst = &mut out[o..o + run];
                 for (dst, &term) in dst.chunks_exact_mut(T).zip(inner_terms) {
                     let addr = swz(base.wrapping_add(term));
@@ -778,6 +804,28 @@ mod tests {
                                 same,
                                 "{elem:?} {kind:?} {major:?} {sw:?} start {start:#x} {order:?}"
                             );
+                            // strided (a K panel's slot: leading dimension above the
+                            // extent, at an offset): the same elements, nothing else written
+                            let (inner_n, outer_n) = match order {
+                                GatherOrder::RowsByK => (k as usize, rows as usize),
+                                GatherOrder::KByRows => (rows as usize, k as usize),
+                            };
+                            let ld = inner_n + 24;
+                            let mut wide = vec![-7.0f32; outer_n * ld + 8];
+                            gather_smem_strided(&smem, &l, fmt, rows, k, order, ld, &mut wide[8..])
+                                .unwrap();
+                            for (i, &w) in wide.iter().enumerate() {
+                                let (o, c) = ((i.max(8) - 8) / ld, (i.max(8) - 8) % ld);
+                                if i >= 8 && c < inner_n {
+                                    let g = want[o * inner_n + c];
+                                    assert!(
+                                        quiet(w) == quiet(g),
+                                        "strided {elem:?} {major:?} {sw:?} {start:#x} {order:?}"
+                                    );
+                                } else {
+                                    assert_eq!(w, -7.0, "strided: outside the window");
+                                }
+                            }
                         }
                     }
                 }

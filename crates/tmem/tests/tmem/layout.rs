@@ -594,3 +594,87 @@ fn store_then_load_round_trips() {
     assert!(matches!(e, LayoutError::OutOfRange { .. }));
     assert!(tmem.iter().all(|&c| c == 0));
 }
+
+mod ldst_fast_path {
+    //! `LdStForm::load` / `store` (row slices for `.32x32b`, closed-form cell indices for the
+    //! others) against the cell-by-cell definitions `load_reference` / `store_reference`, over
+    //! every shape × `.num` × packing, any in-bounds address and split-off, random contents.
+    use super::legal_forms;
+    use proptest::prelude::*;
+    use tmemu_tmem::layout::{LdStForm, LdStShape};
+
+    fn case() -> impl Strategy<Value = (LdStForm, u32, u32, u64)> {
+        let forms = legal_forms();
+        (0..forms.len(), any::<u32>(), any::<u32>(), any::<u64>()).prop_filter_map(
+            "form does not fit",
+            move |(i, a, b, seed)| {
+                let f = forms[i];
+                let cols = f.columns();
+                let lanes = f.shape.lanes();
+                if cols > 512 {
+                    return None;
+                }
+                let lane = a % (128 - lanes + 1);
+                let col = (a >> 8) % (512 - cols + 1);
+                let taddr = lane << 16 | col;
+                let split = if f.shape == LdStShape::S16x32bx2 {
+                    // a split-off landing anywhere in bounds (lanes and columns)
+                    let l1 = b % (128 - 16 + 1);
+                    let c1 = (b >> 8) % (512 - cols + 1);
+                    (l1 << 16 | c1).wrapping_sub(taddr)
+                } else {
+                    0
+                };
+                Some((f, taddr, split, seed))
+            },
+        )
+    }
+
+    fn fill(seed: u64, n: usize) -> Vec<u32> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u32
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+        #[test]
+        fn load_and_store_equal_the_reference((f, taddr, split, seed) in case()) {
+            let tmem = fill(seed, 128 * 512);
+            let regs: Vec<[u32; 32]> = fill(seed ^ 0x55, 32 * f.regs() as usize)
+                .chunks_exact(32)
+                .map(|c| c.try_into().unwrap())
+                .collect();
+            let (mut fast, mut slow) = (tmem.clone(), tmem.clone());
+            f.store(&mut fast, taddr, split, &regs).unwrap();
+            f.store_reference(&mut slow, taddr, split, &regs).unwrap();
+            prop_assert!(fast == slow, "store differs: {f:?} taddr {taddr:#x} split {split:#x}");
+            let mut a = vec![[0u32; 32]; f.regs() as usize];
+            let mut b = vec![[1u32; 32]; f.regs() as usize];
+            f.load(&tmem, taddr, split, &mut a).unwrap();
+            f.load_reference(&tmem, taddr, split, &mut b).unwrap();
+            prop_assert!(a == b, "load differs: {f:?} taddr {taddr:#x} split {split:#x}");
+        }
+
+        /// Out of bounds both fail alike and write nothing.
+        #[test]
+        fn out_of_bounds_fails_alike(i in 0usize..64, lane in 0u32..256, col in 0u32..1024) {
+            let forms = legal_forms();
+            let f = forms[i % forms.len()];
+            let taddr = lane << 16 | col;
+            let regs = vec![[7u32; 32]; f.regs() as usize];
+            let mut fast = vec![0u32; 128 * 512];
+            let mut slow = vec![0u32; 128 * 512];
+            let a = f.store(&mut fast, taddr, 0, &regs);
+            let b = f.store_reference(&mut slow, taddr, 0, &regs);
+            prop_assert_eq!(a.is_err(), b.is_err());
+            prop_assert!(fast == slow);
+        }
+    }
+}
