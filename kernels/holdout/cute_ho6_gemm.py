@@ -11,12 +11,15 @@ accumulator's type (f32 or s32: no conversion, so the comparison is exact).
   0-15 of each warp quarter), 64x128x32 tiles, 3 stages, `16x256b` loads.
 - ho6_cute_i8_n256: kind::i8 (s8 x s8 -> s32) with **N = 256** (256 TMEM columns),
   128x256x64 tiles (64-byte K rows: 64B swizzle), 2 stages, `32x32b.x64` loads.
+- ho6_cute_f16_mn_a: kind::f16 with an **M-major (MN-major) A** (the buffer is A^T), which
+  CuTe loads as two 64 x 64 TMA boxes per stage (one 128-byte swizzle row of M each),
+  128x128x64 tiles, 3 stages, `32x32b.x32` loads.
 - ho6_cute_fp8_k128: kind::f8f6f4 e4m3 x e4m3 -> f32, 128x128x128 tiles (a K step of 32 per
   MMA, 4 MMAs per stage), 3 stages, `16x128b.x16` loads.
 
-Inputs are chosen so that every product and partial sum is exact in the accumulator (tf32: values
-with 10 fraction bits, i8: integers, fp8: multiples of 1/4 in [-2, 2]): tolerance 0, whatever
-order the hardware sums in and whether it truncates or rounds f32 to tf32.
+Inputs are chosen so that every product and partial sum is exact in the accumulator (tf32:
+values with 7 significant bits, i8: integers, f16 and fp8: multiples of 1/4 in [-2, 2]):
+tolerance 0, whatever order the hardware sums in and whether it rounds f32 to tf32 or truncates.
 """
 import os
 import re
@@ -142,6 +145,9 @@ def ho6_gemm_kernel(mma: cute.TiledMma, tma_a: cute.CopyAtom, mA: cute.Tensor,
 
 def _mma(kind, bm, bn):
     K, ONE, SMEM = OperandMajorMode.K, tcgen05.CtaGroup.ONE, tcgen05.OperandSource.SMEM
+    if kind == "f16_mn_a":
+        return tcgen05.MmaF16BF16Op(cutlass.Float16, cutlass.Float32, (bm, bn, 16), ONE, SMEM,
+                                    OperandMajorMode.MN, K)
     if kind == "tf32":
         return tcgen05.MmaTF32Op((bm, bn, 8), ONE, SMEM, K, K)
     if kind == "i8":
@@ -180,16 +186,27 @@ VARIANTS = [
      "tcgen05.ld.sync.aligned.16x256b"),
     ("ho6_cute_i8_n256", "i8", (128, 256, 64), 2, ("32x32b", 64), (128, 256, 320), 6102,
      "tcgen05.ld.sync.aligned.32x32b.x64"),
+    ("ho6_cute_f16_mn_a", "f16_mn_a", (128, 128, 64), 3, ("32x32b", 32), (256, 128, 192),
+     6104, "tcgen05.ld.sync.aligned.32x32b.x32"),
     ("ho6_cute_fp8_k128", "fp8", (128, 128, 128), 3, ("16x128b", 16), (128, 256, 384), 6103,
      "tcgen05.ld.sync.aligned.16x128b.x16"),
 ]
-AB = {"tf32": (cutlass.Float32, "f32", 4), "i8": (cutlass.Int8, "i8", 1),
+AB = {"f16_mn_a": (cutlass.Float16, "f16", 2), "tf32": (cutlass.Float32, "f32", 4),
+      "i8": (cutlass.Int8, "i8", 1),
       "fp8": (cutlass.Float8E4M3FN, "fp8e4m3", 1)}
-ACC = {"tf32": (cutlass.Float32, "f32"), "i8": (cutlass.Int32, "i32"),
+ACC = {"f16_mn_a": (cutlass.Float32, "f32"), "tf32": (cutlass.Float32, "f32"),
+       "i8": (cutlass.Int32, "i32"),
        "fp8": (cutlass.Float32, "f32")}
 
 
 SWIZZLE = {128: ("S<3,4,3>", "128B"), 64: ("S<2,4,3>", "64B")}  # by K-row bytes
+
+
+def _a_box(kind, tile):
+    """A's TMA box, innermost first: (K, M) for K-major A; for the M-major A of f16_mn_a CuTe
+    copies the M = 128 tile as two boxes of one 128-byte swizzle row (64 f16) by BK."""
+    bm, bn, bk = tile
+    return [64, bk] if kind == "f16_mn_a" else [bk, bm]
 
 
 def _build(name, kind, tile, stages, ld, shape):
@@ -199,7 +216,9 @@ def _build(name, kind, tile, stages, ld, shape):
             old.unlink()
         M, N, K = shape
         ab = AB[kind][0]
-        a = make_fake_compact_tensor(ab, (M, K), stride_order=(1, 0), assumed_align=16)
+        # A is (M, K); M-major (MN-major) for f16_mn_a: the buffer is A^T, (K, M) row-major
+        a = make_fake_compact_tensor(ab, (M, K), stride_order=(0, 1) if kind == "f16_mn_a"
+                                     else (1, 0), assumed_align=16)
         b = make_fake_compact_tensor(ab, (N, K), stride_order=(1, 0), assumed_align=16)
         c = make_fake_compact_tensor(ACC[kind][0], (M, N), stride_order=(1, 0),
                                      assumed_align=16)
@@ -212,7 +231,7 @@ def _build(name, kind, tile, stages, ld, shape):
         # both swizzled by their K row's bytes (128B; 64B for the i8 tile's 64-byte rows).
         bm, bn, bk = tile
         boxes = sorted(set(re.findall(r'tma_gbasis = <"\(([^"]*)\):', mlir)))
-        want = sorted({f"{bk},{bm}", f"{bk},{bn}"})
+        want = sorted({",".join(map(str, _a_box(kind, tile))), f"{bk},{bn}"})
         if boxes != want:
             raise SystemExit(f"{name}: TMA boxes {boxes}, the spec says {want}")
         swizzles = set(re.findall(r"S<\d,\d,\d>", mlir))
@@ -239,7 +258,15 @@ def _cases(launch):
     bm, bn, bk = launch["tile"]
     seed = dict((v[0], v[6]) for v in VARIANTS)[launch["name"]]
     rng = np.random.default_rng(seed)
-    if kind == "tf32":
+    if kind == "f16_mn_a":
+        # multiples of 1/4 in [-2, 2]: exact in f16, products multiples of 1/16, |sums| <=
+        # 4K = 768: every partial sum exact in f32. A is passed M-major: the buffer is A^T.
+        a = rng.integers(-8, 9, size=(M, K)) / 4
+        b = rng.integers(-8, 9, size=(N, K)) / 4
+        ins = (np.ascontiguousarray(a.T).astype(np.float16), b.astype(np.float16))
+        expected = (a @ b.T).astype(np.float32)
+        why = "inputs on a 1/4 grid (f16-exact), every partial sum exact in f32"
+    elif kind == "tf32":
         # multiples of 1/64 in [-1, 1): 7 significant bits, exact in tf32; products are
         # multiples of 2^-12 below 1 and |partial sums| < K = 160, so 20 bits suffice: every
         # sum is exact in f32 (24 bits) in any order.
@@ -273,7 +300,8 @@ def _cases(launch):
     args = dict(
         mma=Packed(mma_fields, "TiledMma: i1 x3 flags, then the disable-output-lane mask "
                                "(vector<4 x i32>), all zero"),
-        tma_a=TensorMapArg("a", box=[bk, bm], swizzle=SWIZZLE[bk * AB[kind][2]][1]),
+        tma_a=TensorMapArg("a", box=_a_box(kind, launch["tile"]),
+                           swizzle=SWIZZLE[bk * AB[kind][2]][1]),
         tma_b=TensorMapArg("b", box=[bk, bn], swizzle=SWIZZLE[bk * AB[kind][2]][1]),
         c=Packed([{"buffer": "c"}], "C: static layout, so just the pointer"))
     ldn, rep = launch["ld"]
@@ -286,10 +314,12 @@ def _cases(launch):
                       f"{ldn}.x{rep}, {acc_dt} out")]
 
 
+MMA_KIND = {"tf32": "tf32", "i8": "i8", "fp8": "f8f6f4", "f16_mn_a": "f16"}
+
 KERNELS = [
     CuteKernel(name=name, build=_build(name, kind, tile, stages, ld, shape), cases=_cases,
                must_contain=("tcgen05.mma.cta_group::1.kind::" +
-                             {"tf32": "tf32", "i8": "i8", "fp8": "f8f6f4"}[kind], needle,
+                             MMA_KIND[kind], needle,
                              "cp.async.bulk.tensor"))
     for name, kind, tile, stages, ld, shape, seed, needle in VARIANTS
 ]
