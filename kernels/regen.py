@@ -380,6 +380,8 @@ class TritonKernel:
     aligned: tuple[str, ...] = ()
     must_contain: tuple[str, ...] = ("tcgen05.mma",)
     gluon: bool = False
+    # further triton.compile options (e.g. clc=True, launch_pdl=True): holdout batch 6a
+    options: dict = dataclasses.field(default_factory=dict)
 
     compiler = "triton"
 
@@ -416,6 +418,7 @@ def compile_triton(k: TritonKernel):
     else:
         src = ASTSource(k.fn, k.signature, k.constexprs, attrs)
     options = dict(num_warps=k.num_warps, num_stages=k.num_stages, num_ctas=k.num_ctas)
+    options.update(k.options)
     compiled = triton.compile(src, target=GPUTarget(*TRITON_TARGET), options=options)
     md = compiled.metadata._asdict()
     launch = dict(

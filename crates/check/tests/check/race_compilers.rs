@@ -16,7 +16,13 @@ use tmemu_sim::RunOptions;
 /// Specs (path under tests/corpus/kernels) on which the race observer reports a finding that
 /// is a tmemu false positive, with the root cause; printed as pending, never passed, and the
 /// test fails when one of them runs clean (remove it then).
-const KNOWN_FALSE_POSITIVES: &[(&str, &str)] = &[];
+const KNOWN_FALSE_POSITIVES: &[(&str, &str)] = &[(
+    "holdout/ho6_gluon_i8_tma_minmax.toml",
+    "two cp.reduce.async.bulk.tensor .max (and two .min) by one thread into the same global \
+     bytes with no wait between them are reported as TM0213 async-write-in-flight; each \
+     element's reduction is atomic (.relaxed.gpu), so they are morally strong and never race: \
+     a race-observer false positive (race::detector::op_access records op accesses as weak)",
+)];
 
 /// The launch specs under `dir`, without the benchmark-sized ones.
 fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
