@@ -23,8 +23,9 @@ pub struct TcState {
     pub enabled: bool,
     pub csize: u32,
     pub allocator: TmemAllocator,
-    /// Cells of each SM of the group (lane-major, 128 × 512), allocated on first use.
-    tmem: Vec<Option<Box<[u32]>>>,
+    /// Cells of each SM of the group (lane-major, 128 × 512), allocated on first use and
+    /// zeroed column by column at first access.
+    tmem: Tmem,
     pub queue: AsyncQueue,
     pub policy: AsyncPolicy,
     /// Blocked allocator requests released by another warp's step, to be finished by the
@@ -62,7 +63,10 @@ impl TcState {
             enabled,
             csize,
             allocator: TmemAllocator::new(config),
-            tmem: (0..csize).map(|_| None).collect(),
+            tmem: Tmem {
+                cells: (0..csize).map(|_| None).collect(),
+                dirty: vec![[0; 8]; csize as usize],
+            },
             queue: AsyncQueue::default(),
             policy,
             wakes: HashMap::new(),
@@ -95,7 +99,7 @@ impl TcState {
     }
 
     /// The cells of SM `rank` of the group (zero at first use: TMEM content before any write
-    /// is unspecified; zero is one possible content).
+    /// is unspecified; zero is one possible content; see [`Tmem`]).
     /// Every pending K-fused MMA product of this SM is applied first (a reader that does not
     /// say which columns it touches sees them all); [`TcState::tmem_cols_mut`] applies only
     /// those overlapping its columns.
@@ -108,9 +112,9 @@ impl TcState {
     #[inline]
     pub fn tmem_cols_mut(&mut self, rank: usize, cols: std::ops::Range<u32>) -> &mut [u32] {
         if self.mma_panels.any() {
-            self.flush_mma(rank, cols);
+            self.flush_mma(rank, cols.clone());
         }
-        tmem_cells(&mut self.tmem, rank)
+        self.tmem.cells(rank, cols)
     }
 
     /// Applies the pending K-fused MMA products whose D overlaps `cols` of SM `rank`.
@@ -123,9 +127,15 @@ impl TcState {
     }
 
     /// The cells of SM `rank` as they are, pending K-fused products not applied: only for
-    /// the MMA executor, which flushes what it reads itself.
+    /// the async executors (MMA, cp, shift), which flush what they read themselves.
     pub(crate) fn tmem_raw(&mut self, rank: usize) -> &mut [u32] {
-        tmem_cells(&mut self.tmem, rank)
+        self.tmem.cells(rank, 0..COLUMNS)
+    }
+
+    /// [`TcState::tmem_raw`] for an executor that touches only columns `cols` of the cells
+    /// it is handed (each of its accesses through one of these calls): the MMA executor.
+    pub(crate) fn tmem_raw_cols(&mut self, rank: usize, cols: std::ops::Range<u32>) -> &mut [u32] {
+        self.tmem.cells(rank, cols)
     }
 
     /// The panels and a view of the cells, borrowed apart (the MMA executor appends to a
@@ -140,15 +150,136 @@ impl TcState {
     }
 }
 
-fn tmem_cells(tmem: &mut [Option<Box<[u32]>>], rank: usize) -> &mut [u32] {
-    tmem[rank].get_or_insert_with(|| vec![0u32; (LANES * COLUMNS) as usize].into_boxed_slice())
+/// The group's TMEM: each SM's cells, and which columns are not yet zeroed.
+///
+/// TMEM starts zeroed (docs/arch/sim-tcgen05.md). Filling 256 KiB per SM group up front cost
+/// ≈ 260 000 host instructions per CTA of a grid-sized launch, most of it for columns the
+/// kernel never allocates; instead the cells come from a per-thread pool of earlier groups'
+/// cells with every column marked dirty, and a column is zeroed (all 128 lanes) the first time
+/// any accessor hands out cells for it. Every accessor names the columns it may touch, so no
+/// program can see a dirty column: the contents are exactly those of zeroed cells.
+struct Tmem {
+    cells: Vec<Option<Box<[u32]>>>,
+    /// Bit `c % 64` of word `c / 64`: column `c` of that SM still holds stale pool data.
+    dirty: Vec<[u64; 8]>,
+}
+
+/// Cell arrays kept per thread between SM groups.
+const POOL_KEPT: usize = 4;
+
+thread_local! {
+    static POOL: std::cell::RefCell<Vec<Box<[u32]>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Tmem {
+    /// The cells of SM `rank`, columns `cols` zeroed if they were dirty.
+    #[inline]
+    fn cells(&mut self, rank: usize, cols: std::ops::Range<u32>) -> &mut [u32] {
+        let dirty = &mut self.dirty[rank];
+        let cells =
+            self.cells[rank].get_or_insert_with(|| match POOL.with(|p| p.borrow_mut().pop()) {
+                Some(c) => {
+                    *dirty = [u64::MAX; 8];
+                    c
+                }
+                None => vec![0u32; (LANES * COLUMNS) as usize].into_boxed_slice(),
+            });
+        if *dirty != [0; 8] {
+            zero_dirty(cells, dirty, cols);
+        }
+        cells
+    }
+}
+
+/// Zeroes the dirty columns of `cols` (clamped to the 512 columns) and marks them clean.
+#[cold]
+fn zero_dirty(cells: &mut [u32], dirty: &mut [u64; 8], cols: std::ops::Range<u32>) {
+    let (s, e) = (cols.start.min(COLUMNS), cols.end.min(COLUMNS));
+    if s >= e {
+        return;
+    }
+    for w in s / 64..=(e - 1) / 64 {
+        let lo = (w * 64).max(s) - w * 64;
+        let hi = ((w + 1) * 64).min(e) - w * 64;
+        let range = (u64::MAX >> (64 - (hi - lo))) << lo;
+        let mut bits = dirty[w as usize] & range;
+        dirty[w as usize] &= !range;
+        while bits != 0 {
+            let tz = bits.trailing_zeros();
+            let run = (bits >> tz).trailing_ones();
+            let c0 = (w * 64 + tz) as usize;
+            for lane in 0..LANES as usize {
+                let at = lane * COLUMNS as usize + c0;
+                cells[at..at + run as usize].fill(0);
+            }
+            bits &= !((u64::MAX >> (64 - run)) << tz);
+        }
+    }
+}
+
+impl Drop for Tmem {
+    fn drop(&mut self) {
+        let _ = POOL.try_with(|p| {
+            let mut p = p.borrow_mut();
+            for c in self.cells.drain(..).flatten() {
+                if p.len() < POOL_KEPT {
+                    p.push(c);
+                }
+            }
+        });
+    }
 }
 
 /// The group's cells by SM, for flushing K-fused MMA panels.
-struct Cells<'a>(&'a mut [Option<Box<[u32]>>]);
+struct Cells<'a>(&'a mut Tmem);
 
 impl crate::exec::mma::RankCells for Cells<'_> {
-    fn cells(&mut self, rank: usize) -> &mut [u32] {
-        tmem_cells(self.0, rank)
+    fn cells(&mut self, rank: usize, cols: std::ops::Range<u32>) -> &mut [u32] {
+        self.0.cells(rank, cols)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lazily zeroed cells equal eagerly zeroed ones for any sequence of column accesses
+    /// (each access writing its columns), starting from a pooled array of garbage.
+    #[test]
+    fn lazy_zeroing_equals_zeroed_cells() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..40 {
+            let n = (LANES * COLUMNS) as usize;
+            let mut lazy = Tmem {
+                cells: vec![Some((0..n).map(|i| i as u32 ^ 0xDEAD_BEEF).collect())],
+                dirty: vec![[u64::MAX; 8]],
+            };
+            let mut eager = vec![0u32; n];
+            for step in 0..12 {
+                let a = (next() % 600) as u32;
+                let len = (next() % 140) as u32;
+                let cols = a..a + len;
+                let cells = lazy.cells(0, cols.clone());
+                // what an accessor of these columns may see equals the zeroed model
+                for lane in 0..LANES as usize {
+                    for c in cols.start.min(COLUMNS)..cols.end.min(COLUMNS) {
+                        let i = lane * COLUMNS as usize + c as usize;
+                        assert_eq!(cells[i], eager[i], "round {round} step {step} col {c}");
+                        let v = next() as u32;
+                        cells[i] = v;
+                        eager[i] = v;
+                    }
+                }
+            }
+            assert_eq!(lazy.cells(0, 0..COLUMNS), &eager[..], "round {round}");
+            assert_eq!(lazy.dirty[0], [0; 8]);
+            lazy.cells.clear();
+        }
     }
 }

@@ -557,12 +557,20 @@ fn rule_for(e: &MmaError) -> (Rule, String) {
 struct Grids<'a> {
     tc: &'a mut TcState,
     ranks: [usize; 2],
+    op: &'a MmaOp,
+    c: &'a Checked,
 }
 
 impl TmemGrids for Grids<'_> {
     fn grid(&mut self, v: usize) -> &mut [u32] {
-        // raw: `MmaWork::execute` applied the pending products of what the MMA touches
-        self.tc.tmem_raw(self.ranks[v])
+        // raw: `MmaWork::execute` applied the pending products of what the MMA touches;
+        // by columns: what the MMA reads besides D, and D (TMEM is zeroed lazily by column)
+        let r = self.ranks[v];
+        for cols in tmem_reads(self.op, self.c) {
+            self.tc.tmem_raw_cols(r, cols);
+        }
+        let d0 = self.op.d_taddr & 0xFFFF;
+        self.tc.tmem_raw_cols(r, d0..d0 + self.c.d_cols)
     }
 }
 
@@ -598,7 +606,7 @@ impl AsyncWork for MmaWork {
                 }
             }
         }
-        let mut g = Grids { tc, ranks };
+        let mut g = Grids { tc, ranks, op, c };
         if !fuse {
             return compute(op, c, &smem[..n], &mut g).map_err(|e| rule_for(&e));
         }
@@ -667,8 +675,69 @@ fn tmem_reads(op: &MmaOp, c: &Checked) -> impl Iterator<Item = std::ops::Range<u
     [a, meta, sa, sb].into_iter().flatten()
 }
 
-/// `[lo, hi)` of the shared-memory bytes an operand's descriptor addresses.
+/// `[lo, hi)` of the shared-memory bytes an operand's descriptor addresses: a pure function
+/// of (descriptor, majorness, format, rows, K), so it is remembered per thread in a small
+/// direct-mapped table. A K loop cycles through a few descriptors (stages × K steps), and
+/// walking every chunk address per MMA cost ≈ 17 000 host instructions (perf.md, session 6).
 fn operand_extent(
+    raw: u64,
+    major: Major,
+    fmt: OperandFormat,
+    rows: u32,
+    k: u32,
+) -> Option<(u64, u64)> {
+    EXTENTS.with(|cell| {
+        let mut t = cell.borrow_mut();
+        let key = ExtentKey {
+            raw,
+            major,
+            fmt,
+            rows,
+            k,
+        };
+        let slot = key.slot();
+        if let Some((k0, v)) = t[slot] {
+            if k0 == key {
+                return v;
+            }
+        }
+        let v = operand_extent_walk(raw, major, fmt, rows, k);
+        t[slot] = Some((key, v));
+        v
+    })
+}
+
+/// What [`operand_extent`] depends on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ExtentKey {
+    raw: u64,
+    major: Major,
+    fmt: OperandFormat,
+    rows: u32,
+    k: u32,
+}
+
+const EXTENT_SLOTS: usize = 64;
+
+impl ExtentKey {
+    fn slot(&self) -> usize {
+        let h = self.raw
+            ^ u64::from(self.rows) << 40
+            ^ u64::from(self.k) << 52
+            ^ (self.major == Major::MN) as u64
+            ^ (self.fmt.elem as u64) << 1;
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % EXTENT_SLOTS
+    }
+}
+
+type ExtentTable = [Option<(ExtentKey, Option<(u64, u64)>)>; EXTENT_SLOTS];
+
+thread_local! {
+    static EXTENTS: RefCell<ExtentTable> = const { RefCell::new([None; EXTENT_SLOTS]) };
+}
+
+/// [`operand_extent`] by walking every chunk address (the definition; the cache's reference).
+fn operand_extent_walk(
     raw: u64,
     major: Major,
     fmt: OperandFormat,
@@ -883,4 +952,52 @@ pub(super) fn exec<O: Observer>(
         issue_async(w, cx, lane, kind, &places, Box::new(work));
     }
     Flow::Next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tmemu_tmem::desc::ElemType;
+
+    /// The cached operand extent equals the chunk walk for random descriptors (every swizzle
+    /// code, version bits right or wrong), both majornesses, several formats and shapes,
+    /// asked in an order that makes the direct-mapped slots collide and refill.
+    #[test]
+    fn cached_extent_equals_the_walk() {
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let fmts = [
+            (ElemType::F16, MmaKind::F16),
+            (ElemType::Tf32, MmaKind::Tf32),
+            (ElemType::E4m3, MmaKind::F8f6f4),
+            (ElemType::E2m1, MmaKind::MxF4),
+        ];
+        let mut keys = Vec::new();
+        for _ in 0..400 {
+            let r = next();
+            // version 1 in bits 46..48 most of the time, the swizzle code in 61..63
+            let version = if r % 8 == 0 { 0 } else { 1u64 << 46 };
+            let raw = (r & 0x3FFF_3FFF_3FFF) | version | (r >> 13) & (7 << 61);
+            let major = if r & 1 == 0 { Major::K } else { Major::MN };
+            let (elem, kind) = fmts[(r >> 20) as usize % fmts.len()];
+            let rows = [32, 64, 128, 256][(r >> 24) as usize % 4];
+            let k = [8, 16, 32, 64, 128][(r >> 28) as usize % 5];
+            keys.push((raw, major, OperandFormat { elem, kind }, rows, k));
+        }
+        let mut hits = 0;
+        for round in 0..3 {
+            for &(raw, major, fmt, rows, k) in keys.iter().step_by(round + 1) {
+                let want = operand_extent_walk(raw, major, fmt, rows, k);
+                hits += want.is_some() as u32;
+                assert_eq!(operand_extent(raw, major, fmt, rows, k), want);
+                assert_eq!(operand_extent(raw, major, fmt, rows, k), want);
+            }
+        }
+        assert!(hits > 100, "too few decodable descriptors: {hits}");
+    }
 }

@@ -24,5 +24,6 @@ mod st_async;
 mod tcgen05_engine;
 mod tcgen05_rules;
 mod tma_reduce_threads;
+mod tmem_lazy_zero;
 mod warp_reset;
 mod wmma_h100;

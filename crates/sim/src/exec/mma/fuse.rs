@@ -71,9 +71,10 @@ struct Key {
     b_order: GatherOrder,
 }
 
-/// The TMEM cells (128 × 512, lane-major) of SM `rank` of the group, without flushing.
+/// The TMEM cells (128 × 512, lane-major) of SM `rank` of the group, without flushing, for
+/// an access to columns `cols` only (TMEM is zeroed lazily, column by column: `tmem_sm`).
 pub trait RankCells {
-    fn cells(&mut self, rank: usize) -> &mut [u32];
+    fn cells(&mut self, rank: usize, cols: Range<u32>) -> &mut [u32];
 }
 
 /// Decoded operands of a run of MMAs into one D, and how to apply them.
@@ -148,7 +149,7 @@ impl Panel {
                 input_d,
             };
             for v in 0..self.key.cta_group as usize {
-                let cells = grid.cells(self.key.ranks[v]);
+                let cells = grid.cells(self.key.ranks[v], self.cols.clone());
                 // Lane field and columns were checked when the panel opened
                 // (`Panels::reserve`).
                 accumulate_f32(&g, v as u32, self.key.d_taddr, cells)
@@ -218,6 +219,34 @@ impl Default for Panels {
             fused: 0,
             flushes: 0,
         }
+    }
+}
+
+/// Panel buffers at most kept per thread between SM groups.
+const SPARE_KEPT: usize = 8;
+
+thread_local! {
+    /// Panel buffers (A, B) of finished SM groups of this thread: a group (one CTA of a
+    /// grid-sized launch) opening its panel reuses them instead of zero-filling 2 MiB anew
+    /// (≈ 200 000 host instructions per CTA, perf.md session 6).
+    static SPARE_BUFFERS: std::cell::RefCell<Vec<(Vec<f32>, Vec<f32>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Panels {
+    fn drop(&mut self) {
+        // A panel still open here was never observed (its cells died with the group).
+        let bufs = self.open.drain(..).chain(self.spare.drain(..));
+        let bufs: Vec<_> = bufs.map(|p| (p.a, p.b)).collect();
+        // (try_with: a thread being torn down keeps nothing)
+        let _ = SPARE_BUFFERS.try_with(|s| {
+            let mut s = s.borrow_mut();
+            for b in bufs {
+                if s.len() < SPARE_KEPT {
+                    s.push(b);
+                }
+            }
+        });
     }
 }
 
@@ -406,20 +435,26 @@ impl Panels {
         let kb = (BLOCK_K / k).max(1) * k;
         let kcap = (PANEL_FLOATS / (m + n) / kb).max(1) * kb;
         let c0 = op.d_taddr & 0xFFFF;
-        let mut p = self.spare.pop().unwrap_or_else(|| Panel {
-            key,
-            layout: c.layout,
-            m: 0,
-            n: 0,
-            k_step: 0,
-            cols: 0..0,
-            negate: false,
-            input_d: None,
-            kt: 0,
-            kcap: 0,
-            kb: 0,
-            a: Vec::new(),
-            b: Vec::new(),
+        let mut p = self.spare.pop().unwrap_or_else(|| {
+            // buffers of an earlier SM group's panels (their stale values are never read)
+            let (a, b) = SPARE_BUFFERS
+                .with(|s| s.borrow_mut().pop())
+                .unwrap_or_default();
+            Panel {
+                key,
+                layout: c.layout,
+                m: 0,
+                n: 0,
+                k_step: 0,
+                cols: 0..0,
+                negate: false,
+                input_d: None,
+                kt: 0,
+                kcap: 0,
+                kb: 0,
+                a,
+                b,
+            }
         });
         p.key = key;
         p.layout = c.layout;

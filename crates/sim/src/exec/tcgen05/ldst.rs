@@ -250,11 +250,15 @@ pub(super) fn ld<O: Observer>(
         let pc = w.cur_pc;
         cx.diag(w, pc, mask, rule, msg);
     } else {
-        for (k, &d) in dst.iter().enumerate() {
+        for (&d, v) in dst.iter().zip(buf.iter()) {
             let reg = &mut w.r32[d as usize];
-            for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    reg[l] = buf[k][l];
+            if mask == u32::MAX {
+                *reg = *v;
+            } else {
+                for l in 0..32 {
+                    if mask >> l & 1 != 0 {
+                        reg[l] = v[l];
+                    }
                 }
             }
         }
@@ -289,9 +293,16 @@ pub(super) fn st<O: Observer>(
     let me = cx.me;
     let mut buf = std::mem::take(&mut cx.tc.scratch);
     buf.resize(form.regs() as usize, [0; 32]);
-    for (k, &s) in src.iter().enumerate() {
-        for l in 0..32 {
-            buf[k][l] = w.read_any(s, l) as u32;
+    // whole 32-lane registers at once (a `.x128` store is 128 of them)
+    for (v, &s) in buf.iter_mut().zip(src.iter()) {
+        match s {
+            Any::R32(r) => *v = w.r32[r as usize],
+            Any::Imm(x) => *v = [x as u32; 32],
+            _ => {
+                for (l, x) in v.iter_mut().enumerate() {
+                    *x = w.read_any(s, l) as u32;
+                }
+            }
         }
     }
     let r = form.store(
