@@ -1,4 +1,4 @@
-"""Holdout batch 6a (Gluon, Triton 3.9): three kernels whose PTX forms no compiler output in the
+"""Holdout batch 6a (Gluon, Triton 3.9): five kernels whose PTX forms no compiler output in the
 corpus had before.
 
 ho6_gluon_gather_scatter: an indexed row permutation fused into a matmul,
@@ -16,17 +16,28 @@ column **slice** and writes it by TMA store from a staging buffer.
 
 ho6_gluon_2cta_fp8_mn: `tcgen05.mma.cta_group::2.kind::f8f6f4` (two_ctas) with e4m3 operands and
 an **MN-major B** (B given K x N, not permuted), 256x128 cluster tile, 3-stage ring, fp16 out.
+
+ho6_gluon_i8_tma_minmax: a kind::i8 GEMM whose 32-column TMEM slices are folded across N tiles by
+TMA reductions `tma.async_atomic_max` / `async_atomic_min` (`cp.reduce.async.bulk.tensor .max /
+.min` on s32).
+
+ho6_gluon_mma_scaled_cp: `tcgen05_mma_scaled` (mxf8f6f4, e4m3 x e5m2) with the e8m0 scales staged
+in shared memory as [32, 4, 4] blocks and copied into TMEM by `tcgen05_copy` (tcgen05.cp
+.32x128b.warpx4), one MMA in flight.
 """
 import numpy as np
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.blackwell import (TensorMemoryLayout,
+                                                                 TensorMemoryScalesLayout,
                                                                  allocate_tensor_memory,
                                                                  fence_async_shared, mbarrier,
-                                                                 tcgen05_commit, tcgen05_mma, tma)
+                                                                 tcgen05_commit, tcgen05_copy,
+                                                                 tcgen05_mma, tcgen05_mma_scaled,
+                                                                 tma)
 
 from regen import (Case, HostTMA, Input, Output, Ptr, TritonKernel, e4m3_bits_to_f64,
-                   random_e4m3_bits)
+                   e8m0_to_f64, random_e4m3_bits)
 
 
 def _desc(shape, layout, dtype="fp16"):
@@ -435,6 +446,105 @@ def _i8_minmax_cases():
                       "from every 32-column TMEM slice of every tile)")]
 
 
+# ---------------------------------------------------------------------------------------------
+# Block-scaled MMA (mxf8f6f4, e4m3 x e5m2) with the scales copied into TMEM by tcgen05.cp.
+# ---------------------------------------------------------------------------------------------
+SM, SN, SK = 128, 128, 128
+SA_LAYOUT = gl.NVMMASharedLayout.get_default_for([SM, SK], gl.float8e4nv)
+SB_LAYOUT = gl.NVMMASharedLayout.get_default_for([SN, SK], gl.float8e5)
+
+
+@gluon.jit
+def mma_scaled_cp_kernel(a_desc, b_desc, sa_ptr, sb_ptr, c_ptr, N, K):
+    BLOCK_M: gl.constexpr = a_desc.block_shape[0]
+    BLOCK_K: gl.constexpr = a_desc.block_shape[1]
+    BLOCK_N: gl.constexpr = b_desc.block_shape[0]
+    gl.static_assert(BLOCK_M == 128 and BLOCK_N == 128 and BLOCK_K == 128)
+    off_n = gl.program_id(0) * BLOCK_N
+    a_s = gl.allocate_shared_memory(a_desc.dtype, [BLOCK_M, BLOCK_K], a_desc.layout)
+    b_s = gl.allocate_shared_memory(b_desc.dtype, [BLOCK_N, BLOCK_K], b_desc.layout)
+    # one K block of scales for 128 rows: 512 bytes stored [32, 4, 4] (row r = 32 j + l at
+    # [l, j, m], m = the 4 scales of the row), viewed as the [128, 4] matrix tcgen05.cp wants
+    s_l: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    sa_raw = gl.allocate_shared_memory(gl.uint8, [32, 16], s_l)
+    sb_raw = gl.allocate_shared_memory(gl.uint8, [32, 16], s_l)
+    sa_s = sa_raw.reshape((1, 1, 32, 4, 4)).permute((0, 3, 2, 1, 4)).reshape((BLOCK_M, 4))
+    sb_s = sb_raw.reshape((1, 1, 32, 4, 4)).permute((0, 3, 2, 1, 4)).reshape((BLOCK_N, 4))
+    tma_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mma_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(tma_bar, count=1)
+    mbarrier.init(mma_bar, count=1)
+    fence_async_shared()
+    acc = allocate_tensor_memory(gl.float32, [BLOCK_M, BLOCK_N],
+                                 TensorMemoryLayout([BLOCK_M, BLOCK_N], col_stride=1))
+    sa_t = allocate_tensor_memory(gl.uint8, [BLOCK_M, 4], TensorMemoryScalesLayout())
+    sb_t = allocate_tensor_memory(gl.uint8, [BLOCK_N, 4], TensorMemoryScalesLayout())
+
+    pl: gl.constexpr = gl.BlockedLayout([1, 4], [8, 4], [gl.num_warps(), 1], [1, 0])
+    pr = gl.arange(0, 32, gl.SliceLayout(1, pl))
+    pc = gl.arange(0, 16, gl.SliceLayout(0, pl))
+    n_k = K // BLOCK_K
+    for ki in range(n_k):
+        mbarrier.expect(tma_bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        tma.async_load(a_desc, [0, ki * BLOCK_K], tma_bar, a_s)
+        tma.async_load(b_desc, [off_n, ki * BLOCK_K], tma_bar, b_s)
+        blk = pr[:, None] * 16 + pc[None, :]
+        sa_raw.store(gl.load(sa_ptr + ki * 512 + blk))
+        sb_raw.store(gl.load(sb_ptr + (gl.program_id(0) * n_k + ki) * 512 + blk))
+        fence_async_shared()
+        tcgen05_copy(sa_s, sa_t)
+        tcgen05_copy(sb_s, sb_t)
+        mbarrier.wait(tma_bar, ki & 1)
+        tcgen05_mma_scaled(a_s, b_s.permute((1, 0)), acc, sa_t, sb_t, "e4m3", "e5m2",
+                           use_acc=ki > 0, mbarriers=[mma_bar])
+        # the MMA reads A, B and both scale buffers until its barrier fires
+        mbarrier.wait(mma_bar, ki & 1)
+    mbarrier.invalidate(tma_bar)
+    mbarrier.invalidate(mma_bar)
+    reg: gl.constexpr = acc.get_reg_layout()
+    out = acc.load(reg)
+    rm = gl.arange(0, BLOCK_M, gl.SliceLayout(1, reg))
+    rn = off_n + gl.arange(0, BLOCK_N, gl.SliceLayout(0, reg))
+    gl.store(c_ptr + rm[:, None] * N + rn[None, :], out)
+
+
+def _scales_blocks(s):
+    """[rows, K/32] e8m0 scales -> per (row block of 128, K block of 128) 512 bytes laid out
+    [32, 4, 4]: row r = 32 j + l, scale column m of the block at [l, j, m]."""
+    rows, cols = s.shape
+    return np.ascontiguousarray(
+        s.reshape(rows // 128, 4, 32, cols // 4, 4).transpose(0, 3, 2, 1, 4)).reshape(-1)
+
+
+def _mma_scaled_cases():
+    M, N, K = 128, 256, 384
+    rng = np.random.default_rng(7305)
+    a = random_e4m3_bits(rng, (M, K))
+    # e5m2 values: the top byte of an fp16 (exact), |b| <= 2
+    b16 = (rng.integers(-8, 9, size=(N, K)) / 4).astype(np.float16)
+    bt = (b16.view(np.uint16) >> 8).astype(np.uint8)
+    sa = rng.integers(124, 130, size=(M, K // 32), dtype=np.uint8)
+    sb = rng.integers(124, 130, size=(N, K // 32), dtype=np.uint8)
+    a64 = e4m3_bits_to_f64(a) * np.repeat(e8m0_to_f64(sa), 32, axis=1)
+    b64 = b16.astype(np.float64) * np.repeat(e8m0_to_f64(sb), 32, axis=1)
+    c = (a64 @ b64.T).astype(np.float32)
+    why = ("scaled e4m3 x e5m2 products have at most 4 + 3 significant bits (exact in f32); "
+           "K = 384 terms of |ab| <= 2·2^2·2·2^2: the f32 (or wider) sum errs < 2^-24·Σ|ab| < "
+           "1e-3 absolute: rtol 1e-5, atol 1e-3")
+    return [Case("ho6_gluon_mma_scaled_cp", grid=[N // SN],
+                 buffers=dict(a=Input(a, "fp8e4m3"), b=Input(bt, "fp8e5m2"),
+                              sa=Input(_scales_blocks(sa), "u8"),
+                              sb=Input(_scales_blocks(sb), "u8"),
+                              c=Output("f32", [M, N], c, 1e-5, 1e-3, why)),
+                 args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), sa_ptr=Ptr("sa"),
+                           sb_ptr=Ptr("sb"), c_ptr=Ptr("c"), N=N, K=K),
+                 note=f"C[{M}x{N}] = (A·2^sa) e4m3 [{M}x{K}] @ ((B·2^sb) e5m2 [{N}x{K}])^T: "
+                      "Gluon tcgen05_mma_scaled (kind::mxf8f6f4.block_scale), e8m0 scales "
+                      "every 32 K staged in shared memory as [32, 4, 4] blocks and copied into "
+                      "TMEM by tcgen05_copy (tcgen05.cp.32x128b.warpx4); A/B by TMA; one MMA "
+                      "in flight")]
+
+
 KERNELS = [
     TritonKernel(name="ho6_gluon_gather_scatter", fn=gather_scatter_kernel, gluon=True,
                  signature=dict(x_desc=_desc([1, GK], ROW_LAYOUT),
@@ -464,4 +574,11 @@ KERNELS = [
                                 mn_desc=_desc([IM, IH], IO_LAYOUT, "i32"), K="i32"),
                  constexprs={}, cases=_i8_minmax_cases, num_warps=4, num_stages=1,
                  aligned=("K",), must_contain=("kind::i8", "cp.reduce.async.bulk.tensor")),
+    TritonKernel(name="ho6_gluon_mma_scaled_cp", fn=mma_scaled_cp_kernel, gluon=True,
+                 signature=dict(a_desc=_desc([SM, SK], SA_LAYOUT, "fp8e4nv"),
+                                b_desc=_desc([SN, SK], SB_LAYOUT, "fp8e5"), sa_ptr="*u8",
+                                sb_ptr="*u8", c_ptr="*fp32", N="i32", K="i32"),
+                 constexprs={}, cases=_mma_scaled_cases, num_warps=4, num_stages=1,
+                 aligned=("sa_ptr", "sb_ptr", "c_ptr", "N", "K"),
+                 must_contain=("block_scale", "tcgen05.cp")),
 ]
