@@ -1,6 +1,6 @@
 // H100 recording of nvcc's WMMA API (wmma.load / wmma.mma / wmma.store PTX), replayed through
 // tmemu by crates/sim/tests/sim/wmma_h100.rs from this file's PTX
-// (tests/corpus/wmma_h100/harness.sm_90a.ptx).
+// (tests/corpus/wmma_h100/harness.sm_90a.ptx, committed as .ptx.xz: xz -9e after regenerating).
 //
 // Two kinds of kernels:
 //  - dump kernels (k_frag_*): one warp loads a fragment from a matrix whose element i holds
@@ -117,6 +117,31 @@ __device__ void mma(const S* a, const S* b, const C* c, C* d, int lda, int ldb, 
     const S* a, const S* b, const C* c, C* d, int lda, int ldb, int ldc, int ldd, int c_col, int d_col) \
   { mma<M, N, K, T, S, wmma::LA, wmma::LB, C>(a, b, c, d, lda, ldb, ldc, ldd, c_col, d_col); }
 
+// mixed accumulators (f16 inputs only): C of type CT, D of type DT
+template <int M, int N, int K, class LA, class LB, class CT, class DT>
+__device__ void mma_mixed(const half* a, const half* b, const CT* c, DT* d, int lda, int ldb, int ldc,
+                          int ldd, int c_col, int d_col) {
+  const int tr = blockIdx.x;
+  a += (size_t)tr * AB; b += (size_t)tr * AB; c += (size_t)tr * CD; d += (size_t)tr * CD;
+  wmma::fragment<wmma::matrix_a, M, N, K, half, LA> fa;
+  wmma::fragment<wmma::matrix_b, M, N, K, half, LB> fb;
+  wmma::fragment<wmma::accumulator, M, N, K, CT> fc;
+  wmma::fragment<wmma::accumulator, M, N, K, DT> fd;
+  wmma::load_matrix_sync(fa, a, lda);
+  wmma::load_matrix_sync(fb, b, ldb);
+  wmma::load_matrix_sync(fc, c, ldc, c_col ? wmma::mem_col_major : wmma::mem_row_major);
+  wmma::mma_sync(fd, fa, fb, fc);
+  wmma::store_matrix_sync(d, fd, ldd, d_col ? wmma::mem_col_major : wmma::mem_row_major);
+}
+#define MMAX(NAME, M, N, K, LA, LB, CT, DT) extern "C" __global__ void k_mma_##NAME( \
+    const half* a, const half* b, const CT* c, DT* d, int lda, int ldb, int ldc, int ldd, int c_col, int d_col) \
+  { mma_mixed<M, N, K, wmma::LA, wmma::LB, CT, DT>(a, b, c, d, lda, ldb, ldc, ldd, c_col, d_col); }
+#define MMAX4(SH, M, N, K, CT, DT, TN) \
+  MMAX(SH##_row_row_##TN, M, N, K, row_major, row_major, CT, DT) \
+  MMAX(SH##_row_col_##TN, M, N, K, row_major, col_major, CT, DT) \
+  MMAX(SH##_col_row_##TN, M, N, K, col_major, row_major, CT, DT) \
+  MMAX(SH##_col_col_##TN, M, N, K, col_major, col_major, CT, DT)
+
 #define MMA4(SH, M, N, K, T, S, C, TN) \
   MMA(SH##_row_row_##TN, M, N, K, T, S, row_major, row_major, C) \
   MMA(SH##_row_col_##TN, M, N, K, T, S, row_major, col_major, C) \
@@ -133,6 +158,13 @@ MMA4(m16n16k16, 16, 16, 16, __nv_bfloat16, __nv_bfloat16, float, bf16_f32)
 MMA4(m32n8k16, 32, 8, 16, __nv_bfloat16, __nv_bfloat16, float, bf16_f32)
 MMA4(m8n32k16, 8, 32, 16, __nv_bfloat16, __nv_bfloat16, float, bf16_f32)
 MMA4(m16n16k8, 16, 16, 8, wmma::precision::tf32, float, float, tf32_f32)
+// mix_d<D bits>_c<C bits>: D and C of different types
+MMAX4(m16n16k16, 16, 16, 16, half, float, mix_d32_c16)
+MMAX4(m16n16k16, 16, 16, 16, float, half, mix_d16_c32)
+MMAX4(m32n8k16, 32, 8, 16, half, float, mix_d32_c16)
+MMAX4(m32n8k16, 32, 8, 16, float, half, mix_d16_c32)
+MMAX4(m8n32k16, 8, 32, 16, half, float, mix_d32_c16)
+MMAX4(m8n32k16, 8, 32, 16, float, half, mix_d16_c32)
 
 // ---- host -------------------------------------------------------------------------------
 
@@ -173,16 +205,23 @@ static Frag kFrags[] = {
   F(c_row_m16n16k8_f32, "c", 16, 16, 8, "f32", 4, "row", 8),
 };
 
-struct Mma { const char* name; int m, n, k; const char* ab; const char* cd; const char* la; const char* lb; void* kern; };
-#define M1(SH, M, N, K, LA, LB, TN, AB, CD) {#SH "_" #LA "_" #LB "_" #TN, M, N, K, AB, CD, #LA, #LB, (void*)k_mma_##SH##_##LA##_##LB##_##TN}
+// cd: the type of C (and of D unless dt names another)
+struct Mma { const char* name; int m, n, k; const char* ab; const char* cd; const char* la; const char* lb; void* kern; const char* dt; };
+#define M1X(SH, M, N, K, LA, LB, TN, AB, CD, DT) {#SH "_" #LA "_" #LB "_" #TN, M, N, K, AB, CD, #LA, #LB, (void*)k_mma_##SH##_##LA##_##LB##_##TN, DT}
+#define M1(SH, M, N, K, LA, LB, TN, AB, CD) M1X(SH, M, N, K, LA, LB, TN, AB, CD, CD)
 #define M4(SH, M, N, K, TN, AB, CD) M1(SH, M, N, K, row, row, TN, AB, CD), M1(SH, M, N, K, row, col, TN, AB, CD), \
   M1(SH, M, N, K, col, row, TN, AB, CD), M1(SH, M, N, K, col, col, TN, AB, CD)
+#define M4X(SH, M, N, K, TN, CD, DT) M1X(SH, M, N, K, row, row, TN, "f16", CD, DT), M1X(SH, M, N, K, row, col, TN, "f16", CD, DT), \
+  M1X(SH, M, N, K, col, row, TN, "f16", CD, DT), M1X(SH, M, N, K, col, col, TN, "f16", CD, DT)
 static Mma kMmas[] = {
   M4(m16n16k16, 16, 16, 16, f16_f32, "f16", "f32"), M4(m16n16k16, 16, 16, 16, f16_f16, "f16", "f16"),
   M4(m32n8k16, 32, 8, 16, f16_f32, "f16", "f32"), M4(m32n8k16, 32, 8, 16, f16_f16, "f16", "f16"),
   M4(m8n32k16, 8, 32, 16, f16_f32, "f16", "f32"), M4(m8n32k16, 8, 32, 16, f16_f16, "f16", "f16"),
   M4(m16n16k16, 16, 16, 16, bf16_f32, "bf16", "f32"), M4(m32n8k16, 32, 8, 16, bf16_f32, "bf16", "f32"),
   M4(m8n32k16, 8, 32, 16, bf16_f32, "bf16", "f32"), M4(m16n16k8, 16, 16, 8, tf32_f32, "tf32", "f32"),
+  M4X(m16n16k16, 16, 16, 16, mix_d32_c16, "f16", "f32"), M4X(m16n16k16, 16, 16, 16, mix_d16_c32, "f32", "f16"),
+  M4X(m32n8k16, 32, 8, 16, mix_d32_c16, "f16", "f32"), M4X(m32n8k16, 32, 8, 16, mix_d16_c32, "f32", "f16"),
+  M4X(m8n32k16, 8, 32, 16, mix_d32_c16, "f16", "f32"), M4X(m8n32k16, 8, 32, 16, mix_d16_c32, "f32", "f16"),
 };
 
 int main(int argc, char** argv) {
@@ -235,8 +274,9 @@ int main(int argc, char** argv) {
   int idx = 0;
   for (const Mma& m : kMmas) {
     int es = strcmp(m.ab, "tf32") == 0 ? 4 : 2, cs = strcmp(m.cd, "f32") == 0 ? 4 : 2;
+    int ds = strcmp(m.dt, "f32") == 0 ? 4 : 2;
     size_t na = (size_t)TRIALS * AB, nc = (size_t)TRIALS * CD;
-    std::vector<u8> a(na * es), b(na * es), c(nc * cs), d0(nc * cs), d(nc * cs);
+    std::vector<u8> a(na * es), b(na * es), c(nc * cs), d0(nc * ds), d(nc * ds);
     for (int tr = 0; tr < TRIALS; tr++) {
       for (int i = 0; i < AB; i++) {
         size_t j = (size_t)tr * AB + i;
@@ -251,7 +291,7 @@ int main(int argc, char** argv) {
         size_t j = (size_t)tr * CD + i;
         float z = val(tr) * 4.f;
         if (cs == 4) memcpy(&c[j * 4], &z, 4); else { u16 h = f2h(z); memcpy(&c[j * 2], &h, 2); }
-        memset(&d0[j * cs], 0xee, cs);
+        memset(&d0[j * ds], 0xee, ds);
       }
     }
     int rowsA = m.m, colsA = m.k, rowsB = m.k, colsB = m.n;
@@ -272,8 +312,8 @@ int main(int argc, char** argv) {
     CK(cudaFree(da)); CK(cudaFree(db)); CK(cudaFree(dc)); CK(cudaFree(dd));
     fwrite(a.data(), 1, a.size(), dump); fwrite(b.data(), 1, b.size(), dump);
     fwrite(c.data(), 1, c.size(), dump); fwrite(d.data(), 1, d.size(), dump);
-    fprintf(man, "mma=%s m=%d n=%d k=%d ab=%s cd=%s la=%s lb=%s lda=%d ldb=%d ldc=%d ldd=%d c_col=%d d_col=%d trials=%d dump_at=%lld\n",
-            m.name, m.m, m.n, m.k, m.ab, m.cd, m.la, m.lb, lda, ldb, ldc, ldd, c_col, d_col, TRIALS, at);
+    fprintf(man, "mma=%s m=%d n=%d k=%d ab=%s cd=%s la=%s lb=%s lda=%d ldb=%d ldc=%d ldd=%d c_col=%d d_col=%d trials=%d dump_at=%lld dt=%s\n",
+            m.name, m.m, m.n, m.k, m.ab, m.cd, m.la, m.lb, lda, ldb, ldc, ldd, c_col, d_col, TRIALS, at, m.dt);
     at += a.size() + b.size() + c.size() + d.size();
   }
   fclose(man); fclose(dump);

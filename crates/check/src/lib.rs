@@ -37,6 +37,7 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
                     || i.name == "red"
                     || i.name == "wmma"
                     || (i.name == "st" && i.modifiers.contains("async"))
+                    || (i.name == "st" && i.modifiers.contains("bulk"))
                 {
                     target.check_atomic(i, &mut out);
                 } else if i.name == "clusterlaunchcontrol" {

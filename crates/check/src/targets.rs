@@ -264,6 +264,13 @@ fn atomic_notes(i: &Instruction<'_>) -> impl Iterator<Item = AtomicNote> {
         min_sm: 90,
         min_version: 81,
     });
+    // st.bulk (ptxas 13.5: "Feature 'st.bulk' requires PTX ISA .version 8.6 or later",
+    // "... requires .target sm_100 or higher")
+    let st_bulk = (i.name == "st" && m.contains("bulk")).then_some(AtomicNote {
+        feature: "with .bulk",
+        min_sm: 100,
+        min_version: 86,
+    });
     let wmma_new =
         (i.name == "wmma" && (m.contains("bf16") || m.contains("tf32"))).then_some(AtomicNote {
             feature: "with .bf16/.tf32",
@@ -272,6 +279,7 @@ fn atomic_notes(i: &Instruction<'_>) -> impl Iterator<Item = AtomicNote> {
         });
     async_
         .into_iter()
+        .chain(st_bulk)
         .chain(noftz_f32)
         .chain(vector)
         .chain(wmma_new)
@@ -534,6 +542,18 @@ mod tests {
         let m = atomic_findings("8.8", "sm_89", red);
         assert!(
             m.len() == 1 && m[0].contains("requires .target sm_90"),
+            "{m:?}"
+        );
+        let bulk = "st.bulk.weak.shared::cta [%rd1], 256, 0;";
+        assert!(atomic_findings("8.6", "sm_100", bulk).is_empty());
+        let m = atomic_findings("8.6", "sm_90a", bulk);
+        assert!(
+            m.len() == 1 && m[0].contains("requires .target sm_100"),
+            "{m:?}"
+        );
+        let m = atomic_findings("8.5", "sm_100a", bulk);
+        assert!(
+            m.len() == 1 && m[0].contains("requires PTX ISA .version 8.6"),
             "{m:?}"
         );
         let m = atomic_findings("8.8", "sm_75", wmma);

@@ -850,6 +850,8 @@ pub enum Inst {
     /// st.async / red.async into a cluster CTA's shared memory with mbarrier complete_tx
     /// (exec/st_async.rs).
     StAsync(Box<crate::exec::st_async::StAsyncInst>),
+    /// st.bulk: zero a shared-memory region (exec/st_bulk.rs).
+    StBulk(Box<crate::exec::st_bulk::StBulkInst>),
     /// wmma.load / wmma.mma / wmma.store (exec/wmma.rs).
     Wmma(Box<crate::exec::wmma::WmmaInst>),
 }

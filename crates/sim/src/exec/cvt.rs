@@ -2,7 +2,9 @@
 //! loader asks [`supported`] first, so a form the numerics crate refuses is `unsupported` at
 //! load time.
 
-use tmemu_num::ops::cvt::{cvt_pack_f32, cvt_x2_from_narrow_x2};
+use tmemu_num::ops::cvt::{
+    cvt_bf16x2_from_ue8m0x2, cvt_f8x2_from_f16x2, cvt_pack_f32, cvt_x2_from_narrow_x2,
+};
 use tmemu_num::ops::half::NAN16;
 use tmemu_num::ops::{cvt as num_cvt, CvtMods, ScalarType};
 
@@ -18,9 +20,24 @@ fn widen_f8x2(c: &CvtInst) -> bool {
         && cvt_x2_from_narrow_x2(c.to, c.from, 0, c.m.relu).is_ok()
 }
 
+/// The single-source packed forms with their own entry point in the numerics crate:
+/// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2` (Triton's f16 → fp8 cast on sm_90+) and
+/// `cvt.rn.bf16x2.ue8m0x2` (MX scale bytes to bf16).
+fn packed_one_source(c: &CvtInst) -> bool {
+    use tmemu_num::ops::Rounding;
+    if c.b.is_some() || c.m.rnd != Rounding::Rn || c.m.ftz || c.m.sat {
+        return false;
+    }
+    match (c.to, c.from) {
+        (ScalarType::E4m3x2 | ScalarType::E5m2x2, ScalarType::F16x2) => c.m.satfinite,
+        (ScalarType::Bf16x2, ScalarType::Ue8m0x2) => !c.m.satfinite && !c.m.relu,
+        _ => false,
+    }
+}
+
 /// Whether the numerics crate executes this conversion (probed with a few source values).
 pub fn supported(c: &CvtInst) -> bool {
-    if widen_f8x2(c) {
+    if widen_f8x2(c) || packed_one_source(c) {
         return true;
     }
     if c.b.is_some() {
@@ -80,6 +97,7 @@ pub(super) fn exec(w: &mut Warp, mask: u32, c: &CvtInst) -> Flow {
         }
     }
     let widen = widen_f8x2(c);
+    let packed = packed_one_source(c);
     for l in 0..32 {
         if mask >> l & 1 == 0 {
             continue;
@@ -89,6 +107,10 @@ pub(super) fn exec(w: &mut Warp, mask: u32, c: &CvtInst) -> Flow {
             None if widen => {
                 cvt_x2_from_narrow_x2(c.to, c.from, a as u16, c.m.relu).unwrap_or(0) as u64
             }
+            None if packed && c.from == ScalarType::Ue8m0x2 => {
+                u64::from(cvt_bf16x2_from_ue8m0x2(a as u16))
+            }
+            None if packed => u64::from(cvt_f8x2_from_f16x2(c.to, a as u32, c.m.relu).unwrap_or(0)),
             Some(b) => {
                 let b = w.read_any(b, l);
                 cvt_pack_f32(c.to, a as u32, b as u32, c.m).unwrap_or(0) as u64

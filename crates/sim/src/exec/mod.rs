@@ -24,6 +24,7 @@ pub mod mma;
 pub mod mma_sync;
 pub(crate) mod scan;
 pub mod st_async;
+pub mod st_bulk;
 pub(crate) mod sync;
 pub mod tcgen05;
 pub mod tma;
@@ -697,6 +698,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Brx(b) => brx::exec(w, cx, mask, b),
             Inst::Clc(c) => clc::exec(w, cx, mask, c),
             Inst::StAsync(s) => st_async::exec(w, cx, mask, s),
+            Inst::StBulk(s) => st_bulk::exec(w, cx, mask, s),
             Inst::Wmma(m) => wmma::exec(w, cx, mask, m),
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),

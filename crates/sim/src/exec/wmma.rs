@@ -22,8 +22,9 @@
 //! tests/corpus/wmma_h100. The 16-bit shapes are one HMMA.16816 per block (k = 16 at once);
 //! tf32 m16n16k8 is two HMMA.1684 per block (k 0..4, then 4..8 onto that result: two
 //! truncations), as nvcc 13.5 compiles it for sm_90a. DERIVED for sm_100a: the same SASS
-//! instructions are assumed. C and D must have one type (the mixed
-//! `.f32.f16` / `.f16.f32` forms are a load-time `unsupported`: not recorded).
+//! instructions are assumed. With f16 inputs C and D may differ in type (`.f32.f16`,
+//! `.f16.f32`): the product accumulates in f32, an f16 C widened exactly, an f16 D rounded
+//! from the f32 result (recorded on the H100 like every other form).
 
 use super::memory::{fault, lane_addr, load, observe_lane_at, resolve, store, Loc};
 use super::mma_sync::{self, Accum, BitOp, Elem, MmaSyncInst};
@@ -89,10 +90,11 @@ pub enum WmmaOp {
         stride: Option<Any>,
         regs: Vec<Any>,
     },
-    /// `wmma.mma`: d = a·b + c (`acc` is the type of C and D).
+    /// `wmma.mma`: d = a·b + c (`acc` is the type of D, `cty` that of C).
     Mma {
         ab: WElem,
         acc: WElem,
+        cty: WElem,
         d: Vec<Any>,
         a: Vec<Any>,
         b: Vec<Any>,
@@ -314,11 +316,12 @@ pub(super) fn exec<O: Observer>(
         WmmaOp::Mma {
             ab,
             acc,
+            cty,
             d,
             a,
             b,
             c,
-        } => mma(w, mask, i, *ab, *acc, d, a, b, c),
+        } => mma(w, mask, i, *ab, (*acc, *cty), d, a, b, c),
     }
     Flow::Next
 }
@@ -329,7 +332,7 @@ fn mma(
     mask: u32,
     i: &WmmaInst,
     ab: WElem,
-    acc: WElem,
+    (acc, cty): (WElem, WElem),
     d: &[Any],
     a: &[Any],
     b: &[Any],
@@ -351,17 +354,22 @@ fn mma(
     };
     gather(w, Use::A, ab, a, &mut am, k);
     gather(w, Use::B, ab, b, &mut bm, n);
-    gather(w, Use::C, acc, c, &mut cm, n);
+    gather(w, Use::C, cty, c, &mut cm, n);
+    // Mixed C/D (f16 inputs): the tensor core accumulates in f32 whenever either is f32; an
+    // f16 C widens exactly, an f16 D is the f32 result rounded to nearest even (checked
+    // against the H100 recording, tests/corpus/wmma_h100 `mix_*` forms)
+    let wide = acc == WElem::F32 || cty == WElem::F32;
+    if wide && cty == WElem::F16 {
+        for v in cm.iter_mut() {
+            *v = u64::from(half::f16::from_bits(*v as u16).to_f32().to_bits());
+        }
+    }
     let elem = match ab {
         WElem::F16 => Elem::F16,
         WElem::Bf16 => Elem::Bf16,
         _ => Elem::Tf32,
     };
-    let accum = if acc == WElem::F16 {
-        Accum::F16
-    } else {
-        Accum::F32
-    };
+    let accum = if wide { Accum::F32 } else { Accum::F16 };
     // 16×8 blocks (8×8 for m = 8): mma.sync's HMMA dot products over the whole k
     let bm_rows = m.min(16);
     // nvcc (13.5, sm_90a) compiles the tf32 m16n16k8 into two HMMA.1684 per 16×8 block (k
@@ -439,7 +447,10 @@ fn mma(
     for l in 0..32 {
         for e in 0..ne {
             let (r, col) = frag_rc(Use::C, acc, i.m, i.n, l, e);
-            let v = dm[r * n + col] as u32;
+            let mut v = dm[r * n + col] as u32;
+            if wide && acc == WElem::F16 {
+                v = u32::from(tmemu_num::ops::half::f32_to_f16_rne(f32::from_bits(v)));
+            }
             if per == 2 {
                 out[e / 2][l] |= (v & 0xffff) << (16 * (e % 2));
             } else {

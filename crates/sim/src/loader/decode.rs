@@ -28,6 +28,8 @@ mod mma;
 mod mma_sync;
 #[path = "st_async.rs"]
 mod st_async;
+#[path = "st_bulk.rs"]
+mod st_bulk;
 #[path = "tcgen05.rs"]
 mod tcgen05;
 #[path = "tma.rs"]
@@ -557,6 +559,8 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             })
         }
         "ld" | "st" if d.has("b128") => clc::ldst128(d),
+        // `st.bulk` (sm_100: zero a shared-memory region): loader/st_bulk.rs, exec/st_bulk.rs
+        "st" if d.has("bulk") => st_bulk::st_bulk(d),
         "ld" | "ldu" | "st" => ldst(d),
         "clusterlaunchcontrol" => clc::decode(d),
         "atom" | "red" => atom(d),

@@ -1,8 +1,8 @@
 //! Decoding of `wmma.load`, `wmma.store`, `wmma.mma` (a child module of `decode`;
 //! exec/wmma.rs runs them). Modelled: the f16 / bf16 / tf32 forms with f32 or f16
 //! accumulators of PTX ISA 9.1 §9.7.14.4 (.m16n16k16, .m32n8k16, .m8n32k16; tf32 .m16n16k8),
-//! C and D of one type. Everything else — the integer, sub-byte, b1 and f64 forms, the mixed
-//! `.f32.f16` / `.f16.f32` accumulators, `.satfinite` — is a load-time `unsupported`.
+//! including f16 inputs with C and D of different types (`.f32.f16`, `.f16.f32`). Everything
+//! else — the integer, sub-byte, b1 and f64 forms, `.satfinite` — is a load-time `unsupported`.
 
 use tmemu_ptx::ast::OperandKind;
 
@@ -190,8 +190,12 @@ pub(super) fn wmma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if !matches!(dt, WElem::F16 | WElem::F32) || !matches!(ct, WElem::F16 | WElem::F32) {
         return invalid("wmma.mma accumulators are .f16 or .f32", d.i.opcode_span);
     }
-    if dt != ct {
-        return d.unsup_why("wmma.mma with C and D of different types is not modelled");
+    // mixed C/D (`.f32.f16`, `.f16.f32`) exist for f16 inputs only (PTX ISA 9.1 §9.7.14.4)
+    if dt != ct && ab != WElem::F16 {
+        return invalid(
+            "only f16 wmma.mma takes C and D of different types",
+            d.i.opcode_span,
+        );
     }
     if ab != WElem::F16 && dt != WElem::F32 {
         return invalid("bf16 and tf32 wmma.mma accumulate in .f32", d.i.opcode_span);
@@ -201,8 +205,9 @@ pub(super) fn wmma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     }
     let na = frag_elems(Use::A, ab, m, n, k) / ab.per_reg();
     let nb = frag_elems(Use::B, ab, m, n, k) / ab.per_reg();
-    let nc = frag_elems(Use::C, dt, m, n, k) / dt.per_reg();
-    let dregs = frag_regs(d, 0, nc, true)?;
+    let nd = frag_elems(Use::C, dt, m, n, k) / dt.per_reg();
+    let nc = frag_elems(Use::C, ct, m, n, k) / ct.per_reg();
+    let dregs = frag_regs(d, 0, nd, true)?;
     let a = frag_regs(d, 1, na, false)?;
     let b = frag_regs(d, 2, nb, false)?;
     let c = frag_regs(d, 3, nc, false)?;
@@ -213,6 +218,7 @@ pub(super) fn wmma(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         op: WmmaOp::Mma {
             ab,
             acc: dt,
+            cty: ct,
             d: dregs,
             a,
             b,

@@ -3,7 +3,7 @@
 //! - fragment dumps: each fragment loaded from a matrix whose element i holds i, every lane's
 //!   elements written out: the engine's fragment layout must be the H100's, bit for bit;
 //! - mma: per form (shape × types × A/B layouts, C and D row- or column-major, strides larger
-//!   than the tile) 4 trials of D = A·B + C, stored; D must equal the H100's bit for bit,
+//!   than the tile; f16 inputs also with C and D of different types) 4 trials of D = A·B + C, stored; D must equal the H100's bit for bit,
 //!   including the elements outside the tile that the store must leave alone.
 
 use std::collections::HashMap;
@@ -31,6 +31,14 @@ fn dump() -> Vec<u8> {
     tmemu_testkit::recording::read(&p)
 }
 
+/// The harness's PTX (committed as harness.sm_90a.ptx.xz: over 200 KB) and its path.
+fn harness_ptx() -> (std::path::PathBuf, String) {
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus/wmma_h100/harness.sm_90a.ptx");
+    let s = String::from_utf8(tmemu_testkit::recording::read(&p)).expect("PTX is UTF-8");
+    (p, s)
+}
+
 fn num(kv: &HashMap<String, String>, k: &str) -> usize {
     kv[k].parse().unwrap()
 }
@@ -40,7 +48,7 @@ fn wmma_fragment_layouts_are_the_h100s() {
     let frags = manifest("frag=");
     assert_eq!(frags.len(), 29, "the recording has 29 fragment dumps");
     let dump = dump();
-    let (path, src) = corpus_file("wmma_h100", "harness.sm_90a.ptx");
+    let (path, src) = harness_ptx();
     let module = tmemu_ptx::parse(&src).expect("harness PTX parses");
     let mut failures = Vec::new();
     for f in &frags {
@@ -107,9 +115,13 @@ fn wmma_mma_matches_the_h100_bit_for_bit() {
     const AB: usize = 768;
     const CD: usize = 640;
     let mmas = manifest("mma=");
-    assert_eq!(mmas.len(), 40, "the recording has 40 mma forms");
+    assert_eq!(
+        mmas.len(),
+        64,
+        "the recording has 64 mma forms (24 with C and D of different types)"
+    );
     let dump = dump();
-    let (path, src) = corpus_file("wmma_h100", "harness.sm_90a.ptx");
+    let (path, src) = harness_ptx();
     let module = tmemu_ptx::parse(&src).expect("harness PTX parses");
     let mut failures = Vec::new();
     let mut compared = 0usize;
@@ -124,16 +136,22 @@ fn wmma_mma_matches_the_h100_bit_for_bit() {
         .unwrap_or_else(|e| panic!("{name}: {e}"));
         let trials = num(f, "trials");
         let es = if f["ab"] == "tf32" { 4 } else { 2 };
+        // C's type is `cd`; D's is `dt` (the mixed forms) or `cd`
         let cs = if f["cd"] == "f32" { 4 } else { 2 };
-        let (la, lc) = (trials * AB * es, trials * CD * cs);
+        let ds = if f.get("dt").unwrap_or(&f["cd"]) == "f32" {
+            4
+        } else {
+            2
+        };
+        let (la, lc, ld) = (trials * AB * es, trials * CD * cs, trials * CD * ds);
         let at = num(f, "dump_at");
         let (a, b) = (&dump[at..at + la], &dump[at + la..at + 2 * la]);
         let c = &dump[at + 2 * la..at + 2 * la + lc];
-        let theirs = &dump[at + 2 * la + lc..at + 2 * la + 2 * lc];
+        let theirs = &dump[at + 2 * la + lc..at + 2 * la + lc + ld];
         let mut g = GlobalMemory::new();
         install_globals(&k, &mut g).unwrap();
         let (ga, gb, gc) = (g.alloc("a", a), g.alloc("b", b), g.alloc("c", c));
-        let gd = g.alloc("d", &vec![0xeeu8; lc]);
+        let gd = g.alloc("d", &vec![0xeeu8; ld]);
         let params = [
             ga,
             gb,
@@ -154,20 +172,20 @@ fn wmma_mma_matches_the_h100_bit_for_bit() {
             r.diagnostics.first()
         );
         let ours = g.read_buffer(gd).unwrap();
-        compared += lc / cs;
-        let bad: Vec<usize> = (0..lc / cs)
-            .filter(|&i| ours[i * cs..(i + 1) * cs] != theirs[i * cs..(i + 1) * cs])
+        compared += ld / ds;
+        let bad: Vec<usize> = (0..ld / ds)
+            .filter(|&i| ours[i * ds..(i + 1) * ds] != theirs[i * ds..(i + 1) * ds])
             .collect();
         if let Some(&i) = bad.first() {
             let word = |x: &[u8]| {
                 let mut v = [0u8; 4];
-                v[..cs].copy_from_slice(&x[i * cs..(i + 1) * cs]);
+                v[..ds].copy_from_slice(&x[i * ds..(i + 1) * ds]);
                 u32::from_le_bytes(v)
             };
             failures.push(format!(
                 "{name}: {} of {} D elements differ; first: trial {} element {}: tmemu {:#x}, H100 {:#x}",
                 bad.len(),
-                lc / cs,
+                ld / ds,
                 i / CD,
                 i % CD,
                 word(&ours),
