@@ -87,6 +87,10 @@ pub struct RunOptions {
     /// the same result up to f32 summation order. On unless the environment sets
     /// `TMEMU_MMA_FUSION=0` (an A/B switch for tests and benchmarks).
     pub mma_fusion: bool,
+    /// Runs every instruction through its general per-lane path, never a warp-wide fast path
+    /// (exec/{cp_async,mbar_wait}.rs, the warp-wide ld/st): the reference the fast paths are
+    /// tested against. Same results, slower.
+    pub reference_paths: bool,
 }
 
 impl Default for RunOptions {
@@ -105,6 +109,7 @@ impl Default for RunOptions {
             tmem_placement: tmemu_tmem::alloc::Placement::Lowest,
             progress: None,
             mma_fusion: std::env::var_os("TMEMU_MMA_FUSION").is_none_or(|v| v != "0"),
+            reference_paths: false,
         }
     }
 }

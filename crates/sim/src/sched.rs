@@ -7,8 +7,6 @@
 //! no warp could run (every live lane parked on a wait that has not resolved) is a hang:
 //! nothing asynchronous is ever pending, because copies complete at issue.
 
-use std::collections::HashMap;
-
 use crate::error::{rules, BlockedWarp, HangReport};
 use crate::exec::tcgen05::queue::{drain, Drain, Pending};
 use crate::exec::{self, run_warp, ClusterShared, CtaBar, CtaState, Ctx, Env, Outcome, Stop, Warp};
@@ -146,7 +144,7 @@ fn make_cluster(
             nthreads: threads,
             live_threads: threads,
             bars: [CtaBar::default(); 16],
-            mbars: HashMap::new(),
+            mbars: Default::default(),
         });
         warps.push(
             (0..nwarps)
@@ -197,6 +195,7 @@ pub(crate) fn run_group<O: Observer>(
             k.dyn_shared_offset + l.dyn_shared
         },
         max_call_depth: p.opts.max_call_depth,
+        reference_paths: p.opts.reference_paths,
     };
     let mut out = Outcome::default();
     let mut hangs = Vec::new();

@@ -49,11 +49,10 @@ pub(super) fn warp<O: Observer>(
     let size = u32::from(c.size);
     let n = source_sizes(w, c.src_size, size);
     // lanes that read at least one source byte
-    let mut reads = 0u32;
-    for (l, &k) in n.iter().enumerate() {
-        reads |= u32::from(k != 0) << l;
-    }
-    reads &= mask;
+    let reads = match c.src_size {
+        None => mask,
+        Some(_) => super::scan::nonzero_lanes(&n) & mask,
+    };
     let src = lane_addrs(w, c.src);
     let span = if reads != 0 {
         match cx.env.global.lanes_span(&src, reads, size, size) {

@@ -116,7 +116,7 @@ pub(crate) fn observe_lane_at<O: Observer>(
 /// warp-instruction's accesses as one batch ([`Observer::memory_lanes`]).
 #[inline(always)]
 pub(super) fn fast_ok<O: Observer>(cx: &Ctx<'_, '_, O>) -> bool {
-    !cx.obs.wants_memory() || cx.obs.wants_memory_lanes()
+    !cx.env.reference_paths && (!cx.obs.wants_memory() || cx.obs.wants_memory_lanes())
 }
 
 /// Reports a fast path's accesses (lanes `lanes` at `addrs`) as one batch.

@@ -19,6 +19,7 @@ mod float;
 mod getctarank;
 mod int;
 pub mod matrix;
+mod mbar_wait;
 mod memory;
 pub mod mma;
 pub mod mma_sync;
@@ -30,8 +31,6 @@ pub mod tcgen05;
 pub mod tma;
 mod warp_ops;
 pub mod wmma;
-
-use std::collections::HashMap;
 
 use crate::error::{Context, Diagnostic, Rule};
 use crate::mem::GlobalMemory;
@@ -482,7 +481,7 @@ pub struct CtaState {
     pub live_threads: u32,
     pub bars: [CtaBar; 16],
     /// mbarriers by shared offset (their 8 bytes in `shared` hold an opaque encoding).
-    pub mbars: HashMap<u32, Mbar>,
+    pub mbars: sync::MbarMap,
 }
 
 /// Cluster-wide state shared by the CTAs of one cluster.
@@ -513,6 +512,8 @@ pub struct Env<'a> {
     pub total_smem: u32,
     /// Calls deeper than this end the lanes with a diagnostic.
     pub max_call_depth: usize,
+    /// `RunOptions::reference_paths`: no warp-wide fast path.
+    pub reference_paths: bool,
 }
 
 /// Counters and findings of one unit of execution.

@@ -76,6 +76,30 @@ fn global_bad_lanes_scalar(addrs: &[u64; 32], start: u64, room: u64, amask: u64)
     bad
 }
 
+/// Bit `l` set when `v[l] != 0` (the `cp.async` lanes that read at least one source byte).
+#[inline(always)]
+pub(crate) fn nonzero_lanes(v: &[u32; 32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline; unaligned loads within the array.
+        unsafe { sse2::nonzero_lanes(v) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        nonzero_lanes_scalar(v)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn nonzero_lanes_scalar(v: &[u32; 32]) -> u32 {
+    let mut bits = 0u32;
+    for (l, &x) in v.iter().enumerate() {
+        bits |= u32::from(x != 0) << l;
+    }
+    bits
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
@@ -101,6 +125,17 @@ mod sse2 {
     #[inline(always)]
     unsafe fn bits(good: __m128i) -> u32 {
         _mm_movemask_ps(_mm_castsi128_ps(good)) as u32
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn nonzero_lanes(v: &[u32; 32]) -> u32 {
+        let zero = _mm_setzero_si128();
+        let mut is_zero = 0u32;
+        for q in 0..8 {
+            let x = _mm_loadu_si128(v.as_ptr().add(4 * q) as *const __m128i);
+            is_zero |= bits(_mm_cmpeq_epi32(x, zero)) << (4 * q);
+        }
+        !is_zero
     }
 
     #[inline(always)]
@@ -179,6 +214,23 @@ mod tests {
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^ (z >> 31)
+        }
+    }
+
+    #[test]
+    fn nonzero_lanes_equals_the_scalar_loop() {
+        let mut next = rng(7);
+        for case in 0..20_000u32 {
+            let v: [u32; 32] = std::array::from_fn(|_| match next() % 4 {
+                0 => 0,
+                1 => 1 << (next() % 32),
+                2 => u32::MAX,
+                _ => next() as u32,
+            });
+            let v = if case == 0 { [0; 32] } else { v };
+            let want = (0..32).fold(0u32, |b, l| b | u32::from(v[l] != 0) << l);
+            assert_eq!(nonzero_lanes(&v), want, "{v:?}");
+            assert_eq!(nonzero_lanes_scalar(&v), want, "{v:?}");
         }
     }
 

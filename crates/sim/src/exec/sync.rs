@@ -41,6 +41,32 @@ pub enum WaitKind {
     Tcgen05(super::tcgen05::TcBlocked),
 }
 
+/// The mbarriers of a CTA by shared-memory offset. Keys are few, 8-byte aligned offsets
+/// below 16 MiB, looked up on every mbarrier instruction, commit and complete_tx: a
+/// multiplicative hash instead of the default SipHash (no untrusted keys to defend against).
+pub type MbarMap =
+    std::collections::HashMap<u32, Mbar, std::hash::BuildHasherDefault<OffsetHasher>>;
+
+/// Fibonacci hashing of a `u32` key, folded so both the low bits (hashbrown's bucket index)
+/// and the top 7 (its tag) depend on every key bit.
+#[derive(Default, Clone, Copy)]
+pub struct OffsetHasher(u64);
+
+impl std::hash::Hasher for OffsetHasher {
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^ (h >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).rotate_left(5) ^ self.0;
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = self.0 << 32 ^ u64::from(v);
+    }
+}
+
 /// mbarrier state (sync.md §7.4).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Mbar {
@@ -155,7 +181,7 @@ pub(crate) fn check_cluster_bar(cl: &mut super::ClusterShared) {
     }
 }
 
-fn mbar_key<O: Observer>(
+pub(super) fn mbar_key<O: Observer>(
     w: &Warp,
     cx: &Ctx<'_, '_, O>,
     i: &MbarInst,
@@ -183,6 +209,9 @@ fn mbar_key<O: Observer>(
 }
 
 fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarInst) -> Flow {
+    if let Some(flow) = super::mbar_wait::uniform(w, cx, mask, i) {
+        return flow;
+    }
     let pc = w.cur_pc;
     let mut park: Vec<(u32, usize, u32, u64)> = Vec::new();
     // the memo as this instruction found it: a lane must not see the memo its neighbour set
@@ -420,6 +449,12 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
             },
         });
     }
+    park_lanes(w, pc, stay, parked)
+}
+
+/// Leaves the lanes of `parked` (whose waits are pushed) at `pc` and moves the other lanes of
+/// the group, `stay`, past it.
+pub(super) fn park_lanes(w: &mut Warp, pc: u32, stay: u32, parked: u32) -> Flow {
     w.spin_memo = None;
     for l in 0..32 {
         if stay >> l & 1 != 0 {
@@ -603,7 +638,7 @@ fn write_bar_red<O: Observer>(w: &mut Warp, cx: &Ctx<'_, '_, O>, pc: u32, lanes:
 }
 
 /// Marks a `spin_memo` version: the try_wait it names returns false once without parking.
-const TRY_TIMEOUT: u64 = 1 << 63;
+pub(super) const TRY_TIMEOUT: u64 = 1 << 63;
 
 /// "try_wait may return false after a system-dependent time limit" (PTX ISA
 /// §9.7.13.15.16): called when no warp of the SM group can run, it lets the first

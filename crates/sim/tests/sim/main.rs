@@ -15,6 +15,7 @@ mod engine;
 mod forms_sm100;
 mod h100_diff;
 mod mad_wide16;
+mod mbar_wait;
 mod mma_forms;
 mod mma_fusion;
 mod mma_ldmatrix;
