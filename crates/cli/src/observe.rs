@@ -238,6 +238,29 @@ impl Observer for RunObserver<'_> {
         }
     }
 
+    /// Forwarded like `memory_lanes`: vector `ld`/`st` stay on the warp-wide paths too.
+    fn wants_memory_lanes_vec(&self) -> bool {
+        self.race
+            .as_ref()
+            .is_none_or(|r| r.wants_memory_lanes_vec())
+    }
+
+    fn memory_lanes_vec(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u32,
+        elems: u32,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        if let Some(r) = &mut self.race {
+            r.memory_lanes_vec(at, lanes, space, addrs, size, elems, kind, order);
+        }
+    }
+
     fn fence(&mut self, at: At, f: Fence) {
         if let Some(r) = &mut self.race {
             r.fence(at, f);

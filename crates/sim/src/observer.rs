@@ -204,6 +204,41 @@ pub trait Observer {
         false
     }
 
+    /// One vector `ld`/`st` warp-instruction (`.v2`/`.v4`/...) at once: lane `l` (bit `l` of
+    /// `lanes`) accessed `elems` elements of `size` bytes each, one after another from
+    /// `addrs[l]`. The warp-wide `ld`/`st` paths report this instead of per-lane
+    /// [`Observer::memory`] events when [`Observer::wants_memory_lanes_vec`]; the default
+    /// forwards lane by lane and element by element, in the per-lane path's order.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn memory_lanes_vec(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u32,
+        elems: u32,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        for l in 0..32u32 {
+            if lanes >> l & 1 != 0 {
+                for e in 0..elems {
+                    let a = addrs[l as usize] + u64::from(e) * u64::from(size);
+                    self.memory(at, l, space, a, size, kind, order);
+                }
+            }
+        }
+    }
+
+    /// Whether the observer takes vector accesses as [`Observer::memory_lanes_vec`] batches,
+    /// so that the warp-wide `ld`/`st` paths also take vectors under it.
+    #[inline(always)]
+    fn wants_memory_lanes_vec(&self) -> bool {
+        false
+    }
+
     #[inline(always)]
     fn fence(&mut self, _at: At, _f: Fence) {}
 

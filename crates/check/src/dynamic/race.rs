@@ -396,6 +396,47 @@ impl<'k> RaceObserver<'k> {
         self.collect(at);
     }
 
+    /// One warp-instruction's lane accesses of `size` bytes each (see `memory_lanes`).
+    #[allow(clippy::too_many_arguments)]
+    fn lanes_batch(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u64,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        self.flush();
+        let w = self.warp(at);
+        let mut n = 0;
+        let mut buf = [0u64; 32];
+        for (l, &a) in addrs.iter().enumerate() {
+            if lanes >> l & 1 != 0 {
+                buf[n] = a;
+                n += 1;
+            }
+        }
+        if space == MemSpace::Global {
+            let site = self.site(at);
+            self.log
+                .thread_access_lanes(site, lanes, addrs, size, kind, order);
+        } else {
+            self.log_access(at, space, size, kind, order);
+        }
+        self.det.access_lanes(
+            w,
+            Self::space(at.slot, space),
+            &buf[..n],
+            size,
+            kind,
+            order,
+            SpanToken(at.pc),
+        );
+        self.collect(at);
+    }
+
     /// The detector op of engine op `id`.
     #[inline]
     fn op_entry(&self, id: AsyncId) -> Option<&OpEntry> {
@@ -706,35 +747,31 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
-        self.flush();
-        let w = self.warp(at);
-        let mut n = 0;
-        let mut buf = [0u64; 32];
-        for (l, &a) in addrs.iter().enumerate() {
-            if lanes >> l & 1 != 0 {
-                buf[n] = a;
-                n += 1;
-            }
-        }
-        if space == MemSpace::Global {
-            let site = self.site(at);
-            self.log
-                .thread_access_lanes(site, lanes, addrs, size as u64, kind, order);
-        } else {
-            self.log_access(at, space, size as u64, kind, order);
-        }
-        self.det.access_lanes(
-            w,
-            Self::space(at.slot, space),
-            &buf[..n],
-            size as u64,
-            kind,
-            order,
-            SpanToken(at.pc),
-        );
-        self.collect(at);
+        self.lanes_batch(at, lanes, space, addrs, u64::from(size), kind, order);
     }
 
+    #[inline(always)]
+    fn wants_memory_lanes_vec(&self) -> bool {
+        true
+    }
+
+    /// A vector access is one batch of per-lane ranges of `size * elems` bytes: the union of
+    /// its bytes, so the same merged ranges (and the same cross-group log entries) as the
+    /// per-lane, per-element events, for one setup per warp-instruction.
+    fn memory_lanes_vec(
+        &mut self,
+        at: At,
+        lanes: u32,
+        space: MemSpace,
+        addrs: &[u64; 32],
+        size: u32,
+        elems: u32,
+        kind: AccessKind,
+        order: MemOrder,
+    ) {
+        let total = u64::from(size) * u64::from(elems);
+        self.lanes_batch(at, lanes, space, addrs, total, kind, order);
+    }
     fn fence(&mut self, at: At, f: Fence) {
         self.flush();
         let w = self.warp(at);

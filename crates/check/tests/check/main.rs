@@ -13,4 +13,5 @@ mod race_compilers;
 mod race_corpus;
 mod race_cross_group;
 mod race_observer;
+mod race_vec_batch;
 mod ui;

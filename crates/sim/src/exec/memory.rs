@@ -140,6 +140,28 @@ fn observe_lanes<O: Observer>(
     }
 }
 
+/// Reports a fast path's vector accesses (`elems` elements of `size` bytes per lane) as one
+/// batch.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn observe_lanes_vec<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    space: MemSpace,
+    addrs: &[u64; 32],
+    size: u32,
+    elems: u32,
+    kind: AccessKind,
+    order: MemOrder,
+) {
+    if cx.obs.wants_memory() && mask != 0 {
+        let at = cx.at(w, mask);
+        cx.obs
+            .memory_lanes_vec(at, mask, space, addrs, size, elems, kind, order);
+    }
+}
+
 #[inline(always)]
 pub(crate) fn load<O: Observer>(
     w: &Warp,
@@ -422,7 +444,7 @@ fn warp_form_ok<O: Observer>(cx: &Ctx<'_, '_, O>, mask: u32, i: &LdSt) -> bool {
     mask != 0
         && matches!(i.elem.size, 1 | 2 | 4 | 8)
         && fast_ok(cx)
-        && (i.regs.len() == 1 || !cx.obs.wants_memory())
+        && (i.regs.len() == 1 || !cx.obs.wants_memory() || cx.obs.wants_memory_lanes_vec())
 }
 
 /// The warp-wide `ld` of global (and generic-to-global) and `.shared` memory, scalars and
@@ -463,6 +485,9 @@ fn ld_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &Ld
                     AccessKind::Read,
                     i.order,
                 );
+            } else {
+                let g = MemSpace::Global;
+                observe_lanes_vec(w, cx, mask, g, &addrs, size, n, AccessKind::Read, i.order);
             }
         }
         Space::Shared => {
@@ -478,20 +503,25 @@ fn ld_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &Ld
                     read_le(sh.as_ptr().add(offs[l] as usize + eo), S)
                 }));
             }
-            if n == 1 && cx.obs.wants_memory() {
+            if cx.obs.wants_memory() {
                 let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
                 let space = MemSpace::Shared { cta: me as u32 };
-                observe_lanes(
-                    w,
-                    cx,
-                    mask,
-                    mask,
-                    space,
-                    &seen,
-                    size,
-                    AccessKind::Read,
-                    i.order,
-                );
+                if n == 1 {
+                    observe_lanes(
+                        w,
+                        cx,
+                        mask,
+                        mask,
+                        space,
+                        &seen,
+                        size,
+                        AccessKind::Read,
+                        i.order,
+                    );
+                } else {
+                    let k = AccessKind::Read;
+                    observe_lanes_vec(w, cx, mask, space, &seen, size, n, k, i.order);
+                }
             }
         }
         _ => return false,
@@ -538,6 +568,9 @@ fn st_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &Ld
                     AccessKind::Write,
                     i.order,
                 );
+            } else {
+                let g = MemSpace::Global;
+                observe_lanes_vec(w, cx, mask, g, &addrs, size, n, AccessKind::Write, i.order);
             }
         }
         Space::Shared => {
@@ -554,20 +587,25 @@ fn st_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &Ld
                     write_le(p.add(offs[l] as usize + eo), S, v)
                 }));
             }
-            if n == 1 && cx.obs.wants_memory() {
+            if cx.obs.wants_memory() {
                 let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
                 let space = MemSpace::Shared { cta: me as u32 };
-                observe_lanes(
-                    w,
-                    cx,
-                    mask,
-                    mask,
-                    space,
-                    &seen,
-                    size,
-                    AccessKind::Write,
-                    i.order,
-                );
+                if n == 1 {
+                    observe_lanes(
+                        w,
+                        cx,
+                        mask,
+                        mask,
+                        space,
+                        &seen,
+                        size,
+                        AccessKind::Write,
+                        i.order,
+                    );
+                } else {
+                    let k = AccessKind::Write;
+                    observe_lanes_vec(w, cx, mask, space, &seen, size, n, k, i.order);
+                }
             }
         }
         _ => return false,
@@ -1361,6 +1399,11 @@ mod warp_path_tests {
             true
         }
         fn wants_memory_lanes(&self) -> bool {
+            self.batched
+        }
+        // vectors too: the default `memory_lanes_vec` forwards per lane and element, so the
+        // warp-wide paths' vector events must equal the per-lane path's
+        fn wants_memory_lanes_vec(&self) -> bool {
             self.batched
         }
         fn memory(
