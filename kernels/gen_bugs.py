@@ -333,6 +333,16 @@ BUGS = [
         grid=1, block=128, args=[U32_IOTA(4608), U32_OUT(128)], buggy_verdict="violation",
         findings=[Finding("TM0204", "error", "cp", "tcgen05.cp.cta_group::1.128x256b",
                           related="mma")]),
+    Bug("pair_ctas_store_same_tile", "https://github.com/tile-ai/tilelang/pull/2274",
+        "The two CTAs of a cluster split the work of one output tile (cta_id selects each "
+        "CTA's part) but both fall through to the same epilogue and store the whole tile "
+        "C[bx, by] with st.global, each its own values: a write-write data race between CTAs "
+        "(PTX ISA §8), reported in the review of tile-ai/tilelang PR #2274: TM0212 at the "
+        "epilogue store, related to the same store of the other CTA. Fix: only the leader CTA "
+        "stores the tile.",
+        grid=2, block=128, cluster=2, args=[U32_IOTA(256), U32_OUT(128)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0212", "error", "store", "st.global.u32", related="store")]),
 ]
 
 
@@ -510,6 +520,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | tma_store_without_proxy_fence | inclusionAI/cuLA PR #114 | TM0208 at the cp.async.bulk.tensor store |
 | cp_async_barrier_without_wait | NVIDIA/Fuser#3428 (PR #3438) | TM0213 at the ld.shared of the cp.async data |
 | tcgen05_cp_overwrites_mma_operand | triton-lang/triton PR #8236 | TM0204 at the second tcgen05.cp, related: the first MMA |
+| pair_ctas_store_same_tile | tile-ai/tilelang PR #2274 (review) | TM0212 at the epilogue st.global (both CTAs of the cluster store the one tile) |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.

@@ -6,6 +6,21 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WarpId(pub u32);
 
+/// Warp ids of one CTA instance share `id / WARP_IDS_PER_CTA`: an engine numbers warps
+/// `cta_slot * WARP_IDS_PER_CTA + warp` (a CTA has at most 32 warps), so the detector can tell
+/// two CTAs apart without a table. Meant for the same-instruction write exemption, which holds
+/// within one CTA only (Triton's uniform store: docs/arch/bugs.md, "Documented misses"); the
+/// check crate's observer numbers warps this way (its `MAX_WARPS` = 32 ids per CTA).
+pub const WARP_IDS_PER_CTA: u32 = 32;
+
+impl WarpId {
+    /// Whether both warps belong to the same CTA instance (see [`WARP_IDS_PER_CTA`]).
+    #[inline]
+    pub fn same_cta(self, other: WarpId) -> bool {
+        self.0 / WARP_IDS_PER_CTA == other.0 / WARP_IDS_PER_CTA
+    }
+}
+
 /// Opaque instruction identity supplied by the engine (e.g. the instruction index), echoed in
 /// findings so the engine can map it back to file:line:col.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
