@@ -50,6 +50,15 @@ using Mxf8 = HoGemm6<cutlass::arch::OpClassBlockScaledTensorOp,
                      cutlass::epilogue::TmaWarpSpecialized1Sm, float,
                      cutlass::epilogue::fusion::LinearCombination<float, float>, void>;
 
+// The same MXFP8 GEMM on a 2-SM UMMA 256x128x128 (cta_group::2) over a 2x1 cluster: the scale
+// factors of the pair's A halves go to both CTAs' TMEM (tcgen05.cp.cta_group::2).
+using Mxf8_2sm = HoGemm6<cutlass::arch::OpClassBlockScaledTensorOp,
+                         cutlass::mx_float8_t<cutlass::float_e4m3_t>,
+                         cutlass::mx_float8_t<cutlass::float_e4m3_t>, Shape<_256, _128, _128>,
+                         Shape<_2, _1, _1>,
+                         cutlass::gemm::KernelTmaWarpSpecialized2SmMxf8f6f4Sm100,
+                         cutlass::epilogue::TmaWarpSpecialized2Sm, float, Plain, void>;
+
 // bf16, 2-SM UMMA 256x128x64 over a 4x1 cluster: two CTA pairs share B by multicast.
 using Bf16_2sm_c4 = HoGemm6<Tc, cutlass::bfloat16_t, cutlass::bfloat16_t, Shape<_256, _128, _64>,
                             Shape<_4, _1, _1>, cutlass::gemm::KernelTmaWarpSpecialized2SmSm100,

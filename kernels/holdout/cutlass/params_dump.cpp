@@ -215,6 +215,8 @@ struct SplitK3 {
 int ho_dump6(const char* which, int m, int n, int k) {
   if (!std::strcmp(which, "mxf8"))
     return dump<ho6::Mxf8::Kernel>(m, n, k, which, BlockScaled<ho6::Mxf8::Kernel>{});
+  if (!std::strcmp(which, "mxf8_2sm"))
+    return dump<ho6::Mxf8_2sm::Kernel>(m, n, k, which, BlockScaled<ho6::Mxf8_2sm::Kernel>{});
   if (!std::strcmp(which, "bf16_2sm_c4")) return dump<ho6::Bf16_2sm_c4::Kernel>(m, n, k, which);
   if (!std::strcmp(which, "f16_bias_relu"))
     return dump<ho6::F16BiasRelu::Kernel>(m, n, k, which, BiasRelu{});
