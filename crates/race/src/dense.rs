@@ -1,5 +1,7 @@
 //! Dense shadow memory for shared and global memory: one cell id per byte, in pages; bytes
-//! with the same id share one shadow state.
+//! with the same id share one shadow state. Generic over the state: the detector keeps two
+//! of these per memory, a write plane and a read plane (`crate::planes`, session 6); the
+//! one-state form (`DenseShadow<Cell>`) is what the tests below hold to the run-length map.
 //!
 //! Why: the run-length [`ShadowMap`] costs a few B-tree descents, splits and merges per
 //! access (~60 % of a checked run on the corpus' GEMMs, perf, session 3), and shared memory
@@ -30,6 +32,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use smallvec::SmallVec;
 
+use crate::access::{check_cell, Check};
+use crate::detector::Conflict;
+use crate::planes::PlaneShadow;
 use crate::shadow::{Cell, ShadowMap};
 
 /// 128-byte pages: a warp's coalesced 32 × 4-byte access, a TMA box row and an mma operand
@@ -44,10 +49,10 @@ const CHUNK_PAGES: usize = 1 << CHUNK_BITS;
 /// Chunks found through the direct table (chunk numbers below this; 8 MiB of offsets).
 const LOW_CHUNKS: u64 = 1024;
 /// The id of the never-accessed state (`Cell::default()`); never freed or changed.
-const NEVER: CellId = 0;
+pub(crate) const NEVER: CellId = 0;
 const NO_PAGE: u32 = u32::MAX;
 
-type CellId = u32;
+pub(crate) type CellId = u32;
 type Ids = Box<[CellId; PAGE]>;
 
 /// Runs a page holds inline before it falls back to one id per byte.
@@ -98,6 +103,11 @@ impl Page {
             Page::Bytes(b) => {
                 let id = b[off];
                 let mut j = off + 1;
+                // Eight ids per step (a compare the compiler vectorises: a lane's 16- or
+                // 64-byte range is 2 to 8 steps instead of 16 to 64), then one by one.
+                while j + 8 <= hi && b[j..j + 8].iter().fold(true, |all, &x| all & (x == id)) {
+                    j += 8;
+                }
                 while j < hi && b[j] == id {
                     j += 1;
                 }
@@ -137,8 +147,8 @@ impl Hasher for FxHasher {
 
 type FxBuild = BuildHasherDefault<FxHasher>;
 
-struct Entry {
-    cell: Cell,
+struct Entry<C> {
+    cell: C,
     /// Bytes holding this id.
     refs: u64,
 }
@@ -154,7 +164,7 @@ struct Group {
 }
 
 /// Byte-granular dense shadow of one memory (see the module docs).
-pub(crate) struct DenseShadow {
+pub(crate) struct DenseShadow<C = Cell> {
     /// Chunk number → index in `pages` of its first page (`NO_PAGE`: never touched), for
     /// chunk numbers below [`LOW_CHUNKS`]; grown on demand.
     low: Vec<u32>,
@@ -164,7 +174,7 @@ pub(crate) struct DenseShadow {
     pages: Vec<Page>,
     /// Id arrays of pages that became uniform again, for reuse.
     spare: Vec<Ids>,
-    cells: Vec<Entry>,
+    cells: Vec<Entry<C>>,
     free: Vec<CellId>,
     /// Scratch of the access being processed (kept to avoid allocations per access).
     groups: Vec<Group>,
@@ -175,12 +185,14 @@ pub(crate) struct DenseShadow {
     /// Whether `memo` outlives one `update` (the ranges of one warp-instruction).
     batch: bool,
     /// Where a new state is built (keeps a spilled read set's buffer between accesses).
-    scratch: Cell,
+    scratch: C,
     /// The end and new id of the last group of this `update` that got a new id.
     last: Option<(u64, CellId)>,
+    /// The id the last [`DenseShadow::assign`] stored (shared by the ranges of a batch).
+    assigned: Option<CellId>,
 }
 
-impl Default for DenseShadow {
+impl<C: Default> Default for DenseShadow<C> {
     fn default() -> Self {
         DenseShadow {
             low: Vec::new(),
@@ -189,7 +201,7 @@ impl Default for DenseShadow {
             pages: Vec::new(),
             spare: Vec::new(),
             cells: vec![Entry {
-                cell: Cell::default(),
+                cell: C::default(),
                 refs: 0,
             }],
             free: Vec::new(),
@@ -197,13 +209,14 @@ impl Default for DenseShadow {
             parts: Vec::new(),
             memo: Vec::new(),
             batch: false,
-            scratch: Cell::default(),
+            scratch: C::default(),
             last: None,
+            assigned: None,
         }
     }
 }
 
-impl DenseShadow {
+impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// Ids in use (the memory measure that `ShadowMap::runs` is for runs).
     pub fn states(&self) -> usize {
         self.cells.len() - 1 - self.free.len()
@@ -262,7 +275,7 @@ impl DenseShadow {
     /// scattered per-lane bytes (a transposed read, a swizzled store) or the interleaved
     /// states of a split page cost one `f` per distinct state, and their bytes share one new
     /// id instead of one id each.
-    pub fn update(&mut self, start: u64, end: u64, mut f: impl FnMut(u64, u64, &mut Cell) -> bool) {
+    pub fn update(&mut self, start: u64, end: u64, mut f: impl FnMut(u64, u64, &mut C) -> bool) {
         if start >= end {
             return;
         }
@@ -348,6 +361,149 @@ impl DenseShadow {
         (j == hi).then_some(id)
     }
 
+    /// The maximal runs of equal state in `[start, end)`, each as `(start, end, id)` with an
+    /// id holding the run's state ([`DenseShadow::state`]), in address order: the runs
+    /// [`DenseShadow::update`] calls `f` for, without changing anything.
+    ///
+    /// Returns the id when every byte holds that one id (what [`DenseShadow::assign`] and
+    /// [`DenseShadow::clear`] can then skip looking up).
+    pub fn groups(
+        &mut self,
+        start: u64,
+        end: u64,
+        out: &mut Vec<(u64, u64, CellId)>,
+    ) -> Option<CellId> {
+        out.clear();
+        if start >= end {
+            return None;
+        }
+        if let Some(id) = self.single_id(start, end) {
+            out.push((start, end, id));
+            return Some(id);
+        }
+        // Whether every byte so far holds the first byte's id (a TMA box or an mma operand
+        // over many pages that one earlier access left under one id).
+        let mut one: Option<CellId> = None;
+        let mut all_one = true;
+        let mut pos = start;
+        while pos < end {
+            let pn = pos >> PAGE_BITS;
+            let base = pn << PAGE_BITS;
+            let page_end = base.saturating_add(PAGE as u64).min(end);
+            let pi = self.page_index(pn);
+            let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
+            let mut i = lo;
+            while i < hi {
+                let (id, j) = self.pages[pi].run_at(i, hi);
+                let e = base + j as u64;
+                match one {
+                    None => one = Some(id),
+                    Some(o) => all_one &= o == id,
+                }
+                match out.last_mut() {
+                    Some(g) if self.same_state(g.2, id) => g.1 = e,
+                    _ => out.push((base + i as u64, e, id)),
+                }
+                i = j;
+            }
+            pos = page_end;
+        }
+        one.filter(|_| all_one)
+    }
+
+    /// The state an id holds.
+    #[inline]
+    pub fn state(&self, id: CellId) -> &C {
+        &self.cells[id as usize].cell
+    }
+
+    /// Every byte of `[start, end)` takes the state `value`, whatever it held (a weak write's
+    /// new write state): one pass, no per-group transition. In place when the range is every
+    /// byte of one id; the id assigned last in this batch is reused when it holds `value`.
+    /// `one`: the id every byte holds, when the caller knows (else it is looked up).
+    pub fn assign(&mut self, start: u64, end: u64, value: &C, one: Option<CellId>) {
+        if start >= end {
+            return;
+        }
+        let n = end - start;
+        let one = one.or_else(|| self.single_id(start, end));
+        if let Some(id) = one {
+            if id != NEVER && self.cells[id as usize].refs == n {
+                self.cells[id as usize].cell.clone_from(value);
+                self.forget(id);
+                self.assigned = Some(id);
+                return;
+            }
+            if self.cells[id as usize].cell == *value {
+                return;
+            }
+        }
+        let new = match self.assigned {
+            Some(id)
+                if self.batch
+                    && self.cells[id as usize].refs > 0
+                    && self.cells[id as usize].cell == *value =>
+            {
+                id
+            }
+            _ => {
+                let mut cell = std::mem::take(&mut self.scratch);
+                cell.clone_from(value);
+                let id = self.alloc(&mut cell);
+                self.scratch = cell;
+                id
+            }
+        };
+        // Counted before the old ids are released, so `new` survives when it also held
+        // some of the bytes.
+        self.cells[new as usize].refs += n;
+        match one {
+            Some(id) => {
+                self.unref(id, n);
+                self.fill(start, end, new);
+            }
+            None => self.refill(start, end, new),
+        }
+        self.assigned = Some(new);
+    }
+
+    /// Drops the references of the bytes of `[start, end)` to their ids and stores `id` there
+    /// (counted by the caller), page by page in one walk.
+    fn refill(&mut self, start: u64, end: u64, id: CellId) {
+        let mut pos = start;
+        while pos < end {
+            let pn = pos >> PAGE_BITS;
+            let base = pn << PAGE_BITS;
+            let page_end = base.saturating_add(PAGE as u64).min(end);
+            let pi = self.page_index(pn);
+            let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
+            let mut i = lo;
+            while i < hi {
+                let (old, j) = self.pages[pi].run_at(i, hi);
+                self.unref(old, (j - i) as u64);
+                i = j;
+            }
+            self.fill_page(pi, lo, hi, id);
+            pos = page_end;
+        }
+    }
+
+    /// Every byte of `[start, end)` back to the never-accessed state (`C::default()`).
+    /// `one`: the id every byte holds, when the caller knows (else it is looked up).
+    pub fn clear(&mut self, start: u64, end: u64, one: Option<CellId>) {
+        if start >= end {
+            return;
+        }
+        if let Some(id) = one.or_else(|| self.single_id(start, end)) {
+            if id != NEVER {
+                self.unref(id, end - start);
+                self.fill(start, end, NEVER);
+            }
+            return;
+        }
+        self.refill(start, end, NEVER);
+    }
+
     /// The check of one group `[s, e)` (its bytes hold the ids of `own`, all of one state,
     /// with their byte counts) and its new state over the group's bytes.
     fn apply(
@@ -355,7 +511,7 @@ impl DenseShadow {
         s: u64,
         e: u64,
         own: &[(CellId, u64)],
-        f: &mut impl FnMut(u64, u64, &mut Cell) -> bool,
+        f: &mut impl FnMut(u64, u64, &mut C) -> bool,
     ) {
         let n = e - s;
         let rep = own[0].0;
@@ -412,7 +568,7 @@ impl DenseShadow {
     }
 
     /// A new id holding `cell` (swapped in: `cell` is left with a default state).
-    fn alloc(&mut self, cell: &mut Cell) -> CellId {
+    fn alloc(&mut self, cell: &mut C) -> CellId {
         match self.free.pop() {
             Some(id) => {
                 std::mem::swap(&mut self.cells[id as usize].cell, cell);
@@ -435,7 +591,7 @@ impl DenseShadow {
         let e = &mut self.cells[id as usize];
         e.refs -= n;
         if e.refs == 0 {
-            e.cell = Cell::default();
+            e.cell = C::default();
             self.free.push(id);
             self.forget(id);
         }
@@ -571,18 +727,18 @@ impl DenseShadow {
 
     /// The state of one byte (tests).
     #[cfg(test)]
-    pub fn cell_at(&mut self, addr: u64) -> Cell {
+    pub fn cell_at(&mut self, addr: u64) -> C {
         let pi = self.page_index(addr >> PAGE_BITS);
         let id = self.pages[pi].id_at((addr & (PAGE as u64 - 1)) as usize);
         self.cells[id as usize].cell.clone()
     }
 }
 
-/// Shadow memory of one byte-addressed memory as the detector holds it: dense (the default),
-/// or the run-length map as a reference for differential tests
-/// (`RaceDetector::with_reference_shadow`).
+/// Shadow memory of one byte-addressed memory as the detector holds it: dense, with separate
+/// write and read planes (the default, `crate::planes`), or the run-length map as a reference
+/// for differential tests (`RaceDetector::with_reference_shadow`).
 pub(crate) enum MemShadow {
-    Dense(Box<DenseShadow>),
+    Dense(Box<PlaneShadow>),
     Runs(ShadowMap),
 }
 
@@ -623,28 +779,29 @@ impl Default for MemShadow {
     }
 }
 
-/// What `check_range` needs of a shadow: `f` at most once per maximal run of equal state,
-/// and exactly once per distinct state unless `f` said its transition is a function of the
-/// cell alone (it returns `true`; see [`DenseShadow::update`]).
+/// What `check_range` needs of a shadow: the access checked against the state of every byte
+/// or cell of `[start, end)` and recorded, with the conflicts in `out` exactly as
+/// [`check_cell`] called once per maximal run of equal state, in address order, records
+/// them (how the state is stored and shared is the shadow's business).
 pub(crate) trait Shadow {
-    fn update(&mut self, start: u64, end: u64, f: impl FnMut(u64, u64, &mut Cell) -> bool);
+    fn check(&mut self, start: u64, end: u64, c: &Check<'_, '_>, out: &mut Vec<Conflict>);
 }
 
 impl Shadow for ShadowMap {
     #[inline]
-    fn update(&mut self, start: u64, end: u64, mut f: impl FnMut(u64, u64, &mut Cell) -> bool) {
-        ShadowMap::update(self, start, end, |s, e, c| {
-            f(s, e, c);
+    fn check(&mut self, start: u64, end: u64, c: &Check<'_, '_>, out: &mut Vec<Conflict>) {
+        ShadowMap::update(self, start, end, |s, e, cell| {
+            check_cell(c, s, e, cell, out);
         })
     }
 }
 
 impl Shadow for MemShadow {
     #[inline]
-    fn update(&mut self, start: u64, end: u64, f: impl FnMut(u64, u64, &mut Cell) -> bool) {
+    fn check(&mut self, start: u64, end: u64, c: &Check<'_, '_>, out: &mut Vec<Conflict>) {
         match self {
-            MemShadow::Dense(d) => d.update(start, end, f),
-            MemShadow::Runs(m) => Shadow::update(m, start, end, f),
+            MemShadow::Dense(d) => d.check(start, end, c, out),
+            MemShadow::Runs(m) => Shadow::check(m, start, end, c, out),
         }
     }
 }
@@ -706,7 +863,7 @@ mod tests {
             (13, 65536 - 1500),
             (99, 0x7f00_0000_0000 - 1500),
         ] {
-            let mut d = DenseShadow::default();
+            let mut d = DenseShadow::<Cell>::default();
             let mut m = ShadowMap::default();
             let mut rng = Lcg(seed);
             for t in 0..3000u32 {
@@ -745,7 +902,7 @@ mod tests {
         // ranges (disjoint, in address order, as `access_lanes` makes them). The dense shadow
         // may skip calls, never states: every byte ends as in the run map.
         for seed in [3u64, 17, 40] {
-            let mut d = DenseShadow::default();
+            let mut d = DenseShadow::<Cell>::default();
             let mut m = ShadowMap::default();
             let mut rng = Lcg(seed);
             let (mut calls_dense, mut calls_runs) = (0, 0);
@@ -784,7 +941,7 @@ mod tests {
 
     #[test]
     fn states_are_freed_when_no_byte_holds_them() {
-        let mut d = DenseShadow::default();
+        let mut d = DenseShadow::<Cell>::default();
         for t in 1..100u32 {
             d.update(0, 128, |_, _, c| {
                 step(c, rec(0, t), true);

@@ -118,12 +118,14 @@
 //! assert_eq!(d.findings()[0].rule.id, "TM0206");
 //! ```
 
+mod access;
 pub mod clock;
 pub mod cross;
 mod dense;
 mod detector;
 pub mod event;
 pub mod finding;
+mod planes;
 mod shadow;
 
 pub use cross::{cross_group_races, CrossAccess, CrossRace, GlobalLog, Site};

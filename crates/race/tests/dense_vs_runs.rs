@@ -10,6 +10,15 @@
 //! intervals merged, one `access` per range), so `access_lanes`' merging (runs in arrival
 //! order, then sorted) and the dense shadow's transitions shared between the ranges of one
 //! instruction (`DenseShadow::batch`) are held to the unbatched answer.
+//!
+//! Session 6: the dense shadow keeps a write plane and a read plane per byte
+//! (`crates/race/src/planes.rs`): a read checks only the write plane and changes only the
+//! read plane, a write is checked per run of equal (write state, read set). The reference is
+//! still the one-state run-length map, so this test holds the split to the unsplit answer.
+//! Checked to have teeth (each fails here with a minimal stream, then restored): a weak
+//! write that leaves the read plane as it was (no `clear`), the write-plane ids a read found
+//! clean kept across accesses outside a batch, and a write checked against the first read
+//! run's set instead of each run's.
 
 use proptest::prelude::*;
 use tmemu_race::*;
