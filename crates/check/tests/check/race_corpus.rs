@@ -117,6 +117,36 @@ fn compare_under(path: &Path, policy: AsyncPolicy) -> Result<(), Result<String, 
     }
 }
 
+/// Programs (rule corpus path or `bug/variant`) the race model is known to miss, with the
+/// reason; each must still fail (remove it when it passes), like ui_pending.tsv.
+const KNOWN_MISSES: &[(&str, &str)] = &[
+    (
+        "tests/corpus/rules/TM0212-global-data-race/break-same-cluster.ptx",
+        SAME_CTA_EXEMPTION,
+    ),
+    ("pair_ctas_store_same_tile/buggy", SAME_CTA_EXEMPTION),
+];
+const SAME_CTA_EXEMPTION: &str = "same-instruction plain stores of two CTAs of one SM group \
+    are exempt (crates/race/src/access.rs); the fix limits the exemption to one CTA \
+    (docs/arch/bugs.md, Documented misses)";
+
+/// Moves the known misses out of `failed` into `pending`; a listed program that passes fails.
+fn known_misses(failed: &mut Vec<String>, pending: &mut Vec<String>, passed: &[String]) {
+    for (name, why) in KNOWN_MISSES {
+        if let Some(i) = failed
+            .iter()
+            .position(|f| f.starts_with(&format!("{name}:")))
+        {
+            failed.remove(i);
+            pending.push(format!("{name}: {why}"));
+        } else if passed.iter().any(|p| p == name) {
+            failed.push(format!(
+                "{name}: listed in KNOWN_MISSES but passes now: remove it"
+            ));
+        }
+    }
+}
+
 #[test]
 fn race_rules_match_corpus_marks() {
     let (mut passed, mut pending, mut failed) = (Vec::new(), Vec::new(), Vec::new());
@@ -128,6 +158,7 @@ fn race_rules_match_corpus_marks() {
             Err(Err(e)) => failed.push(format!("{shown}: {e}")),
         }
     }
+    known_misses(&mut failed, &mut pending, &passed);
     print_tally(
         "race corpus",
         &[
@@ -156,6 +187,7 @@ fn race_bug_reproductions() {
         .collect();
     dirs.sort();
     let (mut checked, mut pending, mut failed) = (0, Vec::new(), Vec::new());
+    let mut passed = Vec::new();
     for d in dirs {
         let expected: toml::Table =
             toml::from_str(&std::fs::read_to_string(d.join("expected.toml")).unwrap()).unwrap();
@@ -183,6 +215,8 @@ fn race_bug_reproductions() {
                             "{shown}: expected {want:?}, got {:?}",
                             run.findings.iter().map(|f| &f.message).collect::<Vec<_>>()
                         ));
+                    } else {
+                        passed.push(shown.clone());
                     }
                     for f in &run.findings {
                         let rel = related_line(&expected, f.rule.id, f.span.line);
@@ -199,6 +233,7 @@ fn race_bug_reproductions() {
             }
         }
     }
+    known_misses(&mut failed, &mut pending, &passed);
     println!(
         "race bugs: {checked} runs checked, {} pending",
         pending.len()
