@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use smallvec::SmallVec;
 
+use crate::access::Check;
 use crate::clock::{ActorIdx, Stamp, Time, VClock};
 use crate::dense::{MemShadow, Shadow};
 use crate::event::{
@@ -283,19 +284,19 @@ fn grow(v: &mut Vec<ShadowMap>, i: u32) -> &mut ShadowMap {
 }
 
 /// The views an access is checked under.
-struct View<'a> {
-    hb: &'a VClock,
-    pf: &'a VClock,
-    generic: &'a VClock,
+pub(crate) struct View<'a> {
+    pub hb: &'a VClock,
+    pub pf: &'a VClock,
+    pub generic: &'a VClock,
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Conflict {
-    first: Rec,
-    first_kind: AccessKind,
-    cause: Cause,
-    start: u64,
-    end: u64,
+pub(crate) struct Conflict {
+    pub first: Rec,
+    pub first_kind: AccessKind,
+    pub cause: Cause,
+    pub start: u64,
+    pub end: u64,
 }
 
 /// PTX ISA §9.7.16.6.2: pairs that execute in issue order without waiting.
@@ -311,7 +312,7 @@ fn pipelined(prev: &Rec, next: &Rec) -> bool {
     }
 }
 
-fn ordered_in(hb: &VClock, prev: &Rec, next: &Rec, tmem: bool) -> bool {
+pub(crate) fn ordered_in(hb: &VClock, prev: &Rec, next: &Rec, tmem: bool) -> bool {
     hb.covers(prev.stamp)
         || (tmem
             && pipelined(prev, next)
@@ -331,157 +332,19 @@ fn check_range(
     tmem: bool,
     out: &mut Vec<Conflict>,
 ) {
-    map.update(start, end, |s, e, cell| {
-        // Whether a conflict was recorded: if not, the new state is a function of the old one
-        // alone, which the shadow may reuse for other runs of this access (`Shadow::update`).
-        let mut conflicted = false;
-        // Returns whether `prev` conflicts with the new access (and records it).
-        let mut check = |prev: &Rec, prev_kind: AccessKind| -> bool {
-            // The same op (its own read and write of D) or the same warp epoch. An op's
-            // views do not include its own component, so a recycled slot's earlier records
-            // are judged by what the issuer had observed, not by slot identity.
-            // Copies merged into one cp.async op share its stamp but are different
-            // instructions, unordered with each other (`cp_async.rs`).
-            if prev.stamp == new.stamp && (prev.agent != Agent::CpAsync || prev.span == new.span) {
-                return false;
-            }
-            // The two halves of a collective dealloc (and a dealloc of cells a dealloc
-            // already freed) are one lifetime's end, not two conflicting writes.
-            if prev.agent == Agent::Dealloc && new.agent == Agent::Dealloc {
-                return false;
-            }
-            // TMEM: a completion observed through thread synchronisation (the generic view
-            // covers the completion stamp) orders the access even without the tcgen05 fence
-            // pair; see the crate docs, "TM0207", for the reading and why.
-            let ordered =
-                ordered_in(view.hb, prev, &new, tmem) || (tmem && view.generic.covers(prev.stamp));
-            let cause = if ordered {
-                // The proxy fence is what makes data written through one proxy visible to a
-                // read through the other (read-after-write). Write-after-write across proxies
-                // only needs ordering: the later write's data is what remains (Triton reuses
-                // the tcgen05.alloc address slot as a TMA destination after bar.sync, without
-                // fence.proxy.async).
-                if !tmem
-                    && prev_kind == AccessKind::Write
-                    && kind == AccessKind::Read
-                    && prev.agent.is_async_proxy() != new.agent.is_async_proxy()
-                    && !view.pf.covers(prev.stamp)
-                {
-                    Cause::ProxyFence
-                } else {
-                    return false;
-                }
-            } else {
-                // Strong accesses never race each other; a weak *read* racing only strong
-                // writes (atomics, relaxed/release stores) is not reported either: each
-                // strong write is single-copy atomic, so the read returns one of the written
-                // values, and the idiom that relies on it (the CUDA Programming Guide's
-                // `old = *p; do { ... } while (atomicCAS(p, ...) != old)`) is correct code.
-                // A weak write racing anything is a data race.
-                if !tmem
-                    && (prev.strong || prev_kind == AccessKind::Read)
-                    && (new.strong || kind == AccessKind::Read)
-                {
-                    return false;
-                }
-                // Two threads' writes by the same instruction: the "uniform store" of compiled
-                // code, where every thread of a CTA stores the same value to one address
-                // (Triton's `st.shared.b32 [global_smem+N], imm`). Whatever the order, the
-                // bytes end the same when the values are equal, which the detector cannot
-                // see: a deliberate miss (a same-instruction store of different values, e.g.
-                // `out[0] = tid`, is not reported either).
-                if !tmem
-                    && prev_kind == AccessKind::Write
-                    && kind == AccessKind::Write
-                    && prev.agent == Agent::Thread
-                    && new.agent == Agent::Thread
-                    && prev.span == new.span
-                {
-                    return false;
-                }
-                // The same for bulk copies: one `cp.async.bulk.tensor` store executed by every
-                // lane of a warp (CuTe DSL's TMA-store epilogue without elect) issues identical
-                // copies of the same bytes; a deliberate miss like the uniform store.
-                if !tmem
-                    && prev_kind == AccessKind::Write
-                    && kind == AccessKind::Write
-                    && prev.agent == Agent::Bulk
-                    && new.agent == Agent::Bulk
-                    && prev.span == new.span
-                {
-                    return false;
-                }
-                Cause::Unordered {
-                    ordered_without_tc_fence: tmem && ordered_in(view.generic, prev, &new, tmem),
-                }
-            };
-            match out.last_mut() {
-                Some(c)
-                    if c.first == *prev
-                        && c.first_kind == prev_kind
-                        && c.cause == cause
-                        && c.end == s =>
-                {
-                    c.end = e
-                }
-                _ => out.push(Conflict {
-                    first: *prev,
-                    first_kind: prev_kind,
-                    cause,
-                    start: s,
-                    end: e,
-                }),
-            }
-            conflicted = true;
-            true
-        };
-        if kind == AccessKind::Write {
-            // Report the most recent conflicting access of the cell: a conflicting read
-            // since the write already names the bug (the write is ordered before that read).
-            let mut read_conflict = false;
-            for r in &cell.reads {
-                read_conflict |= check(r, AccessKind::Read);
-            }
-            if !read_conflict {
-                let mut write_conflict = false;
-                if let Some(w) = cell.write {
-                    write_conflict = check(&w, AccessKind::Write);
-                }
-                if let (false, Some(w)) = (write_conflict, cell.weak_write) {
-                    check(&w, AccessKind::Write);
-                }
-            }
-            if new.strong {
-                // Strong writes do not race strong accesses, so they cannot summarise the
-                // weak history: keep the reads and the last weak write.
-                if let Some(w) = cell.write.filter(|w| !w.strong) {
-                    cell.weak_write = Some(w);
-                }
-            } else {
-                cell.weak_write = None;
-                cell.reads.clear();
-            }
-            cell.write = Some(new);
-        } else {
-            let mut write_conflict = false;
-            if let Some(w) = cell.write {
-                write_conflict = check(&w, AccessKind::Write);
-            }
-            if let (false, Some(w)) = (write_conflict, cell.weak_write) {
-                check(&w, AccessKind::Write);
-            }
-            // A read ordered after an earlier one stands in for it, unless a strong read would
-            // replace a weak one (strong accesses do not race each other).
-            cell.reads.retain(|r| {
-                let same_actor = r.stamp.actor == new.stamp.actor
-                    && (r.agent != Agent::CpAsync || r.span == new.span);
-                let subsumed = same_actor || view.hb.covers(r.stamp);
-                !(subsumed && (r.strong || !new.strong))
-            });
-            cell.reads.push(new);
-        }
-        !conflicted
-    });
+    // The check itself (what conflicts, what state remains) is `crate::access`; how the
+    // state is stored and shared between bytes is the shadow's (`Shadow::check`).
+    map.check(
+        start,
+        end,
+        &Check {
+            new,
+            kind,
+            view,
+            tmem,
+        },
+        out,
+    );
 }
 
 /// TMEM cells are numbered quarter-major, then column, then lane within the quarter:
