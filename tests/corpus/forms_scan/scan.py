@@ -187,7 +187,7 @@ c("sregs", "mov.u32 %r10, %clusterid.x;\n mov.u32 %r11, %cluster_nctarank;\n mov
 c("trap_not_taken", "setp.gt.u32 %p3, %r1, 100;\n @%p3 trap;\n mov.u32 %r10,1;")
 c("pmevent", "pmevent 1;\n mov.u32 %r10,1;")
 c("cp_async_bulk_tensor_cta_group2", "mov.u32 %r40, 0;\n @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 0;\n mov.u32 %r10,1;")
-c("tile_gather4", "mov.u32 %r40, 0;\n @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 2048;\n @%p1 cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes [%r30], [%rd4, {%r40, %r40, %r40, %r40, %r40}], [%r7];\n L1: mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r7], 0;\n @!%p3 bra L1;\n mov.u32 %r10,1;")
+c("tile_gather4", "mov.u32 %r40, 0;\n @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 256;\n @%p1 cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes [%r30], [%rd4, {%r40, %r40, %r40, %r40, %r40}], [%r7];\n L1: mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r7], 0;\n @!%p3 bra L1;\n mov.u32 %r10,1;")
 c("tile_scatter4", "mov.u32 %r40, 0;\n fence.proxy.async.shared::cta;\n @%p1 cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd4, {%r40, %r40, %r40, %r40, %r40}], [%r30];\n cp.async.bulk.commit_group;\n cp.async.bulk.wait_group 0;\n mov.u32 %r10,1;")
 c("mul_wide_hi", "mul.wide.u32 %rd5, %r1, %r4;\n mul.hi.u32 %r10, %r1, %r4;\n mad.lo.cc.u32 %r11, %r1, %r4, %r3;\n addc.u32 %r12, %r1, 0;\n add.u32 %r10,%r10,%r11; add.u32 %r10,%r10,%r12;")
 c("membar_fence", "membar.gl;\n fence.sc.gpu;\n fence.acq_rel.cluster;\n membar.cta;\n fence.sc.sys;\n mov.u32 %r10,1;")
@@ -213,6 +213,8 @@ c("mma_sp_ordered", ".reg .f32 %e<8>;\n mov.f32 %e1, 0f00000000; mov.f32 %e2, %e
 for name,(body,cl) in cases.items():
     d=os.path.join(OUT,name); os.makedirs(d,exist_ok=True)
     open(os.path.join(d,"k.ptx"),"w").write(HDR+"    "+body.replace("\n","\n    ")+"\n"+FTR)
+    # .tile::gather4/scatter4 maps have one-row boxes (the ISA's rule, TM0123 otherwise)
+    box_rows = 1 if name.startswith("tile_") else 16
     open(os.path.join(d,"k.toml"),"w").write(f'''ptx = "k.ptx"
 kernel = "k"
 grid = [{cl}, 1, 1]
@@ -225,7 +227,7 @@ shape = [4096]
 fill = "iota"
 
 [[arg]]
-tensormap = {{ buffer = "t", box = [16, 16] }}
+tensormap = {{ buffer = "t", box = [16, {box_rows}] }}
 
 [buffers.t]
 dtype = "u32"
