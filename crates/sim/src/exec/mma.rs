@@ -695,14 +695,14 @@ fn operand_extent(
             rows,
             k,
         };
-        let slot = key.slot();
-        if let Some((k0, v)) = t[slot] {
-            if k0 == key {
-                return v;
-            }
+        let set = &mut t[key.set()];
+        if let Some(&(_, v)) = set.iter().flatten().find(|(k0, _)| *k0 == key) {
+            return v;
         }
         let v = operand_extent_walk(raw, major, fmt, rows, k);
-        t[slot] = Some((key, v));
+        // the newest first; the oldest of the set leaves
+        set.rotate_right(1);
+        set[0] = Some((key, v));
         v
     })
 }
@@ -717,23 +717,27 @@ struct ExtentKey {
     k: u32,
 }
 
-const EXTENT_SLOTS: usize = 64;
+/// Sets of [`EXTENT_WAYS`] entries: a K loop's descriptors (stages × K steps × A and B,
+/// a few dozen) fit without evicting each other.
+const EXTENT_SETS: usize = 64;
+const EXTENT_WAYS: usize = 4;
 
 impl ExtentKey {
-    fn slot(&self) -> usize {
+    fn set(&self) -> usize {
         let h = self.raw
             ^ u64::from(self.rows) << 40
             ^ u64::from(self.k) << 52
             ^ (self.major == Major::MN) as u64
             ^ (self.fmt.elem as u64) << 1;
-        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % EXTENT_SLOTS
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % EXTENT_SETS
     }
 }
 
-type ExtentTable = [Option<(ExtentKey, Option<(u64, u64)>)>; EXTENT_SLOTS];
+type ExtentSet = [Option<(ExtentKey, Option<(u64, u64)>)>; EXTENT_WAYS];
 
 thread_local! {
-    static EXTENTS: RefCell<ExtentTable> = const { RefCell::new([None; EXTENT_SLOTS]) };
+    static EXTENTS: RefCell<[ExtentSet; EXTENT_SETS]> =
+        const { RefCell::new([[None; EXTENT_WAYS]; EXTENT_SETS]) };
 }
 
 /// [`operand_extent`] by walking every chunk address (the definition; the cache's reference).

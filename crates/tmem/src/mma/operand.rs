@@ -419,40 +419,33 @@ impl Gather<'_> {
             Major::MN => (T * rs, ks, rs),
         };
         let swz = |a: u32| (a ^ (((a >> 7) & mask) << shift)) as usize;
-        if in_bounds && tabled && elem_step == 1 && outer_step == T && inner_step != T {
-            // MN-major gathered by K (`KByRows`, what a fused panel holds for an MN-major B):
-            // each inner step (one kk) fills one contiguous run of `n_outer` chunks.
-            let run = n_outer as usize * T;
-            for (inner, &term) in inner_terms.iter().enumerate() {
-                let base = start.wrapping_add(term);
-                let o = inner * inner_step;
-                let dst = &mut out[o..o + run];
-                for (dst, &ot) in dst.chunks_exact_mut(T).zip(outer_terms) {
-                    // (the same wrapping sum as below, in the other order)
-                    let addr = swz(base.wrapping_add(ot));
-                    // SAFETY: as in the loop below (`in_bounds`).
-                    let chunk: &[u8; 16] =
-                        unsafe { &*(self.smem.as_ptr().add(addr) as *const [u8; 16]) };
-                    decode(chunk, dst.try_into().unwrap());
-                }
-            }
-            return Ok(());
-        }
-        if in_bounds && tabled && elem_step == 1 && inner_step == T {
-            // The common case (K-major gathered by rows, MN-major by K): each outer step
-            // fills one contiguous run of `n_inner` chunks.
-            let run = n_inner as usize * T;
-            for (outer, &ot) in outer_terms.iter().enumerate() {
-                let base = start.wrapping_add(ot);
-                let o = outer * outer_step;
-                let dst = &mut out[o..o + run];
-                for (dst, &term) in dst.chunks_exact_mut(T).zip(inner_terms) {
-                    let addr = swz(base.wrapping_add(term));
+        if in_bounds && tabled && elem_step == 1 {
+            // The common case (K-major gathered by rows, MN-major by K, into any leading
+            // dimension): each chunk's elements are contiguous in `out`. The longer of the
+            // two chunk dimensions runs innermost, so a K-major operand of few K chunks per
+            // row (2 for f16 at K = 16) or an MN-major one of few row chunks pays no per-row
+            // loop setup.
+            let (long, long_step, short, short_step) = if n_outer as usize >= inner_terms.len() {
+                (outer_terms, outer_step, inner_terms, inner_step)
+            } else {
+                (inner_terms, inner_step, outer_terms, outer_step)
+            };
+            let (src, dst) = (self.smem.as_ptr(), out.as_mut_ptr());
+            for (s, &st) in short.iter().enumerate() {
+                let base = start.wrapping_add(st);
+                for (l, &lt) in long.iter().enumerate() {
+                    // (the same wrapping sum start + outer term + inner term as below)
+                    let addr = swz(base.wrapping_add(lt));
                     // SAFETY: `in_bounds` showed that the 128-byte line of every chunk
-                    // address, hence the chunk (16-aligned within it), lies in `smem`.
-                    let chunk: &[u8; 16] =
-                        unsafe { &*(self.smem.as_ptr().add(addr) as *const [u8; 16]) };
-                    decode(chunk, dst.try_into().unwrap());
+                    // address, hence the chunk (16-aligned within it), lies in `smem`; the
+                    // last element of chunk (outer, inner) is at (n_outer - 1)·outer_step +
+                    // (n_inner - 1)·inner_step + T - 1 = (rows - 1)·rs + (k - 1)·ks at most,
+                    // which the length assertion above keeps inside `out`.
+                    unsafe {
+                        let chunk = &*(src.add(addr) as *const [u8; 16]);
+                        let o = &mut *(dst.add(s * short_step + l * long_step) as *mut [f32; T]);
+                        decode(chunk, o);
+                    }
                 }
             }
             return Ok(());
