@@ -17,9 +17,6 @@ const PENDING: &[(&str, &str)] = &[(
     "the overwrite (TM0209) and the early epilogue (TM0206, TM0204) need a delayed MMA \
      completion; `run` uses the immediate policy, under which the same stale parity hangs \
      (TM0225). `tmemu check` runs both and reports all (crates/host/tests/bugs.rs)",
-), (
-    "pair_ctas_store_same_tile",
-    "same-instruction plain stores of two CTAs of one SM group are exempt from the race check (the uniform-store exemption of crates/race/src/access.rs); the fix limits the exemption to one CTA, see docs/arch/bugs.md 'Documented misses'",
 )];
 
 fn root() -> PathBuf {

@@ -15,10 +15,7 @@ use tmemu_host::{check, load_ptx_source, resolve_spec, CheckOptions, ErrorClass,
 use tmemu_spec::Spec;
 
 /// Reproductions whose buggy or fixed kernel tmemu cannot check correctly yet.
-const PENDING: &[(&str, &str)] = &[(
-    "pair_ctas_store_same_tile",
-    "same-instruction plain stores of two CTAs of one SM group are exempt from the race check (the uniform-store exemption of crates/race/src/access.rs); the fix limits the exemption to one CTA, see docs/arch/bugs.md 'Documented misses'",
-)];
+const PENDING: &[(&str, &str)] = &[];
 
 /// Runs are tiny; a small step budget keeps a livelock from taking seconds.
 const MAX_STEPS: u64 = 20_000_000;

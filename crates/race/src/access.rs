@@ -113,13 +113,17 @@ impl Check<'_, '_> {
             // (Triton's `st.shared.b32 [global_smem+N], imm`). Whatever the order, the
             // bytes end the same when the values are equal, which the detector cannot
             // see: a deliberate miss (a same-instruction store of different values, e.g.
-            // `out[0] = tid`, is not reported either).
+            // `out[0] = tid`, is not reported either). Only within one CTA: two CTAs storing
+            // to one address through the same instruction (both CTAs of a pair writing the one
+            // output tile, tile-ai/tilelang PR #2274) are a data race the uniform-store idiom
+            // never produces (its address is its own CTA's).
             if !tmem
                 && prev_kind == AccessKind::Write
                 && kind == AccessKind::Write
                 && prev.agent == Agent::Thread
                 && new.agent == Agent::Thread
                 && prev.span == new.span
+                && prev.warp.same_cta(new.warp)
             {
                 return false;
             }
@@ -132,6 +136,7 @@ impl Check<'_, '_> {
                 && prev.agent == Agent::Bulk
                 && new.agent == Agent::Bulk
                 && prev.span == new.span
+                && prev.warp.same_cta(new.warp)
             {
                 return false;
             }

@@ -119,16 +119,7 @@ fn compare_under(path: &Path, policy: AsyncPolicy) -> Result<(), Result<String, 
 
 /// Programs (rule corpus path or `bug/variant`) the race model is known to miss, with the
 /// reason; each must still fail (remove it when it passes), like ui_pending.tsv.
-const KNOWN_MISSES: &[(&str, &str)] = &[
-    (
-        "tests/corpus/rules/TM0212-global-data-race/break-same-cluster.ptx",
-        SAME_CTA_EXEMPTION,
-    ),
-    ("pair_ctas_store_same_tile/buggy", SAME_CTA_EXEMPTION),
-];
-const SAME_CTA_EXEMPTION: &str = "same-instruction plain stores of two CTAs of one SM group \
-    are exempt (crates/race/src/access.rs); the fix limits the exemption to one CTA \
-    (docs/arch/bugs.md, Documented misses)";
+const KNOWN_MISSES: &[(&str, &str)] = &[];
 
 /// Moves the known misses out of `failed` into `pending`; a listed program that passes fails.
 fn known_misses(failed: &mut Vec<String>, pending: &mut Vec<String>, passed: &[String]) {
