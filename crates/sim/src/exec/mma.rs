@@ -981,12 +981,20 @@ mod tests {
             (ElemType::E4m3, MmaKind::F8f6f4),
             (ElemType::E2m1, MmaKind::MxF4),
         ];
+        // a few descriptors, each asked with many shapes and formats (the key is more than
+        // the descriptor), and many descriptors asked once
+        let pool: Vec<u64> = (0..6).map(|_| next()).collect();
         let mut keys = Vec::new();
-        for _ in 0..400 {
+        for i in 0..400 {
             let r = next();
+            let d = if i % 2 == 0 {
+                pool[i / 2 % pool.len()]
+            } else {
+                r
+            };
             // version 1 in bits 46..48 most of the time, the swizzle code in 61..63
-            let version = if r % 8 == 0 { 0 } else { 1u64 << 46 };
-            let raw = (r & 0x3FFF_3FFF_3FFF) | version | (r >> 13) & (7 << 61);
+            let version = if d % 8 == 0 { 0 } else { 1u64 << 46 };
+            let raw = (d & 0x3FFF_3FFF_3FFF) | version | (d >> 13) & (7 << 61);
             let major = if r & 1 == 0 { Major::K } else { Major::MN };
             let (elem, kind) = fmts[(r >> 20) as usize % fmts.len()];
             let rows = [32, 64, 128, 256][(r >> 24) as usize % 4];
