@@ -31,22 +31,38 @@ def buggy_params():
 _DTYPES = {"u32": np.uint32, "i32": np.int32, "u64": np.uint64, "f32": np.float32}
 
 
+def _filled(a):
+    """A numpy array for a spec arg or [buffers.X] table with shape/dtype/fill."""
+    n = int(np.prod(a["shape"]))
+    dtype = _DTYPES[a["dtype"]]
+    fill = a.get("fill", "zeros")
+    if fill == "iota":
+        return np.arange(n, dtype=dtype).reshape(a["shape"])
+    if fill == "zeros":
+        return np.zeros(a["shape"], dtype)
+    raise AssertionError(f"spec fill {fill!r} not handled by this test")
+
+
 def spec_args(spec):
-    """The launch spec's [[arg]]s as tmemu.launch arguments (the forms these specs use)."""
+    """The launch spec's [[arg]]s as tmemu.launch arguments (the forms these specs use).
+
+    Named buffers ([buffers.X], referenced by `buffer = "X"` and by a tensor map's `buffer`)
+    become one numpy array each, so a pointer argument and a tensor map over the same buffer
+    name the same device memory, as the launch spec says."""
+    buffers = {k: _filled(v) for k, v in spec.get("buffers", {}).items()}
     args = []
     for a in spec.get("arg", []):
         if "value" in a:
             args.append(a["value"])
-            continue
-        n = int(np.prod(a["shape"]))
-        dtype = _DTYPES[a["dtype"]]
-        fill = a.get("fill", "zeros")
-        if fill == "iota":
-            args.append(np.arange(n, dtype=dtype).reshape(a["shape"]))
-        elif fill == "zeros":
-            args.append(np.zeros(a["shape"], dtype))
+        elif "buffer" in a:
+            args.append(buffers[a["buffer"]])
+        elif "tensormap" in a:
+            tm = a["tensormap"]
+            extra = set(tm) - {"buffer", "box", "swizzle"}
+            assert not extra, f"tensormap keys {extra} not handled by this test"
+            args.append(tmemu.TensorMap(buffers[tm["buffer"]], tm["box"], swizzle=tm.get("swizzle", "none")))
         else:
-            raise AssertionError(f"spec fill {fill!r} not handled by this test")
+            args.append(_filled(a))
     return args
 
 
