@@ -754,6 +754,7 @@ def run(out_root: Path, only: set[str], log=print) -> dict[str, list[str]]:
         if (KERNELS_DIR / "gen_bugs.py").exists() and not only:  # tests/corpus/bugs (owned separately)
             log("  nvcc bug reproductions: kernels/gen_bugs.py")
             load_kernel_module("kernels/gen_bugs.py").generate(out_root.parent / "bugs", rewrite_paths)
+        compress_large_arrays(out_root, produced)
     return produced
 
 
@@ -780,6 +781,30 @@ def write_ptx_xz(ptx_file: Path, ptx: str) -> str:
                                  preset=9))
     ptx_file.unlink()
     return xz.name
+
+
+# Arrays over this size are committed as NAME.npy.xz (specs still name NAME.npy: tmemu reads
+# NAME.npy.xz when NAME.npy is absent, tmemu_spec::read_maybe_xz), for the same reason as
+# MAX_PLAIN_PTX_BYTES: raw, the corpus's arrays (38 MB) pushed the tree past what the device
+# machine carries.
+MAX_PLAIN_NPY_BYTES = 64 * 1024
+
+
+def compress_large_arrays(out_root: Path, produced: dict[str, list[str]]) -> None:
+    """Replaces every `.npy` over MAX_PLAIN_NPY_BYTES in out_root's folders by `.npy.xz`, and
+    renames it in `produced` (so prune keeps it)."""
+    import lzma
+    for d in sorted(p for p in out_root.iterdir() if p.is_dir()):
+        for f in sorted(d.glob("*.npy")):
+            if f.stat().st_size <= MAX_PLAIN_NPY_BYTES:
+                continue
+            xz = f.with_name(f.name + ".xz")
+            xz.write_bytes(lzma.compress(f.read_bytes(), format=lzma.FORMAT_XZ,
+                                         check=lzma.CHECK_CRC64, preset=9))
+            f.unlink()
+            for files in produced.values():
+                if f.name in files:
+                    files[files.index(f.name)] = xz.name
 
 
 def compare_trees(a: Path, b: Path) -> list[str]:

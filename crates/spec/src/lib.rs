@@ -28,7 +28,7 @@ pub use fill::{Fill, SplitMix64};
 pub use npy::{NpyArray, NpyElem, NpyError};
 pub use parse::{tensor_map_desc, tm_elem_type, MAX_BUFFER_BYTES};
 pub use resolve::{
-    materialize, resolve, Expectation, GlobalBuffer, KernelRef, ParamInfo, ParamKind, Relocation,
+    materialize, read_maybe_xz, resolve, Expectation, GlobalBuffer, KernelRef, ParamInfo, ParamKind, Relocation,
     ResolvedLaunch, SetOverride, TensorMapBinding,
 };
 pub use spec::*;

@@ -46,7 +46,8 @@ fn splitk_without_ticket() -> PathBuf {
     for e in std::fs::read_dir(holdout("")).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_string_lossy().to_string();
-        if name.starts_with("ho3_splitk_ticket.") && name.ends_with(".npy") {
+        if name.starts_with("ho3_splitk_ticket.")
+            && (name.ends_with(".npy") || name.ends_with(".npy.xz")) {
             std::fs::copy(&p, dir.join(&name)).unwrap();
         }
     }

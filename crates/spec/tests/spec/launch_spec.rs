@@ -560,3 +560,54 @@ packed = [
         "{e}"
     );
 }
+
+/// The corpus commits large arrays as NAME.npy.xz while its specs name NAME.npy
+/// (kernels/regen.py): an input (`from`) and a reference (`npy`) are read from the compressed
+/// file when the plain one is absent, byte for byte; the plain file wins when both exist; a
+/// missing file is reported under the name the spec gives, and a corrupt `.xz` is an error,
+/// not a panic.
+#[test]
+fn arrays_committed_xz_compressed_are_read_where_the_spec_names_the_npy() {
+    let dir = tempfile::tempdir().unwrap();
+    let input: Vec<u8> = (0u32..6).flat_map(|x| (x * 7 + 1).to_le_bytes()).collect();
+    let npy = NpyArray::encode(DType::U32, &[2, 3], &input);
+    let mut packed = Vec::new();
+    lzma_rs::xz_compress(&mut npy.as_slice(), &mut packed).unwrap();
+    std::fs::write(dir.path().join("in.npy.xz"), &packed).unwrap();
+    std::fs::write(dir.path().join("ref.npy.xz"), &packed).unwrap();
+    let text = r#"ptx = "k.ptx"
+grid = [1]
+block = [32]
+[[arg]]
+dtype = "u32"
+shape = [2, 3]
+from = "in.npy"
+[[expect]]
+arg = 0
+npy = "ref.npy"
+rtol = 0
+atol = 0
+"#;
+    let spec = Spec::parse(text, "k.toml", dir.path()).unwrap();
+    let r = resolve(&spec, &[param("inp", ParamKind::Pointer)]).unwrap();
+    assert_eq!(r.buffers[0].bytes, input);
+    assert!(r.expects[0].check(&r.buffers[0], &input).unwrap().passed());
+
+    // A plain file beside the compressed one is the one read.
+    let other: Vec<u8> = (0u32..6).flat_map(|x| (100 + x).to_le_bytes()).collect();
+    std::fs::write(
+        dir.path().join("in.npy"),
+        NpyArray::encode(DType::U32, &[2, 3], &other),
+    )
+    .unwrap();
+    let r = resolve(&spec, &[param("inp", ParamKind::Pointer)]).unwrap();
+    assert_eq!(r.buffers[0].bytes, other);
+
+    // Neither file: the error names the plain file; a corrupt .xz: an error naming it.
+    std::fs::remove_file(dir.path().join("ref.npy.xz")).unwrap();
+    let e = resolve(&spec, &[param("inp", ParamKind::Pointer)]).unwrap_err();
+    assert!(e.to_string().contains("ref.npy"), "{e}");
+    std::fs::write(dir.path().join("ref.npy.xz"), &packed[..packed.len() / 2]).unwrap();
+    let e = resolve(&spec, &[param("inp", ParamKind::Pointer)]).unwrap_err();
+    assert!(e.to_string().contains("ref.npy.xz"), "{e}");
+}
