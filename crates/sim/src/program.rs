@@ -268,6 +268,9 @@ pub enum ReduxOp {
     FMinNan,
     FMaxNan,
     FMinAbs,
+    /// `.abs.NaN`: |x| of every input; a NaN input makes the result the canonical NaN.
+    FMinAbsNan,
+    FMaxAbsNan,
     FMaxAbs,
 }
 
@@ -293,7 +296,10 @@ pub enum Sreg {
     GridId,
     Clock,
     Clock64,
+    ClockHi,
     GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
     LanemaskEq,
     LanemaskLe,
     LanemaskLt,
@@ -301,6 +307,8 @@ pub enum Sreg {
     LanemaskGt,
     DynamicSmemSize,
     TotalSmemSize,
+    AggrSmemSize,
+    CurrentGraphExec,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -321,7 +329,6 @@ pub enum MbarOp {
     TryWait {
         parity: bool,
     },
-    PendingCount,
 }
 
 /// The operation of [`Inst::IntExt32`], with the form's modifiers bound.
@@ -620,6 +627,40 @@ pub enum Inst {
         d: Any,
         s: Sreg,
     },
+    /// `mbarrier.pending_count.b64 count, state`: the pending count an arrive captured in its
+    /// opaque state (exec/sync.rs `state_pending`); no memory access.
+    MbarPendingCount {
+        d: u16,
+        state: S64,
+    },
+    /// `isspacep.space p, a` (exec/memory.rs): whether generic address `a` lies in the window
+    /// of `space` (`Shared`: the executing CTA's, `SharedCluster`: any CTA of the cluster).
+    Isspacep {
+        d: u16,
+        space: Space,
+        a: Any,
+    },
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (exec/matrix.rs): a warp-wide transpose of
+    /// an 8×8 matrix of 16-bit elements held in the ldmatrix fragment layout.
+    MovMatrix {
+        d: u16,
+        a: u16,
+    },
+    /// `cvt.rs{.relu}{.satfinite}.bf16x2.f32 d, a, b, rbits` (exec/cvt.rs,
+    /// `tmemu_num::ops::cvt::cvt_rs_bf16x2_f32`).
+    CvtRsBf16x2 {
+        d: u16,
+        a: S32,
+        b: S32,
+        rbits: S32,
+        relu: bool,
+        satfinite: bool,
+    },
+    /// `mov.pred p, %is_explicit_cluster`: a special register read as a predicate.
+    MovSregPred {
+        d: u16,
+        s: Sreg,
+    },
     // ---- float
     F32Bin {
         op: FOp,
@@ -706,6 +747,8 @@ pub enum Inst {
     Atom(Box<AtomInst>),
     /// Vector `atom`/`red` (`.v2/.v4/.v8` of f32/f16/bf16/f16x2/bf16x2): exec/atom_vec.rs.
     AtomVec(Box<crate::exec::atom_vec::AtomVecInst>),
+    /// `atom.{exch,cas}.b128` (exec/atom128.rs).
+    Atom128(Box<crate::exec::atom128::Atom128Inst>),
     /// `getctarank{.shared::cluster}.{u32,u64} d, a`: the cluster rank of the CTA whose shared
     /// memory the address `a` (generic when `generic`) names: exec/getctarank.rs.
     Getctarank {

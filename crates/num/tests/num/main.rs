@@ -3,6 +3,7 @@
 //! against the whole dependency graph was most of CI's time (docs/arch/ci.md). A new test
 //! file may go here as a module (`mod <name>;`) or stay a separate `tests/<name>.rs`.
 
+mod cvt_rs;
 mod narrow;
 mod narrow_hw;
 mod ops_float;

@@ -41,6 +41,8 @@ fn sreg<O: Observer>(w: &Warp, cx: &Ctx<'_, '_, O>, s: Sreg, lane: usize) -> u64
         // deterministic clocks: the executed warp-instruction count of this unit
         Sreg::Clock => cx.out.warp_instructions as u32,
         Sreg::Clock64 | Sreg::GlobalTimer => return cx.out.warp_instructions,
+        Sreg::ClockHi | Sreg::GlobalTimerHi => (cx.out.warp_instructions >> 32) as u32,
+        Sreg::GlobalTimerLo => cx.out.warp_instructions as u32,
         Sreg::LanemaskEq => 1 << lane,
         Sreg::LanemaskLe => ((2u64 << lane) - 1) as u32,
         Sreg::LanemaskLt => (1u32 << lane) - 1,
@@ -48,6 +50,12 @@ fn sreg<O: Observer>(w: &Warp, cx: &Ctx<'_, '_, O>, s: Sreg, lane: usize) -> u64
         Sreg::LanemaskGt => ((!0u64 << (lane + 1)) & 0xffff_ffff) as u32,
         Sreg::DynamicSmemSize => env.dyn_smem,
         Sreg::TotalSmemSize => env.total_smem,
+        // DERIVED: user shared memory plus the 1 KiB the CUDA driver reserves per CTA on
+        // sm_80+ (cudaDevAttrReservedSharedMemoryPerBlock), the region below
+        // `mem::SHARED_BASE` in our window layout
+        Sreg::AggrSmemSize => env.total_smem + crate::mem::SHARED_BASE,
+        // a tmemu launch is never part of a CUDA graph; the ISA gives 0 outside one
+        Sreg::CurrentGraphExec => return 0,
     }) as u64
 }
 
@@ -143,6 +151,14 @@ pub(super) fn exec<O: Observer>(
                     let v = sreg(w, cx, *s, l);
                     w.write_any(*d, l, v);
                 }
+            }
+            Flow::Next
+        }
+        Inst::MovSregPred { d, s } => {
+            if mask != 0 {
+                // warp-uniform: %is_explicit_cluster is one value per launch
+                let v = sreg(w, cx, *s, mask.trailing_zeros() as usize) != 0;
+                w.set_pred(*d, mask, if v { !0 } else { 0 });
             }
             Flow::Next
         }

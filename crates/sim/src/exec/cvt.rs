@@ -9,7 +9,7 @@ use tmemu_num::ops::half::NAN16;
 use tmemu_num::ops::{cvt as num_cvt, CvtMods, ScalarType};
 
 use super::{Flow, Warp};
-use crate::program::{Any, CvtInst};
+use crate::program::{Any, CvtInst, Inst};
 
 /// `cvt{.relu}.f16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}`: a packed narrow source widened to
 /// f16x2, which the numerics crate provides as its own entry point (Triton emits it before an
@@ -219,4 +219,25 @@ mod tests {
             1.0f32.to_bits() as u64
         );
     }
+}
+
+/// `cvt.rs{.relu}{.satfinite}.bf16x2.f32` (stochastic rounding with the `rbits` operand).
+pub(super) fn exec_rs(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
+    let Inst::CvtRsBf16x2 {
+        d,
+        a,
+        b,
+        rbits,
+        relu,
+        satfinite,
+    } = *inst
+    else {
+        unreachable!("dispatched on CvtRsBf16x2")
+    };
+    let (a, b, r) = (w.get(a), w.get(b), w.get(rbits));
+    let v: [u32; 32] = std::array::from_fn(|l| {
+        tmemu_num::ops::cvt::cvt_rs_bf16x2_f32(a[l], b[l], r[l], relu, satfinite)
+    });
+    w.set(d, mask, &v);
+    Flow::Next
 }

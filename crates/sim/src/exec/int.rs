@@ -1046,6 +1046,11 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::MbarPendingCount { d, state } => {
+            let a = w.get(state);
+            let v: [u32; 32] = std::array::from_fn(|l| super::sync::state_pending(a[l]));
+            w.set(d, mask, &v);
+        }
         Inst::Unpack64 { lo, hi, a } => {
             let a = w.get(a);
             if let (Any::R32(x), Any::R32(y)) = (lo, hi) {

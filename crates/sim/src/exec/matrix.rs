@@ -7,6 +7,11 @@
 //! (row t/4, columns 2(t%4), 2(t%4)+1), low half first; with `.trans` the pair is (rows 2(t%4),
 //! 2(t%4)+1 of column t/4), i.e. the matrix is transposed on the way. `stmatrix` is the
 //! inverse. The sub-byte and `.m16n16`/`.m8n16` shapes are load-time `unsupported`.
+//!
+//! `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (§9.7.14.5.17): `a` holds the matrix in the
+//! non-transposed fragment layout above (lane t: row t/4, columns 2(t%4), 2(t%4)+1) and `d`
+//! gets the transposed matrix in the same layout, i.e. what `ldmatrix.trans` would load from
+//! the matrix stored row-major.
 
 use super::memory::{fault, lane_addr, resolve, Loc};
 use super::{Ctx, Flow, Warp, FULL};
@@ -168,5 +173,36 @@ pub(super) fn exec<O: Observer>(
             w.set(reg, mask, &out);
         }
     }
+    Flow::Next
+}
+
+pub(super) fn movmatrix<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    d: u16,
+    a: u16,
+) -> Flow {
+    if mask != FULL & w.live || mask == 0 {
+        if mask != 0 {
+            let msg = format!(
+                "movmatrix.sync.aligned executed by a subset of the warp (lanes {mask:#010x})"
+            );
+            cx.diag(w, w.cur_pc, mask, rules::DIVERGENT_ALIGNED, msg);
+        }
+        return Flow::Next;
+    }
+    let v = w.r32[a as usize];
+    let mut tile = [[0u16; 8]; 8];
+    for (t, x) in v.iter().enumerate() {
+        for (h, (row, col)) in pair(t, false).into_iter().enumerate() {
+            tile[row][col] = (x >> (16 * h)) as u16;
+        }
+    }
+    let out: [u32; 32] = std::array::from_fn(|t| {
+        let [(r0, c0), (r1, c1)] = pair(t, true);
+        u32::from(tile[r0][c0]) | u32::from(tile[r1][c1]) << 16
+    });
+    w.set(d, mask, &out);
     Flow::Next
 }

@@ -961,6 +961,26 @@ pub(super) fn exec<O: Observer>(
                 w.write_any(*d, l, r);
             }
         }
+        Inst::Isspacep { d, space, a } => {
+            // PTX ISA §9.7.9.19: the `.param` window lies inside the `.global` one, so
+            // `isspacep.global` is true for kernel parameters too
+            let (me, n) = (cx.me as u32, cx.ctas.len() as u32);
+            let mut v = 0u32;
+            for l in 0..32 {
+                let win = classify(w.read_any(*a, l));
+                let yes = match (space, win) {
+                    (Space::Global, Window::Global(_) | Window::Param(_)) => true,
+                    (Space::Param, Window::Param(_)) => true,
+                    (Space::Local, Window::Local(_)) => true,
+                    (Space::Const, Window::Const(_)) => true,
+                    (Space::Shared, Window::Shared(s)) => s >> 24 == me,
+                    (Space::SharedCluster, Window::Shared(s)) => s >> 24 < n,
+                    _ => false,
+                };
+                v |= (yes as u32) << l;
+            }
+            w.set_pred(*d, mask, v);
+        }
         Inst::Mapa {
             generic,
             d,

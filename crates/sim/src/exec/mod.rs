@@ -8,6 +8,7 @@
 //!
 //! One file per family: `int`, `float`, `cvt`, `memory`, `warp_ops`, `sync`, `control`.
 
+pub mod atom128;
 pub mod atom_half;
 pub mod atom_vec;
 pub mod brx;
@@ -684,17 +685,20 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Atom(_)
             | Inst::Cvta { .. }
             | Inst::Mapa { .. }
+            | Inst::Isspacep { .. }
             | Inst::MovSharedSym { .. } => memory::exec(w, cx, mask, inst),
             Inst::CpAsync(_)
             | Inst::CpBulkG2S(_)
             | Inst::CpBulkS2G(_)
             | Inst::CpBulkS2Cluster(_) => memory::exec_copy(w, cx, mask, inst),
             Inst::AtomVec(i) => atom_vec::exec(w, cx, mask, i),
+            Inst::Atom128(i) => atom128::exec(w, cx, mask, i),
             Inst::Getctarank { generic, d, a } => getctarank::exec(w, cx, mask, *generic, *d, *a),
             Inst::Tma(t) => tma::exec(w, cx, mask, t),
             Inst::BulkReduce(t) => tma::exec_bulk_reduce(w, cx, mask, t),
             Inst::Mma(m) => mma::exec(w, cx, mask, m),
             Inst::Matrix(m) => matrix::exec(w, cx, mask, m),
+            Inst::MovMatrix { d, a } => matrix::movmatrix(w, cx, mask, *d, *a),
             Inst::MmaSync(m) => mma_sync::exec(w, cx, mask, m),
             Inst::Brx(b) => brx::exec(w, cx, mask, b),
             Inst::Clc(c) => clc::exec(w, cx, mask, c),
@@ -704,6 +708,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Tensormap(t) => tma::exec_tensormap(w, cx, mask, t),
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),
+            Inst::CvtRsBf16x2 { .. } => cvt::exec_rs(w, mask, inst),
             Inst::Bra { target, .. } => {
                 if mask == w.cur_mask {
                     w.goto(*target);
@@ -727,6 +732,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Mbar(_)
             | Inst::Setmaxnreg { .. } => sync::exec(w, cx, mask, inst),
             Inst::MovSreg { .. }
+            | Inst::MovSregPred { .. }
             | Inst::Call(_)
             | Inst::Ret
             | Inst::Exit

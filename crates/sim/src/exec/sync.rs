@@ -80,8 +80,19 @@ pub struct Mbar {
 }
 
 const TX_LIMIT: i64 = (1 << 20) - 1;
-/// Marks our opaque state encoding: `STATE_TAG | phase`.
+/// Marks our opaque state encoding (DERIVED; the ISA leaves it to the implementation):
+/// `STATE_TAG | pending << 32 | phase`, the phase and the pending arrival count before the
+/// arrive-on operation that returned it (bits 32..51: a pending count is below 2^20).
 const STATE_TAG: u64 = 0x7e30_0000_0000_0000;
+const STATE_PENDING_MASK: u64 = (1 << 20) - 1;
+
+/// `mbarrier.pending_count`: the ISA (§9.7.13.15.17) returns "the pending count of the mbarrier
+/// object prior to the arrive-on operation from which the state register was obtained", for
+/// a state from an `.noComplete` arrive (any other state is undefined behaviour, which we do
+/// not diagnose: the field is there for every arrive).
+pub fn state_pending(state: u64) -> u32 {
+    ((state >> 32) & STATE_PENDING_MASK) as u32
+}
 
 impl Mbar {
     pub(crate) fn try_complete(&mut self) -> bool {
@@ -328,7 +339,8 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 expect_tx,
                 no_complete,
             } => {
-                let state = STATE_TAG | m.phase as u64;
+                let pending = (m.pending.clamp(0, STATE_PENDING_MASK as i64) as u64) << 32;
+                let state = STATE_TAG | pending | m.phase as u64;
                 let count = if expect_tx { 1 } else { b as u32 as i64 };
                 if expect_tx {
                     m.tx += b as u32 as i64;
@@ -382,14 +394,6 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                     } else {
                         memo_after = Some((pc, c as u32, off, version));
                     }
-                }
-            }
-            MbarOp::PendingCount => {
-                if let Some(d) = i.d {
-                    // only meaningful for .noComplete states (sync.md §7.4); we return the
-                    // current pending count
-                    let pend = m.pending as u64;
-                    w.write_any(d, l, pend);
                 }
             }
         }

@@ -122,17 +122,32 @@ pub(super) fn exec<O: Observer>(
                 ftz: false,
                 sat: false,
             };
+            let float = !matches!(
+                op,
+                ReduxOp::Add
+                    | ReduxOp::MinU
+                    | ReduxOp::MaxU
+                    | ReduxOp::MinS
+                    | ReduxOp::MaxS
+                    | ReduxOp::And
+                    | ReduxOp::Or
+                    | ReduxOp::Xor
+            );
+            let abs = matches!(
+                op,
+                ReduxOp::FMinAbs | ReduxOp::FMaxAbs | ReduxOp::FMinAbsNan | ReduxOp::FMaxAbsNan
+            );
             let mut acc: Option<u32> = None;
             for l in 0..32 {
                 if mask >> l & 1 == 0 {
                     continue;
                 }
                 let x = av[l];
-                acc = Some(match acc {
-                    None => match op {
-                        ReduxOp::FMinAbs | ReduxOp::FMaxAbs => x & 0x7fff_ffff,
-                        _ => x,
-                    },
+                let first = if abs { x & 0x7fff_ffff } else { x };
+                acc = Some(match acc.or(float.then_some(first)) {
+                    // integer ops start from the first value; float ones from min(x, x), so
+                    // that a lone NaN comes out as the canonical NaN, as two NaNs do
+                    None => x,
                     Some(y) => match op {
                         ReduxOp::Add => y.wrapping_add(x),
                         ReduxOp::MinU => y.min(x),
@@ -148,6 +163,8 @@ pub(super) fn exec<O: Observer>(
                         ReduxOp::FMaxNan => fp::max32(y, x, m, true),
                         ReduxOp::FMinAbs => fp::min32(y, x & 0x7fff_ffff, m, false),
                         ReduxOp::FMaxAbs => fp::max32(y, x & 0x7fff_ffff, m, false),
+                        ReduxOp::FMinAbsNan => fp::min32(y, x & 0x7fff_ffff, m, true),
+                        ReduxOp::FMaxAbsNan => fp::max32(y, x & 0x7fff_ffff, m, true),
                     },
                 });
             }

@@ -16,6 +16,8 @@ use crate::program::*;
 type R<T> = Result<T, LoadError>;
 
 // Child modules of this one (so they use the decoding context `D`), kept in files of their own.
+#[path = "atom128.rs"]
+mod atom128;
 #[path = "brx.rs"]
 mod brx;
 #[path = "clc.rs"]
@@ -151,6 +153,9 @@ impl<'src> D<'_, '_, '_, 'src> {
         match self.sc.lookup(name) {
             Some(s) => Ok(s),
             None => {
+                if let Some(why) = sreg_unmodelled(name) {
+                    return unsupported(format!("special register `{name}`: {why}"), span);
+                }
                 if name.starts_with('%') && sreg(name).is_some() {
                     return unsupported(
                         format!(
@@ -439,7 +444,10 @@ pub(crate) fn sreg(name: &str) -> Option<Sreg> {
         ("%gridid", None) => Sreg::GridId,
         ("%clock", None) => Sreg::Clock,
         ("%clock64", None) => Sreg::Clock64,
+        ("%clock_hi", None) => Sreg::ClockHi,
         ("%globaltimer", None) => Sreg::GlobalTimer,
+        ("%globaltimer_lo", None) => Sreg::GlobalTimerLo,
+        ("%globaltimer_hi", None) => Sreg::GlobalTimerHi,
         ("%lanemask_eq", None) => Sreg::LanemaskEq,
         ("%lanemask_le", None) => Sreg::LanemaskLe,
         ("%lanemask_lt", None) => Sreg::LanemaskLt,
@@ -447,6 +455,41 @@ pub(crate) fn sreg(name: &str) -> Option<Sreg> {
         ("%lanemask_gt", None) => Sreg::LanemaskGt,
         ("%dynamic_smem_size", None) => Sreg::DynamicSmemSize,
         ("%total_smem_size", None) => Sreg::TotalSmemSize,
+        ("%aggr_smem_size", None) => Sreg::AggrSmemSize,
+        ("%current_graph_exec", None) => Sreg::CurrentGraphExec,
+        _ => return None,
+    })
+}
+
+/// Special registers of the PTX ISA's list (§10) whose values the platform defines and tmemu
+/// cannot know: reading one is `unsupported` (verdict incomplete), never bad input, because
+/// ptxas accepts them. The reserved region's offsets are where the driver keeps its own
+/// shared-memory state; a made-up value would let a kernel that stores there look clean.
+pub(crate) fn sreg_unmodelled(name: &str) -> Option<&'static str> {
+    // `%<prefix><i>` with a decimal index below `n`, written without leading zeros
+    let indexed = |prefix: &str, n: u32| {
+        name.strip_prefix(prefix).is_some_and(|i| {
+            !i.is_empty()
+                && i.bytes().all(|c| c.is_ascii_digit())
+                && (i == "0" || !i.starts_with('0'))
+                && i.parse::<u32>().is_ok_and(|i| i < n)
+        })
+    };
+    const RESERVED: &str = "the driver-reserved shared memory region is not modelled";
+    const PM: &str = "performance-monitor counters are undefined by the ISA";
+    Some(match name {
+        "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_cap" => RESERVED,
+        _ if indexed("%reserved_smem_offset_", 2) => RESERVED,
+        _ if indexed("%envreg", 32) => "the driver-defined %envreg values are not modelled",
+        _ if indexed("%pm", 8) => PM,
+        _ if name.strip_suffix("_64").is_some_and(|b| {
+            b.len() == 4 && b.starts_with("%pm") && (b"01234567").contains(&b.as_bytes()[3])
+        }) =>
+        {
+            PM
+        }
         _ => return None,
     })
 }
@@ -590,6 +633,17 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         }),
         "shfl" | "vote" | "redux" | "match" | "elect" | "activemask" => warp_op(d),
         "mbarrier" => mbar(d),
+        "isspacep" => {
+            let space = d.space();
+            if space == Space::Generic || d.nops() != 2 {
+                return d.unsup();
+            }
+            Ok(Inst::Isspacep {
+                d: d.pdst(0)?,
+                space,
+                a: d.any(d.op(1)?)?,
+            })
+        }
         "cp" if d.has("tensor") || d.has("prefetch") => tma::cp_tensor(d),
         "cp" if d.has("reduce") => tma::cp_reduce_bulk(d),
         "cp" => cp(d),
@@ -598,6 +652,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "mma" => mma_sync::mma_sync(d),
         "wmma" => wmma::wmma(d),
         "ldmatrix" | "stmatrix" => matrix::matrix(d),
+        "movmatrix" => matrix::movmatrix(d),
         "brx" => brx::brx(d),
         "tcgen05" => tcgen05::decode(d),
         "mapa" => {
@@ -665,7 +720,20 @@ fn mov(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if let OperandKind::Ident(id) = &src.kind {
         if d.sc.lookup(id.name).is_none() {
             if let Some(s) = sreg(id.name) {
+                // `mov.pred p, %is_explicit_cluster` (PTX 7.8): the one predicate register
+                if ty == Ty::Pred {
+                    if s != Sreg::IsExplicitCluster {
+                        return invalid(
+                            format!("`{}` is not a predicate special register", id.name),
+                            src.span,
+                        );
+                    }
+                    return Ok(Inst::MovSregPred { d: d.pdst(0)?, s });
+                }
                 return Ok(Inst::MovSreg { d: d.dany(0)?, s });
+            }
+            if let Some(why) = sreg_unmodelled(id.name) {
+                return unsupported(format!("special register `{}`: {why}", id.name), src.span);
             }
         }
     }
@@ -954,7 +1022,10 @@ fn arith(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     {
         return carry(d, name, ty);
     }
-    if d.has("cc") || d.has("relu") || d.has("oob") {
+    // `.relu` is defined on the 16-bit float `fma` (PTX ISA §9.7.4.x, sm_80): negative results
+    // clamp to +0, NaN stays the canonical NaN (tmemu-num's `HalfMods::relu`)
+    let half_relu = name == "fma" && matches!(ty, Ty::F(16) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2);
+    if d.has("cc") || (d.has("relu") && !half_relu) || d.has("oob") {
         return d.unsup();
     }
     match ty {
@@ -1659,6 +1730,9 @@ fn num_ty(s: &str) -> Option<tmemu_num::ops::ScalarType> {
 }
 
 fn cvt(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    if d.has("rs") {
+        return cvt_rs(d);
+    }
     // cvt{.frnd|.irnd}{.ftz}{.sat}{.relu}{.satfinite}.dtype.atype
     let tys: Vec<&str> = d
         .mods
@@ -1703,6 +1777,34 @@ fn cvt(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         return d.unsup_why("not provided by tmemu-num");
     }
     Ok(Inst::Cvt(Box::new(c)))
+}
+
+/// `cvt.rs` (stochastic rounding, sm_100a, PTX 8.7). Only `.bf16x2.f32` runs: there every
+/// finite input discards exactly the 16 bits its 16 random bits are added to. For `.f16x2`
+/// (13 random bits) and the x4 narrow forms (16 or 8 random bits for 20 discarded bits) the
+/// ISA does not say how the random bits line up with the discarded ones when the result is
+/// subnormal or the input out of range, so those stay unsupported rather than guessed.
+fn cvt_rs(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    if !(d.has("bf16x2") && d.has("f32")) || d.has("ftz") || d.has("sat") {
+        return d.unsup_why(
+            "stochastic rounding is modelled for .bf16x2.f32 only: the ISA leaves the random \
+             bits' alignment to subnormal results of the other formats open",
+        );
+    }
+    if d.nops() != 4 {
+        return invalid(
+            "cvt.rs.bf16x2.f32 takes d, a, b, rbits".to_string(),
+            d.i.span,
+        );
+    }
+    Ok(Inst::CvtRsBf16x2 {
+        d: d.d32(0)?,
+        a: d.s32(1)?,
+        b: d.s32(2)?,
+        rbits: d.s32(3)?,
+        relu: d.has("relu"),
+        satfinite: d.has("satfinite"),
+    })
 }
 
 fn ldst(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
@@ -1762,6 +1864,9 @@ fn atom(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     // mbarrier): loader/st_async.rs, exec/st_async.rs
     if d.has("async") {
         return st_async::red_async(d);
+    }
+    if d.has("b128") {
+        return atom128::atom128(d);
     }
     let ty = d.ty()?;
     let space = d.space();
@@ -2131,6 +2236,8 @@ fn warp_op(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 (Some("xor"), false) => ReduxOp::Xor,
                 (Some("min"), true) if abs && !nan => ReduxOp::FMinAbs,
                 (Some("max"), true) if abs && !nan => ReduxOp::FMaxAbs,
+                (Some("min"), true) if abs => ReduxOp::FMinAbsNan,
+                (Some("max"), true) if abs => ReduxOp::FMaxAbsNan,
                 (Some("min"), true) if !abs => {
                     if nan {
                         ReduxOp::FMinNan
@@ -2215,6 +2322,13 @@ fn warp_op(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
 }
 
 fn mbar(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    if d.has("pending_count") {
+        // `mbarrier.pending_count.b64 count, state` (sm_80, PTX 7.0): a register operation
+        return Ok(Inst::MbarPendingCount {
+            d: d.d32(0)?,
+            state: d.s64(1)?,
+        });
+    }
     let space = if d.has("shared::cluster") {
         Space::SharedCluster
     } else if d.has("shared") || d.has("shared::cta") {

@@ -1,5 +1,5 @@
-//! Decoding of `ldmatrix` / `stmatrix` (a child module of `decode`): PTX ISA 9.1
-//! §9.7.14.5.15–16. Only `.m8n8` with `.b16` elements is executed; the other shapes and
+//! Decoding of `ldmatrix` / `stmatrix` / `movmatrix` (a child module of `decode`): PTX ISA 9.1
+//! §9.7.14.5.15–17. Only `.m8n8` with `.b16` elements is executed; the other shapes and
 //! types are load-time `unsupported`.
 
 use tmemu_ptx::ast::OperandKind;
@@ -66,4 +66,23 @@ pub(super) fn matrix(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         addr: d.addr(ai)?,
         space,
     })))
+}
+
+/// `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (sm_75, PTX 7.8): the one form the ISA has.
+pub(super) fn movmatrix(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
+    for m in ["sync", "aligned", "m8n8", "trans", "b16"] {
+        if !d.has(m) {
+            return invalid(
+                format!("`{}` needs .sync.aligned.m8n8.trans.b16", d.opcode()),
+                d.i.opcode_span,
+            );
+        }
+    }
+    if d.nops() != 2 {
+        return invalid("movmatrix takes two registers".to_string(), d.i.span);
+    }
+    Ok(Inst::MovMatrix {
+        d: d.d32(0)?,
+        a: d.d32(1)?,
+    })
 }

@@ -322,6 +322,8 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
         | Inst::Setp64 { .. }
         | Inst::PredLogic { .. }
         | Inst::PredMov { .. }
+        | Inst::MovSregPred { .. }
+        | Inst::Isspacep { .. }
         | Inst::Bra { .. }
         | Inst::St(_) => return Some(Effect::ReadsOnly),
         _ => return None,

@@ -12,6 +12,7 @@ mod clc;
 mod cluster_rank_bits;
 mod cp_async_warp;
 mod engine;
+mod forms_s7;
 mod forms_sm100;
 mod h100_diff;
 mod mad_wide16;
