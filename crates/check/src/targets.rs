@@ -24,7 +24,7 @@
 //! .target 'sm_100'", also sm_120) and accepted on every `a`/`f` target of sm_100 and later
 //! (sm_100a/f, sm_103a/f, sm_110a/f, sm_120a/f, sm_121a).
 
-use tmemu_ptx::ast::{Instruction, Module};
+use tmemu_ptx::ast::{Instruction, Module, OperandKind};
 use tmemu_ptx::decode::{self, MmaKind, ScaleVec, Tcgen05, Tcgen05Op};
 use tmemu_ptx::span::Span;
 use tmemu_tmem::rules;
@@ -271,6 +271,13 @@ fn atomic_notes(i: &Instruction<'_>) -> impl Iterator<Item = AtomicNote> {
         min_sm: 100,
         min_version: 86,
     });
+    // atom.{exch,cas}.b128 (ptxas 13.5: "Instruction 'atom.exch.b128.global' requires .target
+    // sm_90 or higher"; `.b128` types need PTX 8.3)
+    let b128 = m.contains("b128").then_some(AtomicNote {
+        feature: "with .b128",
+        min_sm: 90,
+        min_version: 83,
+    });
     let wmma_new =
         (i.name == "wmma" && (m.contains("bf16") || m.contains("tf32"))).then_some(AtomicNote {
             feature: "with .bf16/.tf32",
@@ -281,6 +288,7 @@ fn atomic_notes(i: &Instruction<'_>) -> impl Iterator<Item = AtomicNote> {
         .into_iter()
         .chain(st_bulk)
         .chain(noftz_f32)
+        .chain(b128)
         .chain(vector)
         .chain(wmma_new)
 }
@@ -338,6 +346,102 @@ impl TargetCheck {
             )
         } else {
             return;
+        };
+        out.push(
+            StaticFinding::new(&rules::TARGET_UNSUPPORTED, i.span, msg).related(self.target_span),
+        );
+    }
+}
+
+/// Which targets a form needs besides a PTX version.
+enum Targets {
+    /// `sm_<n>` or higher, any suffix.
+    MinSm(u32),
+    /// Exactly these targets (architecture- or family-specific forms).
+    Only(&'static [&'static str]),
+}
+
+/// A target note of a non-atomic form: what needs it, the targets, the lowest PTX version.
+struct FormNote {
+    feature: &'static str,
+    targets: Targets,
+    min_version: PtxVersion,
+}
+
+/// The target note of `i`, if it has one. ptxas 13.5 probes (docs/arch/forms.md "Session 7"):
+/// "Feature 'movmatrix' requires PTX ISA .version 7.8"; "Instruction 'redux.f32' not supported
+/// on .target 'sm_100'" (accepted on sm_100a/f and sm_103a/f, refused on sm_90a, sm_110a/f,
+/// sm_120a/f, sm_121a; "requires PTX ISA .version 8.6"); "Feature '.rs' not supported on
+/// .target 'sm_100f'" (accepted on sm_100a and sm_103a only; PTX 8.7); isspacep's "Feature
+/// '::cluster' requires .target sm_90" (PTX 7.8); "Feature '%is_explicit_cluster' requires
+/// .target sm_90" (PTX 7.8); "Feature '%aggr_smem_size' requires .target sm_90" (PTX 8.1);
+/// `%current_graph_exec` PTX 8.0 and `%reserved_smem_offset_*` PTX 7.6 on any target.
+fn form_note(i: &Instruction<'_>) -> Option<FormNote> {
+    let m = &i.modifiers;
+    let note = |feature, targets, min_version| {
+        Some(FormNote {
+            feature,
+            targets,
+            min_version,
+        })
+    };
+    match i.name {
+        "movmatrix" => note("movmatrix", Targets::MinSm(75), 78),
+        "redux" if m.contains("f32") => note(
+            "redux.f32",
+            Targets::Only(&["sm_100a", "sm_100f", "sm_103a", "sm_103f"]),
+            86,
+        ),
+        "cvt" if m.contains("rs") => {
+            note(".rs rounding", Targets::Only(&["sm_100a", "sm_103a"]), 87)
+        }
+        "isspacep" if m.contains("shared::cluster") => {
+            note("isspacep.shared::cluster", Targets::MinSm(90), 78)
+        }
+        "mov" => {
+            let id = i.operands.get(1).and_then(|o| match &o.kind {
+                OperandKind::Ident(id) => Some(id.name),
+                _ => None,
+            })?;
+            match id {
+                "%is_explicit_cluster" => note("%is_explicit_cluster", Targets::MinSm(90), 78),
+                "%aggr_smem_size" => note("%aggr_smem_size", Targets::MinSm(90), 81),
+                "%current_graph_exec" => note("%current_graph_exec", Targets::MinSm(0), 80),
+                _ if id.starts_with("%reserved_smem_offset_") => {
+                    note("%reserved_smem_offset_*", Targets::MinSm(0), 76)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+impl TargetCheck {
+    /// TM0409 for a form with a target note ([`form_note`]) the module's `.target`/`.version`
+    /// lacks. A target tmemu cannot parse (`compute_*`, none) is not judged.
+    pub(crate) fn check_form(&self, i: &Instruction<'_>, out: &mut Vec<StaticFinding>) {
+        let Some(sm) = self.sm else { return };
+        let Some(note) = form_note(i) else { return };
+        let op = i.opcode_display();
+        let msg = match note.targets {
+            Targets::MinSm(n) if sm.canonical() < n => format!(
+                "`{op}`: {} requires .target sm_{n} or higher (.target '{}')",
+                note.feature, self.name
+            ),
+            Targets::Only(names) if !names.contains(&self.name.as_str()) => format!(
+                "`{op}`: {} is not supported on .target '{}' (only {})",
+                note.feature,
+                self.name,
+                names.join(", ")
+            ),
+            _ if self.version < note.min_version => format!(
+                "`{op}`: {} requires PTX ISA .version {}.{} or later",
+                note.feature,
+                note.min_version / 10,
+                note.min_version % 10
+            ),
+            _ => return,
         };
         out.push(
             StaticFinding::new(&rules::TARGET_UNSUPPORTED, i.span, msg).related(self.target_span),
@@ -514,6 +618,70 @@ mod tests {
             ("8.5", "sm_100a", tc, "requires PTX ISA .version 8.6"),
             ("8.6", "sm_100", mc, "not supported on .target 'sm_100'"),
             ("8.8", "sm_120", mc, "not supported on .target 'sm_120'"),
+        ] {
+            let m = atomic_findings(v, t, inst);
+            assert!(m.len() == 1 && m[0].contains(want), "{v} {t} {inst}: {m:?}");
+        }
+    }
+
+    /// The session-7 forms' notes, from the ptxas 13.5 probes quoted at [`form_note`].
+    #[test]
+    fn form_target_notes() {
+        let b128 = "atom.global.exch.b128 %q1, [%rd1], %q2;";
+        let mov = "movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;";
+        let redux = "redux.sync.max.abs.NaN.f32 %f2, %f1, 0xffffffff;";
+        let rs = "cvt.rs.bf16x2.f32 %r1, %f1, %f1, %r2;";
+        let isp = "isspacep.shared::cluster %p1, %rd1;";
+        let expl = "mov.pred %p1, %is_explicit_cluster;";
+        let aggr = "mov.u32 %r1, %aggr_smem_size;";
+        let graph = "mov.u64 %rd2, %current_graph_exec;";
+        let resv = "mov.u32 %r1, %reserved_smem_offset_begin;";
+        for ok in [
+            ("8.3", "sm_90", b128),
+            ("7.8", "sm_75", mov),
+            ("8.6", "sm_100a", redux),
+            ("8.8", "sm_100f", redux),
+            ("8.8", "sm_103f", redux),
+            ("8.7", "sm_100a", rs),
+            ("8.8", "sm_103a", rs),
+            ("7.8", "sm_90", isp),
+            ("7.8", "sm_90", expl),
+            ("8.1", "sm_90", aggr),
+            ("8.0", "sm_80", graph),
+            ("7.6", "sm_80", resv),
+            ("9.0", "sm_100a", "mov.u32 %r1, %tid.x;"),
+        ] {
+            assert!(atomic_findings(ok.0, ok.1, ok.2).is_empty(), "{ok:?}");
+        }
+        for (v, t, inst, want) in [
+            ("8.2", "sm_90", b128, "requires PTX ISA .version 8.3"),
+            ("8.3", "sm_80", b128, "requires .target sm_90"),
+            ("7.7", "sm_80", mov, "requires PTX ISA .version 7.8"),
+            ("8.5", "sm_100a", redux, "requires PTX ISA .version 8.6"),
+            ("9.0", "sm_90a", redux, "not supported on .target 'sm_90a'"),
+            ("9.0", "sm_100", redux, "not supported on .target 'sm_100'"),
+            (
+                "9.0",
+                "sm_110a",
+                redux,
+                "not supported on .target 'sm_110a'",
+            ),
+            (
+                "9.0",
+                "sm_120a",
+                redux,
+                "not supported on .target 'sm_120a'",
+            ),
+            ("8.6", "sm_100a", rs, "requires PTX ISA .version 8.7"),
+            ("9.0", "sm_100f", rs, "not supported on .target 'sm_100f'"),
+            ("9.0", "sm_103f", rs, "not supported on .target 'sm_103f'"),
+            ("9.0", "sm_110a", rs, "not supported on .target 'sm_110a'"),
+            ("7.8", "sm_80", isp, "requires .target sm_90"),
+            ("7.8", "sm_80", expl, "requires .target sm_90"),
+            ("8.0", "sm_90", aggr, "requires PTX ISA .version 8.1"),
+            ("8.1", "sm_80", aggr, "requires .target sm_90"),
+            ("7.9", "sm_80", graph, "requires PTX ISA .version 8.0"),
+            ("7.5", "sm_80", resv, "requires PTX ISA .version 7.6"),
         ] {
             let m = atomic_findings(v, t, inst);
             assert!(m.len() == 1 && m[0].contains(want), "{v} {t} {inst}: {m:?}");
