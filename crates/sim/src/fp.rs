@@ -178,6 +178,7 @@ pub fn un64(op: FUnOp, x: u64, m: FMods) -> u64 {
         FUnOp::Abs => nf::f64_abs(x),
         FUnOp::Sqrt => nf::f64_sqrt(x, rounding(m.rnd)),
         FUnOp::Rsqrt => approx::f64_rsqrt_approx(x),
+        FUnOp::Rcp if m.rnd == Rnd::Approx => approx::f64_rcp_approx_ftz(x),
         FUnOp::Rcp => nf::f64_div(1.0f64.to_bits(), x, rounding(m.rnd)),
         _ => unreachable!("loader admitted an f64 {op:?} the numerics crate does not provide"),
     }
@@ -207,6 +208,9 @@ pub fn supported_f64(op: &str, m: FMods) -> bool {
     let exact = matches!(m.rnd, Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp);
     match op {
         "neg" | "abs" | "min" | "max" | "copysign" => true,
+        // the two f64 approximations the H100 recording covers (rcp exists only as
+        // `.approx.ftz.f64`); tmemu-num returns them correctly rounded
+        "rcp" | "rsqrt" if m.rnd == Rnd::Approx => !m.sat && m.ftz == (op == "rcp"),
         "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp" => exact && !m.sat && !m.ftz,
         _ => false,
     }

@@ -219,24 +219,37 @@ pub fn f32_div_full_lanes(a: &[u32; 32], b: &[u32; 32], ftz: bool, d: &mut [u32;
     }
 }
 
-/// rcp.approx.ftz.f64: a fast reciprocal (the H100's differs from the correctly rounded value
-/// by up to 9.2e-7 relative); returned correctly rounded, subnormal inputs and results flushed.
+/// rcp.approx.ftz.f64 (PTX ISA §9.7.3.14): "extract the most-significant 32 bits of .f64
+/// operand a in 1.11.20 IEEE floating-point format (i.e., ignore the least-significant 32 bits
+/// of a)", compute the reciprocal "using the most-significant 20 bits of the mantissa", place it
+/// in 1.11.20 format in the upper word and "zero the least significant 32 mantissa bits"; NaN
+/// gives 0x7fffffff00000000, subnormal inputs and results are flushed to sign-preserving zero.
+/// The approximation itself is ours: the reciprocal of the truncated input rounded to 20
+/// mantissa bits (nearest even); the H100's is within the relative bound in
+/// `tmemu_testkit::h100`. Before session 7 this took all 64 bits, so a NaN whose payload is
+/// only in the low word came out NaN where the ISA (and the H100) give the reciprocal of ±inf.
 #[inline]
 pub fn f64_rcp_approx_ftz(a: u64) -> u64 {
-    let x = f64::from_bits(a);
+    let x = f64::from_bits(a & 0xffff_ffff_0000_0000);
+    if x.is_nan() {
+        return 0x7fff_ffff_0000_0000;
+    }
     let x = if x.is_subnormal() {
         0.0f64.copysign(x)
     } else {
         x
     };
-    let r = 1.0 / x;
-    let r = if r.is_subnormal() {
-        0.0f64.copysign(r)
+    let bits = (1.0 / x).to_bits();
+    // to 1.11.20, nearest even; a carry moves into the exponent (up to infinity) as it should
+    let (hi, lo) = (bits >> 32, bits & 0xffff_ffff);
+    let hi = if lo > 0x8000_0000 || (lo == 0x8000_0000 && hi & 1 == 1) {
+        hi + 1
     } else {
-        r
+        hi
     };
-    if r.is_nan() {
-        super::float::NAN64
+    let r = f64::from_bits(hi << 32);
+    if r.is_subnormal() {
+        0.0f64.copysign(r).to_bits()
     } else {
         r.to_bits()
     }

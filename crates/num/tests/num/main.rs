@@ -9,3 +9,4 @@ mod narrow_hw;
 mod ops_float;
 mod ops_int;
 mod ops_vs_h100;
+mod rcp_f64;

@@ -1391,11 +1391,12 @@ fn float(d: &mut D<'_, '_, '_, '_>, ty: Ty) -> R<Inst> {
             b: d.s64(2)?,
             c: d.s64(3)?,
         }),
-        (Ty::F(64), "neg" | "abs" | "sqrt" | "rcp") => {
+        (Ty::F(64), "neg" | "abs" | "sqrt" | "rcp" | "rsqrt") => {
             let op = match name {
                 "neg" => FUnOp::Neg,
                 "abs" => FUnOp::Abs,
                 "rcp" => FUnOp::Rcp,
+                "rsqrt" => FUnOp::Rsqrt,
                 _ => FUnOp::Sqrt,
             };
             Ok(Inst::F64Un {
@@ -1797,11 +1798,20 @@ fn cvt_rs(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             d.i.span,
         );
     }
+    let rbits = match d.s32(3)? {
+        r @ S::R(_) => r,
+        S::I(_) => {
+            return invalid(
+                "cvt.rs: rbits is a .b32 register operand".to_string(),
+                d.op(3)?.span,
+            )
+        }
+    };
     Ok(Inst::CvtRsBf16x2 {
         d: d.d32(0)?,
         a: d.s32(1)?,
         b: d.s32(2)?,
-        rbits: d.s32(3)?,
+        rbits,
         relu: d.has("relu"),
         satfinite: d.has("satfinite"),
     })
