@@ -137,37 +137,36 @@ pub(super) fn exec<O: Observer>(
                 op,
                 ReduxOp::FMinAbs | ReduxOp::FMaxAbs | ReduxOp::FMinAbsNan | ReduxOp::FMaxAbsNan
             );
-            let mut acc: Option<u32> = None;
-            for l in 0..32 {
-                if mask >> l & 1 == 0 {
-                    continue;
-                }
-                let x = av[l];
-                let first = if abs { x & 0x7fff_ffff } else { x };
-                acc = Some(match acc.or(float.then_some(first)) {
-                    // integer ops start from the first value; float ones from min(x, x), so
-                    // that a lone NaN comes out as the canonical NaN, as two NaNs do
-                    None => x,
-                    Some(y) => match op {
-                        ReduxOp::Add => y.wrapping_add(x),
-                        ReduxOp::MinU => y.min(x),
-                        ReduxOp::MaxU => y.max(x),
-                        ReduxOp::MinS => (y as i32).min(x as i32) as u32,
-                        ReduxOp::MaxS => (y as i32).max(x as i32) as u32,
-                        ReduxOp::And => y & x,
-                        ReduxOp::Or => y | x,
-                        ReduxOp::Xor => y ^ x,
-                        ReduxOp::FMin => fp::min32(y, x, m, false),
-                        ReduxOp::FMax => fp::max32(y, x, m, false),
-                        ReduxOp::FMinNan => fp::min32(y, x, m, true),
-                        ReduxOp::FMaxNan => fp::max32(y, x, m, true),
-                        ReduxOp::FMinAbs => fp::min32(y, x & 0x7fff_ffff, m, false),
-                        ReduxOp::FMaxAbs => fp::max32(y, x & 0x7fff_ffff, m, false),
-                        ReduxOp::FMinAbsNan => fp::min32(y, x & 0x7fff_ffff, m, true),
-                        ReduxOp::FMaxAbsNan => fp::max32(y, x & 0x7fff_ffff, m, true),
-                    },
-                });
-            }
+            let step = |y: u32, x: u32| match op {
+                ReduxOp::Add => y.wrapping_add(x),
+                ReduxOp::MinU => y.min(x),
+                ReduxOp::MaxU => y.max(x),
+                ReduxOp::MinS => (y as i32).min(x as i32) as u32,
+                ReduxOp::MaxS => (y as i32).max(x as i32) as u32,
+                ReduxOp::And => y & x,
+                ReduxOp::Or => y | x,
+                ReduxOp::Xor => y ^ x,
+                ReduxOp::FMin => fp::min32(y, x, m, false),
+                ReduxOp::FMax => fp::max32(y, x, m, false),
+                ReduxOp::FMinNan => fp::min32(y, x, m, true),
+                ReduxOp::FMaxNan => fp::max32(y, x, m, true),
+                ReduxOp::FMinAbs => fp::min32(y, x & 0x7fff_ffff, m, false),
+                ReduxOp::FMaxAbs => fp::max32(y, x & 0x7fff_ffff, m, false),
+                ReduxOp::FMinAbsNan => fp::min32(y, x & 0x7fff_ffff, m, true),
+                ReduxOp::FMaxAbsNan => fp::max32(y, x & 0x7fff_ffff, m, true),
+            };
+            let mut lanes = (0..32).filter(|l| mask >> l & 1 != 0);
+            let acc = lanes.next().map(|f| {
+                let x = av[f];
+                // integer ops start from the first value; float ones from op(|x|, x) (or
+                // op(x, x)), so that a lone NaN comes out as the canonical NaN, as two NaNs do
+                let start = match (float, abs) {
+                    (false, _) => x,
+                    (true, false) => step(x, x),
+                    (true, true) => step(x & 0x7fff_ffff, x),
+                };
+                lanes.fold(start, |y, l| step(y, av[l]))
+            });
             let v = acc.unwrap_or(0);
             w.set(d, mask, &[v; 32]);
         }
