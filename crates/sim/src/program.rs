@@ -646,6 +646,26 @@ pub enum Inst {
         d: u16,
         a: u16,
     },
+    /// `set.CmpOp.BoolOp.dtype.stype d, a, b, {!}c`: `op` is the [`IntExtOp::Set`] of the
+    /// comparison, combined with predicate `c` by `bool_op` (exec/int.rs).
+    SetBool {
+        op: IntExtOp,
+        bool_op: BoolOp,
+        d: u16,
+        a: S32,
+        b: S32,
+        c: PSrc,
+    },
+    /// `cvt.pack.sat.{u16,s16}.s32` / `.{u8,s8}.s32.b32` (exec/cvt.rs,
+    /// `tmemu_num::ops::cvt::cvt_pack_sat`); `c` is 0 for the 16-bit forms.
+    CvtPackSat {
+        d: u16,
+        a: S32,
+        b: S32,
+        c: S32,
+        bits: u8,
+        signed: bool,
+    },
     /// `cvt.rs{.relu}{.satfinite}.bf16x2.f32 d, a, b, rbits` (exec/cvt.rs,
     /// `tmemu_num::ops::cvt::cvt_rs_bf16x2_f32`).
     CvtRsBf16x2 {

@@ -799,6 +799,36 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
             w.set(d, mask, &r);
         }
+        Inst::SetBool {
+            op,
+            bool_op,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            let IntExtOp::Set { dst_f32, .. } = op else {
+                unreachable!("the loader builds SetBool from a set")
+            };
+            let dst = if dst_f32 {
+                tmemu_num::ops::ScalarType::F32
+            } else {
+                tmemu_num::ops::ScalarType::U32
+            };
+            let (a, b, q) = (w.get(a), w.get(b), w.pred(c));
+            let r: [u32; 32] = std::array::from_fn(|l| {
+                // the comparison's own result is nonzero exactly when it holds
+                let p = int_ext(op, a[l], b[l], 0) != 0;
+                let q = q >> l & 1 != 0;
+                let v = match bool_op {
+                    BoolOp::And => p & q,
+                    BoolOp::Or => p | q,
+                    BoolOp::Xor => p ^ q,
+                };
+                ni::set_result(dst, v) as u32
+            });
+            w.set(d, mask, &r);
+        }
         Inst::IntExt32 { op, d, a, b, c } => {
             let (mut t13_0, mut t13_1, mut t13_2) = (
                 MaybeUninit::uninit(),

@@ -709,6 +709,7 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             Inst::Tc(t) => tcgen05::exec(w, cx, mask, t),
             Inst::Cvt(c) => cvt::exec(w, mask, c),
             Inst::CvtRsBf16x2 { .. } => cvt::exec_rs(w, mask, inst),
+            Inst::CvtPackSat { .. } => cvt::exec_pack_sat(w, mask, inst),
             Inst::Bra { target, .. } => {
                 if mask == w.cur_mask {
                     w.goto(*target);
