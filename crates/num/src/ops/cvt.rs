@@ -452,6 +452,37 @@ fn f(x: u32) -> f64 {
     f32::from_bits(x) as f64
 }
 
+/// `cvt.rs{.relu}{.satfinite}.bf16x2.f32 d, a, b, rbits` (sm_100a, PTX 8.7): stochastic
+/// rounding. The ISA (§9.7.9.21, rounding modifiers): "the result is rounded in the direction
+/// toward zero or away from zero based on the carry out of the integer addition of the supplied
+/// random bits (rbits) to the truncated off (discarded) bits of mantissa from the input". For
+/// bf16 every finite f32 (subnormals included, bf16 shares f32's exponent range) discards
+/// exactly its low 16 bits, and `rbits` gives 16 random bits per element: the upper half for
+/// `a` (the upper half of `d`), the lower half for `b`. NaN gives the canonical NaN, as the
+/// `.rn` forms do; `.satfinite` turns an infinite result into ±MAX; `.relu` clamps negatives
+/// (and -0) to +0, also as the `.rn` forms do.
+#[inline]
+pub fn cvt_rs_bf16x2_f32(a: u32, b: u32, rbits: u32, relu: bool, satfinite: bool) -> u32 {
+    let one = |x: u32, r: u16| -> u32 {
+        let sign = (x >> 16) as u16 & 0x8000;
+        let mag = x & 0x7fff_ffff;
+        if mag > 0x7f80_0000 {
+            return NAN16 as u32;
+        }
+        // an infinity has no discarded bits, so no carry; a finite magnitude's carry out of
+        // bit 15 moves it one bf16 step away from zero (into infinity from MAX)
+        let mut h = ((mag + r as u32) >> 16) as u16;
+        if h == 0x7f80 && satfinite {
+            h = 0x7f7f;
+        }
+        if relu && sign != 0 {
+            return 0;
+        }
+        (sign | h) as u32
+    };
+    (one(a, (rbits >> 16) as u16) << 16) | one(b, rbits as u16)
+}
+
 #[cfg(test)]
 mod fast_path_tests {
     use super::*;
@@ -501,35 +532,4 @@ mod fast_path_tests {
             assert_eq!(fast, (general(x) << 16) | general(y), "{x:#x} {y:#x}");
         }
     }
-}
-
-/// `cvt.rs{.relu}{.satfinite}.bf16x2.f32 d, a, b, rbits` (sm_100a, PTX 8.7): stochastic
-/// rounding. The ISA (§9.7.9.21, rounding modifiers): "the result is rounded in the direction
-/// toward zero or away from zero based on the carry out of the integer addition of the supplied
-/// random bits (rbits) to the truncated off (discarded) bits of mantissa from the input". For
-/// bf16 every finite f32 (subnormals included, bf16 shares f32's exponent range) discards
-/// exactly its low 16 bits, and `rbits` gives 16 random bits per element: the upper half for
-/// `a` (the upper half of `d`), the lower half for `b`. NaN gives the canonical NaN, as the
-/// `.rn` forms do; `.satfinite` turns an infinite result into ±MAX; `.relu` clamps negatives
-/// (and -0) to +0, also as the `.rn` forms do.
-#[inline]
-pub fn cvt_rs_bf16x2_f32(a: u32, b: u32, rbits: u32, relu: bool, satfinite: bool) -> u32 {
-    let one = |x: u32, r: u16| -> u32 {
-        let sign = (x >> 16) as u16 & 0x8000;
-        let mag = x & 0x7fff_ffff;
-        if mag > 0x7f80_0000 {
-            return NAN16 as u32;
-        }
-        // an infinity has no discarded bits, so no carry; a finite magnitude's carry out of
-        // bit 15 moves it one bf16 step away from zero (into infinity from MAX)
-        let mut h = ((mag + r as u32) >> 16) as u16;
-        if h == 0x7f80 && satfinite {
-            h = 0x7f7f;
-        }
-        if relu && sign != 0 {
-            return 0;
-        }
-        (sign | h) as u32
-    };
-    (one(a, (rbits >> 16) as u16) << 16) | one(b, rbits as u16)
 }

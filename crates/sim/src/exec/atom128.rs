@@ -94,15 +94,17 @@ pub(super) fn exec<O: Observer>(
         let a = lane_addr(w, i.addr, l);
         let (b, c) = (pair(w, i.b, l), pair(w, i.c, l));
         let res = resolve(cx, i.space, a).and_then(|loc| match loc {
-            Loc::Global(_) | Loc::Shared(..) if a % 16 != 0 => Err(MemFault::Misaligned {
-                space: if matches!(loc, Loc::Global(_)) {
-                    "global"
-                } else {
-                    "shared"
-                },
-                addr: a,
-                size: 16,
-            }),
+            Loc::Global(_) | Loc::Shared(..) if !a.is_multiple_of(16) => {
+                Err(MemFault::Misaligned {
+                    space: if matches!(loc, Loc::Global(_)) {
+                        "global"
+                    } else {
+                        "shared"
+                    },
+                    addr: a,
+                    size: 16,
+                })
+            }
             Loc::Global(_) | Loc::Shared(..) => {
                 rmw(cx, loc, |old| apply(i.op, old, b, c)).map(|old| (loc, old))
             }

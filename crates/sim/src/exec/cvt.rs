@@ -123,6 +123,54 @@ pub(super) fn exec(w: &mut Warp, mask: u32, c: &CvtInst) -> Flow {
     Flow::Next
 }
 
+/// `cvt.rs{.relu}{.satfinite}.bf16x2.f32` (stochastic rounding with the `rbits` operand).
+pub(super) fn exec_rs(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
+    let Inst::CvtRsBf16x2 {
+        d,
+        a,
+        b,
+        rbits,
+        relu,
+        satfinite,
+    } = *inst
+    else {
+        unreachable!("dispatched on CvtRsBf16x2")
+    };
+    let (a, b, r) = (w.get(a), w.get(b), w.get(rbits));
+    let v: [u32; 32] = std::array::from_fn(|l| {
+        tmemu_num::ops::cvt::cvt_rs_bf16x2_f32(a[l], b[l], r[l], relu, satfinite)
+    });
+    w.set(d, mask, &v);
+    Flow::Next
+}
+
+/// `cvt.pack.sat` of two s32 values to 16- or 8-bit integers (the 8-bit forms keep `c`'s low
+/// half above them).
+pub(super) fn exec_pack_sat(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
+    let Inst::CvtPackSat {
+        d,
+        a,
+        b,
+        c,
+        bits,
+        signed,
+    } = *inst
+    else {
+        unreachable!("dispatched on CvtPackSat")
+    };
+    let ty = tmemu_num::ops::int::IntTy {
+        bits: bits as u32,
+        signed,
+    };
+    let (a, b, c) = (w.get(a), w.get(b), w.get(c));
+    let v: [u32; 32] = std::array::from_fn(|l| {
+        let c = (bits == 8).then_some(c[l]);
+        tmemu_num::ops::cvt::cvt_pack_sat(ty, a[l], b[l], c)
+    });
+    w.set(d, mask, &v);
+    Flow::Next
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,52 +267,4 @@ mod tests {
             1.0f32.to_bits() as u64
         );
     }
-}
-
-/// `cvt.rs{.relu}{.satfinite}.bf16x2.f32` (stochastic rounding with the `rbits` operand).
-pub(super) fn exec_rs(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
-    let Inst::CvtRsBf16x2 {
-        d,
-        a,
-        b,
-        rbits,
-        relu,
-        satfinite,
-    } = *inst
-    else {
-        unreachable!("dispatched on CvtRsBf16x2")
-    };
-    let (a, b, r) = (w.get(a), w.get(b), w.get(rbits));
-    let v: [u32; 32] = std::array::from_fn(|l| {
-        tmemu_num::ops::cvt::cvt_rs_bf16x2_f32(a[l], b[l], r[l], relu, satfinite)
-    });
-    w.set(d, mask, &v);
-    Flow::Next
-}
-
-/// `cvt.pack.sat` of two s32 values to 16- or 8-bit integers (the 8-bit forms keep `c`'s low
-/// half above them).
-pub(super) fn exec_pack_sat(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
-    let Inst::CvtPackSat {
-        d,
-        a,
-        b,
-        c,
-        bits,
-        signed,
-    } = *inst
-    else {
-        unreachable!("dispatched on CvtPackSat")
-    };
-    let ty = tmemu_num::ops::int::IntTy {
-        bits: bits as u32,
-        signed,
-    };
-    let (a, b, c) = (w.get(a), w.get(b), w.get(c));
-    let v: [u32; 32] = std::array::from_fn(|l| {
-        let c = (bits == 8).then_some(c[l]);
-        tmemu_num::ops::cvt::cvt_pack_sat(ty, a[l], b[l], c)
-    });
-    w.set(d, mask, &v);
-    Flow::Next
 }

@@ -6,8 +6,8 @@
 //! where the H100 departs from the PTX ISA (both in `tmemu_testkit::h100`, shared with
 //! crates/num/tests/num/ops_vs_h100.rs).
 //!
-//! A case the engine refuses at load is listed with its form and counted; the count may not
-//! exceed [`MAX_NOT_RUNNABLE`] (lower it when the engine learns a form).
+//! A case the engine refuses at load is listed with its form and fails the test: since
+//! session 7 the engine runs every recorded case (it was 14 refused forms before).
 
 use std::collections::BTreeMap;
 
@@ -15,10 +15,6 @@ use tmemu_sim::{install_globals, load, run, GlobalMemory, Kernel, LoadError, Run
 use tmemu_testkit::h100::{check_of, corpus_dir, isa_deviation, within, words, Case, Recording};
 
 use crate::support::{param_block, plain_launch};
-
-/// Recorded cases the engine does not load today. A regression raises the count and fails;
-/// an improvement should lower this number.
-const MAX_NOT_RUNNABLE: usize = 0;
 
 const BLOCK: u32 = 128;
 
@@ -185,7 +181,7 @@ fn engine_matches_h100_recording() {
     let ran = rec.cases.len() - n_not_runnable;
     println!(
         "H100 differential through the engine: {} recorded cases ({} harness), {ran} ran, \
-         {matched} matched, {} differ, {n_not_runnable} not runnable (limit {MAX_NOT_RUNNABLE})",
+         {matched} matched, {} differ, {n_not_runnable} not runnable",
         rec.cases.len(),
         harness_cases,
         failed.len()
@@ -212,7 +208,7 @@ fn engine_matches_h100_recording() {
         failed.join("\n")
     );
     assert!(
-        n_not_runnable <= MAX_NOT_RUNNABLE,
-        "{n_not_runnable} cases not runnable, more than the committed {MAX_NOT_RUNNABLE}"
+        n_not_runnable == 0,
+        "{n_not_runnable} recorded cases not runnable (every case ran before)"
     );
 }
