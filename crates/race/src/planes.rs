@@ -32,10 +32,15 @@ use crate::event::AccessKind;
 pub(crate) struct PlaneShadow {
     w: DenseShadow<WriteState>,
     r: DenseShadow<ReadSet>,
-    /// Write-plane ids that a read of this access (or batch) checked without a conflict: the
-    /// check is a function of the state, the record and the view, which a batch keeps, and
-    /// a read changes no write-plane id, so they need no second check.
-    clean: Vec<CellId>,
+    /// The tag of the current access (or batch): a write-plane id whose mark equals it was
+    /// checked without a conflict by a read of this access. The check is a function of the
+    /// state, the record and the view, which a batch keeps, and a read changes no write-plane
+    /// id, so it needs no second check. A new access, a batch and every write take a new
+    /// epoch (a write may change or free ids), so an older mark never matches. A tag in the
+    /// id's entry instead of a list of clean ids: the list was searched linearly for every
+    /// run of the write plane, and an mma operand read over a tile meets one run per
+    /// instruction that wrote it.
+    epoch: u32,
     /// Whether the updates until the batch ends are one access ([`DenseShadow::batch`]).
     batch: bool,
     /// Scratch: the runs of each plane in the access being checked.
@@ -53,9 +58,18 @@ impl PlaneShadow {
     /// warp-instruction, checked under one record and one view.
     pub fn batch(&mut self, on: bool) {
         self.batch = on;
-        self.clean.clear();
+        self.new_epoch();
         self.w.batch(on);
         self.r.batch(on);
+    }
+
+    /// A tag no write-plane id holds yet (0 is a fresh id's; on wrapping, every mark is reset).
+    fn new_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.w.clear_marks();
+            self.epoch = 1;
+        }
     }
 
     /// Checks the access `c` of `[start, end)` and records it (the `Shadow` contract).
@@ -64,17 +78,17 @@ impl PlaneShadow {
             return;
         }
         if !self.batch {
-            self.clean.clear();
+            self.new_epoch();
         }
         let mut wg = std::mem::take(&mut self.wg);
         let w_one = self.w.groups(start, end, &mut wg);
         if c.kind == AccessKind::Read {
             for &(s, e, id) in &wg {
-                if self.clean.contains(&id) {
+                if self.w.mark(id) == self.epoch {
                     continue;
                 }
                 if !c.check_writes(self.w.state(id), s, e, out) {
-                    self.clean.push(id);
+                    self.w.set_mark(id, self.epoch);
                 }
             }
             self.r.update(start, end, |_, _, rs| {
@@ -83,7 +97,7 @@ impl PlaneShadow {
             });
         } else {
             // The write plane changes: ids checked clean may be freed and reused.
-            self.clean.clear();
+            self.new_epoch();
             let mut rg = std::mem::take(&mut self.rg);
             let r_one = self.r.groups(start, end, &mut rg);
             let (mut i, mut j, mut pos) = (0, 0, start);

@@ -18,7 +18,10 @@
 //! Checked to have teeth (each fails here with a minimal stream, then restored): a weak
 //! write that leaves the read plane as it was (no `clear`), the write-plane ids a read found
 //! clean kept across accesses outside a batch, and a write checked against the first read
-//! run's set instead of each run's.
+//! run's set instead of each run's. Session 7 keeps the clean ids as a tag per id (an epoch
+//! per access, `planes.rs`): not taking a new epoch for an access outside a batch fails here
+//! too. (The new epoch a write takes is defensive: no batch mixes reads and writes, so no
+//! stream can tell it apart.)
 
 use proptest::prelude::*;
 use tmemu_race::*;
