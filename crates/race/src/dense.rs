@@ -941,6 +941,42 @@ mod tests {
     }
 
     #[test]
+    fn many_hashed_chunks_keep_their_own_pages() {
+        // Accesses spread over 24 chunks of the hashed range, in random order, so the
+        // one-chunk cache `high_hit` misses on most and the hash map answers (the other
+        // tests stay within one or two chunks): each byte must keep its own state.
+        const CHUNK: u64 = (PAGE * CHUNK_PAGES) as u64;
+        let base = 0x7f00_0000_0000u64;
+        let mut d = DenseShadow::<Cell>::default();
+        let mut m = ShadowMap::default();
+        let mut rng = Lcg(5);
+        for t in 0..3000u32 {
+            let s = base + (rng.next() % 24) * CHUNK + rng.next() % (CHUNK - 200);
+            let e = s + 1 + rng.next() % 200;
+            let r = rec((rng.next() % 4) as u32, 1 + t % 3);
+            let write = rng.next().is_multiple_of(3);
+            let mut cd = Vec::new();
+            d.update(s, e, |a, b, c| {
+                cd.push((a, b, c.clone()));
+                step(c, r, write);
+                false
+            });
+            let mut cm = Vec::new();
+            m.update(s, e, |a, b, c| {
+                cm.push((a, b, c.clone()));
+                step(c, r, write);
+            });
+            assert_eq!(cd, cm, "step {t}: [{s:#x}, {e:#x})");
+        }
+        for k in 0..24 {
+            for a in (base + k * CHUNK..base + (k + 1) * CHUNK).step_by(37) {
+                let want = m.runs_in(a, a + 1).first().map(|r| r.2.clone());
+                assert_eq!(Some(d.cell_at(a)).filter(|c| *c != Cell::default()), want);
+            }
+        }
+    }
+
+    #[test]
     fn shared_transitions_leave_the_run_maps_states() {
         // Steps that depend on the cell alone (`f` returns true): batches of scattered lane
         // ranges (disjoint, in address order, as `access_lanes` makes them). The dense shadow
