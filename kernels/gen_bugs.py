@@ -343,6 +343,74 @@ BUGS = [
         grid=2, block=128, cluster=2, args=[U32_IOTA(256), U32_OUT(128)],
         buggy_verdict="violation",
         findings=[Finding("TM0212", "error", "store", "st.global.u32", related="store")]),
+    # Session 7: six further public reports.
+    Bug("o_release_before_wait_ld", "https://github.com/vllm-project/flash-attention/pull/182",
+        "The correction warps read the O accumulator with tcgen05.ld and release the O slot "
+        "(fence::before_thread_sync + mbarrier.arrive) before tcgen05.wait::ld; the MMA warp "
+        "waits the release and issues the next tile's MMA into the same TMEM columns, which "
+        "may land while the asynchronous load still reads them (PTX ISA §9.7.16.6.4.4, "
+        "§9.7.16.8.5): TM0205 at the MMA, related to the load. Fix: tcgen05.wait::ld before the "
+        "release.",
+        grid=1, block=160, args=[U32_IOTA(3072), U32_OUT(160)], buggy_verdict="violation",
+        findings=[Finding("TM0205", "error", "mma", "tcgen05.mma.cta_group::1.kind::f16",
+                          related="load")]),
+    Bug("bulk_store_source_refilled", "https://github.com/deepseek-ai/DeepEP/issues/657",
+        "A two-stage ring copies global -> shared (cp.async.bulk, mbarrier) -> global "
+        "(cp.async.bulk store, a bulk async-group). Before refilling a stage two iterations "
+        "ahead the thread waits with cp.async.bulk.wait_group.read 1 (kNumStages - 1): the store "
+        "just issued from that stage is the only pending group, so the wait returns at once and "
+        "the refill writes the bytes the store may still be reading (PTX ISA §9.7.9.25.2): "
+        "TM0209 at the refilling copy, related to the store. Fix (PR #660): wait_group.read 0.",
+        grid=1, block=32, args=[U32_IOTA(96), U32_OUT(96)], buggy_verdict="violation",
+        findings=[Finding("TM0209", "error", "refill",
+                          "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+                          related="store")]),
+    Bug("relaxed_cluster_arrive_publishes_nothing",
+        "https://github.com/sgl-project/sglang/pull/38829",
+        "Rank 0 writes a threshold to its shared memory, the cluster meets at "
+        "barrier.cluster.arrive.relaxed + barrier.cluster.wait, and rank 1 reads the threshold "
+        "from rank 0's shared memory (mapa + ld.shared::cluster). A relaxed arrive is no "
+        "release (PTX ISA §9.7.13.3), so nothing orders the store before the remote load: a "
+        "data race (§8), TM0211 at the load, related to the store (the review of PR #38829). "
+        "Fix: barrier.cluster.arrive.release.",
+        grid=2, block=32, cluster=2, args=[U32_IOTA(4), U32_OUT(64)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "load", "ld.shared::cluster.u32",
+                          related="store")]),
+    Bug("remote_store_before_peer_init", "https://github.com/facebookexperimental/triton/pull/2292",
+        "Each CTA of a 2-CTA cluster initialises its own shared buffer and then stores into its "
+        "peer's buffer (mapa + st.shared::cluster) with nothing ordering the peer's "
+        "initialisation first: two weak writes of different CTAs to one shared word (PTX ISA "
+        "§8), and when the initialisation lands last the exchanged value is lost. TM0211 at "
+        "the remote store and at the initialising store (each related to the other, by "
+        "schedule). Fix: the entry cluster barrier between initialisation and remote store.",
+        grid=2, block=32, cluster=2, args=[U32_IOTA(64), U32_OUT(64)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "init", "st.shared.u32", related="remote"),
+                  Finding("TM0211", "error", "remote", "st.shared::cluster.u32",
+                          related="init")]),
+    Bug("cluster_exit_while_peer_reads", "https://github.com/triton-lang/triton/issues/11730",
+        "CTA 0 of a multi-CTA kernel does a scalar atomic and the other CTAs read its result "
+        "from CTA 0's shared memory (mapa + ld.shared::cluster); Triton 3.8.0 emits no cluster "
+        "barrier before ret, so CTA 0 may exit while a peer still reads its shared memory, "
+        "which then no longer exists (shared memory is owned by an executing CTA, PTX ISA "
+        "§5.1.5): TM0231 at the remote load. Fix (PR #11731, from #10656): a cluster barrier "
+        "before every return of a multi-CTA kernel.",
+        grid=2, block=32, cluster=2, args=[U32_OUT(1), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0231", "error", "load", "ld.shared::cluster.u32")]),
+    Bug("local_arrive_on_remote_mbarrier", "https://github.com/apache/tvm/pull/20074",
+        "An arrive on the peer CTA's mbarrier takes the mapa.shared::cluster address but is "
+        "emitted in the local form mbarrier.arrive.shared::cta.b64: the address lies outside "
+        "the executing CTA's .shared::cta window (PTX ISA §5.1, §9.7.13.15.13), TM0503 at the "
+        "arrive (tmemu does not perform it); the peer, waiting for that arrival, hangs "
+        "(TM0225 at its try_wait, and where rank 0 waits for it at the final cluster "
+        "barrier). Fix: "
+        "mbarrier.arrive.release.cluster.shared::cluster.b64.",
+        grid=2, block=32, cluster=2, args=[U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0503", "error", "arrive", "mbarrier.arrive.shared::cta.b64"),
+                  Finding("TM0225", "hang", "wait",
+                          "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"),
+                  Finding("TM0225", "hang", "hang", "barrier.cluster.wait.acquire.aligned")]),
 ]
 
 
@@ -521,6 +589,12 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | cp_async_barrier_without_wait | NVIDIA/Fuser#3428 (PR #3438) | TM0213 at the ld.shared of the cp.async data |
 | tcgen05_cp_overwrites_mma_operand | triton-lang/triton PR #8236 | TM0204 at the second tcgen05.cp, related: the first MMA |
 | pair_ctas_store_same_tile | tile-ai/tilelang PR #2274 (review) | TM0212 at the epilogue st.global (both CTAs of the cluster store the one tile) |
+| o_release_before_wait_ld | vllm-project/flash-attention PR #182 | TM0205 at the next tile's tcgen05.mma, related: the tcgen05.ld released before wait::ld |
+| bulk_store_source_refilled | deepseek-ai/DeepEP#657 (PR #660) | TM0209 at the refilling cp.async.bulk, related: the bulk store still reading the stage |
+| relaxed_cluster_arrive_publishes_nothing | sgl-project/sglang PR #38829 (review) | TM0211 at the ld.shared::cluster, related: rank 0's st.shared |
+| remote_store_before_peer_init | facebookexperimental/triton PR #2292 | TM0211 at the st.shared::cluster and at the peer's initialising st.shared (by schedule) |
+| cluster_exit_while_peer_reads | triton-lang/triton#11730 (PR #11731) | TM0231 at the ld.shared::cluster of the exited CTA's shared memory |
+| local_arrive_on_remote_mbarrier | apache/tvm PR #20074 | TM0503 at the mbarrier.arrive.shared::cta on a peer address; hang (TM0225) at rank 1's try_wait and rank 0's final barrier.cluster.wait |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.

@@ -24,6 +24,7 @@
 //! |---|---|
 //! | `.shared::cluster`, generic shared window | rank `a >> 24`, must be < cluster size |
 //! | `.shared::cta` | own CTA when `a >> 24` is 0 or the executing rank; else TM0503 (`OtherWindow`) |
+//! | either, another rank | that CTA must not have exited; else TM0231 (`PeerExited`) |
 //!
 //! So clearing bit 24 of an own address (CUTLASS's "peer bit" idiom) names the even CTA of a
 //! pair, and a launch without clusters (rank 0) sees the same numbers as before ranks existed.
@@ -98,6 +99,12 @@ pub enum MemFault {
         space: &'static str,
         addr: u64,
         why: String,
+    },
+    /// A `.shared::cluster` address of a CTA of the cluster that has exited: its shared
+    /// memory is gone (TM0231).
+    PeerExited {
+        addr: u64,
+        rank: usize,
     },
 }
 

@@ -793,6 +793,17 @@ pub const CLC_TRY_CANCEL_AFTER_FAILURE: Rule = Rule {
     checked_by: Some("tmemu_sim (exec/clc.rs)"),
 };
 
+pub const SHARED_CLUSTER_PEER_EXITED: Rule = Rule {
+    id: "TM0231",
+    name: "shared-cluster-peer-exited",
+    section: "§5.1.5, §9.7.9.8 (ld/st .shared::cluster)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A .shared::cluster access (ld/st/atom, mbarrier arrive, bulk or TMA copy, st.async) must not target the shared memory of a CTA of the cluster that has already exited: shared memory is owned by an executing CTA, so a CTA whose memory peers still use must wait for them (a cluster barrier before exit).",
+    hardware: "The peer's shared memory no longer exists: the access faults (\"unspecified launch failure\", triton-lang/triton#11730) or reaches a CTA launched in its place.",
+    checked_by: Some("tmemu_sim (exec/memory.rs resolve)"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM03xx — mma and descriptors (descriptors.md, mma.md; checked by tmemu_tmem::desc)
 
@@ -1275,6 +1286,7 @@ pub static RULES: &[Rule] = &[
     MBARRIER_NOCOMPLETE_COMPLETES,
     CLUSTER_BARRIER_DOUBLE_ARRIVE,
     CLC_TRY_CANCEL_AFTER_FAILURE,
+    SHARED_CLUSTER_PEER_EXITED,
     SMEM_DESC_VERSION,
     SMEM_DESC_RESERVED_BITS,
     SMEM_DESC_LAYOUT,

@@ -1808,6 +1808,39 @@ add_engine("TM0229-cluster-barrier-double-arrive", "keep", "clean",
            ["Each warp arrives once, then waits."],
            cluster_rearrive(False), block=64)
 
+
+
+def peer_reads_after_exit(keep: bool) -> list[str]:
+    """Rank 0 publishes tmem_slot[0] with a cluster barrier; rank 1, delayed, reads it through
+    mapa + ld.shared::cluster. In the break rank 0 leaves right after the barrier, so the
+    read reaches the shared memory of a CTA that has exited; in the keep a second cluster
+    barrier holds rank 0 until the read is done."""
+    return [
+        "    @%p2 st.shared.u32 [%r4], %r8;",
+        "    barrier.cluster.arrive.release.aligned;",
+        "    barrier.cluster.wait.acquire.aligned;",
+        "    @%p7 bra L_AFTER_READ;",
+    ] + delay() + [
+        "    mov.u32 %r22, 0;",
+        "    mapa.shared::cluster.u32 %r23, %r4, %r22;",
+        "    ld.shared::cluster.u32 %r20, [%r23];" + ("" if keep else E("TM0231")),
+        "L_AFTER_READ:",
+    ] + ([
+        "    barrier.cluster.arrive.release.aligned;",
+        "    barrier.cluster.wait.acquire.aligned;",
+    ] if keep else [])
+
+
+add_engine("TM0231-shared-cluster-peer-exited", "break", "violation",
+           ["Clusters of 2: rank 0 publishes a word of its shared memory with a cluster barrier",
+            "and exits; rank 1 (delayed) then loads the word through mapa + ld.shared::cluster:",
+            "the shared memory of a CTA that has exited (triton-lang/triton#11730)."],
+           peer_reads_after_exit(False), grid=2, cluster=2)
+add_engine("TM0231-shared-cluster-peer-exited", "keep", "clean",
+           ["The same, with a second cluster barrier after the read: rank 0 stays until rank 1",
+            "has read its shared memory."],
+           peer_reads_after_exit(True), grid=2, cluster=2)
+
 add_engine("TM0501-out-of-bounds-access", "break", "violation",
            ["A shared load 4096 bytes past tmem_slot: outside the CTA's shared memory."],
            ["    ld.shared.u32 %r20, [%r4+4096];" + E("TM0501")])
@@ -1840,6 +1873,33 @@ add_engine("TM0503-address-outside-space", "break-vector-atom", "violation",
             "space. Nothing is written."],
            ["    cvta.shared.u64 %rd3, tmem_slot;", "    mov.b16 %rs1, 0x3c00;",
             "    red.add.noftz.v2.f16 [%rd3], {%rs1, %rs1};" + E("TM0503")])
+
+
+def arrive_on_peer_mbar(arrive: str) -> list[str]:
+    """Clusters of 2: each CTA initialises its mbarrier and the cluster meets; rank 0's thread
+    0 arrives on rank 1's mbarrier (mapa) with `arrive`; a last cluster barrier keeps rank 1
+    alive until then. The legal form (.shared::cluster) is the fixed variant of
+    tests/corpus/bugs/local_arrive_on_remote_mbarrier."""
+    return mbar_init() + [
+        "    fence.mbarrier_init.release.cluster;",
+        "    barrier.cluster.arrive.release.aligned;",
+        "    barrier.cluster.wait.acquire.aligned;",
+        "    mov.u32 %r22, 1;",
+        "    mapa.shared::cluster.u32 %r23, %r7, %r22;",
+        "    and.pred %p8, %p2, %p7;",
+        arrive,
+        "    barrier.cluster.arrive.release.aligned;",
+        "    barrier.cluster.wait.acquire.aligned;",
+    ]
+
+
+add_engine("TM0503-address-outside-space", "break-mbarrier-peer", "violation",
+           ["Rank 0 arrives on rank 1's mbarrier through its mapa address, but with the local",
+            "form mbarrier.arrive.shared::cta: the address is outside the executing CTA's",
+            ".shared::cta window (apache/tvm PR #20074). The arrive is not performed; nobody",
+            "waits for it."],
+           arrive_on_peer_mbar("    @%p8 mbarrier.arrive.shared::cta.b64 %rd3, [%r23];" + E("TM0503")),
+           grid=2, cluster=2)
 add_engine("TM0502-misaligned-access", "break-vector-atom", "violation",
            ["red.global.add.v4.f32 (Triton's vectorised atomic_add) at out + 8: every f32 is",
             "aligned, but the 16-byte vector is not."],

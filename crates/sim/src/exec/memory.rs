@@ -71,7 +71,7 @@ pub(crate) fn resolve<O: Observer>(
     raw: u64,
 ) -> Result<Loc, MemFault> {
     let n = cx.ctas.len();
-    Ok(match space {
+    let loc = match space {
         Space::Global => Loc::Global(raw),
         Space::Shared => shared_loc(raw as u32, cx.me, n, false)?,
         Space::SharedCluster => shared_loc(raw as u32, cx.me, n, true)?,
@@ -85,7 +85,15 @@ pub(crate) fn resolve<O: Observer>(
             Window::Const(o) => Loc::Const(o),
             Window::Param(o) => Loc::Param(o),
         },
-    })
+    };
+    // A peer's shared memory lives only as long as the peer (TM0231): the one check an
+    // own-CTA access never pays beyond the `c != me` compare.
+    if let Loc::Shared(c, _) = loc {
+        if c != cx.me && cx.ctas[c].live_threads == 0 {
+            return Err(MemFault::PeerExited { addr: raw, rank: c });
+        }
+    }
+    Ok(loc)
 }
 
 /// Tells the observer about one lane's access of a resolved location (shared and global
@@ -256,6 +264,12 @@ pub(crate) fn fault<O: Observer>(
         MemFault::OtherWindow { space: s, addr, why } => (
             rules::BAD_ADDRESS_SPACE,
             format!("{s} access at address {addr:#x} (lane {lane}) is outside the {s} window: {why}"),
+        ),
+        MemFault::PeerExited { addr, rank } => (
+            rules::PEER_EXITED,
+            format!(
+                "shared::cluster access at address {addr:#x} (lane {lane}) targets CTA rank {rank} of the cluster, which has exited: its shared memory is gone (keep it alive with a cluster barrier before its exit)"
+            ),
         ),
         MemFault::ReadOnly { space: s, addr } => {
             (rules::BAD_ADDRESS_SPACE, format!("store to read-only {s} space at {addr:#x} (lane {lane})"))

@@ -192,12 +192,16 @@ pub(crate) fn check_cluster_bar(cl: &mut super::ClusterShared) {
     }
 }
 
+/// The mbarrier a lane names, or the rule its address breaks and why: TM0226 for an address
+/// that is not an 8-byte aligned location of shared memory, TM0503 for one outside the
+/// instruction's state space (a peer's `mapa` address in a `.shared::cta` arrive), TM0501 for
+/// a rank the cluster does not have.
 pub(super) fn mbar_key<O: Observer>(
     w: &Warp,
     cx: &Ctx<'_, '_, O>,
     i: &MbarInst,
     lane: usize,
-) -> Result<(usize, u32), String> {
+) -> Result<(usize, u32), (crate::error::Rule, String)> {
     let a = super::memory::lane_addr(w, i.addr, lane);
     let space = if i.space == Space::SharedCluster {
         Space::SharedCluster
@@ -207,15 +211,27 @@ pub(super) fn mbar_key<O: Observer>(
     match super::memory::resolve(cx, space, a) {
         Ok(super::memory::Loc::Shared(c, off)) => {
             if off % 8 != 0 {
-                return Err(format!("mbarrier address {a:#x} is not 8-byte aligned"));
+                return Err((rules::MBAR_ALIGN, format!("mbarrier address {a:#x} is not 8-byte aligned")));
             }
             if off as usize + 8 > cx.ctas[c].shared.len() {
-                return Err(format!("mbarrier address {a:#x} is outside shared memory"));
+                return Err((rules::MBAR_ALIGN, format!("mbarrier address {a:#x} is outside shared memory")));
             }
             Ok((c, off))
         }
-        Ok(_) => Err(format!("mbarrier address {a:#x} is not in shared memory")),
-        Err(e) => Err(format!("mbarrier address {a:#x}: {e:?}")),
+        Ok(_) => Err((rules::MBAR_ALIGN, format!("mbarrier address {a:#x} is not in shared memory"))),
+        Err(crate::mem::MemFault::OtherWindow { space, why, .. }) => Err((
+            rules::BAD_ADDRESS_SPACE,
+            format!("mbarrier address {a:#x} is outside the {space} window: {why}; a peer's mbarrier takes the .shared::cluster form"),
+        )),
+        Err(crate::mem::MemFault::OutOfBounds { nearest, .. }) => Err((
+            rules::OUT_OF_BOUNDS,
+            format!("mbarrier address {a:#x}: {}", nearest.unwrap_or_else(|| "outside shared memory".into())),
+        )),
+        Err(crate::mem::MemFault::PeerExited { rank, .. }) => Err((
+            rules::PEER_EXITED,
+            format!("mbarrier address {a:#x} is in CTA rank {rank} of the cluster, which has exited"),
+        )),
+        Err(e) => Err((rules::BAD_ADDRESS_SPACE, format!("mbarrier address {a:#x}: {e:?}"))),
     }
 }
 
@@ -236,8 +252,8 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
         }
         let (c, off) = match mbar_key(w, cx, i, l) {
             Ok(k) => k,
-            Err(msg) => {
-                cx.diag(w, pc, 1 << l, rules::MBAR_ALIGN, msg);
+            Err((rule, msg)) => {
+                cx.diag(w, pc, 1 << l, rule, msg);
                 continue;
             }
         };
