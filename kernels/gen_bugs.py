@@ -343,7 +343,7 @@ BUGS = [
         grid=2, block=128, cluster=2, args=[U32_IOTA(256), U32_OUT(128)],
         buggy_verdict="violation",
         findings=[Finding("TM0212", "error", "store", "st.global.u32", related="store")]),
-    # Session 7: six further public reports.
+    # Session 7: seven further public reports.
     Bug("o_release_before_wait_ld", "https://github.com/vllm-project/flash-attention/pull/182",
         "The correction warps read the O accumulator with tcgen05.ld and release the O slot "
         "(fence::before_thread_sync + mbarrier.arrive) before tcgen05.wait::ld; the MMA warp "
@@ -377,6 +377,17 @@ BUGS = [
         buggy_verdict="violation",
         findings=[Finding("TM0211", "error", "load", "ld.shared::cluster.u32",
                           related="store")]),
+    Bug("relaxed_cluster_barrier_before_reuse",
+        "https://github.com/triton-lang/triton/issues/11404",
+        "A distributed layout conversion reads the peer CTA's scratch shared memory (mapa + "
+        "ld.shared::cluster), the CTAs meet at barrier.cluster.arrive.relaxed + wait, and each "
+        "CTA then overwrites its scratch buffer for the next value. A relaxed arrive orders no "
+        "memory access before it (PTX ISA §9.7.13.3), so the remote read and the overwrite are "
+        "a data race (§8): TM0211 at the overwriting st.shared, related to the remote load. "
+        "Fix (PR #11462): a strong (release) cluster barrier before the reuse.",
+        grid=2, block=32, cluster=2, args=[U32_IOTA(64), U32_OUT(64)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "reuse", "st.shared.u32", related="load")]),
     Bug("remote_store_before_peer_init", "https://github.com/facebookexperimental/triton/pull/2292",
         "Each CTA of a 2-CTA cluster initialises its own shared buffer and then stores into its "
         "peer's buffer (mapa + st.shared::cluster) with nothing ordering the peer's "
@@ -592,6 +603,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | o_release_before_wait_ld | vllm-project/flash-attention PR #182 | TM0205 at the next tile's tcgen05.mma, related: the tcgen05.ld released before wait::ld |
 | bulk_store_source_refilled | deepseek-ai/DeepEP#657 (PR #660) | TM0209 at the refilling cp.async.bulk, related: the bulk store still reading the stage |
 | relaxed_cluster_arrive_publishes_nothing | sgl-project/sglang PR #38829 (review) | TM0211 at the ld.shared::cluster, related: rank 0's st.shared |
+| relaxed_cluster_barrier_before_reuse | triton-lang/triton#11404 (PR #11462) | TM0211 at the st.shared reusing the scratch buffer, related: the peer's ld.shared::cluster |
 | remote_store_before_peer_init | facebookexperimental/triton PR #2292 | TM0211 at the st.shared::cluster and at the peer's initialising st.shared (by schedule) |
 | cluster_exit_while_peer_reads | triton-lang/triton#11730 (PR #11731) | TM0231 at the ld.shared::cluster of the exited CTA's shared memory |
 | local_arrive_on_remote_mbarrier | apache/tvm PR #20074 | TM0503 at the mbarrier.arrive.shared::cta on a peer address; hang (TM0225) at rank 1's try_wait and rank 0's final barrier.cluster.wait |
