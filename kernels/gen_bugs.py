@@ -343,7 +343,7 @@ BUGS = [
         grid=2, block=128, cluster=2, args=[U32_IOTA(256), U32_OUT(128)],
         buggy_verdict="violation",
         findings=[Finding("TM0212", "error", "store", "st.global.u32", related="store")]),
-    # Session 7: seven further public reports.
+    # Session 7: eight further public reports.
     Bug("o_release_before_wait_ld", "https://github.com/vllm-project/flash-attention/pull/182",
         "The correction warps read the O accumulator with tcgen05.ld and release the O slot "
         "(fence::before_thread_sync + mbarrier.arrive) before tcgen05.wait::ld; the MMA warp "
@@ -388,6 +388,22 @@ BUGS = [
         grid=2, block=32, cluster=2, args=[U32_IOTA(64), U32_OUT(64)],
         buggy_verdict="violation",
         findings=[Finding("TM0211", "error", "reuse", "st.shared.u32", related="load")]),
+    Bug("dsmem_copy_issued_per_warp",
+        "https://github.com/facebookexperimental/triton/pull/1538",
+        "A DSMEM bulk copy (cp.async.bulk.shared::cluster.shared::cta, mbarrier complete_tx) is "
+        "issued by one elected thread per warp, so 4 warps issue it 4 times onto the peer's "
+        "barrier, which expects one copy's 128 bytes. When the first copy completes the phase "
+        "the peer reads the buffer while the other copies of the same bytes still write it "
+        "(PTX ISA §9.7.9.25.2): TM0213 at the read, related to the copy; when all four land "
+        "before the peer's expect_tx the tx-count ends at -384 and the phase never completes: "
+        "hang TM0225 at the peer's try_wait and at rank 0's final cluster barrier (which one "
+        "depends on the completion policy; `tmemu check` runs both). Fix (PR #1538): elect "
+        "one thread of warp 0.",
+        grid=2, block=128, cluster=2, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0213", "error", "read", "ld.shared.u32", related="copy"),
+                  Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64"),
+                  Finding("TM0225", "hang", "exit_sync",
+                          "barrier.cluster.wait.acquire.aligned")]),
     Bug("remote_store_before_peer_init", "https://github.com/facebookexperimental/triton/pull/2292",
         "Each CTA of a 2-CTA cluster initialises its own shared buffer and then stores into its "
         "peer's buffer (mapa + st.shared::cluster) with nothing ordering the peer's "
@@ -604,6 +620,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | bulk_store_source_refilled | deepseek-ai/DeepEP#657 (PR #660) | TM0209 at the refilling cp.async.bulk, related: the bulk store still reading the stage |
 | relaxed_cluster_arrive_publishes_nothing | sgl-project/sglang PR #38829 (review) | TM0211 at the ld.shared::cluster, related: rank 0's st.shared |
 | relaxed_cluster_barrier_before_reuse | triton-lang/triton#11404 (PR #11462) | TM0211 at the st.shared reusing the scratch buffer, related: the peer's ld.shared::cluster |
+| dsmem_copy_issued_per_warp | facebookexperimental/triton PR #1538 | TM0213 at the peer's ld.shared of the copied buffer, related: the per-warp bulk copy; hang (TM0225) at its try_wait and rank 0's final barrier.cluster.wait (immediate completion) |
 | remote_store_before_peer_init | facebookexperimental/triton PR #2292 | TM0211 at the st.shared::cluster and at the peer's initialising st.shared (by schedule) |
 | cluster_exit_while_peer_reads | triton-lang/triton#11730 (PR #11731) | TM0231 at the ld.shared::cluster of the exited CTA's shared memory |
 | local_arrive_on_remote_mbarrier | apache/tvm PR #20074 | TM0503 at the mbarrier.arrive.shared::cta on a peer address; hang (TM0225) at rank 1's try_wait and rank 0's final barrier.cluster.wait |
