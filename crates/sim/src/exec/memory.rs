@@ -71,23 +71,28 @@ pub(crate) fn resolve<O: Observer>(
     raw: u64,
 ) -> Result<Loc, MemFault> {
     let n = cx.ctas.len();
-    let loc = match space {
+    Ok(match space {
         Space::Global => Loc::Global(raw),
         Space::Shared => shared_loc(raw as u32, cx.me, n, false)?,
-        Space::SharedCluster => shared_loc(raw as u32, cx.me, n, true)?,
+        Space::SharedCluster => live_peer(cx, shared_loc(raw as u32, cx.me, n, true)?, raw)?,
         Space::Local => Loc::Local(raw),
         Space::Param => Loc::Param(raw),
         Space::Const => Loc::Const(raw),
         Space::Generic => match classify(raw) {
             Window::Global(a) => Loc::Global(a),
-            Window::Shared(a) => shared_loc(a, cx.me, n, true)?,
+            Window::Shared(a) => live_peer(cx, shared_loc(a, cx.me, n, true)?, raw)?,
             Window::Local(o) => Loc::Local(o),
             Window::Const(o) => Loc::Const(o),
             Window::Param(o) => Loc::Param(o),
         },
-    };
-    // A peer's shared memory lives only as long as the peer (TM0231): the one check an
-    // own-CTA access never pays beyond the `c != me` compare.
+    })
+}
+
+/// A peer's shared memory lives only as long as the peer (TM0231). Only the forms that can
+/// name another CTA call this (a `.shared::cta` access is always its own CTA's), and an
+/// own-CTA access pays one compare.
+#[inline(always)]
+fn live_peer<O: Observer>(cx: &Ctx<'_, '_, O>, loc: Loc, raw: u64) -> Result<Loc, MemFault> {
     if let Loc::Shared(c, _) = loc {
         if c != cx.me && cx.ctas[c].live_threads == 0 {
             return Err(MemFault::PeerExited { addr: raw, rank: c });
