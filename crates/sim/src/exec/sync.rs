@@ -211,27 +211,47 @@ pub(super) fn mbar_key<O: Observer>(
     match super::memory::resolve(cx, space, a) {
         Ok(super::memory::Loc::Shared(c, off)) => {
             if off % 8 != 0 {
-                return Err((rules::MBAR_ALIGN, format!("mbarrier address {a:#x} is not 8-byte aligned")));
+                return Err((
+                    rules::MBAR_ALIGN,
+                    format!("mbarrier address {a:#x} is not 8-byte aligned"),
+                ));
             }
             if off as usize + 8 > cx.ctas[c].shared.len() {
-                return Err((rules::MBAR_ALIGN, format!("mbarrier address {a:#x} is outside shared memory")));
+                return Err((
+                    rules::MBAR_ALIGN,
+                    format!("mbarrier address {a:#x} is outside shared memory"),
+                ));
             }
             Ok((c, off))
         }
-        Ok(_) => Err((rules::MBAR_ALIGN, format!("mbarrier address {a:#x} is not in shared memory"))),
-        Err(crate::mem::MemFault::OtherWindow { space, why, .. }) => Err((
+        Ok(_) => Err((
+            rules::MBAR_ALIGN,
+            format!("mbarrier address {a:#x} is not in shared memory"),
+        )),
+        Err(e) => Err(mbar_address_fault(a, e)),
+    }
+}
+
+/// The rule and message of an mbarrier address that does not resolve. Out of line: the
+/// mbarrier paths are inlined into the warp loop, and the error texts would only grow it.
+#[cold]
+#[inline(never)]
+fn mbar_address_fault(a: u64, e: crate::mem::MemFault) -> (crate::error::Rule, String) {
+    use crate::mem::MemFault;
+    match e {
+        MemFault::OtherWindow { space, why, .. } => (
             rules::BAD_ADDRESS_SPACE,
             format!("mbarrier address {a:#x} is outside the {space} window: {why}; a peer's mbarrier takes the .shared::cluster form"),
-        )),
-        Err(crate::mem::MemFault::OutOfBounds { nearest, .. }) => Err((
+        ),
+        MemFault::OutOfBounds { nearest, .. } => (
             rules::OUT_OF_BOUNDS,
             format!("mbarrier address {a:#x}: {}", nearest.unwrap_or_else(|| "outside shared memory".into())),
-        )),
-        Err(crate::mem::MemFault::PeerExited { rank, .. }) => Err((
+        ),
+        MemFault::PeerExited { rank, .. } => (
             rules::PEER_EXITED,
             format!("mbarrier address {a:#x} is in CTA rank {rank} of the cluster, which has exited"),
-        )),
-        Err(e) => Err((rules::BAD_ADDRESS_SPACE, format!("mbarrier address {a:#x}: {e:?}"))),
+        ),
+        e => (rules::BAD_ADDRESS_SPACE, format!("mbarrier address {a:#x}: {e:?}")),
     }
 }
 
