@@ -126,7 +126,7 @@ pub fn run(args: &Args) -> u8 {
 }
 
 fn check_spec(spec: &Path, sets: &[String], opts: &CheckOptions, args: &Args) -> SpecResult {
-    let p = match prepare(spec, sets) {
+    let p = match prepare(spec, sets, opts.engine.threads) {
         Ok(p) => p,
         Err(PrepError::Bad(m)) => {
             return SpecResult {

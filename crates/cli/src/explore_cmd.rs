@@ -54,7 +54,7 @@ pub fn run(args: &Args) -> u8 {
         eprintln!("error: --seed picks the run to trace: give --trace or --tmem-map too");
         return tmemu_diag::EXIT_BAD_INPUT;
     }
-    let p = match prepare(&args.spec, &args.engine.sets) {
+    let p = match prepare(&args.spec, &args.engine.sets, args.engine.options().threads) {
         Ok(p) => p,
         Err(PrepError::Bad(m)) => return crate::bad_input::report(&m, &args.out),
         Err(PrepError::Unsupported(report)) => {

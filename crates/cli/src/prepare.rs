@@ -5,8 +5,8 @@ use std::path::Path;
 
 use tmemu_diag::Report;
 use tmemu_host::{
-    load_ptx_file, resolve_spec, unsupported_report, ErrorClass, Kernel, ReportBuilder,
-    ResolvedLaunch,
+    load_ptx_module, parse_ptx, read_ptx_file, resolve_spec_threads, unsupported_report,
+    ErrorClass, HostError, Kernel, LocTable, ReportBuilder, ResolvedLaunch,
 };
 use tmemu_spec::Spec;
 
@@ -14,8 +14,9 @@ use tmemu_spec::Spec;
 pub struct Prepared {
     /// The PTX path as findings name it.
     pub shown: String,
-    /// The PTX text (for `.loc` line information).
-    pub src: String,
+    /// The PTX's `.loc` line information, read from the module the loader parsed (a second
+    /// parse for the report cost as much as the first).
+    pub locs: LocTable,
     pub kernel: Kernel,
     pub launch: ResolvedLaunch,
     /// What the static checker (the rules ptxas enforces) finds in the PTX; every report of
@@ -31,12 +32,13 @@ pub enum PrepError {
     Unsupported(Box<Report>),
 }
 
-pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError> {
+/// `threads`: how many threads may generate the buffers' fills (the bytes do not depend on it).
+pub fn prepare(spec_path: &Path, sets: &[String], threads: usize) -> Result<Prepared, PrepError> {
     let mut spec = Spec::load(spec_path).map_err(|e| PrepError::Bad(e.to_string()))?;
     let ptx_path = spec.ptx.value.clone();
     let shown = ptx_path.display().to_string();
     let entry = spec.kernel.as_ref().map(|k| k.value.clone());
-    let (src, kernel) = load_ptx_file(&ptx_path, entry.as_deref()).map_err(|e| match e.class {
+    let classify = |e: HostError| match e.class {
         ErrorClass::Unsupported => {
             PrepError::Unsupported(Box::new(unsupported_report(&shown, &e.message)))
         }
@@ -44,15 +46,19 @@ pub fn prepare(spec_path: &Path, sets: &[String]) -> Result<Prepared, PrepError>
             Some(report) => PrepError::Unsupported(Box::new(report)),
             None => PrepError::Bad(entry_error(&spec, &shown, e.message)),
         },
-    })?;
-    let launch = resolve_spec(&mut spec, sets, &kernel).map_err(|e| PrepError::Bad(e.message))?;
-    let statics = match tmemu_ptx::parse(&src) {
-        Ok(module) => tmemu_check::static_check(&module, &shown),
-        Err(_) => Vec::new(),
     };
+    // one parse serves the loader, the static checker and the line table
+    let src = read_ptx_file(&ptx_path).map_err(classify)?;
+    let module = parse_ptx(&src, &shown).map_err(classify)?;
+    let kernel = load_ptx_module(&module, &src, &shown, entry.as_deref()).map_err(classify)?;
+    let statics = tmemu_check::static_check(&module, &shown);
+    let locs = LocTable::from_module(&module);
+    drop(module);
+    let launch = resolve_spec_threads(&mut spec, sets, &kernel, threads)
+        .map_err(|e| PrepError::Bad(e.message))?;
     Ok(Prepared {
         shown,
-        src,
+        locs,
         kernel,
         launch,
         statics,
@@ -126,8 +132,8 @@ impl Prepared {
 
     /// A report builder naming this PTX, with its `.loc` lines and cluster shape.
     pub fn report_builder(&self) -> ReportBuilder {
-        let mut b =
-            ReportBuilder::new(self.shown.clone(), &self.src).cluster_dims(self.cluster_dims());
+        let mut b = ReportBuilder::with_locs(self.shown.clone(), self.locs.clone())
+            .cluster_dims(self.cluster_dims());
         b.add_static(&self.statics);
         b
     }

@@ -165,7 +165,7 @@ pub fn run(args: &Args) -> u8 {
 
 fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
     let bad = |m: String| (tmemu_diag::EXIT_BAD_INPUT, m);
-    let p = match prepare(&args.spec, &args.engine.sets) {
+    let p = match prepare(&args.spec, &args.engine.sets, args.engine.options().threads) {
         Ok(p) => p,
         Err(PrepError::Bad(m)) => return Err(bad(m)),
         Err(PrepError::Unsupported(report)) => {

@@ -1,7 +1,7 @@
 //! The entry's parameters as the spec crate needs them, and spec resolution.
 
 use tmemu_sim::Kernel;
-use tmemu_spec::{resolve, ParamInfo, ParamKind, ResolvedLaunch, SetOverride, Spec};
+use tmemu_spec::{resolve_threads, ParamInfo, ParamKind, ResolvedLaunch, SetOverride, Spec};
 
 use crate::error::HostError;
 
@@ -36,6 +36,17 @@ pub fn resolve_spec(
     sets: &[String],
     kernel: &Kernel,
 ) -> Result<ResolvedLaunch, HostError> {
+    resolve_spec_threads(spec, sets, kernel, 1)
+}
+
+/// As [`resolve_spec`], generating buffer fills on up to `threads` threads (the same bytes
+/// for any number).
+pub fn resolve_spec_threads(
+    spec: &mut Spec,
+    sets: &[String],
+    kernel: &Kernel,
+    threads: usize,
+) -> Result<ResolvedLaunch, HostError> {
     let params = param_infos(kernel);
     let bad = |m: String| HostError::bad(m);
     let sets: Vec<SetOverride> = sets
@@ -49,7 +60,7 @@ pub fn resolve_spec(
     };
     spec.apply_overrides_to(&sets, &params, &kernel_ref)
         .map_err(|e| bad(e.to_string()))?;
-    resolve(spec, &params).map_err(|e| bad(e.to_string()))
+    resolve_threads(spec, &params, threads).map_err(|e| bad(e.to_string()))
 }
 
 /// `file:line` of the kernel's `.entry` directive, for messages about its parameters.

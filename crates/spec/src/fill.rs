@@ -65,16 +65,64 @@ impl SplitMix64 {
     }
 }
 
+/// Elements below which a thread of its own does not pay for itself: starting one costs tens
+/// of microseconds, a random f16 element a few nanoseconds.
+const PAR_MIN_ELEMENTS: usize = 1 << 16;
+
 impl Fill {
     /// The bytes of `elements` elements of `dtype` filled this way.
     ///
     /// `Random` on an integer dtype draws floats and truncates them; specs use `RandomInt`
     /// for integer dtypes (the parser checks `low < high` and reports it with a position).
     pub fn generate(&self, dtype: DType, elements: usize) -> Vec<u8> {
+        self.generate_threads(dtype, elements, 1)
+    }
+
+    /// As [`Fill::generate`], on up to `threads` threads for a large buffer. Every element's
+    /// value is a function of its index alone (draw `i` is `mix(seed + (i + 1)·GAMMA)`), so
+    /// each thread fills contiguous ranges from the state their first index gives, and the
+    /// bytes are those of `generate` for any `threads` (test
+    /// `threaded_fill_equals_the_serial_one`). Inputs are generated before the engine starts,
+    /// so with many engine threads this serial step was a large part of a short run.
+    pub fn generate_threads(&self, dtype: DType, elements: usize, threads: usize) -> Vec<u8> {
         let size = dtype.size();
         let mut out = vec![0u8; elements * size];
+        if *self == Fill::Zeros {
+            return out;
+        }
+        let parts = threads.min(elements / PAR_MIN_ELEMENTS).max(1);
+        if parts == 1 {
+            self.fill_from(dtype, &mut out, 0);
+            return out;
+        }
+        // ranges of whole 8-draw blocks; a few more ranges than threads, so a thread that
+        // starts late takes fewer of them
+        let per = elements.div_ceil(parts * 4).next_multiple_of(8);
+        let work = std::sync::Mutex::new(out.chunks_mut(per * size).enumerate());
+        let run = || loop {
+            let next = work.lock().unwrap_or_else(|e| e.into_inner()).next();
+            let Some((k, chunk)) = next else { break };
+            self.fill_from(dtype, chunk, k * per);
+        };
+        std::thread::scope(|s| {
+            for _ in 1..parts {
+                // a thread that cannot start leaves its ranges to the others (this one at least)
+                if std::thread::Builder::new().spawn_scoped(s, run).is_err() {
+                    break;
+                }
+            }
+            run();
+        });
+        out
+    }
+
+    /// Fills `out` with elements `first`, `first + 1`, ... of this fill.
+    fn fill_from(&self, dtype: DType, out: &mut [u8], first: usize) {
+        let size = dtype.size();
+        // the generator state just before draw `first`
+        let skip = |seed: u64| seed.wrapping_add(GAMMA.wrapping_mul(first as u64));
         match *self {
-            Fill::Zeros => {}
+            Fill::Zeros => out.fill(0),
             Fill::Ones => {
                 let mut one = [0u8; 8];
                 dtype.encode_int(1, &mut one[..size]);
@@ -84,19 +132,20 @@ impl Fill {
             }
             Fill::Iota => {
                 for (i, chunk) in out.chunks_exact_mut(size).enumerate() {
-                    dtype.encode_int(i as i128, chunk);
+                    dtype.encode_int((first + i) as i128, chunk);
                 }
             }
             Fill::Random { seed, low, high } => {
                 let span = high - low;
+                let state = skip(seed);
                 // whole blocks of draws computed lane-parallel (block.rs), the rest one by one
-                let done = block::fill(dtype, &mut out, seed, low, span);
-                let mut rng = SplitMix64::new(seed.wrapping_add(GAMMA.wrapping_mul(done as u64)));
+                let done = block::fill(dtype, out, state, low, span);
+                let mut rng = SplitMix64::new(state.wrapping_add(GAMMA.wrapping_mul(done as u64)));
                 let next = move || low + span * unit_f64(rng.next());
                 encode_each(dtype, &mut out[done * size..], next);
             }
             Fill::RandomInt { seed, low, high } => {
-                let mut rng = SplitMix64::new(seed);
+                let mut rng = SplitMix64::new(skip(seed));
                 let span = (high - low).max(0) as u128;
                 for chunk in out.chunks_exact_mut(size) {
                     let k = ((rng.next() as u128 * span) >> 64) as i128;
@@ -104,7 +153,6 @@ impl Fill {
                 }
             }
         }
-        out
     }
 }
 
@@ -520,6 +568,70 @@ mod tests {
         assert!(vals.iter().all(|&v| (-3..4).contains(&v)));
         for v in -3..4 {
             assert!(vals.contains(&v), "{v} never drawn");
+        }
+    }
+
+    /// Threaded fills against the serial one: every fill kind, dtypes of each width, lengths
+    /// that split unevenly (tails inside and after a block), more threads than ranges. Also
+    /// against the draw-by-draw definition across range boundaries, so a range that restarts
+    /// the sequence (or skips a draw) cannot pass by being equally wrong in both paths.
+    #[test]
+    fn threaded_fill_equals_the_serial_one() {
+        let fills = [
+            Fill::Zeros,
+            Fill::Ones,
+            Fill::Iota,
+            Fill::Random {
+                seed: 1,
+                low: -1.0,
+                high: 1.0,
+            },
+            Fill::Random {
+                seed: 9,
+                low: -1e-4,
+                high: 1e5,
+            },
+            Fill::RandomInt {
+                seed: 3,
+                low: -100,
+                high: 1 << 40,
+            },
+        ];
+        let dtypes = [
+            DType::F16,
+            DType::BF16,
+            DType::F32,
+            DType::F64,
+            DType::I8,
+            DType::I64,
+        ];
+        for fill in &fills {
+            for dtype in dtypes {
+                let int_fill = matches!(fill, Fill::RandomInt { .. });
+                if int_fill == dtype.is_float() {
+                    continue;
+                }
+                for n in [
+                    PAR_MIN_ELEMENTS * 3 - 1,
+                    PAR_MIN_ELEMENTS * 3 + 13,
+                    PAR_MIN_ELEMENTS * 2,
+                ] {
+                    let serial = fill.generate(dtype, n);
+                    for threads in [2, 3, 5, 64] {
+                        let got = fill.generate_threads(dtype, n, threads);
+                        assert!(got == serial, "{fill:?} {dtype} n {n} threads {threads}");
+                    }
+                }
+            }
+        }
+        let n = PAR_MIN_ELEMENTS * 4 + 5;
+        let (seed, low, high) = (42, -2.0, 3.0);
+        let got = Fill::Random { seed, low, high }.generate_threads(DType::F32, n, 4);
+        let mut rng = SplitMix64::new(seed);
+        for (i, c) in got.chunks_exact(4).enumerate() {
+            let u = (rng.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+            let want = ((low + (high - low) * u) as f32).to_le_bytes();
+            assert_eq!(c, want, "element {i}");
         }
     }
 

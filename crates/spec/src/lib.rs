@@ -28,8 +28,9 @@ pub use fill::{Fill, SplitMix64};
 pub use npy::{NpyArray, NpyElem, NpyError};
 pub use parse::{tensor_map_desc, tm_elem_type, MAX_BUFFER_BYTES};
 pub use resolve::{
-    materialize, read_maybe_xz, resolve, Expectation, GlobalBuffer, KernelRef, ParamInfo,
-    ParamKind, Relocation, ResolvedLaunch, SetOverride, TensorMapBinding,
+    materialize, materialize_threads, read_maybe_xz, resolve, resolve_threads, Expectation,
+    GlobalBuffer, KernelRef, ParamInfo, ParamKind, Relocation, ResolvedLaunch, SetOverride,
+    TensorMapBinding,
 };
 pub use spec::*;
 pub use tensormap::{TensorMapDesc, TensorMapError};

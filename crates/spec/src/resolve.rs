@@ -213,8 +213,18 @@ pub fn read_maybe_xz(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// The initial bytes of a buffer: generated, or read from its `.npy` (dtype and shape checked).
 pub fn materialize(file: &str, b: &BufferSpec) -> Result<Vec<u8>, SpecError> {
+    materialize_threads(file, b, 1)
+}
+
+/// As [`materialize`], a generated fill on up to `threads` threads (the same bytes for any
+/// number: [`crate::Fill::generate_threads`]).
+pub fn materialize_threads(
+    file: &str,
+    b: &BufferSpec,
+    threads: usize,
+) -> Result<Vec<u8>, SpecError> {
     match &b.init {
-        BufferInit::Fill(fill) => Ok(fill.generate(b.dtype, b.elements())),
+        BufferInit::Fill(fill) => Ok(fill.generate_threads(b.dtype, b.elements(), threads)),
         BufferInit::Bytes(bytes) => {
             if bytes.len() != b.byte_len() {
                 return Err(SpecError::new(
@@ -265,6 +275,16 @@ pub fn materialize(file: &str, b: &BufferSpec) -> Result<Vec<u8>, SpecError> {
 
 /// Binds the spec to the entry's parameters.
 pub fn resolve(spec: &Spec, params: &[ParamInfo]) -> Result<ResolvedLaunch, SpecError> {
+    resolve_threads(spec, params, 1)
+}
+
+/// As [`resolve`], generating fills on up to `threads` threads (the same bytes for any
+/// number).
+pub fn resolve_threads(
+    spec: &Spec,
+    params: &[ParamInfo],
+    threads: usize,
+) -> Result<ResolvedLaunch, SpecError> {
     let file = spec.file.as_str();
     let err = |site: &Site, m: String| SpecError::new(file, site.clone(), m);
 
@@ -302,7 +322,7 @@ pub fn resolve(spec: &Spec, params: &[ParamInfo]) -> Result<ResolvedLaunch, Spec
             name: b.name.clone(),
             dtype: b.dtype,
             shape: b.shape.clone(),
-            bytes: materialize(file, b)?,
+            bytes: materialize_threads(file, b, threads)?,
             save: b.save.clone(),
         });
     }
@@ -369,7 +389,7 @@ pub fn resolve(spec: &Spec, params: &[ParamInfo]) -> Result<ResolvedLaunch, Spec
                     name: b.name.clone(),
                     dtype: b.dtype,
                     shape: b.shape.clone(),
-                    bytes: materialize(file, b)?,
+                    bytes: materialize_threads(file, b, threads)?,
                     save: b.save.clone(),
                 });
                 arg_buffer[i] = Some(buffers.len() - 1);
