@@ -69,6 +69,22 @@ pub(super) fn warp<O: Observer>(
         return false;
     };
     let p = sh.as_mut_ptr();
+    // Every lane active and reading its whole chunk (Triton's unmasked tiles, the 1024³
+    // benchmark's every copy): a straight loop of constant-size copies, no per-lane test of
+    // the source size. `n[l] <= size`, so the sum is 32·size exactly when every lane is full.
+    if let (u32::MAX, Some(span)) = (mask, span) {
+        if n.iter().sum::<u32>() == 32 * size {
+            // SAFETY (each arm): as below, every lane reading `size` bytes
+            unsafe {
+                match size {
+                    16 => copy_full_warp::<16>(span, &src, p, &offs),
+                    8 => copy_full_warp::<8>(span, &src, p, &offs),
+                    _ => copy_full_warp::<4>(span, &src, p, &offs),
+                }
+            }
+            return true;
+        }
+    }
     // SAFETY (each arm): `lanes_span` proved [src, src + size) of every reading lane inside
     // the span's buffer, src a multiple of size; `shared_offsets` proved [o, o + size) of
     // every lane of `mask` inside `sh`.
@@ -311,6 +327,33 @@ unsafe fn copy_lanes<const S: u32>(
         // the bytes past the source size are zero-filled (PTX ISA, cp.async: src-size)
         for z in k..S {
             *d.add(z as usize) = 0;
+        }
+    }
+}
+
+/// `copy_lanes` for a full warp whose every lane reads all `S` bytes: the same copies in the
+/// same lane order (so a destination two lanes share ends with the higher lane's bytes), as
+/// one loop with nothing to decide per lane (test `full_warp_cp_async_equals_the_per_lane_path`).
+///
+/// # Safety
+/// For every lane `l`: `[offs[l], offs[l] + S)` inside the allocation at `p`, and
+/// `[src[l], src[l] + S)` inside `span` with `src[l]` a multiple of `S`.
+#[inline(always)]
+unsafe fn copy_full_warp<const S: u32>(
+    span: GlobalSpan<'_>,
+    src: &[u64; 32],
+    p: *mut u8,
+    offs: &[u32; 32],
+) {
+    for l in 0..32 {
+        let (d, a) = (p.add(offs[l] as usize), src[l]);
+        if S == 4 {
+            write_le(d, 4, span.load(a, 4));
+        } else {
+            for i in 0..S / 8 {
+                let o = 8 * i;
+                write_le(d.add(o as usize), 8, span.load(a + u64::from(o), 8));
+            }
         }
     }
 }

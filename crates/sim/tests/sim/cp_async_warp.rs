@@ -238,3 +238,120 @@ fn fast_and_per_lane_cp_async_agree() {
         }
     }
 }
+
+/// A full warp copying every chunk whole (the warp-wide path's full-warp loop,
+/// `copy_full_warp`): 16-byte copies from chunk `31 - l` with src-size `n` (from the
+/// parameter), 8-byte copies without a src-size, 4-byte copies from chunk `l` with src-size
+/// `n`; lane `l` writes destination chunk `l ^ 5` of each region, lane `dup` chunk 5 instead
+/// (lane 0's: two lanes, one destination). Then each lane copies its 32 bytes of the 1 KiB
+/// shared buffer to `out`.
+const FULL_PTX: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry cpa_full(.param .u64 out_ptr, .param .u64 in_ptr, .param .u32 n, .param .u32 dup)
+{
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<20>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b8 buf[1024];
+    ld.param.u64 %rd1, [out_ptr];
+    ld.param.u64 %rd2, [in_ptr];
+    ld.param.u32 %r30, [n];
+    ld.param.u32 %r31, [dup];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r7, buf;
+    shl.b32 %r8, %r1, 5;
+    add.u32 %r9, %r7, %r8;
+    mov.u32 %r2, 0xa5a5a5a5;
+    st.shared.v4.u32 [%r9], {%r2, %r2, %r2, %r2};
+    st.shared.v4.u32 [%r9+16], {%r2, %r2, %r2, %r2};
+    bar.sync 0;
+    xor.b32 %r3, %r1, 5;
+    setp.eq.u32 %p1, %r1, %r31;
+    @%p1 mov.u32 %r3, 5;
+    sub.u32 %r4, 31, %r1;
+    shl.b32 %r10, %r3, 4;
+    add.u32 %r10, %r7, %r10;
+    mul.wide.u32 %rd3, %r4, 16;
+    add.s64 %rd3, %rd2, %rd3;
+    cp.async.cg.shared.global [%r10], [%rd3], 16, %r30;
+    shl.b32 %r11, %r3, 3;
+    add.u32 %r11, %r7, %r11;
+    mul.wide.u32 %rd4, %r4, 8;
+    add.s64 %rd4, %rd2, %rd4;
+    cp.async.ca.shared.global [%r11+512], [%rd4+512], 8;
+    shl.b32 %r12, %r3, 2;
+    add.u32 %r12, %r7, %r12;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.s64 %rd5, %rd2, %rd5;
+    cp.async.ca.shared.global [%r12+768], [%rd5+768], 4, %r30;
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    bar.sync 0;
+    ld.shared.v4.u32 {%r15, %r16, %r17, %r18}, [%r9];
+    ld.shared.v4.u32 {%r19, %r20, %r21, %r22}, [%r9+16];
+    mul.wide.u32 %rd6, %r1, 32;
+    add.s64 %rd7, %rd1, %rd6;
+    st.global.v4.u32 [%rd7], {%r15, %r16, %r17, %r18};
+    st.global.v4.u32 [%rd7+16], {%r19, %r20, %r21, %r22};
+    ret;
+}
+"#;
+
+/// What `FULL_PTX` leaves in `out` by the PTX ISA (src-size bytes copied, the rest of
+/// cp-size zero-filled; lanes in order, so the higher of two lanes sharing a destination
+/// wins, as both engine paths copy).
+fn full_model(n: usize, dup: usize) -> Vec<u8> {
+    let inp = input();
+    let mut sh = vec![0xa5u8; 1024];
+    // (region, cp-size, source chunk of lane l, bytes read)
+    let copies: [(usize, usize, fn(usize) -> usize, usize); 3] = [
+        (0, 16, |l| 31 - l, n.min(16)),
+        (512, 8, |l| 31 - l, 8),
+        (768, 4, |l| l, n.min(4)),
+    ];
+    for (at, size, chunk, k) in copies {
+        for l in 0..32 {
+            let d = if l == dup { 5 } else { l ^ 5 };
+            let (src, dst) = (at + size * chunk(l), at + size * d);
+            sh[dst..dst + k].copy_from_slice(&inp[src..src + k]);
+            sh[dst + k..dst + size].fill(0);
+        }
+    }
+    sh
+}
+
+#[test]
+fn full_warp_cp_async_equals_the_per_lane_path() {
+    let k = load_src(FULL_PTX, "cpa_full.ptx");
+    let run_one = |n: u32, dup: u32, reference_paths: bool| {
+        let mut g = GlobalMemory::new();
+        install_globals(&k, &mut g).unwrap();
+        let out = g.alloc("out", &[0xeeu8; 1024]);
+        let inp = g.alloc("in", &input());
+        let params = param_block(&k, [out, inp, n as u64, dup as u64]);
+        let launch = plain_launch([1, 1, 1], [32, 1, 1], params);
+        let opts = RunOptions {
+            reference_paths,
+            ..RunOptions::default()
+        };
+        let r = run(&k, &launch, &g, &opts).expect("launch");
+        assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+        g.read_buffer(out).unwrap()
+    };
+    // n 16 and 40: every lane full (above the copy size reads cp-size bytes); 15 and 0: the
+    // 16-byte copy partial or empty (the general warp-wide loop), the 8-byte one still full
+    for n in [16, 40, 15, 0] {
+        for dup in [99, 1, 7, 31] {
+            let fast = run_one(n, dup, false);
+            let per_lane = run_one(n, dup, true);
+            assert_eq!(fast, per_lane, "n {n} dup {dup}");
+            assert_eq!(
+                fast,
+                full_model(n as usize, dup as usize),
+                "n {n} dup {dup}"
+            );
+        }
+    }
+}
