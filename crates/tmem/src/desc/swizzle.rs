@@ -132,6 +132,34 @@ impl OperandLayout {
         }
     }
 
+    /// [`Self::outer_term`] of `0, 1, ..., out.len() - 1`, the layout matched once: a gather
+    /// tables the terms of every row of an MMA operand, and matching per row cost more than
+    /// the arithmetic (test `outer_terms_equal_outer_term`).
+    pub fn outer_terms(&self, out: &mut [u32]) {
+        let d = &self.desc;
+        let sl = d.swizzle.width().trailing_zeros();
+        match (self.major, d.swizzle) {
+            (Major::K, _) => {
+                for (o, x) in out.iter_mut().enumerate() {
+                    let o = o as u32;
+                    *x = ((o % 8) << sl) + (o / 8) * d.sbo;
+                }
+            }
+            (Major::MN, Swizzle::None) => {
+                for (o, x) in out.iter_mut().enumerate() {
+                    *x = o as u32 * d.sbo;
+                }
+            }
+            (Major::MN, _) => {
+                let wl = sl - 4;
+                for (o, x) in out.iter_mut().enumerate() {
+                    let o = o as u32;
+                    *x = ((o & ((1 << wl) - 1)) << 4) + (o >> wl) * d.lbo;
+                }
+            }
+        }
+    }
+
     /// The part of [`Self::chunk_offset`] that depends on `inner` only.
     #[inline]
     pub fn inner_term(&self, inner: u32) -> u32 {
@@ -170,6 +198,51 @@ impl OperandLayout {
             Major::MN => {
                 let b = row * elem_bytes;
                 self.chunk_address(b / 16, k) + b % 16
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tabled terms against the per-row definition, for every major-ness × swizzle,
+    /// strides of several sizes and table lengths that are not multiples of a swizzle row.
+    #[test]
+    fn outer_terms_equal_outer_term() {
+        let swizzles = [
+            Swizzle::None,
+            Swizzle::B32,
+            Swizzle::B64,
+            Swizzle::B128,
+            Swizzle::B128Atom32,
+        ];
+        for major in [Major::K, Major::MN] {
+            for swizzle in swizzles {
+                for (lbo, sbo) in [
+                    (16, 1024),
+                    (128, 256),
+                    (4096, 16),
+                    (0, 0),
+                    (1 << 18, 1 << 17),
+                ] {
+                    let desc = SmemDescriptor {
+                        start: 0x1230,
+                        lbo,
+                        sbo,
+                        base_offset: 0,
+                        lbo_absolute: false,
+                        swizzle,
+                    };
+                    let l = OperandLayout::new(desc, major);
+                    for n in [0usize, 1, 7, 8, 9, 100, 256] {
+                        let mut got = vec![0xdead_beef; n];
+                        l.outer_terms(&mut got);
+                        let want: Vec<u32> = (0..n as u32).map(|o| l.outer_term(o)).collect();
+                        assert_eq!(got, want, "{major:?} {swizzle:?} lbo {lbo} sbo {sbo}");
+                    }
+                }
             }
         }
     }

@@ -398,13 +398,17 @@ impl Gather<'_> {
         // the outer terms too, for the fast loops (at most 256 rows: M or N of one CTA)
         let mut outer_terms = [0u32; 256];
         let tabled = n_outer as usize <= outer_terms.len();
-        for o in 0..n_outer {
-            let t = layout.outer_term(o);
-            if tabled {
-                outer_terms[o as usize] = t;
+        if tabled {
+            let terms = &mut outer_terms[..n_outer as usize];
+            layout.outer_terms(terms);
+            max_outer = terms.iter().copied().max().unwrap_or(0);
+            bits |= terms.iter().fold(0, |acc, &t| acc | t);
+        } else {
+            for o in 0..n_outer {
+                let t = layout.outer_term(o);
+                max_outer = max_outer.max(t);
+                bits |= t;
             }
-            max_outer = max_outer.max(t);
-            bits |= t;
         }
         let outer_terms = &outer_terms[..if tabled { n_outer as usize } else { 0 }];
         let max_inner = inner_terms.iter().copied().max().unwrap_or(0);
