@@ -286,6 +286,11 @@ class Input:
     pattern for bf16/fp8 (uint16/uint8)."""
     array: Any
     dtype: str
+    # an in-out buffer (atomics folding into initial contents): compared afterwards like Output
+    expected: Any = None
+    rtol: float = 0.0
+    atol: float = 0.0
+    why: str = ""
 
 
 @dataclasses.dataclass
@@ -528,9 +533,11 @@ def write_case(case: Case, ptx_name: str, entry: str, params: list[PtxParam], la
         elif isinstance(b, Output):
             w.buffers += [f"dtype = {toml_value(b.dtype)}", f"shape = {toml_value(list(b.shape))}",
                           'fill = "zeros"']
+        if isinstance(b, (Input, Output)):
             if b.expected is not None:
                 exp = np.asarray(b.expected)
-                if exp.dtype not in (np.float32, np.float64) or list(exp.shape) != list(b.shape):
+                shape = list(np.asarray(b.array).shape) if isinstance(b, Input) else b.shape
+                if exp.dtype not in (np.float32, np.float64) or list(exp.shape) != list(shape):
                     raise SystemExit(f"{case.name}: expected {bname}: {exp.dtype}{exp.shape}")
                 fname = f"{case.name}.expected.{bname}.npy"
                 w.files[fname] = npy_bytes(exp)
