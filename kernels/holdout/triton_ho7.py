@@ -568,6 +568,182 @@ def _inline_cases():
 
 
 # ---------------------------------------------------------------------------------------------
+# Inline PTX, second set: carry chains, 64-bit high products, bfind, prmt modes, float sign ops.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def _asm1(src, x, y, z):
+    return tl.inline_asm_elementwise(src, "=r,r,r,r", [x, y, z], dtype=tl.int32, is_pure=True,
+                                     pack=1)
+
+
+@triton.jit
+def inline_asm2_kernel(a_ptr, b_ptr, c_ptr, w_ptr, v_ptr, x_ptr, o_ptr, q_ptr, t_ptr,
+                       BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    n = BLOCK * tl.num_programs(0)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    c = tl.load(c_ptr + offs)
+    w = tl.load(w_ptr + offs)
+    v = tl.load(v_ptr + offs)
+    x = tl.load(x_ptr + offs)
+    # 64-bit add and subtract of {b:a} and {a:c} by carry chains
+    alo, ahi = tl.inline_asm_elementwise("{add.cc.u32 $0, $2, $4; addc.u32 $1, $3, $5;}",
+                                         "=r,=r,r,r,r,r", [a, b, c, a],
+                                         dtype=(tl.int32, tl.int32), is_pure=True, pack=1)
+    slo, shi = tl.inline_asm_elementwise("{sub.cc.u32 $0, $2, $4; subc.u32 $1, $3, $5;}",
+                                         "=r,=r,r,r,r,r", [a, b, c, a],
+                                         dtype=(tl.int32, tl.int32), is_pure=True, pack=1)
+    # a*b + c as a 64-bit value through mad.lo.cc / madc.hi
+    mlo, mhi = tl.inline_asm_elementwise("{.reg .u32 z; mov.u32 z, 0; "
+                                         "mad.lo.cc.u32 $0, $2, $3, $4; "
+                                         "madc.hi.u32 $1, $2, $3, z;}", "=r,=r,r,r,r", [a, b, c],
+                                         dtype=(tl.int32, tl.int32), is_pure=True, pack=1)
+    bf = _asm1("bfind.u32 $0, $1;", a >> (c & 31), b, c)
+    bfs = _asm1("bfind.shiftamt.s32 $0, $1;", b >> (c & 31), a, c)
+    f4e = _asm1("prmt.b32.f4e $0, $1, $2, $3;", a, b, c)
+    b4e = _asm1("prmt.b32.b4e $0, $1, $2, $3;", a, b, c)
+    rc8 = _asm1("prmt.b32.rc8 $0, $1, $2, $3;", a, b, c)
+    ecl = _asm1("prmt.b32.ecl $0, $1, $2, $3;", a, b, c)
+    ecr = _asm1("prmt.b32.ecr $0, $1, $2, $3;", a, b, c)
+    rc16 = _asm1("prmt.b32.rc16 $0, $1, $2, $3;", a, b, c)
+    cps = _asm1("copysign.f32 $0, $1, $2;", a, b, c)
+    xsa = _asm1("min.xorsign.abs.f32 $0, $1, $2;", a, b, c)
+    mxn = _asm1("max.NaN.f32 $0, $1, $2;", a, b, c)
+    rni = _asm1("cvt.rni.s32.f32 $0, $1;", b, a, c)
+    rmi = _asm1("cvt.rmi.f32.f32 $0, $1;", b, a, c)
+    pk = _asm1("cvt.rn.f16x2.f32 $0, $1, $2;", b, c, a)
+    outs = (alo, ahi, slo, shi, mlo, mhi, bf, bfs, f4e, b4e, rc8, ecl, ecr, rc16, cps, xsa, mxn,
+            rni, rmi, pk)
+    for i in tl.static_range(20):
+        tl.store(o_ptr + i * n + offs, outs[i])
+    hi64 = tl.inline_asm_elementwise("mul.hi.u64 $0, $1, $2;", "=l,l,l", [w, v],
+                                     dtype=tl.int64, is_pure=True, pack=1)
+    tl.store(q_ptr + offs, hi64.to(tl.int32))
+    tl.store(q_ptr + n + offs, (hi64 >> 32).to(tl.int32))
+    th = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=r,r", [x], dtype=tl.float32,
+                                   is_pure=True, pack=1)
+    tl.store(t_ptr + offs, th)
+
+
+def _f32_of(bits):
+    return np.array([bits & M32], np.uint32).view(np.float32)[0]
+
+
+def _bits_of(f):
+    return int(np.array([f], np.float32).view(np.uint32)[0])
+
+
+def _prmt_mode(mode, A, B, C):
+    tables = {  # result bytes b0..b3 as pool byte indices, by c[1:0] (PTX ISA prmt table)
+        "f4e": [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
+        "b4e": [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
+        "rc8": [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+        "ecl": [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
+        "ecr": [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
+        "rc16": [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
+    }
+    pool = B << 32 | A
+    sel = tables[mode][C & 3]
+    return sum(((pool >> (8 * s)) & 0xFF) << (8 * j) for j, s in enumerate(sel))
+
+
+def _inline2_ref(a, b, c, w, v):
+    a, b, c = (_u32(t) for t in (a, b, c))
+    n = len(a)
+    out = np.zeros((20, n), np.int64)
+    for i in range(n):
+        A, B, C = int(a[i]), int(b[i]), int(c[i])
+        s = (B << 32 | A) + (A << 32 | C)
+        d = ((B << 32 | A) - (A << 32 | C)) & ((1 << 64) - 1)
+        m = A * B + C
+        r = [s & M32, (s >> 32) & M32, d & M32, d >> 32, m & M32, (m >> 32) & M32]
+        x = int(_s32(A) >> (C & 31)) & M32  # Triton's >> on int32 is arithmetic
+        r.append(x.bit_length() - 1 if x else M32)
+        y = int(_s32(B)) >> (C & 31)
+        # bfind.s32: the most significant non-sign bit; shiftamt: 31 - that; none: 0xFFFFFFFF
+        yy = ~y if y < 0 else y
+        r.append(31 - (yy.bit_length() - 1) if yy else M32)
+        for mode in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16"):
+            r.append(_prmt_mode(mode, A, B, C))
+        fa, fb = _f32_of(A), _f32_of(B)
+        r.append((A & 0x80000000) | (B & 0x7FFFFFFF))  # copysign d, a, b: b with a's sign
+        # PTX ISA `min` pseudo-code: the xor sign is taken from the inputs (NaN or not); a
+        # single NaN yields the other operand (.NaN absent), both NaN the canonical NaN
+        if np.isnan(fa) and np.isnan(fb):
+            r.append(0x7FFFFFFF)
+        else:
+            mag = min(abs(float(t)) for t in (fa, fb) if not np.isnan(t))
+            r.append((_bits_of(mag) & 0x7FFFFFFF) | ((A ^ B) & 0x80000000))
+        if np.isnan(fa) or np.isnan(fb):
+            r.append(0x7FFFFFFF)
+        elif fa == fb == 0:
+            r.append(A & B)  # max(+0, -0) = +0
+        else:
+            r.append(A if float(fa) > float(fb) else B)
+        fbv = float(fb)
+        if np.isnan(fbv):
+            r.append(0)
+        else:
+            rv = np.rint(fbv)  # round half to even, as .rni
+            r.append(int(np.clip(rv, -2 ** 31, 2 ** 31 - 1)) & M32)
+        r.append(_bits_of(np.floor(fb)) if not np.isnan(fbv) else 0x7FFFFFFF)
+        # cvt.rn.f16x2.f32 d, a, b: d = {a -> upper half, b -> lower half}
+        # a NaN converts to the canonical f16 NaN 0x7fff (measured on an H100: docs/arch/num.md)
+        def h(x):
+            v = _f32_of(x)
+            if np.isnan(v):
+                return 0x7FFF
+            with np.errstate(over="ignore"):
+                return int(np.array([v], np.float32).astype(np.float16).view(np.uint16)[0])
+        r.append(h(B) << 16 | h(C))
+        out[:, i] = r
+    w64 = np.asarray(w).astype(np.uint64)
+    v64 = np.asarray(v).astype(np.uint64)
+    q = np.array([(int(x) * int(y)) >> 64 for x, y in zip(w64, v64)], dtype=object)
+    q = np.array([[x & M32 for x in q], [x >> 32 for x in q]], np.int64)
+    return _s32(out), _s32(q)
+
+
+def _inline2_cases():
+    P, BLOCK = 2, 128
+    n = P * BLOCK
+    rng = np.random.default_rng(7409)
+    f = rng.choice(np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, 1e30, -7.25, np.inf,
+                             -np.inf, np.nan, 1e-40, -3e-39, 65519.0, 65520.0, 6e-8],
+                            np.float32), size=(2, n))
+    f = np.where(rng.random((2, n)) < 0.5, f,
+                 rng.uniform(-300, 300, size=(2, n)).astype(np.float32))
+    a = rng.integers(-2 ** 31, 2 ** 31, size=n, dtype=np.int64).astype(np.int32)
+    b = f.astype(np.float32)[0].view(np.int32).copy()
+    a[n // 2:] = f.astype(np.float32)[1, n // 2:].view(np.int32)
+    c = rng.integers(0, 2 ** 31, size=n, dtype=np.int64).astype(np.int32)
+    c[:n // 4] = f.astype(np.float32)[1, :n // 4].view(np.int32)
+    c[n // 4: n // 4 + 8] = [0, 1, 2, 3, 31, 32, 33, 30]
+    w = rng.integers(-2 ** 63, 2 ** 63, size=n, dtype=np.int64)
+    v = rng.integers(-2 ** 63, 2 ** 63, size=n, dtype=np.int64)
+    x = rng.uniform(-4, 4, size=n).astype(np.float32)
+    out, q = _inline2_ref(a, b, c, w.view(np.uint64), v.view(np.uint64))
+    why_t = "tanh.approx.f32: maximum relative error 2^-10.987 (PTX ISA): rtol 6e-4"
+    return [Case("ho7_inline_asm2", grid=[P],
+                 buffers=dict(a=Input(a, "i32"), b=Input(b, "i32"), c=Input(c, "i32"),
+                              w=Input(w, "i64"), v=Input(v, "i64"), x=Input(x, "f32"),
+                              o=Output("i32", [20, n], out.astype(np.float64), 0.0, 0.0,
+                                       "integer results and float bit patterns: bit for bit"),
+                              q=Output("i32", [2, n], q.astype(np.float64), 0.0, 0.0,
+                                       "the high 64 bits of a 128-bit product: bit for bit"),
+                              t=Output("f32", [n], np.tanh(x.astype(np.float64))
+                                       .astype(np.float32), 6e-4, 1e-6, why_t)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), w_ptr=Ptr("w"),
+                           v_ptr=Ptr("v"), x_ptr=Ptr("x"), o_ptr=Ptr("o"), q_ptr=Ptr("q"),
+                           t_ptr=Ptr("t")),
+                 note=f"{n} elements through our own inline PTX: add.cc/addc and sub.cc/subc "
+                      "64-bit chains, mad.lo.cc + madc.hi, bfind (.shiftamt), prmt "
+                      ".f4e/.b4e/.rc8/.ecl/.ecr/.rc16, copysign, min.xorsign.abs, max.NaN, "
+                      "cvt.rni / cvt.rmi, cvt.rn.f16x2.f32, mul.hi.u64, tanh.approx.f32")]
+
+
+# ---------------------------------------------------------------------------------------------
 # fp8 e5m2 x e4m3 with max_num_imprecise_acc, K = 160.
 # ---------------------------------------------------------------------------------------------
 @triton.jit
@@ -673,6 +849,13 @@ KERNELS = [
                                 BLOCK="constexpr"),
                  constexprs=dict(BLOCK=128), cases=_inline_cases, num_warps=4, num_stages=1,
                  aligned=("a_ptr", "b_ptr", "c_ptr", "o_ptr"), must_contain=("lop3.b32",)),
+    TritonKernel(name="ho7_inline_asm2", fn=inline_asm2_kernel,
+                 signature=dict(a_ptr="*i32", b_ptr="*i32", c_ptr="*i32", w_ptr="*i64",
+                                v_ptr="*i64", x_ptr="*fp32", o_ptr="*i32", q_ptr="*i32",
+                                t_ptr="*fp32", BLOCK="constexpr"),
+                 constexprs=dict(BLOCK=128), cases=_inline2_cases, num_warps=4, num_stages=1,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "w_ptr", "v_ptr", "x_ptr", "o_ptr",
+                          "q_ptr", "t_ptr"), must_contain=("madc.hi.u32",)),
     TritonKernel(name="ho7_gemm_imprecise_fp8", fn=imprecise_fp8_kernel,
                  signature=dict(a_ptr="*fp8e5", b_ptr="*fp8e4nv", c_ptr="*fp32", M="i32",
                                 N="i32", K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
