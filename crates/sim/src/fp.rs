@@ -212,6 +212,9 @@ pub fn supported_f64(op: &str, m: FMods) -> bool {
         // `.approx.ftz.f64`); tmemu-num returns them correctly rounded
         "rcp" | "rsqrt" if m.rnd == Rnd::Approx => !m.sat && m.ftz == (op == "rcp"),
         "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp" => exact && !m.sat && !m.ftz,
+        // rcp.approx.ftz.f64 (the only approximate f64 form, always .ftz): libdevice's seed
+        // for the Newton steps of f64 division, pow, erf, tanh
+        "rcp_approx" => m.rnd == Rnd::Approx && m.ftz && !m.sat,
         _ => false,
     }
 }

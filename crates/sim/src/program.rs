@@ -854,6 +854,10 @@ pub enum Inst {
     Exit,
     Trap,
     Brkpt,
+    /// `call __assertfail, (message, file, line, function, charSize)`: CUDA's device-side
+    /// assert (the system call of NVIDIA's "PTX Interoperability"), as nvcc's `assert` and
+    /// Triton's `device_assert` under `debug=True` emit it; the launch fails, like `trap`.
+    AssertFail,
     // ---- synchronisation
     /// bar.sync / barrier.sync / bar.red / bar.arrive
     Bar(Box<BarInst>),

@@ -255,6 +255,20 @@ pub(super) fn exec<O: Observer>(
             cx.out.trapped = true;
             Flow::Trap
         }
+        Inst::AssertFail => {
+            if mask == 0 {
+                return Flow::Next;
+            }
+            cx.diag(
+                w,
+                pc,
+                mask,
+                rules::TRAP,
+                "device-side assertion failed (`__assertfail`): the grid is aborted".into(),
+            );
+            cx.out.trapped = true;
+            Flow::Trap
+        }
         _ => unreachable!("control::exec() called with {inst:?}"),
     }
 }

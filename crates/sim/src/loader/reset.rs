@@ -162,7 +162,7 @@ pub(crate) fn registers_to_zero(
                 // an index outside the list falls through (exec/brx.rs)
                 out.push(next);
             }
-            Inst::Ret | Inst::Exit | Inst::Trap => {
+            Inst::Ret | Inst::Exit | Inst::Trap | Inst::AssertFail => {
                 if guarded {
                     out.push(next);
                 }

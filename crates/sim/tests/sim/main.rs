@@ -5,6 +5,7 @@
 
 mod support;
 
+mod assertfail;
 mod atom_h100;
 mod atom_half;
 mod atom_vec;
@@ -23,6 +24,7 @@ mod mma_ldmatrix;
 mod mma_sparse_tf32;
 mod mma_sync_forms;
 mod mma_sync_h100;
+mod rcp_approx_f64;
 mod st_async;
 mod tcgen05_engine;
 mod tcgen05_rules;
