@@ -744,6 +744,111 @@ def _inline2_cases():
 
 
 # ---------------------------------------------------------------------------------------------
+# Debug build: device_assert and Triton's overflow sanitiser (`debug=True`).
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def debug_gather_kernel(x_ptr, idx_ptr, y_ptr, n, scale, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    i = tl.load(idx_ptr + offs, mask=mask, other=0)
+    tl.device_assert((i >= 0) & (i < n), "gather index out of range")
+    x = tl.load(x_ptr + i, mask=mask, other=0)
+    # under debug=True Triton checks this i32 product for overflow (sanitize_overflow)
+    y = x * scale + i
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+def _debug_cases():
+    n, BLOCK = 600, 256
+    rng = np.random.default_rng(7410)
+    x = rng.integers(-1000, 1000, size=n).astype(np.int32)
+    idx = rng.integers(0, n, size=n).astype(np.int32)
+    scale = 37
+    y = x[idx].astype(np.int64) * scale + idx
+    return [Case("ho7_debug_assert", grid=[triton.cdiv(n, BLOCK)],
+                 buffers=dict(x=Input(x, "i32"), idx=Input(idx, "i32"),
+                              y=Output("i32", [n], y.astype(np.float64), 0.0, 0.0,
+                                       "integers: exact")),
+                 args=dict(x_ptr=Ptr("x"), idx_ptr=Ptr("idx"), y_ptr=Ptr("y"), n=n, scale=scale),
+                 note=f"y[i] = x[idx[i]] * {scale} + idx[i] over {n} elements, compiled with "
+                      "debug=True: tl.device_assert on the index (a call of __assertfail) and "
+                      "Triton's integer-overflow checks; every index is in range, so no "
+                      "assertion fires")]
+
+
+# ---------------------------------------------------------------------------------------------
+# fp64 libdevice math, 64-bit atomics, cache modifiers and eviction policies.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def fp64_math_kernel(x_ptr, y_ptr, o_ptr, sum_ptr, mx_ptr, mn_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    n = BLOCK * tl.num_programs(0)
+    # (a cache modifier together with an eviction policy: Triton 3.9 emits PTX ptxas rejects)
+    x = tl.load(x_ptr + offs, cache_modifier=".cg")
+    y = tl.load(y_ptr + offs, eviction_policy="evict_last")
+    tl.store(o_ptr + 0 * n + offs, tl.exp(x), cache_modifier=".cs")
+    tl.store(o_ptr + 1 * n + offs, tl.log(y), cache_modifier=".wt")
+    tl.store(o_ptr + 2 * n + offs, tl.sin(x), eviction_policy="evict_last")
+    tl.store(o_ptr + 3 * n + offs, tl.extra.cuda.libdevice.pow(y, x))
+    tl.store(o_ptr + 4 * n + offs, tl.erf(x))
+    tl.store(o_ptr + 5 * n + offs, tl.extra.cuda.libdevice.tanh(x))
+    tl.store(o_ptr + 6 * n + offs, tl.sqrt(y))
+    tl.store(o_ptr + 7 * n + offs, x / y)
+    slot = offs % 16
+    # 1/8-grid values: sums of 16 are exact in f64 in any order
+    tl.atomic_add(sum_ptr + slot, tl.floor(x * 8.0) / 8.0, sem="relaxed")
+    bits = x.to(tl.int64, bitcast=True)
+    tl.atomic_max(mx_ptr + slot, bits ^ (offs.to(tl.int64) << 40), sem="relaxed")
+    tl.atomic_min(mn_ptr + slot, (bits ^ (offs.to(tl.int64) << 40)).to(tl.uint64),
+                  sem="relaxed")
+
+
+def _fp64_math_cases():
+    import math
+    P, BLOCK = 2, 128
+    n = P * BLOCK
+    rng = np.random.default_rng(7411)
+    x = rng.uniform(-6, 6, size=n)
+    y = rng.uniform(1e-3, 40, size=n)
+    x[:4] = [0.0, -0.0, 1e-300, 5.5]
+    o = np.stack([np.exp(x), np.log(y), np.sin(x), y ** x, np.vectorize(math.erf)(x),
+                  np.tanh(x), np.sqrt(y), x / y])
+    slot = np.arange(n) % 16
+    sums = np.zeros(16)
+    np.add.at(sums, slot, np.floor(x * 8) / 8)
+    key = x.view(np.int64) ^ (np.arange(n, dtype=np.int64) << 40)
+    mx = np.full(16, np.iinfo(np.int64).min, np.int64)
+    np.maximum.at(mx, slot, key)
+    mn = np.full(16, np.iinfo(np.uint64).max, np.uint64)
+    np.minimum.at(mn, slot, key.view(np.uint64))
+    why = ("libdevice f64 exp/log/sin/pow/erf/tanh are within 2 ulp (CUDA C programming guide, "
+           "double-precision functions); sqrt and div correctly rounded: rtol 1e-15, "
+           "atol 1e-300")
+    # 64-bit keys do not survive an f64 reference: the buffers are declared as pairs of u32
+    # words (little-endian, low word first), which is what the kernel's i64/u64 pointers address
+    def words(v):
+        return np.ascontiguousarray(v).view(np.uint32).reshape(16, 2)
+    init_mx = np.full(16, np.iinfo(np.int64).min, np.int64)
+    init_mn = np.full(16, np.iinfo(np.uint64).max, np.uint64)
+    w64 = "64-bit integer extrema compared word by word: exact"
+    return [Case("ho7_fp64_math", grid=[P],
+                 buffers=dict(x=Input(x, "f64"), y=Input(y, "f64"),
+                              o=Output("f64", [8, n], o, 1e-15, 1e-300, why),
+                              sums=Output("f64", [16], sums, 0.0, 0.0,
+                                          "16 values on a 1/8 grid: exact in any order"),
+                              mx=Input(words(init_mx), "u32", words(mx).astype(np.float64),
+                                       0.0, 0.0, w64),
+                              mn=Input(words(init_mn), "u32", words(mn).astype(np.float64),
+                                       0.0, 0.0, w64)),
+                 args=dict(x_ptr=Ptr("x"), y_ptr=Ptr("y"), o_ptr=Ptr("o"), sum_ptr=Ptr("sums"),
+                           mx_ptr=Ptr("mx"), mn_ptr=Ptr("mn")),
+                 note=f"{n} f64 elements: libdevice exp, log, sin, pow, erf, tanh, sqrt_rn, "
+                      "division; loads with .cg and evict_last, stores with "
+                      ".cs/.wt; f64 atomic_add, s64 atomic_max and u64 atomic_min")]
+
+
+# ---------------------------------------------------------------------------------------------
 # fp8 e5m2 x e4m3 with max_num_imprecise_acc, K = 160.
 # ---------------------------------------------------------------------------------------------
 @triton.jit
@@ -856,6 +961,19 @@ KERNELS = [
                  constexprs=dict(BLOCK=128), cases=_inline2_cases, num_warps=4, num_stages=1,
                  aligned=("a_ptr", "b_ptr", "c_ptr", "w_ptr", "v_ptr", "x_ptr", "o_ptr",
                           "q_ptr", "t_ptr"), must_contain=("madc.hi.u32",)),
+    TritonKernel(name="ho7_debug_assert", fn=debug_gather_kernel,
+                 signature=dict(x_ptr="*i32", idx_ptr="*i32", y_ptr="*i32", n="i32",
+                                scale="i32", BLOCK="constexpr"),
+                 constexprs=dict(BLOCK=256), cases=_debug_cases, num_warps=4, num_stages=1,
+                 aligned=("x_ptr", "idx_ptr", "y_ptr"), options=dict(debug=True),
+                 must_contain=("__assertfail",)),
+    TritonKernel(name="ho7_fp64_math", fn=fp64_math_kernel,
+                 signature=dict(x_ptr="*fp64", y_ptr="*fp64", o_ptr="*fp64", sum_ptr="*fp64",
+                                mx_ptr="*i64", mn_ptr="*u64", BLOCK="constexpr"),
+                 constexprs=dict(BLOCK=128), cases=_fp64_math_cases, num_warps=4,
+                 num_stages=1,
+                 aligned=("x_ptr", "y_ptr", "o_ptr", "sum_ptr", "mx_ptr", "mn_ptr"),
+                 must_contain=("add.f64",)),
     TritonKernel(name="ho7_gemm_imprecise_fp8", fn=imprecise_fp8_kernel,
                  signature=dict(a_ptr="*fp8e5", b_ptr="*fp8e4nv", c_ptr="*fp32", M="i32",
                                 N="i32", K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
