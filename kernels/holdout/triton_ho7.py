@@ -849,6 +849,46 @@ def _fp64_math_cases():
 
 
 # ---------------------------------------------------------------------------------------------
+# Small-M dots (decode-style): below the tcgen05 minimum M, Triton falls back to mma.sync.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def small_m_dot_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    acc16 = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :], mask=rm[:, None] < M,
+                    other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+        acc16 = tl.dot(a.to(tl.bfloat16), b.to(tl.bfloat16), acc16)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=rm[:, None] < M)
+    tl.store(d_ptr + rm[:, None] * N + rn[None, :], acc16, mask=rm[:, None] < M)
+
+
+def _small_m_cases():
+    M, N, K = 5, 128, 96
+    rng = np.random.default_rng(7412)
+    a = (rng.integers(-8, 9, size=(M, K)) / 8).astype(np.float16)
+    b = (rng.integers(-8, 9, size=(K, N)) / 8).astype(np.float16)
+    ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    why = ("1/8 grids, exact in fp16 and bf16: products on 1/64, sums of 96 terms below 2^7 "
+           "exact in f32")
+    return [Case("ho7_small_m_dot", grid=[N // 64],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f32", [M, N], ref, 0.0, 0.0, why),
+                              d=Output("f32", [M, N], ref, 0.0, 0.0, why)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), d_ptr=Ptr("d"),
+                           M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}] with a 16-row block (fp16, and "
+                      "again in bf16): below tcgen05's minimum M, so Triton emits mma.sync "
+                      "(and ldmatrix) on sm_100a; rows 5..15 masked")]
+
+
+# ---------------------------------------------------------------------------------------------
 # fp8 e5m2 x e4m3 with max_num_imprecise_acc, K = 160.
 # ---------------------------------------------------------------------------------------------
 @triton.jit
@@ -974,6 +1014,14 @@ KERNELS = [
                  num_stages=1,
                  aligned=("x_ptr", "y_ptr", "o_ptr", "sum_ptr", "mx_ptr", "mn_ptr"),
                  must_contain=("add.f64",)),
+    TritonKernel(name="ho7_small_m_dot", fn=small_m_dot_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", d_ptr="*fp32",
+                                M="i32", N="i32", K="i32", BLOCK_M="constexpr",
+                                BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=32), cases=_small_m_cases,
+                 num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr", "d_ptr", "N",
+                                                     "K"),
+                 must_contain=("mma",)),
     TritonKernel(name="ho7_gemm_imprecise_fp8", fn=imprecise_fp8_kernel,
                  signature=dict(a_ptr="*fp8e5", b_ptr="*fp8e4nv", c_ptr="*fp32", M="i32",
                                 N="i32", K="i32", BLOCK_M="constexpr", BLOCK_N="constexpr",
