@@ -25,6 +25,7 @@ mod mma_sparse_tf32;
 mod mma_sync_forms;
 mod mma_sync_h100;
 mod rcp_approx_f64;
+mod redux_abs_nan;
 mod st_async;
 mod tcgen05_engine;
 mod tcgen05_rules;
