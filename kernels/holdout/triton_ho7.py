@@ -849,6 +849,151 @@ def _fp64_math_cases():
 
 
 # ---------------------------------------------------------------------------------------------
+# Warp collectives in inline PTX (one element per thread: element e is lane e % 32 of warp e / 32).
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def warp_collectives_kernel(a_ptr, f_ptr, o_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    n = BLOCK * tl.num_programs(0)
+    a = tl.load(a_ptr + offs)
+    f = tl.load(f_ptr + offs)
+    outs = (
+        _asm1("redux.sync.add.s32 $0, $1, 0xffffffff;", a, a, a),
+        _asm1("redux.sync.min.u32 $0, $1, 0xffffffff;", a, a, a),
+        _asm1("redux.sync.max.s32 $0, $1, 0xffffffff;", a, a, a),
+        _asm1("redux.sync.and.b32 $0, $1, 0xffffffff;", a | 0x0F0F0000, a, a),
+        _asm1("redux.sync.or.b32 $0, $1, 0xffffffff;", a & 0x00F0F0FF, a, a),
+        _asm1("redux.sync.xor.b32 $0, $1, 0xffffffff;", a, a, a),
+        _asm1("redux.sync.min.f32 $0, $1, 0xffffffff;", f, a, a),
+        _asm1("redux.sync.max.f32 $0, $1, 0xffffffff;", f, a, a),
+        _asm1("match.any.sync.b32 $0, $1, 0xffffffff;", a & 3, a, a),
+        _asm1("{.reg .pred p; match.all.sync.b32 $0|p, $1, 0xffffffff;}", a & 0x100, a, a),
+        _asm1("{.reg .pred p; setp.ne.u32 p, $1, 0; vote.sync.ballot.b32 $0, p, 0xffffffff;}",
+              a & 1, a, a),
+        _asm1("{.reg .pred p, q; setp.gt.s32 p, $1, 0x70000000; "
+              "vote.sync.any.pred q, p, 0xffffffff; selp.b32 $0, 1, 0, q;}", a, a, a),
+        _asm1("{.reg .pred p, q; setp.ne.s32 p, $1, 0x12345; "
+              "vote.sync.all.pred q, p, 0xffffffff; selp.b32 $0, 1, 0, q;}", a, a, a),
+        _asm1("activemask.b32 $0;", a, a, a),
+        _asm1("shfl.sync.bfly.b32 $0, $1, 5, 0x1f, 0xffffffff;", a, a, a),
+        _asm1("{.reg .b32 i; and.b32 i, $2, 31; shfl.sync.idx.b32 $0, $1, i, 0x1f, "
+              "0xffffffff;}", a, a >> 7, a),
+        _asm1("shfl.sync.down.b32 $0, $1, 3, 0x1f, 0xffffffff;", a, a, a),
+        _asm1("shfl.sync.up.b32 $0, $1, 2, 0, 0xffffffff;", a, a, a),
+    )
+    for i in tl.static_range(18):
+        tl.store(o_ptr + i * n + offs, outs[i])
+
+
+def _warp_ref(a, f):
+    n = len(a)
+    u = (a.astype(np.int64) & M32)
+    out = np.zeros((18, n), np.int64)
+    fbits = f.view(np.uint32).astype(np.int64)
+    for w in range(n // 32):
+        sl = slice(32 * w, 32 * w + 32)
+        ua, sa = u[sl], a[sl].astype(np.int64)
+        fw, fb = f[sl], fbits[sl]
+        lane = np.arange(32)
+        out[0, sl] = sa.sum() & M32
+        out[1, sl] = ua.min()
+        out[2, sl] = sa.max() & M32
+        out[3, sl] = np.bitwise_and.reduce(ua | 0x0F0F0000)
+        out[4, sl] = np.bitwise_or.reduce(ua & 0x00F0F0FF)
+        out[5, sl] = np.bitwise_xor.reduce(ua)
+        out[6, sl] = fb[np.argmin(fw)]
+        out[7, sl] = fb[np.argmax(fw)]
+        key = ua & 3
+        out[8, sl] = [sum(1 << j for j in range(32) if key[j] == key[i]) for i in range(32)]
+        k2 = ua & 0x100
+        out[9, sl] = M32 if np.all(k2 == k2[0]) else 0
+        out[10, sl] = sum(1 << j for j in range(32) if ua[j] & 1)
+        out[11, sl] = int(np.any(sa > 0x70000000))
+        out[12, sl] = int(np.all(sa != 0x12345))
+        out[13, sl] = M32
+        out[14, sl] = ua[lane ^ 5]
+        out[15, sl] = ua[(sa >> 7) & 31]  # Triton's >> on int32 is arithmetic
+        out[16, sl] = ua[np.where(lane + 3 <= 31, lane + 3, lane)]
+        out[17, sl] = ua[np.where(lane - 2 >= 0, lane - 2, lane)]
+    return _s32(out)
+
+
+def _warp_cases():
+    P, BLOCK = 2, 128
+    n = P * BLOCK
+    rng = np.random.default_rng(7413)
+    a = rng.integers(-2 ** 31, 2 ** 31, size=n, dtype=np.int64).astype(np.int32)
+    a[64:96] = (a[64:96] & ~0x100)          # one warp where match.all holds
+    a[96:128] = (a[96:128] | 0x100)         # and one where it holds with the bit set
+    a[40] = 0x12345                          # vote.all false in warp 1
+    f = (rng.integers(-4000, 4000, size=n) / 16).astype(np.float32)
+    f[33] = -0.0
+    out = _warp_ref(a, f)
+    return [Case("ho7_warp_collectives", grid=[P],
+                 buffers=dict(a=Input(a, "i32"), f=Input(f, "f32"),
+                              o=Output("i32", [18, n], out.astype(np.float64), 0.0, 0.0,
+                                       "warp collectives of integers and float bits: exact")),
+                 args=dict(a_ptr=Ptr("a"), f_ptr=Ptr("f"), o_ptr=Ptr("o")),
+                 note=f"{n} elements, one per thread, through our own inline PTX warp "
+                      "collectives: redux.sync add/min/max/and/or/xor (s32/u32/b32) and "
+                      "min/max.f32, match.any / match.all, vote.sync ballot/any/all, activemask, "
+                      "shfl.sync bfly/idx/down/up")]
+
+
+# ---------------------------------------------------------------------------------------------
+# fp8-quantisation statistics: NaN-propagating absolute maximum (redux.sync.max.abs.NaN.f32).
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def _max_nan(a, b):
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
+def absmax_kernel(x_ptr, amax_ptr, amin_ptr, mx_ptr, s_ptr, N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + row * N + cols)
+    amax = tl.reduce(tl.abs(x), 0, _max_nan)
+    tl.store(amax_ptr + row, amax)
+    tl.store(amin_ptr + row, tl.min(tl.abs(x), 0))
+    tl.store(mx_ptr + row, tl.reduce(x, 0, _max_nan))
+    tl.store(s_ptr + row * N + cols, x * (448.0 / amax))
+
+
+def _absmax_cases():
+    R, N = 6, 256
+    rng = np.random.default_rng(7414)
+    x = (rng.integers(-4096, 4097, size=(R, N)) / 64).astype(np.float32)
+    x[1, 77] = np.nan                  # one NaN lane in a warp
+    x[2, 0] = np.nan                   # the first lane
+    x[2, 200] = -np.inf
+    x[3, :] = -np.abs(x[3, :])         # all negative: amax from the most negative
+    x[4, 13] = np.float32(-70.0)       # the absolute max is negative
+    x64 = x.astype(np.float64)
+    amax = np.max(np.abs(x64), axis=1)              # NaN-propagating
+    amin = np.nanmin(np.abs(x64), axis=1)           # plain min ignores NaN
+    mx = np.max(x64, axis=1)                        # NaN-propagating
+    with np.errstate(invalid="ignore"):
+        sc = (np.float32(448.0) / amax.astype(np.float32)).astype(np.float32)
+        s = (x * sc[:, None]).astype(np.float32)
+    why = "max / min of f32 values: exact (NaN rows give NaN: compared as NaN)"
+    why_s = ("448 / amax by div.full.f32 (2 ulp, PTX ISA) then one rounded product: "
+             "rtol 2.5e-7; NaN rows NaN")
+    return [Case("ho7_absmax_nan", grid=[R],
+                 buffers=dict(x=Input(x, "f32"),
+                              amax=Output("f32", [R], amax.astype(np.float32), 0.0, 0.0, why),
+                              amin=Output("f32", [R], amin.astype(np.float32), 0.0, 0.0, why),
+                              mx=Output("f32", [R], mx.astype(np.float32), 0.0, 0.0, why),
+                              s=Output("f32", [R, N], s, 2.5e-7, 0.0, why_s)),
+                 args=dict(x_ptr=Ptr("x"), amax_ptr=Ptr("amax"), amin_ptr=Ptr("amin"),
+                           mx_ptr=Ptr("mx"), s_ptr=Ptr("s")),
+                 note=f"fp8-quantisation statistics of {R} rows of {N}: NaN-propagating "
+                      "absolute maximum (redux.sync.max.abs.NaN.f32), minimum magnitude "
+                      "(redux.sync.min.abs.f32), NaN-propagating maximum (redux.sync.max.NaN."
+                      "f32), the row scaled to 448 / amax; rows 1 and 2 hold a NaN, row 2 -inf")]
+
+
+# ---------------------------------------------------------------------------------------------
 # Small-M dots (decode-style): below the tcgen05 minimum M, Triton falls back to mma.sync.
 # ---------------------------------------------------------------------------------------------
 @triton.jit
@@ -1014,6 +1159,16 @@ KERNELS = [
                  num_stages=1,
                  aligned=("x_ptr", "y_ptr", "o_ptr", "sum_ptr", "mx_ptr", "mn_ptr"),
                  must_contain=("add.f64",)),
+    TritonKernel(name="ho7_warp_collectives", fn=warp_collectives_kernel,
+                 signature=dict(a_ptr="*i32", f_ptr="*fp32", o_ptr="*i32", BLOCK="constexpr"),
+                 constexprs=dict(BLOCK=128), cases=_warp_cases, num_warps=4, num_stages=1,
+                 aligned=("a_ptr", "f_ptr", "o_ptr"), must_contain=("redux.sync",)),
+    TritonKernel(name="ho7_absmax_nan", fn=absmax_kernel,
+                 signature=dict(x_ptr="*fp32", amax_ptr="*fp32", amin_ptr="*fp32",
+                                mx_ptr="*fp32", s_ptr="*fp32", N="constexpr"),
+                 constexprs=dict(N=256), cases=_absmax_cases, num_warps=8, num_stages=1,
+                 aligned=("x_ptr", "amax_ptr", "amin_ptr", "mx_ptr", "s_ptr"),
+                 must_contain=("redux.sync.max.abs.NaN.f32",)),
     TritonKernel(name="ho7_small_m_dot", fn=small_m_dot_kernel,
                  signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", d_ptr="*fp32",
                                 M="i32", N="i32", K="i32", BLOCK_M="constexpr",
