@@ -1034,6 +1034,53 @@ def _small_m_cases():
 
 
 # ---------------------------------------------------------------------------------------------
+# Small-M fp8 and int8 dots: mma.sync with 8-bit operands on sm_100a.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def small_m_8bit_kernel(a_ptr, b_ptr, ai_ptr, bi_ptr, c_ptr, ci_ptr, M, N, K,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    acci = tl.zeros((BLOCK_M, BLOCK_N), tl.int32)
+    for k0 in range(0, K, BLOCK_K):
+        am = rm[:, None] < M
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :], mask=am, other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+        ai = tl.load(ai_ptr + rm[:, None] * K + (k0 + rk)[None, :], mask=am, other=0)
+        bi = tl.load(bi_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acci = tl.dot(ai, bi, acci)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=rm[:, None] < M)
+    tl.store(ci_ptr + rm[:, None] * N + rn[None, :], acci, mask=rm[:, None] < M)
+
+
+def _small_m_8bit_cases():
+    M, N, K = 7, 64, 128
+    rng = np.random.default_rng(7415)
+    a = random_e4m3_bits(rng, (M, K))
+    b = random_e4m3_bits(rng, (K, N))
+    ai = rng.integers(-128, 128, size=(M, K)).astype(np.int8)
+    bi = rng.integers(-128, 128, size=(K, N)).astype(np.int8)
+    ref = e4m3_bits_to_f64(a) @ e4m3_bits_to_f64(b)
+    refi = ai.astype(np.int64) @ bi.astype(np.int64)
+    why = ("e4m3 products exact (4 + 4 bits); 128 terms of |ab| <= 4 in f32 (or wider): "
+           "< 128·4·2^-24 < 4e-5: atol 1e-4")
+    return [Case("ho7_small_m_8bit", grid=[N // 32],
+                 buffers=dict(a=Input(a, "fp8e4m3"), b=Input(b, "fp8e4m3"), ai=Input(ai, "i8"),
+                              bi=Input(bi, "i8"),
+                              c=Output("f32", [M, N], ref.astype(np.float32), 0.0, 1e-4, why),
+                              ci=Output("i32", [M, N], refi.astype(np.float64), 0.0, 0.0,
+                                        "integer sums below 2^21: exact")),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), ai_ptr=Ptr("ai"), bi_ptr=Ptr("bi"),
+                           c_ptr=Ptr("c"), ci_ptr=Ptr("ci"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}] in e4m3 (f32 out) and in int8 "
+                      "(int32 out) with a 16-row block: below tcgen05's minimum M, so Triton "
+                      "emits 8-bit mma.sync on sm_100a; rows 7..15 masked")]
+
+
+# ---------------------------------------------------------------------------------------------
 # fp8 e5m2 x e4m3 with max_num_imprecise_acc, K = 160.
 # ---------------------------------------------------------------------------------------------
 @triton.jit
@@ -1176,6 +1223,14 @@ KERNELS = [
                  constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=32), cases=_small_m_cases,
                  num_warps=4, num_stages=2, aligned=("a_ptr", "b_ptr", "c_ptr", "d_ptr", "N",
                                                      "K"),
+                 must_contain=("mma",)),
+    TritonKernel(name="ho7_small_m_8bit", fn=small_m_8bit_kernel,
+                 signature=dict(a_ptr="*fp8e4nv", b_ptr="*fp8e4nv", ai_ptr="*i8", bi_ptr="*i8",
+                                c_ptr="*fp32", ci_ptr="*i32", M="i32", N="i32", K="i32",
+                                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr"),
+                 constexprs=dict(BLOCK_M=16, BLOCK_N=32, BLOCK_K=64),
+                 cases=_small_m_8bit_cases, num_warps=4, num_stages=2,
+                 aligned=("a_ptr", "b_ptr", "ai_ptr", "bi_ptr", "c_ptr", "ci_ptr", "N", "K"),
                  must_contain=("mma",)),
     TritonKernel(name="ho7_gemm_imprecise_fp8", fn=imprecise_fp8_kernel,
                  signature=dict(a_ptr="*fp8e5", b_ptr="*fp8e4nv", c_ptr="*fp32", M="i32",
