@@ -862,6 +862,14 @@ pub enum Inst {
     /// assert (the system call of NVIDIA's "PTX Interoperability"), as nvcc's `assert` and
     /// Triton's `device_assert` under `debug=True` emit it; the launch fails, like `trap`.
     AssertFail,
+    /// `call (ret), vprintf, (format, args)`: CUDA's device printf system call (Triton's
+    /// `device_print`, nvcc's `printf`). The text is not produced; the return value is, as
+    /// CUDA defines it: the number of arguments the format string consumes (its conversions),
+    /// -1 for a null format. `fmt` and `ret` are the call's `.param` slots (local offsets).
+    Vprintf {
+        fmt: u32,
+        ret: u32,
+    },
     // ---- synchronisation
     /// bar.sync / barrier.sync / bar.red / bar.arrive
     Bar(Box<BarInst>),

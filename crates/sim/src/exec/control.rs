@@ -6,7 +6,7 @@
 //! `ret` copies the callee's return slots back. Registers of a `.func` are its own (the loader
 //! gives each function a disjoint register range), which is why the loader refuses recursion.
 
-use super::{sync, Ctx, Flow, Warp};
+use super::{memory, sync, Ctx, Flow, Warp};
 use crate::error::rules;
 use crate::observer::{Observer, SyncKey};
 use crate::program::{Any, Inst, Sreg};
@@ -255,6 +255,27 @@ pub(super) fn exec<O: Observer>(
             cx.out.trapped = true;
             Flow::Trap
         }
+        Inst::Vprintf { fmt, ret } => {
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                match printf_args(w, cx, l, *fmt) {
+                    Ok(n) => {
+                        let lb = w.local_bytes as usize;
+                        let at = l * lb + *ret as usize;
+                        if let Some(dst) = w.local.get_mut(at..at + 4) {
+                            dst.copy_from_slice(&n.to_le_bytes());
+                        }
+                    }
+                    Err(f) => {
+                        memory::fault(w, cx, 1 << l, l, f, crate::program::Space::Generic);
+                        return Flow::Trap;
+                    }
+                }
+            }
+            Flow::Next
+        }
         Inst::AssertFail => {
             if mask == 0 {
                 return Flow::Next;
@@ -271,6 +292,69 @@ pub(super) fn exec<O: Observer>(
         }
         _ => unreachable!("control::exec() called with {inst:?}"),
     }
+}
+
+/// The number of arguments `vprintf`'s format string consumes (CUDA: printf returns the number
+/// of arguments parsed): one per conversion, one more per `*` width or precision, none for
+/// `%%`; -1 for a null format. Reads the string byte by byte through the generic window.
+fn printf_args<O: Observer>(
+    w: &Warp,
+    cx: &Ctx<'_, '_, O>,
+    lane: usize,
+    fmt: u32,
+) -> Result<i32, crate::mem::MemFault> {
+    let ptr = memory::load(w, cx, lane, memory::Loc::Local(fmt as u64), 8)?;
+    if ptr == 0 {
+        return Ok(-1);
+    }
+    let byte = |i: u64| -> Result<u8, crate::mem::MemFault> {
+        let loc = memory::resolve(cx, crate::program::Space::Generic, ptr + i)?;
+        Ok(memory::load(w, cx, lane, loc, 1)? as u8)
+    };
+    let (mut i, mut n) = (0u64, 0i32);
+    // a format string has a terminator within the module's globals; the bound only stops a
+    // pointer into unterminated data from scanning all of memory
+    while i < 1 << 16 {
+        let c = byte(i)?;
+        i += 1;
+        if c == 0 {
+            return Ok(n);
+        }
+        if c != b'%' {
+            continue;
+        }
+        if byte(i)? == b'%' {
+            i += 1;
+            continue;
+        }
+        // flags, width, precision, length, then the conversion character
+        loop {
+            let c = byte(i)?;
+            i += 1;
+            match c {
+                0 => return Ok(n),
+                b'*' => n += 1,
+                b'-'
+                | b'+'
+                | b' '
+                | b'#'
+                | b'.'
+                | b'0'..=b'9'
+                | b'h'
+                | b'l'
+                | b'L'
+                | b'q'
+                | b'j'
+                | b'z'
+                | b't' => {}
+                _ => {
+                    n += 1;
+                    break;
+                }
+            }
+        }
+    }
+    Ok(n)
 }
 
 /// Copies (from, to, size) byte ranges within one lane's local memory.

@@ -739,7 +739,8 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Exit
             | Inst::Trap
             | Inst::Brkpt
-            | Inst::AssertFail => control::exec(w, cx, mask, inst),
+            | Inst::AssertFail
+            | Inst::Vprintf { .. } => control::exec(w, cx, mask, inst),
             // Triton's predicate chains: too small for a call into `exec_other`
             Inst::PredLogic { op, d, a, b } => {
                 let (x, y) = (w.pred(*a), w.pred(*b));

@@ -2104,6 +2104,23 @@ fn call(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     if fid.name == "__assertfail" && d.sc.lookup(fid.name).is_none() && rets.is_empty() {
         return Ok(Inst::AssertFail);
     }
+    if fid.name == "vprintf" && d.sc.lookup(fid.name).is_none() && rets.len() == 1 {
+        let (fmt, ret) = match (ops.get(idx + 1).map(|o| &o.kind), &rets[0].kind) {
+            (Some(OperandKind::List(l)), OperandKind::Ident(r)) if l.len() == 2 => {
+                match (&l[0].kind, d.lookup(r.name, r.span)?) {
+                    (OperandKind::Ident(f), Sym::Var(VarSpace::Local, ro)) => {
+                        match d.lookup(f.name, f.span)? {
+                            Sym::Var(VarSpace::Local, fo) => (fo as u32, ro as u32),
+                            _ => return d.unsup_why("vprintf format that is not a .param"),
+                        }
+                    }
+                    _ => return d.unsup_why("vprintf arguments that are not .param variables"),
+                }
+            }
+            _ => return d.unsup_why("vprintf with other than (format, args)"),
+        };
+        return Ok(Inst::Vprintf { fmt, ret });
+    }
     if d.sc.lookup(fid.name).is_none() {
         return unsupported(
             format!(

@@ -31,5 +31,6 @@ mod tcgen05_engine;
 mod tcgen05_rules;
 mod tma_reduce_threads;
 mod tmem_lazy_zero;
+mod vprintf;
 mod warp_reset;
 mod wmma_h100;
