@@ -755,6 +755,7 @@ def debug_gather_kernel(x_ptr, idx_ptr, y_ptr, n, scale, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + i, mask=mask, other=0)
     # under debug=True Triton checks this i32 product for overflow (sanitize_overflow)
     y = x * scale + i
+    tl.device_print("y", y)
     tl.store(y_ptr + offs, y, mask=mask)
 
 
@@ -771,9 +772,9 @@ def _debug_cases():
                                        "integers: exact")),
                  args=dict(x_ptr=Ptr("x"), idx_ptr=Ptr("idx"), y_ptr=Ptr("y"), n=n, scale=scale),
                  note=f"y[i] = x[idx[i]] * {scale} + idx[i] over {n} elements, compiled with "
-                      "debug=True: tl.device_assert on the index (a call of __assertfail) and "
-                      "Triton's integer-overflow checks; every index is in range, so no "
-                      "assertion fires")]
+                      "debug=True: tl.device_assert on the index (a call of __assertfail), "
+                      "Triton's integer-overflow checks and tl.device_print of y (vprintf); "
+                      "every index is in range, so no assertion fires")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1198,7 +1199,7 @@ KERNELS = [
                                 scale="i32", BLOCK="constexpr"),
                  constexprs=dict(BLOCK=256), cases=_debug_cases, num_warps=4, num_stages=1,
                  aligned=("x_ptr", "idx_ptr", "y_ptr"), options=dict(debug=True),
-                 must_contain=("__assertfail",)),
+                 must_contain=("__assertfail", "vprintf")),
     TritonKernel(name="ho7_fp64_math", fn=fp64_math_kernel,
                  signature=dict(x_ptr="*fp64", y_ptr="*fp64", o_ptr="*fp64", sum_ptr="*fp64",
                                 mx_ptr="*i64", mn_ptr="*u64", BLOCK="constexpr"),
