@@ -272,10 +272,6 @@ pub enum ReduxOp {
     FMinAbsNan,
     FMaxAbsNan,
     FMaxAbs,
-    /// `.abs.NaN`: magnitudes, and a NaN in any member lane gives the canonical NaN (Triton 3.9
-    /// emits `redux.sync.max.abs.NaN.f32` for a NaN-propagating absolute maximum)
-    FMinAbsNan,
-    FMaxAbsNan,
 }
 
 /// Special registers, decoded.

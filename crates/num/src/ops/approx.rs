@@ -253,11 +253,6 @@ pub fn f64_rcp_approx_ftz(a: u64) -> u64 {
     } else {
         r.to_bits()
     }
-    if r.is_infinite() || r == 0.0 {
-        return r.to_bits();
-    }
-    // |r| <= 2^1022: rounding up into the exponent cannot overflow
-    (r.to_bits() + 0x8000_0000) & HI
 }
 
 /// rsqrt.approx.f64: 1/sqrt(x), returned correctly rounded.
