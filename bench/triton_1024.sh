@@ -53,12 +53,25 @@ for pair in jit:matmul_fp16_div16_bench1024 unspec:matmul_fp16_bench1024; do
     grep -q '^save = ' "$T/$name/bench.toml" || { echo "triton_1024.sh: cannot add save to ${pair#*:}.toml" >&2; exit 1; }
     : > "$T/$name/times"
 done
+# timed OUT CMD...: runs CMD and writes "wall user sys" seconds to OUT with microsecond
+# resolution (GNU time's %e/%U/%S are centiseconds: a 16-thread run takes a few of them)
+timed() {
+    local out=$1
+    shift
+    "$PYTHON" -c '
+import os, resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.call(sys.argv[2:])
+wall = time.perf_counter() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write(f"{wall:.6f} {ru.ru_utime:.6f} {ru.ru_stime:.6f}\n")
+sys.exit(rc)' "$out" "$@"
+}
 # wall and CPU (user + sys) seconds of the whole tmemu process, one line per repeat; the two
 # kernels alternate so that both see the same load
 for i in $(seq "$REPEATS"); do
     for name in jit unspec; do
-        /usr/bin/time -o "$T/t" -f "%e %U %S" \
-            "$TMEMU" run "$T/$name/bench.toml" "${THREAD_ARGS[@]}" > "$T/$name/run.log" 2>&1 \
+        timed "$T/t" "$TMEMU" run "$T/$name/bench.toml" "${THREAD_ARGS[@]}" > "$T/$name/run.log" 2>&1 \
             || { cat "$T/$name/run.log"; exit 1; }
         cat "$T/t" >> "$T/$name/times"
     done
@@ -96,8 +109,8 @@ for name, what in KERNELS:
     errs.append((what, err))
     print(f"tmemu run [{name}] {what}: {n_instr.group(1) if n_instr else '?'} warp-instructions, "
           f"{threads} thread{'' if threads == '1' else 's'}")
-    print(f"tmemu run [{name}] (whole process, median of {len(rows)}):  wall {wall:.3f} s, "
-          f"CPU {cpu:.3f} s")
+    print(f"tmemu run [{name}] (whole process, median of {len(rows)}):  wall {wall * 1e3:.1f} ms, "
+          f"CPU {cpu * 1e3:.1f} ms")
     print(f"ratio tmemu [{name}] / numpy:  wall {wall / npt:.1f}x, CPU {cpu / npc:.1f}x")
 print(f"numpy f32 matmul (median of 5):  wall {npt * 1e3:.2f} ms, CPU {npc * 1e3:.2f} ms")
 print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
