@@ -229,7 +229,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// touch.
     ///
     /// Every access looks up each of its pages 2-4 times (a plane's groups, update, fill;
-    /// the other plane's): the hit of a touched chunk is inlined and short, the rest (growing
+    /// the other plane's; a write's two groups walks are one, [`groups_both`]): the hit of a touched chunk is inlined and short, the rest (growing
     /// the table, a new chunk, the hashed table) is out of line, so the hit pays no register
     /// spills for the cold path (~28 → ~8 instructions a lookup; session 7).
     #[inline(always)]
@@ -405,32 +405,59 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         }
         // Whether every byte so far holds the first byte's id (a TMA box or an mma operand
         // over many pages that one earlier access left under one id).
-        let mut one: Option<CellId> = None;
-        let mut all_one = true;
+        let mut one = (None, true);
         let mut pos = start;
         while pos < end {
             let pn = pos >> PAGE_BITS;
             let base = pn << PAGE_BITS;
             let page_end = base.saturating_add(PAGE as u64).min(end);
             let pi = self.page_index(pn);
-            let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
-            let mut i = lo;
-            while i < hi {
-                let (id, j) = self.pages[pi].run_at(i, hi);
-                let e = base + j as u64;
-                match one {
-                    None => one = Some(id),
-                    Some(o) => all_one &= o == id,
-                }
-                match out.last_mut() {
-                    Some(g) if self.same_state(g.2, id) => g.1 = e,
-                    _ => out.push((base + i as u64, e, id)),
-                }
-                i = j;
-            }
+            self.groups_page(pi, base, pos, page_end, out, &mut one);
             pos = page_end;
         }
-        one.filter(|_| all_one)
+        one.0.filter(|_| one.1)
+    }
+
+    /// [`DenseShadow::groups`] over `[pos, page_end)` of page `pi` (whose first byte is
+    /// `base`): the runs appended to `out`; `one`: the first id, and whether every byte so
+    /// far held it.
+    #[inline(always)]
+    fn groups_page(
+        &self,
+        pi: usize,
+        base: u64,
+        pos: u64,
+        page_end: u64,
+        out: &mut Vec<(u64, u64, CellId)>,
+        one: &mut (Option<CellId>, bool),
+    ) {
+        let (lo, hi) = ((pos - base) as usize, (page_end - base) as usize);
+        let mut i = lo;
+        while i < hi {
+            let (id, j) = self.pages[pi].run_at(i, hi);
+            let e = base + j as u64;
+            match one.0 {
+                None => one.0 = Some(id),
+                Some(o) => one.1 &= o == id,
+            }
+            match out.last_mut() {
+                Some(g) if self.same_state(g.2, id) => g.1 = e,
+                _ => out.push((base + i as u64, e, id)),
+            }
+            i = j;
+        }
+    }
+
+    /// The page of page number `pn` without creating it (tests: the planes' tables agree).
+    #[cfg(debug_assertions)]
+    fn lookup(&self, pn: u64) -> Option<usize> {
+        let (cn, within) = (pn >> CHUNK_BITS, (pn as usize) & (CHUNK_PAGES - 1));
+        let base = if cn < LOW_CHUNKS {
+            *self.low.get(cn as usize)?
+        } else {
+            *self.high.get(&cn)?
+        };
+        (base != NO_PAGE).then_some(base as usize + within)
     }
 
     /// The state an id holds.
@@ -776,6 +803,80 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         let id = self.pages[pi].id_at((addr & (PAGE as u64 - 1)) as usize);
         self.cells[id as usize].cell.clone()
     }
+}
+
+/// [`DenseShadow::groups`] of two shadows of one memory in one walk, one page lookup per page
+/// for both (a write's write and read planes, `crate::planes`).
+///
+/// The page found in `a` is used in `b`: both shadows must have created their chunks in the
+/// same order, so that their page tables agree. The planes do: every access walks its pages
+/// in address order in the write plane and then in the read plane (here both at once), and
+/// a chunk `a` creates here is created in `b` at once; then its index must agree (checked),
+/// and debug builds check every page.
+pub(crate) fn groups_both<A, B>(
+    a: &mut DenseShadow<A>,
+    b: &mut DenseShadow<B>,
+    start: u64,
+    end: u64,
+    ga: &mut Vec<(u64, u64, CellId)>,
+    gb: &mut Vec<(u64, u64, CellId)>,
+) -> (Option<CellId>, Option<CellId>)
+where
+    A: Default + Clone + PartialEq,
+    B: Default + Clone + PartialEq,
+{
+    ga.clear();
+    gb.clear();
+    if start >= end {
+        return (None, None);
+    }
+    // One page (most accesses): one lookup, then each plane's first run, as `single_id`.
+    let pn = start >> PAGE_BITS;
+    if (end - 1) >> PAGE_BITS == pn {
+        let pages = a.pages.len();
+        let pi = a.page_index(pn);
+        if a.pages.len() != pages {
+            new_chunk_in_both(b, pn, pi);
+        }
+        #[cfg(debug_assertions)]
+        assert_eq!(b.lookup(pn), Some(pi), "the planes' page tables disagree");
+        let off = (start & (PAGE as u64 - 1)) as usize;
+        let hi = off + (end - start) as usize;
+        let (ia, ja) = a.pages[pi].run_at(off, hi);
+        let (ib, jb) = b.pages[pi].run_at(off, hi);
+        if ja == hi && jb == hi {
+            ga.push((start, end, ia));
+            gb.push((start, end, ib));
+            return (Some(ia), Some(ib));
+        }
+    }
+    let (mut oa, mut ob) = ((None, true), (None, true));
+    let mut pos = start;
+    while pos < end {
+        let pn = pos >> PAGE_BITS;
+        let base = pn << PAGE_BITS;
+        // Saturating: the last page of the address space ends at u64::MAX (exclusive).
+        let page_end = base.saturating_add(PAGE as u64).min(end);
+        let pages = a.pages.len();
+        let pi = a.page_index(pn);
+        if a.pages.len() != pages {
+            new_chunk_in_both(b, pn, pi);
+        }
+        #[cfg(debug_assertions)]
+        assert_eq!(b.lookup(pn), Some(pi), "the planes' page tables disagree");
+        a.groups_page(pi, base, pos, page_end, ga, &mut oa);
+        b.groups_page(pi, base, pos, page_end, gb, &mut ob);
+        pos = page_end;
+    }
+    (oa.0.filter(|_| oa.1), ob.0.filter(|_| ob.1))
+}
+
+/// `b`'s part of a chunk the other shadow just created at page `pi` (see [`groups_both`]).
+#[cold]
+#[inline(never)]
+fn new_chunk_in_both<B: Default + Clone + PartialEq>(b: &mut DenseShadow<B>, pn: u64, pi: usize) {
+    let pj = b.page_index(pn);
+    assert_eq!(pj, pi, "the planes' page tables disagree");
 }
 
 /// Shadow memory of one byte-addressed memory as the detector holds it: dense, with separate

@@ -23,7 +23,7 @@
 //! conflicts recorded are the same, in the same order (`tests/dense_vs_runs.rs`).
 
 use crate::access::{Check, ReadSet, WriteState};
-use crate::dense::{CellId, DenseShadow, NEVER};
+use crate::dense::{groups_both, CellId, DenseShadow, NEVER};
 use crate::detector::Conflict;
 use crate::event::AccessKind;
 
@@ -81,8 +81,8 @@ impl PlaneShadow {
             self.new_epoch();
         }
         let mut wg = std::mem::take(&mut self.wg);
-        let w_one = self.w.groups(start, end, &mut wg);
         if c.kind == AccessKind::Read {
+            self.w.groups(start, end, &mut wg);
             for &(s, e, id) in &wg {
                 if self.w.mark(id) == self.epoch {
                     continue;
@@ -99,7 +99,9 @@ impl PlaneShadow {
             // The write plane changes: ids checked clean may be freed and reused.
             self.new_epoch();
             let mut rg = std::mem::take(&mut self.rg);
-            let r_one = self.r.groups(start, end, &mut rg);
+            // One walk for both planes' runs (their page tables agree: `groups_both`).
+            let (w_one, r_one) =
+                groups_both(&mut self.w, &mut self.r, start, end, &mut wg, &mut rg);
             let (mut i, mut j, mut pos) = (0, 0, start);
             while pos < end {
                 let (_, we, wid) = wg[i];
