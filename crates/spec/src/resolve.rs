@@ -172,11 +172,11 @@ impl ResolvedLaunch {
 }
 
 /// Reads an `.npy` file, reporting problems at `site`. Where `NAME.npy` is absent and
-/// `NAME.npy.xz` exists, the compressed file is read: the corpus commits large arrays that way
+/// `NAME.npy.gz` exists, the compressed file is read: the corpus commits large arrays that way
 /// (kernels/regen.py), so the tracked tree stays under what the device machine carries, while
 /// specs keep naming `NAME.npy`.
 fn read_npy(file: &str, path: &Path, site: &Site) -> Result<NpyArray, SpecError> {
-    let bytes = read_maybe_xz(path).map_err(|e| {
+    let bytes = read_maybe_gz(path).map_err(|e| {
         SpecError::new(
             file,
             site.clone(),
@@ -187,24 +187,28 @@ fn read_npy(file: &str, path: &Path, site: &Site) -> Result<NpyArray, SpecError>
         .map_err(|e| SpecError::new(file, site.clone(), format!("'{}': {e}", path.display())))
 }
 
-/// The bytes of `path`, or, when it does not exist, the decompressed bytes of `path`.xz.
+/// The bytes of `path`, or, when it does not exist, the decompressed bytes of `path`.gz.
 /// The error is the plain file's when neither exists (the spec names the plain file).
-pub fn read_maybe_xz(path: &Path) -> std::io::Result<Vec<u8>> {
+pub fn read_maybe_gz(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
     match std::fs::read(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut xz = path.as_os_str().to_owned();
-            xz.push(".xz");
-            let packed = match std::fs::read(Path::new(&xz)) {
+            let mut gz = path.as_os_str().to_owned();
+            gz.push(".gz");
+            let gz = Path::new(&gz);
+            let packed = match std::fs::read(gz) {
                 Ok(p) => p,
                 Err(_) => return Err(e),
             };
             let mut out = Vec::new();
-            lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).map_err(|d| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("'{}' is not a valid xz file: {d}", Path::new(&xz).display()),
-                )
-            })?;
+            flate2::read::GzDecoder::new(packed.as_slice())
+                .read_to_end(&mut out)
+                .map_err(|d| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("'{}' is not a valid gzip file: {d}", gz.display()),
+                    )
+                })?;
             Ok(out)
         }
         r => r,

@@ -47,7 +47,7 @@ fn splitk_without_ticket() -> PathBuf {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         if name.starts_with("ho3_splitk_ticket.")
-            && (name.ends_with(".npy") || name.ends_with(".npy.xz"))
+            && (name.ends_with(".npy") || name.ends_with(".npy.gz"))
         {
             std::fs::copy(&p, dir.join(&name)).unwrap();
         }

@@ -561,20 +561,24 @@ packed = [
     );
 }
 
-/// The corpus commits large arrays as NAME.npy.xz while its specs name NAME.npy
+/// The corpus commits large arrays as NAME.npy.gz while its specs name NAME.npy
 /// (kernels/regen.py): an input (`from`) and a reference (`npy`) are read from the compressed
 /// file when the plain one is absent, byte for byte; the plain file wins when both exist; a
-/// missing file is reported under the name the spec gives, and a corrupt `.xz` is an error,
+/// missing file is reported under the name the spec gives, and a corrupt `.gz` is an error,
 /// not a panic.
 #[test]
-fn arrays_committed_xz_compressed_are_read_where_the_spec_names_the_npy() {
+fn arrays_committed_gzip_compressed_are_read_where_the_spec_names_the_npy() {
     let dir = tempfile::tempdir().unwrap();
     let input: Vec<u8> = (0u32..6).flat_map(|x| (x * 7 + 1).to_le_bytes()).collect();
     let npy = NpyArray::encode(DType::U32, &[2, 3], &input);
-    let mut packed = Vec::new();
-    lzma_rs::xz_compress(&mut npy.as_slice(), &mut packed).unwrap();
-    std::fs::write(dir.path().join("in.npy.xz"), &packed).unwrap();
-    std::fs::write(dir.path().join("ref.npy.xz"), &packed).unwrap();
+    let packed = {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(&npy).unwrap();
+        e.finish().unwrap()
+    };
+    std::fs::write(dir.path().join("in.npy.gz"), &packed).unwrap();
+    std::fs::write(dir.path().join("ref.npy.gz"), &packed).unwrap();
     let text = r#"ptx = "k.ptx"
 grid = [1]
 block = [32]
@@ -603,11 +607,11 @@ atol = 0
     let r = resolve(&spec, &[param("inp", ParamKind::Pointer)]).unwrap();
     assert_eq!(r.buffers[0].bytes, other);
 
-    // Neither file: the error names the plain file; a corrupt .xz: an error naming it.
-    std::fs::remove_file(dir.path().join("ref.npy.xz")).unwrap();
+    // Neither file: the error names the plain file; a corrupt .gz: an error naming it.
+    std::fs::remove_file(dir.path().join("ref.npy.gz")).unwrap();
     let e = resolve(&spec, &[param("inp", ParamKind::Pointer)]).unwrap_err();
     assert!(e.to_string().contains("ref.npy"), "{e}");
-    std::fs::write(dir.path().join("ref.npy.xz"), &packed[..packed.len() / 2]).unwrap();
+    std::fs::write(dir.path().join("ref.npy.gz"), &packed[..packed.len() / 2]).unwrap();
     let e = resolve(&spec, &[param("inp", ParamKind::Pointer)]).unwrap_err();
-    assert!(e.to_string().contains("ref.npy.xz"), "{e}");
+    assert!(e.to_string().contains("ref.npy.gz"), "{e}");
 }

@@ -19,14 +19,17 @@ fn npy(name: &str) -> (Vec<usize>, Vec<u8>, usize) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus/kernels/triton")
         .join(name);
-    // Large arrays are committed as NAME.npy.xz (kernels/regen.py); specs still name NAME.npy.
-    let xz = path.with_file_name(format!("{name}.xz"));
+    // Large arrays are committed as NAME.npy.gz (kernels/regen.py); specs still name NAME.npy.
+    let gz = path.with_file_name(format!("{name}.gz"));
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(_) => {
-            let packed = std::fs::read(&xz).unwrap_or_else(|e| panic!("{}: {e}", xz.display()));
+            use std::io::Read;
+            let packed = std::fs::read(&gz).unwrap_or_else(|e| panic!("{}: {e}", gz.display()));
             let mut out = Vec::new();
-            lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).expect("a valid .npy.xz");
+            flate2::read::GzDecoder::new(packed.as_slice())
+                .read_to_end(&mut out)
+                .expect("a valid .npy.gz");
             out
         }
     };
