@@ -1,12 +1,12 @@
 """Holdout batch 7b, CuTe DSL: a GEMM with a fused epilogue, the code around the MMA that the CuTe
-DSL GEMMs of batches 3-6b lack (they all store the raw accumulator in its own type).
+DSL GEMMs of batches 3-6b lack (they store the raw accumulator, at most converted to bf16).
 
-C = bf16(A @ B^T + bias) with A (M, K) and B (N, K) bf16, both K-major (kind::f16 with **bf16**
-operands: every earlier CuTe DSL GEMM multiplies f16, tf32, i8 or fp8), one CTA per output tile,
+C = bf16(A @ B^T + bias) with A (M, K) and B (N, K) bf16, both K-major (kind::f16 with bf16
+operands; the batch-3 bf16 CuTe GEMM, cute_gemm.py, has an N-major B), one CTA per output tile,
 a TMA ring feeding tcgen05.mma from one thread, one f32 accumulator in TMEM. The epilogue reads
-the accumulator with a tcgen05.ld shape no CuTe DSL kernel used before, loads the bias through a
-stride-0 (broadcast over rows) view of an N-vector, adds it in registers, rounds to bf16
-(cvt.rn.bf16x2.f32) and stores to global memory.
+the accumulator with a tcgen05.ld shape CuTe DSL's own TMEM partitioning had not chosen in the
+corpus (Gluon and nvcc kernels use them), loads the bias through a stride-0 (broadcast over rows)
+view of an N-vector, adds it in registers, rounds to bf16 and stores to global memory.
 
 - ho7b_cute_bf16_bias_16x64b: 128x64x64 tiles, 4 stages, `16x64b.x8` loads (N = 64 columns).
 - ho7b_cute_bf16_bias_16x32bx2: 128x128x64 tiles, 2 stages, `16x32bx2.x16` loads (the form with
