@@ -802,17 +802,28 @@ def compress_large_arrays(out_root: Path, produced: dict[str, list[str]]) -> Non
     """Replaces every `.npy` over MAX_PLAIN_NPY_BYTES in out_root's folders by `.npy.gz`
     (level 9, mtime 0, no file name: the bytes are a function of the array and zlib), and
     renames it in `produced` (so prune keeps it)."""
-    import gzip
     for d in sorted(p for p in out_root.iterdir() if p.is_dir()):
-        for f in sorted(d.glob("*.npy")):
-            if f.stat().st_size <= MAX_PLAIN_NPY_BYTES:
-                continue
-            gz = f.with_name(f.name + ".gz")
-            gz.write_bytes(gzip.compress(f.read_bytes(), compresslevel=9, mtime=0))
-            f.unlink()
-            for files in produced.values():
-                if f.name in files:
-                    files[files.index(f.name)] = gz.name
+        renamed = compress_arrays_in(d)
+        for files in produced.values():
+            for old, new in renamed.items():
+                if old in files:
+                    files[files.index(old)] = new
+
+
+def compress_arrays_in(d: Path) -> dict[str, str]:
+    """Compresses the `.npy` files over MAX_PLAIN_NPY_BYTES in folder `d` (one level) to
+    `.npy.gz`; returns {old name: new name}. kernels/holdout/gen.py calls it on its own when
+    run standalone, so both generators commit the same files."""
+    import gzip
+    renamed = {}
+    for f in sorted(d.glob("*.npy")):
+        if f.stat().st_size <= MAX_PLAIN_NPY_BYTES:
+            continue
+        gz = f.with_name(f.name + ".gz")
+        gz.write_bytes(gzip.compress(f.read_bytes(), compresslevel=9, mtime=0))
+        f.unlink()
+        renamed[f.name] = gz.name
+    return renamed
 
 
 def compare_trees(a: Path, b: Path) -> list[str]:
