@@ -114,6 +114,16 @@ for name, what in KERNELS:
     print(f"ratio tmemu [{name}] / numpy:  wall {wall / npt:.1f}x, CPU {cpu / npc:.1f}x")
 print(f"numpy f32 matmul (median of 5):  wall {npt * 1e3:.2f} ms, CPU {npc * 1e3:.2f} ms")
 print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+# Which BLAS kernel numpy ran: a host may set OPENBLAS_CORETYPE (the device machine sets
+# Haswell on AVX-512 CPUs), which slows a current numpy; compare with `env -u OPENBLAS_CORETYPE`.
+try:
+    import threadpoolctl
+    for info in threadpoolctl.threadpool_info():
+        print(f"numpy BLAS: {info.get('internal_api')} {info.get('architecture', '?')}, "
+              f"{info.get('num_threads')} threads; OPENBLAS_CORETYPE="
+              f"{os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+except ImportError:
+    print("numpy BLAS: (threadpoolctl not installed)")
 for what, err in errs:
     print(f"max |C_tmemu - A@B| / max |A@B| ({what}): {err:.2e}")
     assert err < 1e-2, f"tmemu's product ({what}) does not match numpy's"
