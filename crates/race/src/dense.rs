@@ -228,10 +228,11 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// Index of the page holding page number `pn`, creating its chunk (all `NEVER`) on first
     /// touch.
     ///
-    /// Every access looks up each of its pages 2-4 times (a plane's groups, update, fill;
-    /// the other plane's; a write's two groups walks are one, [`groups_both`]): the hit of a touched chunk is inlined and short, the rest (growing
-    /// the table, a new chunk, the hashed table) is out of line, so the hit pays no register
-    /// spills for the cold path (~28 → ~8 instructions a lookup; session 7).
+    /// Every access looks up each of its pages 2-4 times (a plane's groups, update and fill,
+    /// then the other plane's; a write's two groups walks are one, [`groups_both`]). The hit
+    /// of a touched chunk is inlined and short; the rest (growing the table, a new chunk, the
+    /// hashed table) is out of line, so the hit pays no register spills for the cold path
+    /// (~28 → ~8 instructions a lookup; session 7).
     #[inline(always)]
     fn page_index(&mut self, pn: u64) -> usize {
         let (cn, within) = (pn >> CHUNK_BITS, (pn as usize) & (CHUNK_PAGES - 1));

@@ -241,20 +241,7 @@ pub(super) fn exec<O: Observer>(
             }
             Flow::Moved
         }
-        Inst::Trap | Inst::Brkpt => {
-            if mask == 0 {
-                return Flow::Next;
-            }
-            cx.diag(
-                w,
-                pc,
-                mask,
-                rules::TRAP,
-                "trap executed: the grid is aborted".into(),
-            );
-            cx.out.trapped = true;
-            Flow::Trap
-        }
+        Inst::Trap | Inst::Brkpt => trap(w, cx, pc, mask, "trap executed: the grid is aborted"),
         Inst::Vprintf { fmt, ret } => {
             for l in 0..32 {
                 if mask >> l & 1 == 0 {
@@ -276,22 +263,26 @@ pub(super) fn exec<O: Observer>(
             }
             Flow::Next
         }
-        Inst::AssertFail => {
-            if mask == 0 {
-                return Flow::Next;
-            }
-            cx.diag(
-                w,
-                pc,
-                mask,
-                rules::TRAP,
-                "device-side assertion failed (`__assertfail`): the grid is aborted".into(),
-            );
-            cx.out.trapped = true;
-            Flow::Trap
-        }
+        Inst::AssertFail => trap(
+            w,
+            cx,
+            pc,
+            mask,
+            "device-side assertion failed (`__assertfail`): the grid is aborted",
+        ),
         _ => unreachable!("control::exec() called with {inst:?}"),
     }
+}
+
+/// `trap` and what aborts the grid like it (a failed device-side assert): TM0505 at `pc` for
+/// the lanes of `mask`, the launch marked trapped.
+fn trap<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, pc: u32, mask: u32, why: &str) -> Flow {
+    if mask == 0 {
+        return Flow::Next;
+    }
+    cx.diag(w, pc, mask, rules::TRAP, why.into());
+    cx.out.trapped = true;
+    Flow::Trap
 }
 
 /// The number of arguments `vprintf`'s format string consumes (CUDA: printf returns the number

@@ -297,14 +297,7 @@ unsafe fn copy_lanes<const S: u32>(
         }
         let (span, a) = (span.unwrap_unchecked(), src[l]);
         if k == S {
-            if S == 4 {
-                write_le(d, 4, span.load(a, 4));
-            } else {
-                for i in 0..S / 8 {
-                    let o = 8 * i;
-                    write_le(d.add(o as usize), 8, span.load(a + u64::from(o), 8));
-                }
-            }
+            copy_whole::<S>(span, a, d);
             continue;
         }
         let mut off = 0u32;
@@ -346,14 +339,22 @@ unsafe fn copy_full_warp<const S: u32>(
     offs: &[u32; 32],
 ) {
     for l in 0..32 {
-        let (d, a) = (p.add(offs[l] as usize), src[l]);
-        if S == 4 {
-            write_le(d, 4, span.load(a, 4));
-        } else {
-            for i in 0..S / 8 {
-                let o = 8 * i;
-                write_le(d.add(o as usize), 8, span.load(a + u64::from(o), 8));
-            }
+        copy_whole::<S>(span, src[l], p.add(offs[l] as usize));
+    }
+}
+
+/// One lane's copy of all `S` bytes from `a` to `d`, in naturally aligned 4- or 8-byte moves.
+///
+/// # Safety
+/// `[a, a + S)` inside `span` with `a` a multiple of `S`, and `[d, d + S)` writable.
+#[inline(always)]
+unsafe fn copy_whole<const S: u32>(span: GlobalSpan<'_>, a: u64, d: *mut u8) {
+    if S == 4 {
+        write_le(d, 4, span.load(a, 4));
+    } else {
+        for i in 0..S / 8 {
+            let o = 8 * i;
+            write_le(d.add(o as usize), 8, span.load(a + u64::from(o), 8));
         }
     }
 }

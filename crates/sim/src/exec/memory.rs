@@ -242,6 +242,17 @@ fn space_name(s: Space) -> &'static str {
     }
 }
 
+/// The rule a memory fault breaks, for every instruction that resolves addresses (plain
+/// accesses here, mbarriers in `sync::mbar_key`).
+pub(crate) fn fault_rule(f: &MemFault) -> crate::error::Rule {
+    match f {
+        MemFault::OutOfBounds { .. } => rules::OUT_OF_BOUNDS,
+        MemFault::Misaligned { .. } => rules::MISALIGNED,
+        MemFault::OtherWindow { .. } | MemFault::ReadOnly { .. } => rules::BAD_ADDRESS_SPACE,
+        MemFault::PeerExited { .. } => rules::PEER_EXITED,
+    }
+}
+
 #[cold]
 pub(crate) fn fault<O: Observer>(
     w: &Warp,
@@ -252,32 +263,25 @@ pub(crate) fn fault<O: Observer>(
     space: Space,
 ) {
     let pc = w.cur_pc;
-    let (rule, msg) = match f {
-        MemFault::OutOfBounds { space: s, addr, size, nearest } => (
-            rules::OUT_OF_BOUNDS,
-            format!(
+    let rule = fault_rule(&f);
+    let msg = match f {
+        MemFault::OutOfBounds { space: s, addr, size, nearest } => format!(
                 "{}-byte {} access at address {addr:#x} (lane {lane}) is outside every allocation{}",
                 size,
                 if s == "global" { space_name(space) } else { s },
                 nearest.map(|n| format!(": {n}")).unwrap_or_default()
             ),
-        ),
-        MemFault::Misaligned { space: s, addr, size } => (
-            rules::MISALIGNED,
-            format!("{size}-byte {s} access at address {addr:#x} (lane {lane}) is not {size}-byte aligned"),
-        ),
-        MemFault::OtherWindow { space: s, addr, why } => (
-            rules::BAD_ADDRESS_SPACE,
-            format!("{s} access at address {addr:#x} (lane {lane}) is outside the {s} window: {why}"),
-        ),
-        MemFault::PeerExited { addr, rank } => (
-            rules::PEER_EXITED,
-            format!(
-                "shared::cluster access at address {addr:#x} (lane {lane}) targets CTA rank {rank} of the cluster, which has exited: its shared memory is gone (keep it alive with a cluster barrier before its exit)"
-            ),
+        MemFault::Misaligned { space: s, addr, size } => {
+            format!("{size}-byte {s} access at address {addr:#x} (lane {lane}) is not {size}-byte aligned")
+        }
+        MemFault::OtherWindow { space: s, addr, why } => {
+            format!("{s} access at address {addr:#x} (lane {lane}) is outside the {s} window: {why}")
+        }
+        MemFault::PeerExited { addr, rank } => format!(
+            "shared::cluster access at address {addr:#x} (lane {lane}) targets CTA rank {rank} of the cluster, which has exited: its shared memory is gone (keep it alive with a cluster barrier before its exit)"
         ),
         MemFault::ReadOnly { space: s, addr } => {
-            (rules::BAD_ADDRESS_SPACE, format!("store to read-only {s} space at {addr:#x} (lane {lane})"))
+            format!("store to read-only {s} space at {addr:#x} (lane {lane})")
         }
     };
     cx.diag(w, pc, lanes, rule, msg);

@@ -238,21 +238,22 @@ pub(super) fn mbar_key<O: Observer>(
 #[inline(never)]
 fn mbar_address_fault(a: u64, e: crate::mem::MemFault) -> (crate::error::Rule, String) {
     use crate::mem::MemFault;
-    match e {
-        MemFault::OtherWindow { space, why, .. } => (
-            rules::BAD_ADDRESS_SPACE,
-            format!("mbarrier address {a:#x} is outside the {space} window: {why}; a peer's mbarrier takes the .shared::cluster form"),
+    // the rule as for any access (`memory::fault_rule`); the message names the mbarrier
+    let rule = super::memory::fault_rule(&e);
+    let msg = match e {
+        MemFault::OtherWindow { space, why, .. } => format!(
+            "mbarrier address {a:#x} is outside the {space} window: {why}; a peer's mbarrier takes the .shared::cluster form"
         ),
-        MemFault::OutOfBounds { nearest, .. } => (
-            rules::OUT_OF_BOUNDS,
-            format!("mbarrier address {a:#x}: {}", nearest.unwrap_or_else(|| "outside shared memory".into())),
+        MemFault::OutOfBounds { nearest, .. } => format!(
+            "mbarrier address {a:#x}: {}",
+            nearest.unwrap_or_else(|| "outside shared memory".into())
         ),
-        MemFault::PeerExited { rank, .. } => (
-            rules::PEER_EXITED,
-            format!("mbarrier address {a:#x} is in CTA rank {rank} of the cluster, which has exited"),
+        MemFault::PeerExited { rank, .. } => format!(
+            "mbarrier address {a:#x} is in CTA rank {rank} of the cluster, which has exited"
         ),
-        e => (rules::BAD_ADDRESS_SPACE, format!("mbarrier address {a:#x}: {e:?}")),
-    }
+        e => format!("mbarrier address {a:#x}: {e:?}"),
+    };
+    (rule, msg)
 }
 
 fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarInst) -> Flow {
