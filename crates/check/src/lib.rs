@@ -40,7 +40,17 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
                     || (i.name == "st" && i.modifiers.contains("bulk"))
                 {
                     target.check_atomic(i, &mut out);
-                } else if matches!(i.name, "movmatrix" | "redux" | "cvt" | "isspacep" | "mov") {
+                } else if matches!(
+                    i.name,
+                    "movmatrix"
+                        | "redux"
+                        | "cvt"
+                        | "isspacep"
+                        | "mov"
+                        | "alloca"
+                        | "stacksave"
+                        | "stackrestore"
+                ) {
                     target.check_form(i, &mut out);
                 } else if i.name == "clusterlaunchcontrol" {
                     target.check_clc(i, &mut out);

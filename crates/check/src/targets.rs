@@ -376,6 +376,9 @@ struct FormNote {
 /// '::cluster' requires .target sm_90" (PTX 7.8); "Feature '%is_explicit_cluster' requires
 /// .target sm_90" (PTX 7.8); "Feature '%aggr_smem_size' requires .target sm_90" (PTX 8.1);
 /// `%current_graph_exec` PTX 8.0 and `%reserved_smem_offset_*` PTX 7.6 on any target.
+/// Session 8: "Feature 'alloca' requires PTX ISA .version 7.3 or later" (likewise `stacksave`,
+/// `stackrestore`); sm_52 is the ISA's target requirement (ptxas 13.5 knows no target below
+/// sm_75 to probe it).
 fn form_note(i: &Instruction<'_>) -> Option<FormNote> {
     let m = &i.modifiers;
     let note = |feature, targets, min_version| {
@@ -387,6 +390,9 @@ fn form_note(i: &Instruction<'_>) -> Option<FormNote> {
     };
     match i.name {
         "movmatrix" => note("movmatrix", Targets::MinSm(75), 78),
+        "alloca" => note("alloca", Targets::MinSm(52), 73),
+        "stacksave" => note("stacksave", Targets::MinSm(52), 73),
+        "stackrestore" => note("stackrestore", Targets::MinSm(52), 73),
         "redux" if m.contains("f32") => note(
             "redux.f32",
             Targets::Only(&["sm_100a", "sm_100f", "sm_103a", "sm_103f"]),
@@ -685,6 +691,28 @@ mod tests {
         ] {
             let m = atomic_findings(v, t, inst);
             assert!(m.len() == 1 && m[0].contains(want), "{v} {t} {inst}: {m:?}");
+        }
+    }
+
+    /// alloca / stacksave / stackrestore: PTX 7.3 (ptxas 13.5), sm_52 (the ISA).
+    #[test]
+    fn stack_target_notes() {
+        for inst in [
+            "alloca.u64 %rd1, %rd2, 16;",
+            "stacksave.u64 %rd1;",
+            "stackrestore.u64 %rd1;",
+        ] {
+            assert!(atomic_findings("7.3", "sm_75", inst).is_empty(), "{inst}");
+            let m = atomic_findings("7.2", "sm_75", inst);
+            assert!(
+                m.len() == 1 && m[0].contains("requires PTX ISA .version 7.3"),
+                "{inst}: {m:?}"
+            );
+            let m = atomic_findings("7.3", "sm_50", inst);
+            assert!(
+                m.len() == 1 && m[0].contains("requires .target sm_52"),
+                "{inst}: {m:?}"
+            );
         }
     }
 

@@ -51,6 +51,7 @@ pub mod rules {
     pub const MBAR_NOCOMPLETE: Rule = of(&catalogue::MBARRIER_NOCOMPLETE_COMPLETES);
     pub const CLUSTER_REARRIVE: Rule = of(&catalogue::CLUSTER_BARRIER_DOUBLE_ARRIVE);
     pub const PEER_EXITED: Rule = of(&catalogue::SHARED_CLUSTER_PEER_EXITED);
+    pub const UNMODELLED: Rule = of(&catalogue::UNMODELLED_FORM);
 }
 
 /// Why a kernel could not be loaded.

@@ -640,6 +640,21 @@ pub enum Inst {
         space: Space,
         a: Any,
     },
+    /// `alloca.type ptr, size{, align}` (exec/stack.rs): `size` bytes of the thread's dynamic
+    /// stack at `align` (already `max(immAlign, 8)`); `ptr` is a `.local` address.
+    Alloca {
+        d: Any,
+        size: Any,
+        align: u32,
+    },
+    /// `stacksave.type d` (exec/stack.rs): the thread's stack pointer, a `.local` address.
+    StackSave {
+        d: Any,
+    },
+    /// `stackrestore.type a` (exec/stack.rs): frees the dynamic stack above `a`.
+    StackRestore {
+        a: Any,
+    },
     /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (exec/matrix.rs): a warp-wide transpose of
     /// an 8×8 matrix of 16-bit elements held in the ldmatrix fragment layout.
     MovMatrix {

@@ -180,7 +180,11 @@ pub(super) fn exec<O: Observer>(
                 }
                 match w.call_stacks.get_mut(l).and_then(|s| s.pop()) {
                     None => leave |= 1 << l,
-                    Some(site) => {
+                    Some((site, sp)) => {
+                        // the callee's `alloca`s are freed when it returns (PTX ISA §9.7.17)
+                        if let Some(top) = w.stack_top.get_mut(l) {
+                            *top = sp;
+                        }
                         if let Inst::Call(c) = &cx.env.k.code[site as usize] {
                             copy_slots(w, l, c.rets.iter().copied());
                         }
@@ -231,7 +235,12 @@ pub(super) fn exec<O: Observer>(
                     );
                     return Flow::Trap;
                 }
-                w.call_stacks[l].push(pc);
+                let sp = w
+                    .stack_top
+                    .get(l)
+                    .copied()
+                    .unwrap_or(cx.env.k.local_bytes as u64);
+                w.call_stacks[l].push((pc, sp));
                 copy_slots(w, l, c.args.iter().copied());
             }
             if mask == w.cur_mask {

@@ -186,10 +186,7 @@ pub(crate) fn load<O: Observer>(
     match loc {
         Loc::Global(a) => cx.env.global.load(a, size),
         Loc::Shared(c, off) => mem::bytes_load(&cx.ctas[c].shared, "shared", off as u64, size),
-        Loc::Local(off) => {
-            let lb = w.local_bytes as usize;
-            mem::bytes_load(&w.local[lane * lb..(lane + 1) * lb], "local", off, size)
-        }
+        Loc::Local(off) => mem::bytes_load(w.local_lane(lane), "local", off, size),
         Loc::Param(off) => mem::bytes_load(cx.env.params, "param", off, size),
         Loc::Const(off) => mem::bytes_load(&cx.env.k.const_image, "const", off, size),
     }
@@ -209,16 +206,7 @@ pub(crate) fn store<O: Observer>(
         Loc::Shared(c, off) => {
             mem::bytes_store(&mut cx.ctas[c].shared, "shared", off as u64, size, v)
         }
-        Loc::Local(off) => {
-            let lb = w.local_bytes as usize;
-            mem::bytes_store(
-                &mut w.local[lane * lb..(lane + 1) * lb],
-                "local",
-                off,
-                size,
-                v,
-            )
-        }
+        Loc::Local(off) => mem::bytes_store(w.local_lane_mut(lane), "local", off, size, v),
         Loc::Param(a) => Err(MemFault::ReadOnly {
             space: "param",
             addr: a,

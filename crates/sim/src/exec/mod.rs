@@ -27,6 +27,7 @@ pub mod mma_sync;
 pub(crate) mod scan;
 pub mod st_async;
 pub mod st_bulk;
+mod stack;
 pub(crate) mod sync;
 pub mod tcgen05;
 pub mod tma;
@@ -114,8 +115,12 @@ pub struct Warp {
     /// Per-thread `.local` memory, `local_bytes` per lane, lane-major.
     pub local: Vec<u8>,
     pub local_bytes: u32,
-    /// Per-lane call stacks (call-site PCs), allocated on the first call.
-    pub call_stacks: Vec<Vec<u32>>,
+    /// Per-lane call stacks (call-site PC, stack pointer at the call), allocated on the first
+    /// call.
+    pub call_stacks: Vec<Vec<(u32, u64)>>,
+    /// Per-lane dynamic stack pointers (`.local` addresses, exec/stack.rs), allocated on the
+    /// first `alloca`/`stacksave`/`stackrestore`; empty otherwise.
+    pub stack_top: Vec<u64>,
     /// Warp index within its CTA.
     pub id: u32,
     /// `(pc, owner, offset, version)` of the last test_wait that returned false, to park a
@@ -149,6 +154,7 @@ impl Warp {
             local: vec![0; (k.local_bytes as usize) * 32],
             local_bytes: k.local_bytes,
             call_stacks: Vec::new(),
+            stack_top: Vec::new(),
             id,
             spin_memo: None,
             cluster_arrived: 0,
@@ -182,6 +188,7 @@ impl Warp {
         self.waits.clear();
         self.local.fill(0);
         self.call_stacks.iter_mut().for_each(Vec::clear);
+        self.stack_top.fill(k.local_bytes as u64);
         self.spin_memo = None;
         self.cluster_arrived = 0;
         self.cluster_gen = 0;
@@ -294,6 +301,30 @@ impl Warp {
         }
     }
 
+    /// Lane `lane`'s accessible `.local` bytes: its whole slot, or below its stack pointer
+    /// once the dynamic stack is in use (exec/stack.rs).
+    #[inline(always)]
+    pub fn local_lane(&self, lane: usize) -> &[u8] {
+        let (at, end) = self.local_range(lane);
+        &self.local[at..at + end]
+    }
+
+    #[inline(always)]
+    pub fn local_lane_mut(&mut self, lane: usize) -> &mut [u8] {
+        let (at, end) = self.local_range(lane);
+        &mut self.local[at..at + end]
+    }
+
+    #[inline(always)]
+    fn local_range(&self, lane: usize) -> (usize, usize) {
+        let lb = self.local_bytes as usize;
+        let end = match self.stack_top.get(lane) {
+            Some(&top) => (top as usize).min(lb),
+            None => lb,
+        };
+        (lane * lb, end)
+    }
+
     /// The current group moves on to `pc`.
     #[inline(always)]
     pub fn goto(&mut self, pc: u32) {
@@ -362,7 +393,7 @@ impl Warp {
         self.parked_min = second;
     }
 
-    fn stack(&self, l: usize) -> &[u32] {
+    fn stack(&self, l: usize) -> &[(u32, u64)] {
         &self.call_stacks[l]
     }
 
@@ -371,8 +402,9 @@ impl Warp {
         let Some(first) = (0..32).find(|&l| runnable >> l & 1 != 0) else {
             return false;
         };
-        (first + 1..32)
-            .any(|l| runnable >> l & 1 != 0 && self.call_stacks[l] != self.call_stacks[first])
+        // call sites only: lanes of one frame may hold different stack pointers
+        let sites = |l: usize| self.call_stacks[l].iter().map(|f| f.0);
+        (first + 1..32).any(|l| runnable >> l & 1 != 0 && !sites(l).eq(sites(first)))
     }
 
     /// Program order of two lanes when calls are involved: their positions compare as the
@@ -383,8 +415,8 @@ impl Warp {
         let (sa, sb) = (self.stack(a), self.stack(b));
         let n = sa.len().max(sb.len());
         for i in 0..=n {
-            let x = sa.get(i).copied().unwrap_or(self.pc[a]);
-            let y = sb.get(i).copied().unwrap_or(self.pc[b]);
+            let x = sa.get(i).map_or(self.pc[a], |f| f.0);
+            let y = sb.get(i).map_or(self.pc[b], |f| f.0);
             // a lane at the call instruction itself goes before lanes already inside that call
             let (xd, yd) = (i >= sa.len(), i >= sb.len());
             match x.cmp(&y).then(yd.cmp(&xd)) {
@@ -741,6 +773,9 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
             | Inst::Brkpt
             | Inst::AssertFail
             | Inst::Vprintf { .. } => control::exec(w, cx, mask, inst),
+            Inst::Alloca { .. } | Inst::StackSave { .. } | Inst::StackRestore { .. } => {
+                stack::exec(w, cx, mask, inst)
+            }
             // Triton's predicate chains: too small for a call into `exec_other`
             Inst::PredLogic { op, d, a, b } => {
                 let (x, y) = (w.pred(*a), w.pred(*b));

@@ -32,6 +32,8 @@ mod mma_sync;
 mod st_async;
 #[path = "st_bulk.rs"]
 mod st_bulk;
+#[path = "stack.rs"]
+mod stack;
 #[path = "tcgen05.rs"]
 mod tcgen05;
 #[path = "tma.rs"]
@@ -653,6 +655,7 @@ fn decode(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         "wmma" => wmma::wmma(d),
         "ldmatrix" | "stmatrix" => matrix::matrix(d),
         "movmatrix" => matrix::movmatrix(d),
+        "alloca" | "stacksave" | "stackrestore" => stack::stack(d),
         "brx" => brx::brx(d),
         "tcgen05" => tcgen05::decode(d),
         "mapa" => {

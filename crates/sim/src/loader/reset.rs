@@ -309,6 +309,7 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
         | Inst::F32x2Fma { d, .. } => r64(*d),
         Inst::Un64 { d, .. } | Inst::MovSreg { d, .. } | Inst::Cvta { d, .. } => any(*d),
         Inst::MovSharedSym { d, .. } => any(*d),
+        Inst::Alloca { d, .. } | Inst::StackSave { d } => any(*d),
         Inst::Unpack64 { lo, hi, .. } | Inst::Unpack32 { lo, hi, .. } => {
             let mut v = any(*lo);
             v.extend(any(*hi));
@@ -324,6 +325,7 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
         | Inst::PredMov { .. }
         | Inst::MovSregPred { .. }
         | Inst::Isspacep { .. }
+        | Inst::StackRestore { .. }
         | Inst::Bra { .. }
         | Inst::St(_) => return Some(Effect::ReadsOnly),
         _ => return None,

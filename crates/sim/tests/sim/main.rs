@@ -14,6 +14,7 @@ mod cluster_rank_bits;
 mod cp_async_warp;
 mod engine;
 mod forms_s7;
+mod forms_s8;
 mod forms_sm100;
 mod h100_diff;
 mod mad_wide16;
