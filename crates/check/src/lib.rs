@@ -50,6 +50,8 @@ pub fn static_check(module: &Module<'_>, file: &str) -> Vec<StaticFinding> {
                         | "alloca"
                         | "stacksave"
                         | "stackrestore"
+                        | "ldmatrix"
+                        | "stmatrix"
                 ) {
                     target.check_form(i, &mut out);
                 } else if i.name == "clusterlaunchcontrol" {

@@ -378,7 +378,9 @@ struct FormNote {
 /// `%current_graph_exec` PTX 8.0 and `%reserved_smem_offset_*` PTX 7.6 on any target.
 /// Session 8: "Feature 'alloca' requires PTX ISA .version 7.3 or later" (likewise `stacksave`,
 /// `stackrestore`); sm_52 is the ISA's target requirement (ptxas 13.5 knows no target below
-/// sm_75 to probe it).
+/// sm_75 to probe it). "Feature 'ldmatrix.b8' not supported on .target 'sm_100'" (likewise
+/// `stmatrix.b8`; accepted on sm_100a/f, sm_101a, sm_103a/f, sm_110a/f, sm_120a/f, sm_121a/f;
+/// refused on sm_90a, sm_100, sm_120; "requires PTX ISA .version 8.6").
 fn form_note(i: &Instruction<'_>) -> Option<FormNote> {
     let m = &i.modifiers;
     let note = |feature, targets, min_version| {
@@ -390,6 +392,14 @@ fn form_note(i: &Instruction<'_>) -> Option<FormNote> {
     };
     match i.name {
         "movmatrix" => note("movmatrix", Targets::MinSm(75), 78),
+        "ldmatrix" | "stmatrix" if m.contains("b8") => note(
+            "the 8-bit ldmatrix/stmatrix shapes",
+            Targets::Only(&[
+                "sm_100a", "sm_100f", "sm_101a", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
+                "sm_120a", "sm_120f", "sm_121a", "sm_121f",
+            ]),
+            86,
+        ),
         "alloca" => note("alloca", Targets::MinSm(52), 73),
         "stacksave" => note("stacksave", Targets::MinSm(52), 73),
         "stackrestore" => note("stackrestore", Targets::MinSm(52), 73),
@@ -692,6 +702,33 @@ mod tests {
             let m = atomic_findings(v, t, inst);
             assert!(m.len() == 1 && m[0].contains(want), "{v} {t} {inst}: {m:?}");
         }
+    }
+
+    /// ldmatrix.m16n16 / stmatrix.m16n8 .b8: PTX 8.6, architecture- or family-specific
+    /// sm_100+ targets only (ptxas 13.5).
+    #[test]
+    fn eight_bit_matrix_target_notes() {
+        let ld = "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%rd1];";
+        let st = "stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%rd1], %r1;";
+        for inst in [ld, st] {
+            for t in [
+                "sm_100a", "sm_100f", "sm_103a", "sm_110f", "sm_120a", "sm_121f",
+            ] {
+                assert!(atomic_findings("9.0", t, inst).is_empty(), "{t} {inst}");
+            }
+            for (v, t, want) in [
+                ("8.5", "sm_100a", "requires PTX ISA .version 8.6"),
+                ("9.0", "sm_100", "not supported on .target 'sm_100'"),
+                ("9.0", "sm_90a", "not supported on .target 'sm_90a'"),
+                ("9.0", "sm_120", "not supported on .target 'sm_120'"),
+            ] {
+                let m = atomic_findings(v, t, inst);
+                assert!(m.len() == 1 && m[0].contains(want), "{v} {t} {inst}: {m:?}");
+            }
+        }
+        // the .b16 shapes have no such note
+        let b16 = "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd1];";
+        assert!(atomic_findings("9.0", "sm_100", b16).is_empty());
     }
 
     /// alloca / stacksave / stackrestore: PTX 7.3 (ptxas 13.5), sm_52 (the ISA).

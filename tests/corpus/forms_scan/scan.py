@@ -139,10 +139,11 @@ c("bulk_prefetch_L2", "@%p1 cp.async.bulk.prefetch.L2.global [%rd1], 128;\n mov.
 c("bulk_prefetch_tensor", "mov.u32 %r40, 0;\n @%p1 cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd4, {%r40, %r40}];\n mov.u32 %r10,1;")
 c("ldmatrix", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10,%r11,%r12,%r13}, [%r32];")
 c("ldmatrix_trans", "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r10,%r11}, [%r32];")
-c("ldmatrix_b8", "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r10,%r11}, [%r31];")
+# session 8: the 8-bit forms run; rows are 16 bytes, so each lane points at its own 16-byte row
+c("ldmatrix_b8", "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r10,%r11}, [%r32];")
 c("ldmatrix_b6", "ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32 {%r10}, [%r31];")
 c("stmatrix", "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r32], {%r1,%r1,%r1,%r1};\n mov.u32 %r10,1;")
-c("stmatrix_b8", "stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r31], {%r1};\n mov.u32 %r10,1;")
+c("stmatrix_b8", "stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r32], {%r1};\n ldmatrix.sync.aligned.m16n16.x2.trans.shared::cta.b8 {%r10,%r11,%r12,%r13}, [%r32];")
 c("movmatrix", "movmatrix.sync.aligned.m8n8.trans.b16 %r10, %r1;")
 c("cp_async_ca", "cp.async.ca.shared.global [%r31], [%rd3], 4;\n cp.async.commit_group;\n cp.async.wait_group 0;\n mov.u32 %r10,1;")
 c("cp_async_cg_hint", "createpolicy.fractional.L2::evict_last.b64 %rd5, 1.0;\n cp.async.cg.shared.global.L2::cache_hint [%r32], [%rd9], 16, %rd5;\n cp.async.wait_all;\n mov.u32 %r10,1;")

@@ -6,7 +6,26 @@
 //! (16 contiguous bytes per row). In registers, lane t holds for matrix i the 32-bit pair
 //! (row t/4, columns 2(t%4), 2(t%4)+1), low half first; with `.trans` the pair is (rows 2(t%4),
 //! 2(t%4)+1 of column t/4), i.e. the matrix is transposed on the way. `stmatrix` is the
-//! inverse. The sub-byte and `.m16n16`/`.m8n16` shapes are load-time `unsupported`.
+//! inverse.
+//!
+//! The sm_100a 8-bit forms (PTX 8.6; `.trans` only). Lane t is split as a = t%4, b = t/4;
+//! "row r of matrix m" is the 16 bytes at the address held by the lane named:
+//! - `ldmatrix.m16n16.xN.trans.b8` (N = 1, 2; two registers per matrix): matrix m has its 16
+//!   rows at lanes 16m..16m+15. Byte j of register 2m+h of lane t is row 4a + 2h + (j&1),
+//!   byte b + 8(j>>1).
+//! - `stmatrix.m16n8.xN.trans.b8` (N = 1, 2, 4; one register per matrix): matrix m has its 8
+//!   rows at lanes 8m..8m+7. Byte j of register m of lane t goes to row 2a + (j&1), byte
+//!   b + 8(j>>1) — i.e. lane t holds the `mma` m16n8 accumulator fragment (rows b, b+8, columns
+//!   2a, 2a+1) of the 16×8 matrix whose column n is stored as row n.
+//!
+//! DERIVED from CUTLASS's copy traits (`SM100_U8x8_LDSM_T`, `SM100_U8x16_LDSM_T`,
+//! `SM100_U8x{4,8,16}_STSM_T` in cute/atom/copy_traits_sm100.hpp), which give both sides'
+//! (thread, value) → bit maps; the ISA gives these layouts only as figures. Two consistency
+//! checks: the stmatrix fragment is exactly the m16n8 accumulator fragment, and CUTLASS's
+//! byte interleave after the ldmatrix (bytes 0,1 of the first register with bytes 0,1 of the
+//! second) yields rows 4a..4a+3 of column b, the `mma` k32 B-fragment order. UNCONFIRMED on
+//! hardware (no sm_100 device to record on). The decompressing `.b8x16` forms stay
+//! load-time `unsupported`.
 //!
 //! `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (§9.7.14.5.17): `a` holds the matrix in the
 //! non-transposed fragment layout above (lane t: row t/4, columns 2(t%4), 2(t%4)+1) and `d`
@@ -20,10 +39,22 @@ use crate::mem::MemFault;
 use crate::observer::{AccessKind, MemOrder, MemSpace, Observer};
 use crate::program::{Addr, Space};
 
+/// The shape and element size of an `ldmatrix` / `stmatrix`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatShape {
+    /// `.m8n8.b16`
+    M8n8B16,
+    /// `ldmatrix.m16n16.trans.b8`: two registers per matrix
+    M16n16B8,
+    /// `stmatrix.m16n8.trans.b8`
+    M16n8B8,
+}
+
 #[derive(Clone, Debug)]
 pub struct MatrixInst {
     pub store: bool,
     pub trans: bool,
+    pub shape: MatShape,
     /// Registers of the N matrices (destinations of ldmatrix, sources of stmatrix).
     pub regs: Vec<u16>,
     pub addr: Addr,
@@ -65,8 +96,9 @@ pub(super) fn exec<O: Observer>(
         }
         return Flow::Next;
     }
+    // every form takes its row addresses from lanes 0..8n (m16n16: 16 lanes per two registers)
     let n = i.regs.len();
-    // rows[m][r]: the shared location of row r of matrix m
+    // rows[m][r]: the shared location of the row at lane 8m + r (row r of matrix m for .m8n8)
     let mut rows = [[None::<(usize, u32)>; 8]; 4];
     for m in 0..n {
         for r in 0..8 {
@@ -136,6 +168,10 @@ pub(super) fn exec<O: Observer>(
             }
         }
     }
+    if i.shape != MatShape::M8n8B16 {
+        bytes8(w, cx, mask, i, &rows);
+        return Flow::Next;
+    }
     for (m, &reg) in i.regs.iter().enumerate() {
         if i.store {
             let v = w.r32[reg as usize];
@@ -174,6 +210,52 @@ pub(super) fn exec<O: Observer>(
         }
     }
     Flow::Next
+}
+
+/// The address lane and the byte within its 16-byte row of byte `j` of register `q` of lane
+/// `t`, for the 8-bit forms (module comment).
+#[inline]
+fn byte_at(shape: MatShape, q: usize, t: usize, j: usize) -> (usize, usize) {
+    let (a, b) = (t % 4, t / 4);
+    let col = b + 8 * (j >> 1);
+    match shape {
+        MatShape::M16n16B8 => (16 * (q / 2) + 4 * a + 2 * (q % 2) + (j & 1), col),
+        _ => (8 * q + 2 * a + (j & 1), col),
+    }
+}
+
+/// `ldmatrix.m16n16.trans.b8` / `stmatrix.m16n8.trans.b8`; `rows` as checked by `exec`
+/// (a faulting row reads as zero and is not written).
+fn bytes8<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    i: &MatrixInst,
+    rows: &[[Option<(usize, u32)>; 8]; 4],
+) {
+    let row = |l: usize| rows[l / 8][l % 8];
+    for (q, &reg) in i.regs.iter().enumerate() {
+        if i.store {
+            let v = w.r32[reg as usize];
+            for (t, x) in v.iter().enumerate() {
+                for j in 0..4 {
+                    let (l, col) = byte_at(i.shape, q, t, j);
+                    if let Some((c, off)) = row(l) {
+                        cx.ctas[c].shared[off as usize + col] = (x >> (8 * j)) as u8;
+                    }
+                }
+            }
+        } else {
+            let out: [u32; 32] = std::array::from_fn(|t| {
+                (0..4).fold(0u32, |acc, j| {
+                    let (l, col) = byte_at(i.shape, q, t, j);
+                    let v = row(l).map_or(0, |(c, off)| cx.ctas[c].shared[off as usize + col]);
+                    acc | u32::from(v) << (8 * j)
+                })
+            });
+            w.set(reg, mask, &out);
+        }
+    }
 }
 
 pub(super) fn movmatrix<O: Observer>(

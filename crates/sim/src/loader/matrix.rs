@@ -1,11 +1,14 @@
 //! Decoding of `ldmatrix` / `stmatrix` / `movmatrix` (a child module of `decode`): PTX ISA 9.1
-//! §9.7.14.5.15–17. Only `.m8n8` with `.b16` elements is executed; the other shapes and
-//! types are load-time `unsupported`.
+//! §9.7.14.5.15–17. Executed: `.m8n8` with `.b16` elements, and the sm_100a 8-bit forms
+//! `ldmatrix.m16n16.{x1,x2}.trans.b8` / `stmatrix.m16n8.{x1,x2,x4}.trans.b8` (exec/matrix.rs
+//! says where their layouts come from). The `.m8n16` and `.m16n16` decompressing forms
+//! (`.b8x16.b6x16_p32`, `.b8x16.b4x16_p64`) are load-time `unsupported`: where a 4/6-bit value
+//! sits in its 8-bit container is not pinned down (shared/spec/data-movement.md §5.4).
 
 use tmemu_ptx::ast::OperandKind;
 
 use super::{invalid, D, R};
-use crate::exec::matrix::MatrixInst;
+use crate::exec::matrix::{MatShape, MatrixInst};
 use crate::program::{Any, Inst, Space};
 
 pub(super) fn matrix(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
@@ -16,8 +19,29 @@ pub(super) fn matrix(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
             d.i.opcode_span,
         );
     }
-    if !d.has("m8n8") || !d.has("b16") {
-        return d.unsup_why("only .m8n8 with .b16 elements is modelled");
+    if d.has("b8x16") {
+        return d.unsup_why(
+            "the decompressing .b8x16 forms are not modelled: where a 4/6-bit value sits in its \
+             8-bit container is not pinned down",
+        );
+    }
+    let shape = if d.has("m8n8") && d.has("b16") {
+        MatShape::M8n8B16
+    } else if !store && d.has("m16n16") && d.has("b8") {
+        MatShape::M16n16B8
+    } else if store && d.has("m16n8") && d.has("b8") {
+        MatShape::M16n8B8
+    } else {
+        return d
+            .unsup_why("only .m8n8.b16, ldmatrix .m16n16.b8 and stmatrix .m16n8.b8 are modelled");
+    };
+    // ptxas 13.5: "Modifier '.trans' require for instruction ldmatrix with shape '.m16n16'"
+    // (likewise stmatrix .m16n8)
+    if shape != MatShape::M8n8B16 && !d.has("trans") {
+        return invalid(
+            format!("`{}`: the 8-bit shapes need .trans", d.opcode()),
+            d.i.opcode_span,
+        );
     }
     let num = if d.has("x1") {
         1
@@ -35,6 +59,19 @@ pub(super) fn matrix(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         Space::Shared
     } else {
         Space::Generic
+    };
+    // ptxas 13.5: "Incorrect no. of matrix: 4 for ldmatrix with shape '.m16n16'"
+    if shape == MatShape::M16n16B8 && num == 4 {
+        return invalid(
+            format!("`{}`: .m16n16 takes .x1 or .x2", d.opcode()),
+            d.i.opcode_span,
+        );
+    }
+    // an .m16n16 matrix fills two registers per thread
+    let num = if shape == MatShape::M16n16B8 {
+        2 * num
+    } else {
+        num
     };
     let (ri, ai) = if store { (1, 0) } else { (0, 1) };
     let o = d.op(ri)?;
@@ -62,6 +99,7 @@ pub(super) fn matrix(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
     Ok(Inst::Matrix(Box::new(MatrixInst {
         store,
         trans: d.has("trans"),
+        shape,
         regs,
         addr: d.addr(ai)?,
         space,

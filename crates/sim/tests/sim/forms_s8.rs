@@ -285,3 +285,282 @@ fn malformed_stack_forms_are_refused_as_bad_input() {
         "forms_s8.ptx",
     );
 }
+
+// ---- ldmatrix.m16n16.trans.b8 / stmatrix.m16n8.trans.b8 --------------------------------------
+//
+// Expected values come from CUTLASS's copy traits for these instructions (cute/atom/
+// copy_traits_sm100.hpp: SM100_U8x8_LDSM_T, SM100_U8x16_LDSM_T, SM100_U8x{4,8,16}_STSM_T), which
+// map (thread, value bit) of each side to a bit of a reference tile. They are evaluated here
+// as CuTe layouts (an index split colexicographically over `shape`, dotted with `stride`),
+// independently of the engine's closed-form byte map.
+
+/// A flat CuTe layout: `shape` and `stride` of the (flattened) modes.
+fn cute(i: usize, shape: &[usize], stride: &[usize]) -> usize {
+    let (mut i, mut at) = (i, 0);
+    for (s, d) in shape.iter().zip(stride) {
+        at += (i % s) * d;
+        i /= s;
+    }
+    at
+}
+
+/// The memory-side layout: address lane -> first reference bit of its 128-bit row.
+struct RowSide {
+    shape: &'static [usize],
+    stride: &'static [usize],
+    lanes: usize,
+}
+
+/// The register-side layout: (lane, value bit) -> reference bit.
+struct RegSide {
+    val_shape: &'static [usize],
+    val_stride: &'static [usize],
+}
+
+const THR_SHAPE: [usize; 2] = [4, 8];
+const THR_STRIDE: [usize; 2] = [256, 8];
+
+fn reg_bit(r: &RegSide, t: usize, v: usize) -> usize {
+    cute(t, &THR_SHAPE, &THR_STRIDE) + cute(v, r.val_shape, r.val_stride)
+}
+
+/// The lane whose row holds reference bit `x` (the lowest, as repeated lanes are ignored).
+fn row_lane(m: &RowSide, x: usize) -> usize {
+    (0..m.lanes)
+        .find(|&s| cute(s, m.shape, m.stride) == x & !127)
+        .unwrap_or_else(|| panic!("no lane holds bit {x}"))
+}
+
+/// Row of shared memory (16 bytes each) lane `l` addresses in the kernel below.
+fn row_of(l: usize) -> usize {
+    (l * 13 + 7) & 31
+}
+
+/// Kernel `mx(in, out)`: copies in[0..1024) into `sbuf`, points lane l at row `row_of(l)`
+/// (`%r14`), loads `%r20..%r23` from in[1024 + 16t..], runs `body`, then writes the four
+/// registers to out[16t..] and `sbuf` to out[512..1536).
+fn matrix_kernel(body: &str) -> String {
+    format!(
+        r#"
+.version 8.6
+.target sm_100a
+.address_size 64
+
+.visible .entry mx(.param .u64 in, .param .u64 out)
+{{
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<16>;
+    .shared .align 16 .b8 sbuf[1024];
+
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 32;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.v4.u32 {{%r2, %r3, %r4, %r5}}, [%rd4];
+    ld.global.v4.u32 {{%r6, %r7, %r8, %r9}}, [%rd4+16];
+    mov.u32 %r10, sbuf;
+    mul.lo.u32 %r11, %r1, 32;
+    add.u32 %r12, %r10, %r11;
+    st.shared.v4.u32 [%r12], {{%r2, %r3, %r4, %r5}};
+    st.shared.v4.u32 [%r12+16], {{%r6, %r7, %r8, %r9}};
+    mul.wide.u32 %rd5, %r1, 16;
+    add.s64 %rd6, %rd1, %rd5;
+    ld.global.v4.u32 {{%r20, %r21, %r22, %r23}}, [%rd6+1024];
+    bar.sync 0;
+    mad.lo.u32 %r13, %r1, 13, 7;
+    and.b32 %r13, %r13, 31;
+    shl.b32 %r13, %r13, 4;
+    add.u32 %r14, %r10, %r13;
+{body}
+    bar.sync 0;
+    add.s64 %rd7, %rd2, %rd5;
+    st.global.v4.u32 [%rd7], {{%r20, %r21, %r22, %r23}};
+    ld.shared.v4.u32 {{%r2, %r3, %r4, %r5}}, [%r12];
+    ld.shared.v4.u32 {{%r6, %r7, %r8, %r9}}, [%r12+16];
+    add.s64 %rd8, %rd2, %rd3;
+    st.global.v4.u32 [%rd8+512], {{%r2, %r3, %r4, %r5}};
+    st.global.v4.u32 [%rd8+528], {{%r6, %r7, %r8, %r9}};
+    ret;
+}}
+"#
+    )
+}
+
+/// Runs `body` on 32 threads; returns (input bytes, registers per lane, shared memory after).
+fn run_matrix(body: &str) -> (Vec<u8>, Vec<[u32; 4]>, Vec<u8>, Vec<String>) {
+    let src = matrix_kernel(body);
+    let k = load_src(&src, "forms_s8_matrix.ptx");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    // bytes with no pattern a wrong byte map could line up with
+    let mut x = 0x2545_f491u32;
+    let input: Vec<u8> = (0..1024 + 512)
+        .map(|_| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (x >> 24) as u8
+        })
+        .collect();
+    let a = g.alloc("in", &input);
+    let out = g.alloc("out", &vec![0u8; 512 + 1024]);
+    let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [a, out]));
+    let r = run(&k, &launch, &g, &RunOptions::default()).expect("launch");
+    let rules = r
+        .diagnostics
+        .iter()
+        .map(|d| d.rule.id.to_string())
+        .collect();
+    let o = g.read_buffer(out).unwrap();
+    let regs = u32_words(&o[..512])
+        .chunks(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect();
+    (input, regs, o[512..].to_vec(), rules)
+}
+
+#[test]
+fn ldmatrix_m16n16_trans_b8_matches_cutlass_layouts() {
+    // SM100_U8x8_LDSM_T (x1) and SM100_U8x16_LDSM_T (x2)
+    let x1 = (
+        RowSide {
+            shape: &[2, 2, 4, 2],
+            stride: &[128, 1024, 256, 0],
+            lanes: 16,
+        },
+        RegSide {
+            val_shape: &[8, 2, 2, 2],
+            val_stride: &[1, 128, 64, 1024],
+        },
+        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r20, %r21}, [%r14];",
+        2,
+    );
+    let x2 = (
+        RowSide {
+            shape: &[2, 2, 4, 2],
+            stride: &[128, 1024, 256, 2048],
+            lanes: 32,
+        },
+        RegSide {
+            val_shape: &[8, 2, 2, 4],
+            val_stride: &[1, 128, 64, 1024],
+        },
+        "ldmatrix.sync.aligned.m16n16.x2.trans.shared::cta.b8 {%r20, %r21, %r22, %r23}, [%r14];",
+        4,
+    );
+    for (rows, regs, inst, nregs) in [x1, x2] {
+        let (input, got, _, rules) = run_matrix(&format!("    {inst}"));
+        assert!(rules.is_empty(), "{inst}: {rules:?}");
+        for t in 0..32 {
+            for q in 0..nregs {
+                let mut want = 0u32;
+                for b in 0..32 {
+                    let x = reg_bit(&regs, t, 32 * q + b);
+                    let s = row_lane(&rows, x);
+                    let byte = input[16 * row_of(s) + (x % 128) / 8];
+                    want |= u32::from(byte >> (x % 8) & 1) << b;
+                }
+                assert_eq!(got[t][q], want, "{inst}: lane {t} register {q}");
+            }
+            // registers the instruction does not name keep their values
+            for q in nregs..4 {
+                let own = &input[1024 + 16 * t + 4 * q..][..4];
+                assert_eq!(got[t][q], u32::from_le_bytes(own.try_into().unwrap()));
+            }
+        }
+    }
+}
+
+#[test]
+fn stmatrix_m16n8_trans_b8_matches_cutlass_layouts() {
+    // SM100_U8x4_STSM_T (x1), SM100_U8x8_STSM_T (x2), SM100_U8x16_STSM_T (x4)
+    let forms: [(RowSide, RegSide, &str); 3] = [
+        (
+            RowSide {
+                shape: &[8, 4],
+                stride: &[128, 0],
+                lanes: 8,
+            },
+            RegSide {
+                val_shape: &[8, 2, 2],
+                val_stride: &[1, 128, 64],
+            },
+            "stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r14], {%r20};",
+        ),
+        (
+            RowSide {
+                shape: &[16, 2],
+                stride: &[128, 0],
+                lanes: 16,
+            },
+            RegSide {
+                val_shape: &[8, 2, 2, 2],
+                val_stride: &[1, 128, 64, 1024],
+            },
+            "stmatrix.sync.aligned.m16n8.x2.trans.shared.b8 [%r14], {%r20, %r21};",
+        ),
+        (
+            RowSide {
+                shape: &[32],
+                stride: &[128],
+                lanes: 32,
+            },
+            RegSide {
+                val_shape: &[8, 2, 2, 4],
+                val_stride: &[1, 128, 64, 1024],
+            },
+            "stmatrix.sync.aligned.m16n8.x4.trans.shared.b8 [%r14], {%r20, %r21, %r22, %r23};",
+        ),
+    ];
+    for (rows, regs, inst) in forms {
+        let (input, _, smem, rules) = run_matrix(&format!("    {inst}"));
+        assert!(rules.is_empty(), "{inst}: {rules:?}");
+        let nregs = regs.val_shape.iter().product::<usize>() / 32;
+        let mut want = input[..1024].to_vec();
+        for t in 0..32 {
+            for v in 0..32 * nregs {
+                let bit = input[1024 + 16 * t + v / 8] >> (v % 8) & 1;
+                let x = reg_bit(&regs, t, v);
+                let s = row_lane(&rows, x);
+                let at = 16 * row_of(s) + (x % 128) / 8;
+                want[at] = want[at] & !(1 << (x % 8)) | bit << (x % 8);
+            }
+        }
+        for (i, (g, w)) in smem.iter().zip(&want).enumerate() {
+            assert_eq!(
+                g,
+                w,
+                "{inst}: shared byte {i} (row {}, byte {})",
+                i / 16,
+                i % 16
+            );
+        }
+    }
+}
+
+#[test]
+fn eight_bit_matrix_forms_refused_as_ptxas_does() {
+    // ptxas 13.5: ".trans" required for .m16n16 / .m16n8; no .x4 for .m16n16
+    for inst in [
+        "ldmatrix.sync.aligned.m16n16.x1.shared.b8 {%r20, %r21}, [%r14];",
+        "stmatrix.sync.aligned.m16n8.x1.shared.b8 [%r14], {%r20};",
+        "ldmatrix.sync.aligned.m16n16.x4.trans.shared.b8 {%r20, %r21, %r22, %r23}, [%r14];",
+        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r20}, [%r14];",
+    ] {
+        let src = matrix_kernel(&format!("    {inst}"));
+        let m = tmemu_ptx::parse(&src).expect("parse");
+        let e = load(&m, &src, "m.ptx", None).map(|_| ()).unwrap_err();
+        assert!(matches!(e, LoadError::Invalid { .. }), "{inst}: {e:?}");
+    }
+    // the decompressing forms stay unsupported (incomplete), never guessed
+    for inst in [
+        "ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32 {%r20}, [%r14];",
+        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8x16.b4x16_p64 {%r20, %r21}, [%r14];",
+    ] {
+        let src = matrix_kernel(&format!("    {inst}"));
+        let m = tmemu_ptx::parse(&src).expect("parse");
+        let e = load(&m, &src, "m.ptx", None).map(|_| ()).unwrap_err();
+        assert!(matches!(e, LoadError::Unsupported { .. }), "{inst}: {e:?}");
+    }
+}
