@@ -196,6 +196,7 @@ pub(crate) fn run_group<O: Observer>(
         },
         max_call_depth: p.opts.max_call_depth,
         reference_paths: p.opts.reference_paths,
+        stack_bytes: std::sync::atomic::AtomicU64::new(0),
     };
     let mut out = Outcome::default();
     let mut hangs = Vec::new();

@@ -547,6 +547,10 @@ pub struct Env<'a> {
     pub max_call_depth: usize,
     /// `RunOptions::reference_paths`: no warp-wide fast path.
     pub reference_paths: bool,
+    /// Bytes of `.local` memory this SM group's warps have added for dynamic stacks
+    /// (exec/stack.rs; bounded by `stack::GROUP_BUDGET`). Per group, so a verdict never
+    /// depends on how groups interleave.
+    pub stack_bytes: std::sync::atomic::AtomicU64,
 }
 
 /// Counters and findings of one unit of execution.

@@ -18,6 +18,10 @@
 //! result in stack overflow"; only an access through ptr is undefined), and an access past
 //! the limit is TM0501. tmemu does not know the launch's `cudaLimitStackSize` (1 KiB by
 //! default), so an overflow of a smaller configured stack is not reported.
+//!
+//! What the stacks may add to the warps' memory is bounded per SM group ([`GROUP_BUDGET`]): a
+//! kernel past it (thousands of threads each with hundreds of KiB of stack, which no driver
+//! would launch) stops as TM0511, incomplete, instead of exhausting the host's memory.
 
 use super::{Ctx, Flow, Warp};
 use crate::error::rules;
@@ -27,6 +31,9 @@ use crate::program::Inst;
 /// Local memory per thread that any stack may reach: 512 KiB (CUDA C++ Programming Guide,
 /// "Maximum amount of local memory per thread", every compute capability since 2.0).
 pub const STACK_LIMIT: u64 = 512 * 1024;
+
+/// Bytes the dynamic stacks of one SM group's warps may add to their `.local` memory.
+pub const GROUP_BUDGET: u64 = 256 << 20;
 
 pub(super) fn exec<O: Observer>(
     w: &mut Warp,
@@ -57,8 +64,14 @@ pub(super) fn exec<O: Observer>(
                 w.write_any(*d, l, ptr);
                 need = need.max(top.min(STACK_LIMIT));
             }
-            if need > w.local_bytes as u64 {
-                grow(w, need);
+            if need > w.local_bytes as u64 && !grow(w, cx, need) {
+                let msg = format!(
+                    "the dynamic stacks of this SM group's warps would exceed tmemu's budget of \
+                     {} MiB of local memory; tmemu cannot run it",
+                    GROUP_BUDGET >> 20
+                );
+                cx.diag(w, w.cur_pc, mask, rules::UNMODELLED, msg);
+                return Flow::Trap;
             }
         }
         Inst::StackSave { d } => {
@@ -99,14 +112,22 @@ pub(super) fn exec<O: Observer>(
 }
 
 /// Widens every lane's `.local` memory to at least `need` bytes (the layout is lane-major with
-/// stride `local_bytes`), doubling so that a loop of allocations copies O(total) bytes.
-fn grow(w: &mut Warp, need: u64) {
+/// stride `local_bytes`), doubling so that a loop of allocations copies O(total) bytes; false
+/// (nothing changed) when that would pass the group's [`GROUP_BUDGET`].
+fn grow<O: Observer>(w: &mut Warp, cx: &Ctx<'_, '_, O>, need: u64) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
     let old = w.local_bytes as usize;
     let new = (need as usize).max((old * 2).min(STACK_LIMIT as usize));
+    let added = 32 * (new - old) as u64;
+    if cx.env.stack_bytes.load(Relaxed) + added > GROUP_BUDGET {
+        return false;
+    }
+    cx.env.stack_bytes.fetch_add(added, Relaxed);
     let mut local = vec![0u8; new * 32];
     for (l, lane) in w.local.chunks_exact(old.max(1)).enumerate().take(32) {
         local[l * new..l * new + old].copy_from_slice(&lane[..old]);
     }
     w.local = local;
     w.local_bytes = new as u32;
+    true
 }

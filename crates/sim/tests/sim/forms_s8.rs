@@ -255,6 +255,15 @@ fn an_allocation_beyond_local_memory_faults_on_access_only() {
 }
 
 #[test]
+fn stacks_past_the_group_budget_are_incomplete_not_an_abort() {
+    // 32 warps × 32 lanes × 512 KiB = 512 MiB of stacks, twice the per-group budget
+    let body = "    alloca.u64 %rd11, 614400, 16;\n    st.local.u32 [%rd11], %r1;";
+    let (_, rules) = run_body(body, 1024);
+    assert!(rules.iter().all(|r| r == "TM0511"), "{rules:?}");
+    assert!(!rules.is_empty());
+}
+
+#[test]
 fn stackrestore_below_the_stack_is_incomplete() {
     let (_, rules) = run_body("    mov.u64 %rd10, 0;\n    stackrestore.u64 %rd10;", 32);
     assert_eq!(rules, ["TM0511"], "{rules:?}");
