@@ -58,7 +58,11 @@ pub(super) fn exec<O: Observer>(
                 }
                 // ptr and size have the instruction's type: a .u32 size is taken as 32 bits
                 let n = w.read_any(*size, l);
-                let ptr = w.stack_top[l].next_multiple_of(a);
+                // saturating: a stack pointer past every address (an earlier absurd size)
+                // stays there rather than wrapping
+                let ptr = w.stack_top[l]
+                    .checked_next_multiple_of(a)
+                    .unwrap_or(u64::MAX);
                 let top = ptr.saturating_add(n);
                 w.stack_top[l] = top;
                 w.write_any(*d, l, ptr);

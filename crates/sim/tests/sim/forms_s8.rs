@@ -264,6 +264,21 @@ fn stacks_past_the_group_budget_are_incomplete_not_an_abort() {
 }
 
 #[test]
+fn absurd_sizes_saturate_instead_of_wrapping() {
+    // a size of 2^64 - 1 puts the stack pointer past every address; the next alloca must not
+    // wrap around to a small (valid-looking) pointer, and nothing panics
+    let body = "    alloca.u64 %rd11, -1;
+    alloca.u64 %rd12, 16, 16;
+    alloca.u32 %r20, -1;
+    setp.eq.u64 %p1, %rd12, -1;
+    selp.u32 %r10, 1, 0, %p1;
+    st.local.u32 [%rd12], %r1;";
+    let (w, rules) = run_body(body, 32);
+    assert!(w.iter().all(|v| v[0] == 1), "{w:?}");
+    assert_eq!(rules, ["TM0501"], "{rules:?}");
+}
+
+#[test]
 fn stackrestore_below_the_stack_is_incomplete() {
     let (_, rules) = run_body("    mov.u64 %rd10, 0;\n    stackrestore.u64 %rd10;", 32);
     assert_eq!(rules, ["TM0511"], "{rules:?}");
