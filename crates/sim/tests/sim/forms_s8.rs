@@ -476,8 +476,8 @@ fn ldmatrix_m16n16_trans_b8_matches_cutlass_layouts() {
     for (rows, regs, inst, nregs) in [x1, x2] {
         let (input, got, _, rules) = run_matrix(&format!("    {inst}"));
         assert!(rules.is_empty(), "{inst}: {rules:?}");
-        for t in 0..32 {
-            for q in 0..nregs {
+        for (t, lane) in got.iter().enumerate() {
+            for (q, &reg) in lane.iter().enumerate().take(nregs) {
                 let mut want = 0u32;
                 for b in 0..32 {
                     let x = reg_bit(&regs, t, 32 * q + b);
@@ -485,12 +485,12 @@ fn ldmatrix_m16n16_trans_b8_matches_cutlass_layouts() {
                     let byte = input[16 * row_of(s) + (x % 128) / 8];
                     want |= u32::from(byte >> (x % 8) & 1) << b;
                 }
-                assert_eq!(got[t][q], want, "{inst}: lane {t} register {q}");
+                assert_eq!(reg, want, "{inst}: lane {t} register {q}");
             }
             // registers the instruction does not name keep their values
-            for q in nregs..4 {
+            for (q, &reg) in lane.iter().enumerate().skip(nregs) {
                 let own = &input[1024 + 16 * t + 4 * q..][..4];
-                assert_eq!(got[t][q], u32::from_le_bytes(own.try_into().unwrap()));
+                assert_eq!(reg, u32::from_le_bytes(own.try_into().unwrap()));
             }
         }
     }
