@@ -337,8 +337,17 @@ class Null:
 class HostTMA:
     """A Triton/Gluon host-side TensorDescriptor argument. Expands to the 128-byte tensor map
     parameter followed by the shape (i32 each) and strides (i64 each) scalars Triton passes.
-    The box and swizzle are taken from the compiled kernel's `tensordesc_meta`."""
+    The box and swizzle are taken from the compiled kernel's `tensordesc_meta`.
+
+    An im2col descriptor (Gluon's `TensorDescriptorIm2Col`, holdout batch 8) gives `lower` and
+    `upper`, the pixel-box corners as Gluon takes them (outermost spatial dimension first, as
+    `pixel_box_lower_corner`), and optionally `elem_strides` (tensor order); the metadata's block
+    is [pixels, channels]. Triton's driver reverses all three for cuTensorMapEncodeIm2col, and
+    the spec wants them innermost first too."""
     buffer: str
+    lower: list[int] | None = None
+    upper: list[int] | None = None
+    elem_strides: list[int] | None = None
 
 
 @dataclasses.dataclass
@@ -582,10 +591,21 @@ def write_case(case: Case, ptx_name: str, entry: str, params: list[PtxParam], la
             meta = descs.pop(0)
             shape = list(b.array.shape if isinstance(b, Input) else b.shape)
             box = list(meta["block_size"])
-            if len(box) != len(shape):
-                raise SystemExit(f"{case.name}: {aname}: box {box} vs buffer shape {shape}")
-            tm = {"buffer": v.buffer, "box": box[::-1], "swizzle": SWIZZLE[meta["swizzle"]],
-                  "oob_fill": "zero"}
+            if meta.get("is_im2col", False) != (v.lower is not None):
+                raise SystemExit(f"{case.name}: {aname}: im2col corners given for a tile "
+                                 "descriptor or missing for an im2col one")
+            if v.lower is not None:
+                pixels, channels = box
+                tm = {"buffer": v.buffer, "mode": "im2col", "lower": list(v.lower)[::-1],
+                      "upper": list(v.upper)[::-1], "channels": channels, "pixels": pixels,
+                      "swizzle": SWIZZLE[meta["swizzle"]], "oob_fill": "zero"}
+                if v.elem_strides is not None:
+                    tm["elem_strides"] = list(v.elem_strides)[::-1]
+            else:
+                if len(box) != len(shape):
+                    raise SystemExit(f"{case.name}: {aname}: box {box} vs buffer shape {shape}")
+                tm = {"buffer": v.buffer, "box": box[::-1], "swizzle": SWIZZLE[meta["swizzle"]],
+                      "oob_fill": "zero"}
             w.arg({"tensormap": tm}, f"{aname}: tensor map (box innermost first, as CUDA counts)")
             for i, d in enumerate(shape):
                 w.arg({"value": int(d)}, f"{aname}.shape[{i}] (i32)")
