@@ -160,6 +160,91 @@ def _desc_im2col(block, rank, layout, dtype="fp16"):
     return f"tensordesc_im2col<{dtype}[{block[0]},{block[1]}],input_rank={rank},{layout!r}>"
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# A operand from TMEM with 32-bit (tf32) and 8-bit (i8) elements.
+# ---------------------------------------------------------------------------------------------
+TM, TK, TN = 128, 64, 64
+
+
+@gluon.jit
+def tmem_a_kernel(a_ptr, b_ptr, c_ptr, N, K, scale, BLOCK_M: gl.constexpr,
+                  BLOCK_K: gl.constexpr, BLOCK_N: gl.constexpr):
+    # C = (scale * A) @ B^T: each K block of A is scaled in registers and put into TMEM with
+    # tcgen05.st, and the MMA takes it from there (`tcgen05.mma [d], [a_tmem], b_desc`); B^T
+    # comes from a K-major shared tile. The A buffer is reused by every K step, so each step
+    # waits for the previous MMA before overwriting it.
+    dt: gl.constexpr = a_ptr.dtype.element_ty
+    acc_t: gl.constexpr = c_ptr.dtype.element_ty
+    rows: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+    off_m = gl.program_id(0) * BLOCK_M
+    off_n = gl.program_id(1) * BLOCK_N
+    rm = off_m + gl.arange(0, BLOCK_M, gl.SliceLayout(1, rows))
+    rn = off_n + gl.arange(0, BLOCK_N, gl.SliceLayout(1, rows))
+    rk = gl.arange(0, BLOCK_K, gl.SliceLayout(0, rows))
+    rc = off_n + gl.arange(0, BLOCK_N, gl.SliceLayout(0, rows))
+
+    b_s = gl.allocate_shared_memory(dt, [BLOCK_N, BLOCK_K],
+                                    gl.NVMMASharedLayout.get_default_for([BLOCK_N, BLOCK_K], dt))
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    fence_async_shared()
+    # 32-bit elements take one column each; 8-bit ones are packed four to a column
+    a_t = allocate_tensor_memory(dt, [BLOCK_M, BLOCK_K],
+                                 TensorMemoryLayout([BLOCK_M, BLOCK_K], col_stride=1))
+    acc = allocate_tensor_memory(acc_t, [BLOCK_M, BLOCK_N],
+                                 TensorMemoryLayout([BLOCK_M, BLOCK_N], col_stride=1))
+    a_reg: gl.constexpr = a_t.get_reg_layout()
+    for ki in range(K // BLOCK_K):
+        k0 = ki * BLOCK_K
+        if ki > 0:
+            # the previous MMA still reads A (TMEM) and B (shared)
+            mbarrier.wait(bar, (ki - 1) & 1)
+        a = gl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        a_t.store(gl.convert_layout((a * scale).to(dt), a_reg))
+        b_s.store(gl.load(b_ptr + rn[:, None] * K + (k0 + rk)[None, :]))
+        fence_async_shared()
+        tcgen05_mma(a_t, b_s.permute((1, 0)), acc, use_acc=ki > 0, mbarriers=[bar])
+    mbarrier.wait(bar, (K // BLOCK_K - 1) & 1)
+    mbarrier.invalidate(bar)
+    out = gl.convert_layout(acc.load(acc.get_reg_layout()), rows)
+    gl.store(c_ptr + rm[:, None] * N + rc[None, :], out)
+
+
+def _tmem_a_cases(kind):
+    M, N, K = 256, 128, 192
+    if kind == "tf32":
+        rng = np.random.default_rng(8211)
+        # A and B on a 1/32 grid in [-1, 1]; scale 2 keeps A exact in tf32 (6 significant bits)
+        a = (rng.integers(-32, 33, size=(M, K)) / 32).astype(np.float32)
+        b = (rng.integers(-32, 33, size=(N, K)) / 32).astype(np.float32)
+        scale = 2.0
+        why = ("2A and B on 1/16 and 1/32 grids with at most 7 significant bits (exact in "
+               "tf32 whatever rounding the tensor core applies); products on a 2^-9 grid, "
+               "|sums| <= 2 * 192: every partial sum exact in f32: exact")
+        dt, out_dt = "f32", "f32"
+    else:
+        rng = np.random.default_rng(8212)
+        # scale 1 (s8 stays s8); A in [-64, 63] so 2A would still fit: the kernel multiplies by
+        # the i32 scale and truncates back to i8
+        a = rng.integers(-128, 128, size=(M, K)).astype(np.int8)
+        b = rng.integers(-128, 128, size=(N, K)).astype(np.int8)
+        scale = 1
+        why = "integer arithmetic, |sum| <= 192 * 2^14 < 2^22: exact"
+        dt, out_dt = "i8", "i32"
+    ref = ((scale * a.astype(np.float64)) @ b.astype(np.float64).T).astype(np.float32)
+    return [Case(f"ho8_gluon_tmem_a_{kind}", grid=[M // TM, N // TN],
+                 buffers=dict(a=Input(a, dt), b=Input(b, dt),
+                              c=Output(out_dt, [M, N], ref, 0.0, 0.0, why)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), N=N, K=K,
+                           scale=scale),
+                 note=f"C[{M}x{N}] = ({scale} A)[{M}x{K}] @ B[{N}x{K}]^T, {kind}: each K block of "
+                      f"A scaled in registers, stored to TMEM (tcgen05.st) and used as the MMA's "
+                      f"A operand from TMEM (kind::{kind}); B K-major from shared memory; "
+                      f"{TM}x{TN}x{TK}, one TMEM A buffer reused after each MMA's mbarrier")]
+
+
 KERNELS = [
     TritonKernel(name="ho8_gluon_conv_im2col", fn=conv_im2col_kernel,
                  signature=dict(x_desc=_desc_im2col([CM, CK], 4, X_LAYOUT),
@@ -168,4 +253,20 @@ KERNELS = [
                  constexprs={}, cases=_conv_cases, num_warps=4, num_stages=1, gluon=True,
                  aligned=("out_ptr", "Ci", "Co"),
                  must_contain=("tcgen05.mma", ".im2col")),
+    TritonKernel(name="ho8_gluon_tmem_a_tf32", fn=tmem_a_kernel,
+                 signature=dict(a_ptr="*fp32", b_ptr="*fp32", c_ptr="*fp32", N="i32", K="i32",
+                                scale="fp32", BLOCK_M="constexpr", BLOCK_K="constexpr",
+                                BLOCK_N="constexpr"),
+                 constexprs=dict(BLOCK_M=TM, BLOCK_K=TK // 2, BLOCK_N=TN),
+                 cases=lambda: _tmem_a_cases("tf32"), num_warps=4, num_stages=1, gluon=True,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "N", "K"),
+                 must_contain=("kind::tf32 [",)),
+    TritonKernel(name="ho8_gluon_tmem_a_i8", fn=tmem_a_kernel,
+                 signature=dict(a_ptr="*i8", b_ptr="*i8", c_ptr="*i32", N="i32", K="i32",
+                                scale="i32", BLOCK_M="constexpr", BLOCK_K="constexpr",
+                                BLOCK_N="constexpr"),
+                 constexprs=dict(BLOCK_M=TM, BLOCK_K=TK, BLOCK_N=TN),
+                 cases=lambda: _tmem_a_cases("i8"), num_warps=4, num_stages=1, gluon=True,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "N", "K"),
+                 must_contain=("kind::i8 [",)),
 ]
