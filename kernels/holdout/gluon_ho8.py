@@ -15,9 +15,11 @@ import numpy as np
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.blackwell import (TensorMemoryLayout,
+                                                                 TensorMemoryScalesLayout,
                                                                  allocate_tensor_memory,
                                                                  fence_async_shared, mbarrier,
-                                                                 tcgen05_commit, tcgen05_mma,
+                                                                 tcgen05_commit, tcgen05_copy,
+                                                                 tcgen05_mma, tcgen05_mma_scaled,
                                                                  tma)
 
 from regen import Case, HostTMA, Input, Output, Ptr, TritonKernel
@@ -154,6 +156,10 @@ def _desc(shape, layout, dtype="fp16"):
     return f"tensordesc<{dtype}[{shape[0]},{shape[1]}],{layout!r}>"
 
 
+def _desc5(block, layout, dtype="u8"):
+    return f"tensordesc<{dtype}[{','.join(str(b) for b in block)}],{layout!r}>"
+
+
 def _desc_im2col(block, rank, layout, dtype="fp16"):
     # as Triton's native JIT specialiser mangles a TensorDescriptorIm2Col: the tensor's rank
     # (not the 2-D block's) sets how many shape/stride parameters follow the map
@@ -245,6 +251,121 @@ def _tmem_a_cases(kind):
                       f"{TM}x{TN}x{TK}, one TMEM A buffer reused after each MMA's mbarrier")]
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Two-CTA block-scaled MMA: A scales split across the pair, B scales in both CTAs.
+# ---------------------------------------------------------------------------------------------
+QM, QN, QK = 256, 128, 128
+QA_LAYOUT = gl.NVMMASharedLayout.get_default_for([QM, QK], gl.float8e4nv, cga_layout=[[1, 0]])
+QB_LAYOUT = gl.NVMMASharedLayout.get_default_for([QN, QK], gl.float8e4nv, cga_layout=[[1, 0]])
+# scale chunks [1, row blocks, K blocks, 2, 256] u8, unswizzled: A's two 128-row blocks go one
+# to each CTA, B's one block to both
+QSA_LAYOUT = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=8, rank=5,
+                                  cga_layout=[[0, 1, 0, 0, 0]])
+QSB_LAYOUT = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=8, rank=5,
+                                  cga_layout=[[0, 0, 0, 0, 0]])
+
+
+@gluon.jit
+def _scale_view(smem, rows: gl.constexpr, cols: gl.constexpr):
+    # a [1, rows / 128, 1, 2, 256] chunk stack as the [rows, cols] scale matrix: byte
+    # (r % 32) * 16 + (r // 32 % 4) * 4 + c of the chunk of row block r // 128
+    s = smem.reshape((rows // 128, 1, 32, 4, 4))
+    s = s.permute((0, 3, 2, 1, 4))
+    return s.reshape((rows, cols))
+
+
+@gluon.jit
+def two_cta_mxf8_kernel(a_desc, b_desc, sa_desc, sb_desc, c_ptr, N, K):
+    gl.static_assert(gl.num_ctas() == 2)
+    pair_m: gl.constexpr = a_desc.block_shape[0]
+    block_k: gl.constexpr = a_desc.block_shape[1]
+    tile_n: gl.constexpr = b_desc.block_shape[0]
+    off_m = gl.program_id(0) * pair_m
+    off_n = gl.program_id(1) * tile_n
+
+    a_s = gl.allocate_shared_memory(a_desc.dtype, a_desc.block_shape, a_desc.layout)
+    b_s = gl.allocate_shared_memory(b_desc.dtype, b_desc.block_shape, b_desc.layout)
+    sa_s = gl.allocate_shared_memory(sa_desc.dtype, sa_desc.block_shape, sa_desc.layout)
+    sb_s = gl.allocate_shared_memory(sb_desc.dtype, sb_desc.block_shape, sb_desc.layout)
+    ready = mbarrier.allocate_mbarrier(two_ctas=True)
+    done = mbarrier.allocate_mbarrier()
+    mbarrier.init(ready, count=1)
+    mbarrier.init(done, count=1)
+
+    acc_layout: gl.constexpr = TensorMemoryLayout(block=(pair_m // 2, tile_n), col_stride=1,
+                                                  cga_layout=[[1, 0]], two_ctas=True)
+    acc = allocate_tensor_memory(gl.float32, [pair_m, tile_n], acc_layout)
+    sa_t = allocate_tensor_memory(gl.uint8, [pair_m, block_k // 32],
+                                  TensorMemoryScalesLayout(cga_layout=[[1, 0]]))
+    sb_t = allocate_tensor_memory(gl.uint8, [tile_n, block_k // 32],
+                                  TensorMemoryScalesLayout(cga_layout=[[0, 0]]))
+
+    stage_bytes: gl.constexpr = (a_desc.nbytes_per_cta + b_desc.nbytes_per_cta
+                                 + sa_desc.nbytes_per_cta + sb_desc.nbytes_per_cta)
+    for ki in range(K // block_k):
+        mbarrier.expect(ready, stage_bytes)
+        tma.async_load(a_desc, [off_m, ki * block_k], ready, a_s)
+        tma.async_load(b_desc, [off_n, ki * block_k], ready, b_s)
+        tma.async_load(sa_desc, [0, gl.program_id(0) * (pair_m // 128), ki, 0, 0], ready, sa_s)
+        tma.async_load(sb_desc, [0, gl.program_id(1) * (tile_n // 128), ki, 0, 0], ready, sb_s)
+        mbarrier.wait(ready, ki & 1)
+        tcgen05_copy(_scale_view(sa_s, pair_m, block_k // 32), sa_t)
+        tcgen05_copy(_scale_view(sb_s, tile_n, block_k // 32), sb_t)
+        tcgen05_mma_scaled(a_s, b_s.permute((1, 0)), acc, sa_t, sb_t, "e4m3", "e4m3",
+                           use_acc=ki > 0, mbarriers=[done])
+        # the MMA reads A, B and both scale buffers until its barrier fires
+        mbarrier.wait(done, ki & 1)
+    mbarrier.invalidate(ready)
+    mbarrier.invalidate(done)
+
+    reg: gl.constexpr = acc.get_reg_layout()
+    out = acc.load(reg)
+    rm = off_m + gl.arange(0, pair_m, gl.SliceLayout(1, reg))
+    rn = off_n + gl.arange(0, tile_n, gl.SliceLayout(0, reg))
+    gl.store(c_ptr + rm[:, None] * N + rn[None, :], out)
+
+
+def _scale_chunks5(s):
+    """[rows, K/32] ue8m0 scales -> [1, rows/128, K/128, 2, 256] u8: one 512-byte chunk per
+    (128-row block, 4 scale columns), byte (r % 32) * 16 + (r // 32 % 4) * 4 + c."""
+    rows, cols = s.shape
+    out = s.reshape(rows // 128, 4, 32, cols // 4, 4).transpose(0, 3, 2, 1, 4)
+    return np.ascontiguousarray(out).reshape(1, rows // 128, cols // 4, 2, 256)
+
+
+def _two_cta_mxf8_cases():
+    from regen import _e4m3_table, e8m0_to_f64
+    M, N, K = 256, 256, 256
+    rng = np.random.default_rng(8221)
+    table = _e4m3_table()
+    code = {float(v): i for i, v in reversed(list(enumerate(table))) if not np.isnan(v)}
+    a = rng.integers(-8, 9, size=(M, K)) / 4
+    b = rng.integers(-8, 9, size=(N, K)) / 4
+    sa = rng.integers(125, 130, size=(M, K // 32)).astype(np.uint8)
+    sb = rng.integers(125, 130, size=(N, K // 32)).astype(np.uint8)
+    enc = np.vectorize(lambda v: code[float(v)])
+    a_s = a * np.repeat(e8m0_to_f64(sa), 32, axis=1)
+    b_s = b * np.repeat(e8m0_to_f64(sb), 32, axis=1)
+    ref = (a_s @ b_s.T).astype(np.float32)
+    why = ("e4m3 inputs on a 1/4 grid times ue8m0 scales 2^-2..2^2: products multiples of 2^-8 "
+           "below 2^6, |sums| < 2^14: every partial sum exact in f32: exact")
+    return [Case("ho8_gluon_2cta_mxf8", grid=[M // QM, N // QN],
+                 buffers=dict(a=Input(enc(a).astype(np.uint8), "fp8e4m3"),
+                              b=Input(enc(b).astype(np.uint8), "fp8e4m3"),
+                              sa=Input(_scale_chunks5(sa), "u8"),
+                              sb=Input(_scale_chunks5(sb), "u8"),
+                              c=Output("f32", [M, N], ref, 0.0, 0.0, why)),
+                 args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), sa_desc=HostTMA("sa"),
+                           sb_desc=HostTMA("sb"), c_ptr=Ptr("c"), N=N, K=K),
+                 note=f"C[{M}x{N}] = (A*SA)[{M}x{K}] @ (B*SB)[{N}x{K}]^T, MXFP8 (e4m3, ue8m0 "
+                      "per 32 K): tcgen05_mma_scaled on a CTA pair (cta_group::2 "
+                      "kind::mxf8f6f4.block_scale, 256x128 pair tile), scales by rank-5 TMA "
+                      "chunks and tcgen05_copy: A's scales split across the pair, B's (all 128 "
+                      "N of the tile) in both CTAs. The grid is Triton's times num_ctas = 2.")]
+
+
 KERNELS = [
     TritonKernel(name="ho8_gluon_conv_im2col", fn=conv_im2col_kernel,
                  signature=dict(x_desc=_desc_im2col([CM, CK], 4, X_LAYOUT),
@@ -269,4 +390,13 @@ KERNELS = [
                  cases=lambda: _tmem_a_cases("i8"), num_warps=4, num_stages=1, gluon=True,
                  aligned=("a_ptr", "b_ptr", "c_ptr", "N", "K"),
                  must_contain=("kind::i8 [",)),
+    TritonKernel(name="ho8_gluon_2cta_mxf8", fn=two_cta_mxf8_kernel,
+                 signature=dict(a_desc=_desc([QM, QK], QA_LAYOUT, "fp8e4nv"),
+                                b_desc=_desc([QN, QK], QB_LAYOUT, "fp8e4nv"),
+                                sa_desc=_desc5([1, QM // 128, 1, 2, 256], QSA_LAYOUT),
+                                sb_desc=_desc5([1, QN // 128, 1, 2, 256], QSB_LAYOUT),
+                                c_ptr="*fp32", N="i32", K="i32"),
+                 constexprs={}, cases=_two_cta_mxf8_cases, num_warps=4, num_stages=1,
+                 num_ctas=2, gluon=True, aligned=("c_ptr", "N", "K"),
+                 must_contain=("cta_group::2.kind::mxf8f6f4.block_scale", "tcgen05.cp")),
 ]

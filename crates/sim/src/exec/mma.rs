@@ -24,8 +24,8 @@ use tmemu_tmem::desc::{
 };
 use tmemu_tmem::mma::{
     apply_block_scales, execute, expand_sparse_a, gather_operand, gather_operand_strided,
-    gather_scales_tmem, gather_tmem, DLayout, GatherOrder, MetaLayout, MmaError, MmaRequest,
-    MmaScratch, OperandFormat,
+    gather_scales_tmem, gather_scales_tmem_from, gather_tmem, DLayout, GatherOrder, MetaLayout,
+    MmaError, MmaRequest, MmaScratch, OperandFormat,
 };
 
 use crate::program::{Addr, PSrc, S32, S64};
@@ -431,7 +431,18 @@ fn gather(
                 bufs.sc.resize(rows.max(ncta) * nsf as usize, 0.0);
                 gather_scales_tmem(tm, sfa, rows as u32, nsf, idesc.sfa_id, ty, &mut bufs.sc)?;
                 apply_block_scales(a_part, rows as u32, k as u32, ao, &bufs.sc, nsf);
-                gather_scales_tmem(tm, sfb, ncta as u32, nsf, idesc.sfb_id, ty, &mut bufs.sc)?;
+                // CTA v's B columns are v·N/2 .. (v+1)·N/2 of the MMA's N: their scale rows
+                // by that global index (each CTA holds scale_B for the whole N).
+                gather_scales_tmem_from(
+                    tm,
+                    sfb,
+                    (v * ncta) as u32,
+                    ncta as u32,
+                    nsf,
+                    idesc.sfb_id,
+                    ty,
+                    &mut bufs.sc,
+                )?;
                 apply_block_scales(b_part, ncta as u32, k as u32, bo, &bufs.sc, nsf);
             }
         }
@@ -775,7 +786,7 @@ fn places(op: &MmaOp, c: &Checked, ranks: &[usize]) -> Vec<(Place, AccessKind)> 
     let (l0, c0) = (op.d_taddr >> 16, op.d_taddr & 0xFFFF);
     let mut out = Vec::with_capacity(8);
     let (blocks, count) = c.layout.blocks(idesc.n);
-    for &r in ranks {
+    for (v, &r) in ranks.iter().enumerate() {
         for b in &blocks[..count] {
             let rect = TmemRect {
                 cta: r as u32,
@@ -848,14 +859,17 @@ fn places(op: &MmaOp, c: &Checked, ranks: &[usize]) -> Vec<(Place, AccessKind)> 
             ));
         }
         if let Some((_, sfa, sfb)) = op.scale {
-            for (t, n) in [(sfa, rows), (sfb, idesc.n / nctas)] {
+            // scale_A: this CTA's rows; scale_B: the rows of this CTA's N columns, by their
+            // index in the MMA's whole N (see `gather`)
+            let nb = idesc.n / nctas;
+            for (t, first, n) in [(sfa, 0, rows), (sfb, v as u32 * nb, nb)] {
                 out.push((
                     Place::Tmem(TmemRect {
                         cta: r as u32,
                         lane: (t >> 16) & 0x3FFF,
                         lanes: 32,
-                        col: t & 0xFFFF,
-                        cols: n.div_ceil(32),
+                        col: (t & 0xFFFF) + first / 32,
+                        cols: (first + n).div_ceil(32) - first / 32,
                     }),
                     AccessKind::Read,
                 ));

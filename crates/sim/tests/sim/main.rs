@@ -22,6 +22,7 @@ mod mbar_wait;
 mod mma_forms;
 mod mma_fusion;
 mod mma_ldmatrix;
+mod mma_scale_b_pair;
 mod mma_sparse_tf32;
 mod mma_sync_forms;
 mod mma_sync_h100;

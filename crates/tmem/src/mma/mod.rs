@@ -40,7 +40,8 @@ pub use compute::{accumulate_f32, execute, F32Gemm, MmaRequest, MmaScratch, Stri
 pub use dlayout::{DBlock, DLayout};
 pub use operand::{
     apply_block_scales, f16_to_f32, gather_operand, gather_operand_strided, gather_scales_tmem,
-    gather_smem, gather_smem_strided, gather_tmem, GatherOrder, OperandFormat,
+    gather_scales_tmem_from, gather_smem, gather_smem_strided, gather_tmem, GatherOrder,
+    OperandFormat,
 };
 pub use sparse::{expand_sparse_a, MetaLayout};
 

@@ -584,6 +584,27 @@ pub fn gather_scales_tmem(
     ty: ScaleType,
     out: &mut [f32],
 ) -> Result<(), MmaError> {
+    gather_scales_tmem_from(tmem, taddr, 0, rows, nsf, sf_id, ty, out)
+}
+
+/// [`gather_scales_tmem`] for rows `first .. first + rows` of the scale matrix (placed by
+/// their index in the whole matrix), written to `out` from row 0. A `cta_group::2` MMA
+/// scales each CTA's half of B's N columns with the rows of scale_B that carry those
+/// columns' global indices: each CTA's TMEM holds scale_B for the whole N (DERIVED: CUTLASS's
+/// 2-SM block-scaled mainloop copies the full-N scale tile into both CTAs, and Triton's
+/// Gluon 2-CTA block-scaled example broadcasts the B scales to both CTAs while it splits the
+/// A scales; both are tested on Blackwell).
+#[allow(clippy::too_many_arguments)]
+pub fn gather_scales_tmem_from(
+    tmem: &[u32],
+    taddr: u32,
+    first: u32,
+    rows: u32,
+    nsf: u32,
+    sf_id: u8,
+    ty: ScaleType,
+    out: &mut [f32],
+) -> Result<(), MmaError> {
     if u32::from(sf_id) + nsf > 4 {
         return Err(MmaError::Unsupported(
             "scale factor ID + vector size exceeds a cell",
@@ -594,14 +615,15 @@ pub fn gather_scales_tmem(
         ScaleType::Ue4m3 => NarrowFormat::Ue4m3,
     };
     let (l0, c0) = ((taddr >> 16) & 0x3FFF, taddr & 0xFFFF);
-    for r in 0..rows {
+    for i in 0..rows {
+        let r = first + i;
         let (lane, col) = (l0 + r % 32, c0 + r / 32);
         if lane >= 128 || col >= 512 {
             return Err(MmaError::TmemOutOfRange { lane, column: col });
         }
         let cell = tmem[(lane * 512 + col) as usize].to_le_bytes();
         for j in 0..nsf {
-            out[(r * nsf + j) as usize] = fmt.decode(cell[(u32::from(sf_id) + j) as usize]);
+            out[(i * nsf + j) as usize] = fmt.decode(cell[(u32::from(sf_id) + j) as usize]);
         }
     }
     Ok(())
