@@ -79,17 +79,16 @@ KERNELS6_BUGS = [
      "f16, the **stream-K tile scheduler** in split-K mode (3 splits of 2 K tiles each, "
      "deterministic reduction): partial accumulators through a global workspace with "
      "turnstile flags, 1-SM 128x128x64, TMA-store epilogue: 2 tiles x 3 splits"),
-]
-
-# Compiled and specified, but not in the corpus because tmemu computes wrong numbers (see
-# docs/arch/holdout.md batch 6b): `gen.py` skips it; move it to KERNELS6_BUGS once the engine
-# reads scale_B of a cta_group::2 MMA by the global N index.
-KERNELS6_PENDING = [
     ("ho6_cutlass_mxf8_2sm", "gemm6_mxf8_2sm.cu", "mxf8_2sm", 256, 128, 256, "fp8e4m3", 6005,
      "MXFP8 block-scaled on a **2-SM UMMA** 256x128x128 (cta_group::2) over clusters of 2x1: "
      "scale factors by tcgen05.cp.cta_group::2, kind::mxf8f6f4.block_scale, CLC scheduler, "
      "f32 out by TMA store: 1 tile, 1 cluster of 2"),
 ]
+
+# Nothing pending: `ho6_cutlass_mxf8_2sm` (wrong numbers in batch 6b: tmemu read scale_B of a
+# cta_group::2 MMA by the CTA-local N index) joined KERNELS6_BUGS in batch 8, when the engine
+# began reading it by the global N index.
+KERNELS6_PENDING = []
 
 VIEW_MAPS = ("sfa", "sfb")   # buffers whose maps carry CUTLASS's own dims and strides
 CU_DTYPE = {0: "u8", 1: "u16", 6: "f16", 7: "f32", 9: "bf16"}   # CUtensorMapDataType → tmemu elem

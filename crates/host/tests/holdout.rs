@@ -141,6 +141,17 @@ const COMPILER_BUGS: &[CompilerBug] = &[
                code relying on it suggests in-order execution in hardware (UNCONFIRMED)",
     },
     CompilerBug {
+        spec: "ho6_cutlass_mxf8_2sm.toml",
+        rule: "TM0204",
+        line: 3116,
+        late_wrong: false,
+        what: "CUTLASS 4.2 SM100 block-scaled mainloop on a 2-SM UMMA (MXFP8, cta_group::2): \
+               the ho6_cutlass_mxf8 pattern with tcgen05.cp.cta_group::2 (lines 3116, 3139) \
+               rewriting the scale columns the previous k-tile's pair MMAs (line 3333) may \
+               still read. Until batch 8 tmemu also computed wrong numbers here (scale_B of a \
+               cta_group::2 MMA read by the CTA-local column index); exact since",
+    },
+    CompilerBug {
         spec: "ho6_cutlass_f16_splitk.toml",
         rule: "TM0206",
         line: 9770,
