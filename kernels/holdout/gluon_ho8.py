@@ -259,6 +259,9 @@ def _tmem_a_cases(kind):
 QM, QN, QK = 256, 128, 128
 QA_LAYOUT = gl.NVMMASharedLayout.get_default_for([QM, QK], gl.float8e4nv, cga_layout=[[1, 0]])
 QB_LAYOUT = gl.NVMMASharedLayout.get_default_for([QN, QK], gl.float8e4nv, cga_layout=[[1, 0]])
+# e2m1 operands: 128 bytes (256 elements) of K per row, two per byte
+Q4A_LAYOUT = gl.NVMMASharedLayout.get_default_for([QM, QK], gl.uint8, cga_layout=[[1, 0]])
+Q4B_LAYOUT = gl.NVMMASharedLayout.get_default_for([QN, QK], gl.uint8, cga_layout=[[1, 0]])
 # scale chunks [1, row blocks, K blocks, 2, 256] u8, unswizzled: A's two 128-row blocks go one
 # to each CTA, B's one block to both
 QSA_LAYOUT = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=8, rank=5,
@@ -268,19 +271,25 @@ QSB_LAYOUT = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=8, rank
 
 
 @gluon.jit
-def _scale_view(smem, rows: gl.constexpr, cols: gl.constexpr):
-    # a [1, rows / 128, 1, 2, 256] chunk stack as the [rows, cols] scale matrix: byte
-    # (r % 32) * 16 + (r // 32 % 4) * 4 + c of the chunk of row block r // 128
-    s = smem.reshape((rows // 128, 1, 32, 4, 4))
+def _scale_view(smem, rows: gl.constexpr, rep_k: gl.constexpr):
+    # a [1, rows / 128, rep_k, 2, 256] chunk stack as the [rows, 4 rep_k] scale matrix: scale
+    # column c of row r is byte (r % 32) * 16 + (r // 32 % 4) * 4 + c % 4 of the chunk
+    # (r // 128, c // 4)
+    s = smem.reshape((rows // 128, rep_k, 32, 4, 4))
     s = s.permute((0, 3, 2, 1, 4))
-    return s.reshape((rows, cols))
+    return s.reshape((rows, rep_k * 4))
 
 
 @gluon.jit
-def two_cta_mxf8_kernel(a_desc, b_desc, sa_desc, sb_desc, c_ptr, N, K):
+def two_cta_scaled_kernel(a_desc, b_desc, sa_desc, sb_desc, c_ptr, N, K):
+    # e4m3 operands, or e2m1 ones packed two to a byte along K (u8 descriptors)
     gl.static_assert(gl.num_ctas() == 2)
+    KPB: gl.constexpr = 2 if a_desc.dtype == gl.uint8 else 1
+    FMT: gl.constexpr = "e2m1" if a_desc.dtype == gl.uint8 else "e4m3"
     pair_m: gl.constexpr = a_desc.block_shape[0]
-    block_k: gl.constexpr = a_desc.block_shape[1]
+    kb_bytes: gl.constexpr = a_desc.block_shape[1]
+    block_k: gl.constexpr = kb_bytes * KPB
+    rep_k: gl.constexpr = block_k // 128
     tile_n: gl.constexpr = b_desc.block_shape[0]
     off_m = gl.program_id(0) * pair_m
     off_n = gl.program_id(1) * tile_n
@@ -306,14 +315,16 @@ def two_cta_mxf8_kernel(a_desc, b_desc, sa_desc, sb_desc, c_ptr, N, K):
                                  + sa_desc.nbytes_per_cta + sb_desc.nbytes_per_cta)
     for ki in range(K // block_k):
         mbarrier.expect(ready, stage_bytes)
-        tma.async_load(a_desc, [off_m, ki * block_k], ready, a_s)
-        tma.async_load(b_desc, [off_n, ki * block_k], ready, b_s)
-        tma.async_load(sa_desc, [0, gl.program_id(0) * (pair_m // 128), ki, 0, 0], ready, sa_s)
-        tma.async_load(sb_desc, [0, gl.program_id(1) * (tile_n // 128), ki, 0, 0], ready, sb_s)
+        tma.async_load(a_desc, [off_m, ki * kb_bytes], ready, a_s)
+        tma.async_load(b_desc, [off_n, ki * kb_bytes], ready, b_s)
+        tma.async_load(sa_desc, [0, gl.program_id(0) * (pair_m // 128), ki * rep_k, 0, 0],
+                       ready, sa_s)
+        tma.async_load(sb_desc, [0, gl.program_id(1) * (tile_n // 128), ki * rep_k, 0, 0],
+                       ready, sb_s)
         mbarrier.wait(ready, ki & 1)
-        tcgen05_copy(_scale_view(sa_s, pair_m, block_k // 32), sa_t)
-        tcgen05_copy(_scale_view(sb_s, tile_n, block_k // 32), sb_t)
-        tcgen05_mma_scaled(a_s, b_s.permute((1, 0)), acc, sa_t, sb_t, "e4m3", "e4m3",
+        tcgen05_copy(_scale_view(sa_s, pair_m, rep_k), sa_t)
+        tcgen05_copy(_scale_view(sb_s, tile_n, rep_k), sb_t)
+        tcgen05_mma_scaled(a_s, b_s.permute((1, 0)), acc, sa_t, sb_t, FMT, FMT,
                            use_acc=ki > 0, mbarriers=[done])
         # the MMA reads A, B and both scale buffers until its barrier fires
         mbarrier.wait(done, ki & 1)
@@ -335,33 +346,48 @@ def _scale_chunks5(s):
     return np.ascontiguousarray(out).reshape(1, rows // 128, cols // 4, 2, 256)
 
 
-def _two_cta_mxf8_cases():
-    from regen import _e4m3_table, e8m0_to_f64
-    M, N, K = 256, 256, 256
-    rng = np.random.default_rng(8221)
-    table = _e4m3_table()
-    code = {float(v): i for i, v in reversed(list(enumerate(table))) if not np.isnan(v)}
-    a = rng.integers(-8, 9, size=(M, K)) / 4
-    b = rng.integers(-8, 9, size=(N, K)) / 4
+def _two_cta_scaled_cases(fmt):
+    from regen import _e4m3_table, e2m1_nibbles_to_f64, e8m0_to_f64
+    M, N = 256, 256
+    rng = np.random.default_rng(8221 if fmt == "mxf8" else 8222)
+    if fmt == "mxf8":
+        K = 256
+        table = _e4m3_table()
+        code = {float(v): i for i, v in reversed(list(enumerate(table))) if not np.isnan(v)}
+        a = rng.integers(-8, 9, size=(M, K)) / 4
+        b = rng.integers(-8, 9, size=(N, K)) / 4
+        enc = np.vectorize(lambda v: code[float(v)])
+        a_in, b_in = Input(enc(a).astype(np.uint8), "fp8e4m3"), Input(enc(b).astype(np.uint8),
+                                                                      "fp8e4m3")
+        why = ("e4m3 inputs on a 1/4 grid times ue8m0 scales 2^-2..2^2: products multiples of "
+               "2^-8 below 2^6, |sums| < 2^14: every partial sum exact in f32: exact")
+    else:
+        K = 512
+        an = rng.integers(0, 16, size=(M, K)).astype(np.uint8)
+        bn = rng.integers(0, 16, size=(N, K)).astype(np.uint8)
+        a, b = e2m1_nibbles_to_f64(an), e2m1_nibbles_to_f64(bn)
+        # two e2m1 per byte along K, the even K element in the low nibble
+        a_in = Input((an[:, 0::2] | (an[:, 1::2] << 4)).astype(np.uint8), "u8")
+        b_in = Input((bn[:, 0::2] | (bn[:, 1::2] << 4)).astype(np.uint8), "u8")
+        why = ("e2m1 products (at most 36, multiples of 1/4) times ue8m0 scales 2^-2..2^2: "
+               "multiples of 2^-6 below 2^10, |sums| < 2^19: every partial sum exact in f32: "
+               "exact")
     sa = rng.integers(125, 130, size=(M, K // 32)).astype(np.uint8)
     sb = rng.integers(125, 130, size=(N, K // 32)).astype(np.uint8)
-    enc = np.vectorize(lambda v: code[float(v)])
     a_s = a * np.repeat(e8m0_to_f64(sa), 32, axis=1)
     b_s = b * np.repeat(e8m0_to_f64(sb), 32, axis=1)
     ref = (a_s @ b_s.T).astype(np.float32)
-    why = ("e4m3 inputs on a 1/4 grid times ue8m0 scales 2^-2..2^2: products multiples of 2^-8 "
-           "below 2^6, |sums| < 2^14: every partial sum exact in f32: exact")
-    return [Case("ho8_gluon_2cta_mxf8", grid=[M // QM, N // QN],
-                 buffers=dict(a=Input(enc(a).astype(np.uint8), "fp8e4m3"),
-                              b=Input(enc(b).astype(np.uint8), "fp8e4m3"),
-                              sa=Input(_scale_chunks5(sa), "u8"),
+    kind = "mxf8f6f4" if fmt == "mxf8" else "mxf4"
+    elem = "e4m3" if fmt == "mxf8" else "e2m1 (two per byte along K)"
+    return [Case(f"ho8_gluon_2cta_{fmt}", grid=[M // QM, N // QN],
+                 buffers=dict(a=a_in, b=b_in, sa=Input(_scale_chunks5(sa), "u8"),
                               sb=Input(_scale_chunks5(sb), "u8"),
                               c=Output("f32", [M, N], ref, 0.0, 0.0, why)),
                  args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), sa_desc=HostTMA("sa"),
                            sb_desc=HostTMA("sb"), c_ptr=Ptr("c"), N=N, K=K),
-                 note=f"C[{M}x{N}] = (A*SA)[{M}x{K}] @ (B*SB)[{N}x{K}]^T, MXFP8 (e4m3, ue8m0 "
-                      "per 32 K): tcgen05_mma_scaled on a CTA pair (cta_group::2 "
-                      "kind::mxf8f6f4.block_scale, 256x128 pair tile), scales by rank-5 TMA "
+                 note=f"C[{M}x{N}] = (A*SA)[{M}x{K}] @ (B*SB)[{N}x{K}]^T, {elem} with ue8m0 "
+                      f"scales per 32 K: tcgen05_mma_scaled on a CTA pair (cta_group::2 "
+                      f"kind::{kind}.block_scale, 256x128 pair tile), scales by rank-5 TMA "
                       "chunks and tcgen05_copy: A's scales split across the pair, B's (all 128 "
                       "N of the tile) in both CTAs. The grid is Triton's times num_ctas = 2.")]
 
@@ -390,13 +416,22 @@ KERNELS = [
                  cases=lambda: _tmem_a_cases("i8"), num_warps=4, num_stages=1, gluon=True,
                  aligned=("a_ptr", "b_ptr", "c_ptr", "N", "K"),
                  must_contain=("kind::i8 [",)),
-    TritonKernel(name="ho8_gluon_2cta_mxf8", fn=two_cta_mxf8_kernel,
+    TritonKernel(name="ho8_gluon_2cta_mxf8", fn=two_cta_scaled_kernel,
                  signature=dict(a_desc=_desc([QM, QK], QA_LAYOUT, "fp8e4nv"),
                                 b_desc=_desc([QN, QK], QB_LAYOUT, "fp8e4nv"),
                                 sa_desc=_desc5([1, QM // 128, 1, 2, 256], QSA_LAYOUT),
                                 sb_desc=_desc5([1, QN // 128, 1, 2, 256], QSB_LAYOUT),
                                 c_ptr="*fp32", N="i32", K="i32"),
-                 constexprs={}, cases=_two_cta_mxf8_cases, num_warps=4, num_stages=1,
-                 num_ctas=2, gluon=True, aligned=("c_ptr", "N", "K"),
+                 constexprs={}, cases=lambda: _two_cta_scaled_cases("mxf8"), num_warps=4,
+                 num_stages=1, num_ctas=2, gluon=True, aligned=("c_ptr", "N", "K"),
                  must_contain=("cta_group::2.kind::mxf8f6f4.block_scale", "tcgen05.cp")),
+    TritonKernel(name="ho8_gluon_2cta_mxf4", fn=two_cta_scaled_kernel,
+                 signature=dict(a_desc=_desc([QM, QK], Q4A_LAYOUT, "u8"),
+                                b_desc=_desc([QN, QK], Q4B_LAYOUT, "u8"),
+                                sa_desc=_desc5([1, QM // 128, 2, 2, 256], QSA_LAYOUT),
+                                sb_desc=_desc5([1, QN // 128, 2, 2, 256], QSB_LAYOUT),
+                                c_ptr="*fp32", N="i32", K="i32"),
+                 constexprs={}, cases=lambda: _two_cta_scaled_cases("mxf4"), num_warps=4,
+                 num_stages=1, num_ctas=2, gluon=True, aligned=("c_ptr", "N", "K"),
+                 must_contain=("cta_group::2.kind::mxf4", "tcgen05.cp")),
 ]
