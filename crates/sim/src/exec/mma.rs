@@ -893,7 +893,7 @@ fn check_columns<O: Observer>(
     } else {
         c.idesc.k()
     };
-    for &r in ranks {
+    for (v, &r) in ranks.iter().enumerate() {
         let d0 = col(op.d_taddr);
         columns_owned(cx, r, d0..d0 + c.d_cols)
             .map_err(|m| format!("D at taddr {:#x} in CTA rank {r}: {m}", op.d_taddr))?;
@@ -912,8 +912,16 @@ fn check_columns<O: Observer>(
                 .map_err(|m| format!("sparsity metadata at taddr {t:#x} in CTA rank {r}: {m}"))?;
         }
         if let Some((_, sfa, sfb)) = op.scale {
-            for (what, t) in [("scale_A", sfa), ("scale_B", sfb)] {
-                columns_owned(cx, r, col(t)..col(t) + 1)
+            // every column the scales are read from (32 rows a column): scale_A for this
+            // CTA's rows, scale_B for its columns by their index in the whole N (`gather`)
+            let rows = c.layout.rows_per_cta();
+            let nb = c.idesc.n / ranks.len() as u32;
+            let first = v as u32 * nb;
+            for (what, t, lo, hi) in [
+                ("scale_A", sfa, 0, rows.div_ceil(32)),
+                ("scale_B", sfb, first / 32, (first + nb).div_ceil(32)),
+            ] {
+                columns_owned(cx, r, col(t) + lo..col(t) + hi)
                     .map_err(|m| format!("{what} at taddr {t:#x} in CTA rank {r}: {m}"))?;
             }
         }

@@ -122,3 +122,113 @@ fn pair_mma_scales_each_b_half_by_its_global_scale_rows() {
     }
     assert_eq!(wrong, 0, "{wrong} of {} elements of D differ", m * n);
 }
+
+// ---- TM0105 covers every scale column -------------------------------------------------------
+
+/// One CTA allocates 128 columns; thread 0 issues a block-scaled MMA (M = 128, N = 64: D in
+/// columns 0..63, scale_A's 128 rows in columns 64..67) with scale_B at column `SFB`: its 64
+/// rows take two columns, SFB and SFB + 1.
+const SF_COLS: &str = r#"
+.version 8.8
+.target sm_100a
+.address_size 64
+
+.visible .entry sf_cols(.param .u64 p_out, .param .u64 p_in)
+{
+    .reg .pred %p<8>;
+    .reg .b32 %r<64>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b64 mbar;
+    .shared .align 4 .b32 slot;
+    .shared .align 1024 .b8 sa[4096];
+    .shared .align 1024 .b8 sb[2048];
+
+    mov.u32 %r1, %tid.x;
+    shr.u32 %r2, %r1, 5;
+    mov.u32 %r4, slot;
+    mov.u32 %r7, mbar;
+    setp.eq.u32 %p1, %r2, 0;
+    setp.eq.u32 %p2, %r1, 0;
+    @!%p1 bra L_ALLOCATED;
+    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 128;
+    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+L_ALLOCATED:
+    @!%p2 bra L_INIT;
+    mbarrier.init.shared::cta.b64 [%r7], 1;
+L_INIT:
+    tcgen05.fence::before_thread_sync;
+    bar.sync 0;
+    tcgen05.fence::after_thread_sync;
+    ld.shared.u32 %r30, [%r4];
+    @!%p2 bra L_ISSUED;
+    mov.u32 %r10, sa;
+    and.b32 %r40, %r10, 262143;
+    shr.u32 %r40, %r40, 4;
+    cvt.u64.u32 %rd2, %r40;
+    or.b64 %rd2, %rd2, 0x401000080000;
+    mov.u32 %r20, sb;
+    and.b32 %r41, %r20, 262143;
+    shr.u32 %r41, %r41, 4;
+    cvt.u64.u32 %rd3, %r41;
+    or.b64 %rd3, %rd3, 0x401000080000;
+    mov.u32 %r42, 0x08900000;
+    add.u32 %r43, %r30, 64;
+    add.u32 %r44, %r30, SFB;
+    setp.ne.u32 %p5, %r1, 0;
+    tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32 [%r30], %rd2, %rd3, %r42, [%r43], [%r44], %p5;
+    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r7];
+L_ISSUED:
+L_WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r7], 0;
+    @!%p6 bra L_WAIT;
+    tcgen05.fence::after_thread_sync;
+    bar.sync 0;
+    @!%p1 bra L_END;
+    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r30, 128;
+L_END:
+    ret;
+}
+"#;
+
+fn diagnostics_with_scale_b_at(col: u32) -> Vec<String> {
+    use tmemu_sim::{install_globals, load, run, GlobalMemory, Launch, RunOptions};
+    let src = SF_COLS.replace("SFB", &col.to_string());
+    let m = tmemu_ptx::parse(&src).expect("parse");
+    let k = load(&m, &src, "sf_cols.ptx", None).expect("load");
+    let mut g = GlobalMemory::new();
+    install_globals(&k, &mut g).unwrap();
+    let out = g.alloc("out", &[0u8; 16]);
+    let mut params = vec![0u8; k.param_bytes as usize];
+    for p in &k.params {
+        params[p.offset as usize..(p.offset + p.size) as usize]
+            .copy_from_slice(&out.to_le_bytes()[..p.size as usize]);
+    }
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [128, 1, 1],
+        cluster: None,
+        dyn_shared: 0,
+        params,
+    };
+    let opts = RunOptions {
+        max_steps: 1_000_000,
+        ..Default::default()
+    };
+    let r = run(&k, &launch, &g, &opts).expect("launch");
+    assert!(r.hangs.is_empty(), "{:?}", r.hangs);
+    r.diagnostics.iter().map(|d| format!("{d:?}")).collect()
+}
+
+#[test]
+fn scale_b_columns_past_the_allocation_are_reported() {
+    // columns 126..127: inside the 128 allocated
+    let keep = diagnostics_with_scale_b_at(126);
+    assert!(keep.is_empty(), "{keep:?}");
+    // columns 127..128: the second is not allocated (only its first column used to be checked)
+    let brk = diagnostics_with_scale_b_at(127);
+    assert!(
+        brk.iter()
+            .any(|d| d.contains("TM0105") && d.contains("scale_B")),
+        "{brk:?}"
+    );
+}
