@@ -11,3 +11,7 @@ out=../../tests/corpus/diff
 for f in "$out/harness.sm_90a.ptx" "$out/cases.sm_90a.ptx"; do
   sed -i -E 's#"[^"]*/kernels/diff/harness.cu"#"kernels/diff/harness.cu"#; s#"[^"]*/include/#"cuda/include/#' "$f"
 done
+# cases.sm_90a.ptx is over 200 KB: committed as cases.sm_90a.ptx.xz (the tests and tmemu read the
+# .xz when the plain file is absent), so the repository stays under the device's 64 MiB
+python3 -c 'import lzma,sys; p=sys.argv[1]; open(p+".xz","wb").write(lzma.compress(open(p,"rb").read(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=9))' "$out/cases.sm_90a.ptx"
+rm "$out/cases.sm_90a.ptx"

@@ -16,7 +16,7 @@
 //             the writers does not matter).
 //
 // Build: nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o harness harness.cu
-// PTX:   nvcc -O2 -arch=sm_90a -ptx -o harness.sm_90a.ptx harness.cu
+// PTX:   nvcc -O2 -arch=sm_90a -ptx -o harness.sm_90a.ptx harness.cu && xz -9 -C crc64 harness.sm_90a.ptx (committed .xz)
 // Run:   ./harness OUTDIR   -> OUTDIR/manifest.txt, OUTDIR/dumps.bin
 #include <cstdint>
 #include <cstdio>

@@ -110,7 +110,9 @@ fn unsupported(e: LoadError) -> String {
 fn engine_matches_h100_recording() {
     let rec = Recording::load();
     let n = rec.n;
-    let read = |f: &str| std::fs::read_to_string(corpus_dir().join(f)).unwrap();
+    // large PTX is committed as NAME.xz
+    let read =
+        |f: &str| String::from_utf8(tmemu_testkit::recording::read(&corpus_dir().join(f))).unwrap();
     let cases_src = read("cases.sm_90a.ptx");
     let cases_mod = tmemu_ptx::parse(&cases_src).expect("cases.sm_90a.ptx parses");
     let harness_src = read("harness.sm_90a.ptx");

@@ -5,13 +5,15 @@ use std::path::PathBuf;
 
 use tmemu_sim::{load, Kernel, Launch};
 
-/// `tests/corpus/<dir>/<name>` of the repository: its path and text.
+/// `tests/corpus/<dir>/<name>` of the repository: its path and text (from `<name>.xz` when a
+/// large file is committed compressed).
 pub fn corpus_file(dir: &str, name: &str) -> (PathBuf, String) {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus")
         .join(dir)
         .join(name);
-    let s = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let s = String::from_utf8(tmemu_testkit::recording::read(&p))
+        .unwrap_or_else(|e| panic!("{}: not UTF-8: {e}", p.display()));
     (p, s)
 }
 
