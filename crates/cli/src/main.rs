@@ -12,6 +12,7 @@ mod explore_cmd;
 mod observe;
 mod output;
 mod parse_cmd;
+mod phases;
 mod prepare;
 mod progress;
 mod run_cmd;
@@ -69,6 +70,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    phases::init();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
             return ExitCode::from(e.exit_code() as u8);
         }
     };
+    phases::mark("arguments parsed");
     let code = match cli.command {
         Command::Run(args) => run_cmd::run(&args),
         Command::Check(args) => check_cmd::run(&args),
@@ -84,5 +87,6 @@ fn main() -> ExitCode {
         Command::Explain(args) => explain_cmd::run(&args),
         Command::Parse(args) => parse_cmd::run(&args),
     };
+    phases::mark("exit");
     ExitCode::from(code)
 }

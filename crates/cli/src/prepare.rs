@@ -5,10 +5,10 @@ use std::path::Path;
 
 use tmemu_diag::Report;
 use tmemu_host::{
-    load_ptx_module, parse_ptx, read_ptx_file, resolve_spec_threads, unsupported_report,
+    load_ptx_module, parse_ptx, read_ptx_file, resolve_spec_prefilled, unsupported_report,
     ErrorClass, HostError, Kernel, LocTable, ReportBuilder, ResolvedLaunch,
 };
-use tmemu_spec::Spec;
+use tmemu_spec::{materialize_buffers, Spec};
 
 /// A launch ready to run.
 pub struct Prepared {
@@ -34,10 +34,48 @@ pub enum PrepError {
 
 /// `threads`: how many threads may generate the buffers' fills (the bytes do not depend on it).
 pub fn prepare(spec_path: &Path, sets: &[String], threads: usize) -> Result<Prepared, PrepError> {
-    let mut spec = Spec::load(spec_path).map_err(|e| PrepError::Bad(e.to_string()))?;
+    let spec = Spec::load(spec_path).map_err(|e| PrepError::Bad(e.to_string()))?;
+    crate::phases::mark("spec read");
+    prepare_spec(spec, sets, threads)
+}
+
+/// [`prepare`] of a spec already read. Called on a rayon pool's thread with `threads` > 1
+/// (`tmemu run`), the PTX is read, parsed, loaded and checked on this thread while the
+/// buffers' inputs are made by the pool's other threads: neither needs the other, and both
+/// came before the first CTA one after the other. Messages, and which of two failures is
+/// reported, are those of the serial order (the PTX's first).
+pub fn prepare_spec(
+    mut spec: Spec,
+    sets: &[String],
+    threads: usize,
+) -> Result<Prepared, PrepError> {
     let ptx_path = spec.ptx.value.clone();
     let shown = ptx_path.display().to_string();
     let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+    // one parse serves the loader, the static checker and the line table
+    let load = || -> Result<_, HostError> {
+        let src = read_ptx_file(&ptx_path)?;
+        let module = parse_ptx(&src, &shown)?;
+        let kernel = load_ptx_module(&module, &src, &shown, entry.as_deref())?;
+        let statics = tmemu_check::static_check(&module, &shown);
+        let locs = LocTable::from_module(&module);
+        crate::phases::mark("PTX loaded and checked");
+        Ok((kernel, statics, locs))
+    };
+    let make_inputs = || {
+        let made = materialize_buffers(&spec, threads);
+        crate::phases::mark("inputs made");
+        made
+    };
+    let (loaded, made) = if threads > 1 && rayon::current_thread_index().is_some() {
+        rayon::join(load, make_inputs)
+    } else {
+        // one after the other: a PTX that does not load costs no inputs
+        match load() {
+            Ok(l) => (Ok(l), make_inputs()),
+            Err(e) => (Err(e), Vec::new()),
+        }
+    };
     let classify = |e: HostError| match e.class {
         ErrorClass::Unsupported => {
             PrepError::Unsupported(Box::new(unsupported_report(&shown, &e.message)))
@@ -47,15 +85,10 @@ pub fn prepare(spec_path: &Path, sets: &[String], threads: usize) -> Result<Prep
             None => PrepError::Bad(entry_error(&spec, &shown, e.message)),
         },
     };
-    // one parse serves the loader, the static checker and the line table
-    let src = read_ptx_file(&ptx_path).map_err(classify)?;
-    let module = parse_ptx(&src, &shown).map_err(classify)?;
-    let kernel = load_ptx_module(&module, &src, &shown, entry.as_deref()).map_err(classify)?;
-    let statics = tmemu_check::static_check(&module, &shown);
-    let locs = LocTable::from_module(&module);
-    drop(module);
-    let launch = resolve_spec_threads(&mut spec, sets, &kernel, threads)
+    let (kernel, statics, locs) = loaded.map_err(classify)?;
+    let launch = resolve_spec_prefilled(&mut spec, sets, &kernel, threads, made)
         .map_err(|e| PrepError::Bad(e.message))?;
+    crate::phases::mark("launch resolved");
     Ok(Prepared {
         shown,
         locs,

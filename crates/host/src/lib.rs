@@ -31,10 +31,10 @@ pub use check::{
     Verdict,
 };
 pub use error::{ErrorClass, HostError};
-pub use expect::{check_expects, save_outputs, ExpectReport};
+pub use expect::{check_expects, save_output, save_outputs, ExpectReport};
 pub use explore::{explore, ExploreOptions, ExploreOutcome};
 pub use load::{load_ptx_file, load_ptx_module, load_ptx_source, parse_ptx, read_ptx_file};
-pub use params::{param_infos, resolve_spec, resolve_spec_threads};
+pub use params::{param_infos, resolve_spec, resolve_spec_prefilled, resolve_spec_threads};
 pub use report::{expect_result, unsupported_report, LocTable, Related, ReportBuilder};
 pub use session::{Outcome, Session};
 

@@ -47,6 +47,28 @@ pub fn resolve_spec_threads(
     kernel: &Kernel,
     threads: usize,
 ) -> Result<ResolvedLaunch, HostError> {
+    resolve_spec_with(spec, sets, kernel, threads, None)
+}
+
+/// As [`resolve_spec_threads`], with the spec's buffers made beforehand by
+/// [`tmemu_spec::materialize_buffers`] (while the PTX loaded): the same launch and messages.
+pub fn resolve_spec_prefilled(
+    spec: &mut Spec,
+    sets: &[String],
+    kernel: &Kernel,
+    threads: usize,
+    prefilled: Vec<Result<Vec<u8>, tmemu_spec::SpecError>>,
+) -> Result<ResolvedLaunch, HostError> {
+    resolve_spec_with(spec, sets, kernel, threads, Some(prefilled))
+}
+
+fn resolve_spec_with(
+    spec: &mut Spec,
+    sets: &[String],
+    kernel: &Kernel,
+    threads: usize,
+    prefilled: Option<Vec<Result<Vec<u8>, tmemu_spec::SpecError>>>,
+) -> Result<ResolvedLaunch, HostError> {
     let params = param_infos(kernel);
     let bad = |m: String| HostError::bad(m);
     let sets: Vec<SetOverride> = sets
@@ -60,7 +82,11 @@ pub fn resolve_spec_threads(
     };
     spec.apply_overrides_to(&sets, &params, &kernel_ref)
         .map_err(|e| bad(e.to_string()))?;
-    resolve_threads(spec, &params, threads).map_err(|e| bad(e.to_string()))
+    match prefilled {
+        Some(made) => tmemu_spec::resolve_prefilled(spec, &params, threads, made),
+        None => resolve_threads(spec, &params, threads),
+    }
+    .map_err(|e| bad(e.to_string()))
 }
 
 /// `file:line` of the kernel's `.entry` directive, for messages about its parameters.

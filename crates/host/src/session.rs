@@ -33,12 +33,41 @@ impl<'k> Session<'k> {
     /// Allocates the buffers and builds the launch. Fails only when the module's own
     /// `.global` variables cannot be installed.
     pub fn new(kernel: &'k Kernel, resolved: &ResolvedLaunch) -> Result<Self, LaunchError> {
+        Self::build(kernel, resolved, |global, _, b| {
+            global.alloc(&b.name, &b.bytes)
+        })
+    }
+
+    /// As [`Session::new`], but moves each buffer's initial bytes into device memory instead
+    /// of copying them (`resolved.buffers[i].bytes` is left empty): for a single run, whose
+    /// inputs were generated in parallel, a serial copy of every input was the largest part
+    /// of the set-up (`tmemu run`).
+    pub fn new_taking(
+        kernel: &'k Kernel,
+        resolved: &mut ResolvedLaunch,
+    ) -> Result<Self, LaunchError> {
+        let mut owned: Vec<Vec<u8>> = resolved
+            .buffers
+            .iter_mut()
+            .map(|b| std::mem::take(&mut b.bytes))
+            .collect();
+        Self::build(kernel, resolved, |global, i, b| {
+            global.alloc_owned(&b.name, std::mem::take(&mut owned[i]))
+        })
+    }
+
+    fn build(
+        kernel: &'k Kernel,
+        resolved: &ResolvedLaunch,
+        mut place: impl FnMut(&mut GlobalMemory, usize, &tmemu_spec::GlobalBuffer) -> u64,
+    ) -> Result<Self, LaunchError> {
         let mut global = GlobalMemory::new();
         install_globals(kernel, &mut global)?;
         let addrs: Vec<u64> = resolved
             .buffers
             .iter()
-            .map(|b| global.alloc(&b.name, &b.bytes))
+            .enumerate()
+            .map(|(i, b)| place(&mut global, i, b))
             .collect();
         let launch = Launch {
             grid: resolved.grid,
@@ -87,6 +116,29 @@ impl<'k> Session<'k> {
         let (result, observers) =
             tmemu_sim::run_observed(self.kernel, &self.launch, &self.global, opts, make)?;
         Ok((self.outcome(result, t0), observers))
+    }
+
+    /// [`Session::run_observed`] without reading the buffers back: the result, the engine's
+    /// wall seconds and the observers; [`Session::contents`] reads the buffers in place.
+    pub fn run_observed_in_place<O: Observer + Send>(
+        &self,
+        opts: &RunOptions,
+        make: impl Fn(u32) -> O + Sync,
+    ) -> Result<(RunResult, f64, Vec<O>), LaunchError> {
+        let t0 = Instant::now();
+        let (result, observers) =
+            tmemu_sim::run_observed(self.kernel, &self.launch, &self.global, opts, make)?;
+        Ok((result, t0.elapsed().as_secs_f64(), observers))
+    }
+
+    /// Every spec buffer's current bytes, in spec order, without a copy (the borrow keeps
+    /// runs out while they are read).
+    pub fn contents(&mut self) -> Vec<&[u8]> {
+        let view = self.global.view();
+        self.addrs
+            .iter()
+            .map(|&a| view.bytes(a).unwrap_or_default())
+            .collect()
     }
 
     fn outcome(&self, result: RunResult, t0: Instant) -> Outcome {

@@ -91,6 +91,10 @@ pub struct RunOptions {
     /// (exec/{cp_async,mbar_wait}.rs, the warp-wide ld/st): the reference the fast paths are
     /// tested against. Same results, slower.
     pub reference_paths: bool,
+    /// A rayon pool to run the SM groups on instead of starting one for this run (`tmemu run`
+    /// makes its inputs on the same threads first). Used when it has `threads` threads, or
+    /// more while the launch has no more groups than `threads`; otherwise a pool is started.
+    pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 impl Default for RunOptions {
@@ -110,6 +114,7 @@ impl Default for RunOptions {
             progress: None,
             mma_fusion: std::env::var_os("TMEMU_MMA_FUSION").is_none_or(|v| v != "0"),
             reference_paths: false,
+            pool: None,
         }
     }
 }
@@ -288,17 +293,25 @@ pub fn run_observed<O: Observer + Send>(
         let r = run_group(&plan, g, &mut obs, pool);
         (r, obs)
     };
+    let shared = opts.pool.as_deref().filter(|p| {
+        let n = p.current_num_threads();
+        n == threads || (n > threads && groups.len() <= threads)
+    });
     let outs: Vec<GroupOut<O>> = if threads > 1 {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| LaunchError(format!("cannot start {threads} threads: {e}")))?;
-        pool.install(|| {
+        let par = || {
             groups
                 .par_iter()
                 .map_init(Pool::default, |pool, &g| run_one(pool, g))
                 .collect()
-        })
+        };
+        match shared {
+            Some(p) => p.install(par),
+            None => rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| LaunchError(format!("cannot start {threads} threads: {e}")))?
+                .install(par),
+        }
     } else {
         let mut pool = Pool::default();
         groups.iter().map(|&g| run_one(&mut pool, g)).collect()

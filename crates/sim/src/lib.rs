@@ -25,5 +25,5 @@ pub use error::{Diagnostic, HangReport, LaunchError, LoadError};
 pub use exec::tcgen05::queue::AsyncPolicy;
 pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};
 pub use loader::load;
-pub use mem::GlobalMemory;
+pub use mem::{GlobalMemory, GlobalView};
 pub use program::Kernel;

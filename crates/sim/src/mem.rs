@@ -113,12 +113,47 @@ pub struct Buffer {
     pub name: String,
     pub addr: u64,
     pub len: u64,
-    words: Box<[AtomicU64]>,
+    /// The allocation, owned as `owner` says (freed in `Drop`). Held as a raw pointer rather
+    /// than a `Box` so that an adopted byte vector and a zeroed word array look the same to
+    /// every access: all of them go through `base` with atomic operations of their own size.
+    base: *mut u8,
+    owner: Owner,
 }
 
+/// How a [`Buffer`]'s allocation was made, so that it is freed with the same layout.
+enum Owner {
+    /// `Box<[AtomicU64]>` of this many words ([`zeroed_words`]).
+    Words(usize),
+    /// `Box<[u8]>` of this many bytes, adopted without a copy ([`GlobalMemory::alloc_owned`]).
+    Bytes(usize),
+}
+
+// SAFETY: `base` is owned by the buffer alone and every access through it, from any thread,
+// is an atomic operation (or happens with `&mut GlobalMemory`: `GlobalMemory::view`).
+unsafe impl Send for Buffer {}
+unsafe impl Sync for Buffer {}
+
 impl Buffer {
+    #[inline(always)]
     fn ptr(&self) -> *mut u8 {
-        self.words.as_ptr() as *mut u8
+        self.base
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: `base` came from `Box::into_raw` of the type and length `owner` records.
+        unsafe {
+            match self.owner {
+                Owner::Words(n) => drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    self.base as *mut AtomicU64,
+                    n,
+                ))),
+                Owner::Bytes(n) => drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    self.base, n,
+                ))),
+            }
+        }
     }
 }
 
@@ -145,25 +180,55 @@ impl GlobalMemory {
 
     /// Places a buffer of `len` bytes whose first bytes are `init` (rest zero).
     pub fn alloc_len(&mut self, name: &str, len: u64, init: &[u8]) -> u64 {
+        let nwords = len.div_ceil(8).max(1) as usize;
+        let words = Box::into_raw(zeroed_words(nwords)) as *mut u8;
+        // SAFETY: fresh allocation of nwords*8 >= init.len() bytes, not yet shared.
+        unsafe {
+            std::ptr::copy_nonoverlapping(init.as_ptr(), words, init.len().min(len as usize))
+        };
+        self.place(name, len, words, Owner::Words(nwords))
+    }
+
+    /// Places `bytes` as a buffer without copying them when their address suits atomic
+    /// access of every size (8-byte aligned, as any large allocation is); otherwise as
+    /// [`alloc`](Self::alloc). A launch's inputs are generated in parallel straight into the
+    /// vectors handed here, so their pages are first touched there, not by a serial copy.
+    pub fn alloc_owned(&mut self, name: &str, bytes: Vec<u8>) -> u64 {
+        if bytes.is_empty() || bytes.as_ptr() as usize % 8 != 0 {
+            return self.alloc(name, &bytes);
+        }
+        let len = bytes.len();
+        // `into_boxed_slice` reallocates only when capacity exceeds the length (not for the
+        // `vec![0; n]` of a fill); the result is checked again for its alignment
+        let boxed = bytes.into_boxed_slice();
+        if boxed.as_ptr() as usize % 8 != 0 {
+            return self.alloc(name, &boxed);
+        }
+        let base = Box::into_raw(boxed) as *mut u8;
+        self.place(name, len as u64, base, Owner::Bytes(len))
+    }
+
+    fn place(&mut self, name: &str, len: u64, base: *mut u8, owner: Owner) -> u64 {
         if self.next == 0 {
+            // a `Default` memory starts where `new` does
             self.next = GLOBAL_BASE;
         }
         let addr = self.next;
-        let nwords = len.div_ceil(8).max(1) as usize;
-        let words = zeroed_words(nwords);
-        let buf = Buffer {
+        self.buffers.push(Buffer {
             name: name.to_string(),
             addr,
             len,
-            words,
-        };
-        // SAFETY: fresh allocation of nwords*8 >= init.len() bytes, not yet shared.
-        unsafe {
-            std::ptr::copy_nonoverlapping(init.as_ptr(), buf.ptr(), init.len().min(len as usize))
-        };
-        self.buffers.push(buf);
+            base,
+            owner,
+        });
         self.next = (addr + len + GUARD_GAP).next_multiple_of(256);
         addr
+    }
+
+    /// Read access to the buffers' bytes in place: the exclusive borrow proves no run is in
+    /// progress, so the contents can be read (saved, compared) without a copy.
+    pub fn view(&mut self) -> GlobalView<'_> {
+        GlobalView { mem: self }
     }
 
     /// The bytes of the buffer at `addr` (for saving outputs).
@@ -412,6 +477,21 @@ impl GlobalMemory {
     }
 }
 
+/// The buffers of a [`GlobalMemory`] that no run is using ([`GlobalMemory::view`]).
+pub struct GlobalView<'m> {
+    mem: &'m GlobalMemory,
+}
+
+impl<'m> GlobalView<'m> {
+    /// The bytes of the buffer at `addr`, in place.
+    pub fn bytes(&self, addr: u64) -> Option<&'m [u8]> {
+        let b = self.mem.buffers.iter().find(|b| b.addr == addr)?;
+        // SAFETY: `view` took `&mut GlobalMemory` for 'm, so nothing writes the buffer while
+        // the slice lives; `base` is valid for `len` bytes.
+        Some(unsafe { std::slice::from_raw_parts(b.ptr(), b.len as usize) })
+    }
+}
+
 /// `n` (at least 1) zeroed words from the allocator's zeroed path: a large allocation is
 /// fresh zero pages from the kernel, so only the bytes later written (the initial contents,
 /// the kernel's stores) are ever touched, once.
@@ -550,6 +630,56 @@ mod tests {
         assert!(matches!(g.load(a + 2, 4), Err(MemFault::Misaligned { .. })));
         assert_eq!(g.rmw(b, 4, |x| x + 5).unwrap(), 0);
         assert_eq!(g.load(b, 4).unwrap(), 5);
+    }
+
+    /// A buffer adopted without a copy (`alloc_owned`) is the buffer `alloc` makes of the same
+    /// bytes: the same address, every access of every size and offset the same value or the
+    /// same fault (its storage ends at its length, not at a whole word), and `view` shows the
+    /// adopted bytes in place.
+    #[test]
+    fn owned_buffers_behave_as_copied_ones() {
+        for len in [1usize, 6, 13, 64, 70_001] {
+            let init: Vec<u8> = (0..len).map(|i| (i * 37 + 5) as u8).collect();
+            let mut copied = GlobalMemory::new();
+            let mut owned = GlobalMemory::new();
+            let before = copied.alloc("x", &[9; 24]);
+            assert_eq!(owned.alloc_owned("x", vec![9; 24]), before);
+            let a = copied.alloc("a", &init);
+            let moved = init.clone();
+            let at = moved.as_ptr();
+            assert_eq!(owned.alloc_owned("a", moved), a, "len {len}");
+            let after = copied.alloc("z", &[]);
+            assert_eq!(owned.alloc_owned("z", Vec::new()), after);
+            for size in [1u32, 2, 4, 8] {
+                for off in (0..len as u64 + 16).chain([len as u64 + GUARD_GAP]) {
+                    let addr = a + off;
+                    let (c, o) = (copied.load(addr, size), owned.load(addr, size));
+                    assert_eq!(
+                        format!("{c:?}"),
+                        format!("{o:?}"),
+                        "len {len} +{off} size {size}"
+                    );
+                    let v = 0x0102_0304_0506_0708 ^ off;
+                    let (c, o) = (copied.store(addr, size, v), owned.store(addr, size, v));
+                    assert_eq!(
+                        format!("{c:?}"),
+                        format!("{o:?}"),
+                        "store +{off} size {size}"
+                    );
+                }
+            }
+            assert_eq!(owned.read_buffer(a), copied.read_buffer(a));
+            let expect = copied.read_buffer(a).unwrap();
+            let view = owned.view();
+            let bytes = view.bytes(a).unwrap();
+            assert_eq!(bytes, &expect[..]);
+            assert_eq!(
+                bytes.as_ptr(),
+                at,
+                "len {len}: the vector was adopted, not copied"
+            );
+            assert_eq!(view.bytes(a + 1), None);
+        }
     }
 
     #[test]

@@ -90,7 +90,7 @@ impl Fill {
         if *self == Fill::Zeros {
             return out;
         }
-        let parts = threads.min(elements / PAR_MIN_ELEMENTS).max(1);
+        let parts = threads.min(Self::useful_threads(elements));
         if parts == 1 {
             self.fill_from(dtype, &mut out, 0);
             return out;
@@ -98,6 +98,15 @@ impl Fill {
         // ranges of whole 8-draw blocks; a few more ranges than threads, so a thread that
         // starts late takes fewer of them
         let per = elements.div_ceil(parts * 4).next_multiple_of(8);
+        if rayon::current_thread_index().is_some() {
+            // called on a rayon pool's thread (`tmemu run` runs fills and engine in one pool):
+            // the ranges become its tasks, and no thread is started for them
+            use rayon::prelude::*;
+            out.par_chunks_mut(per * size)
+                .enumerate()
+                .for_each(|(k, chunk)| self.fill_from(dtype, chunk, k * per));
+            return out;
+        }
         let work = std::sync::Mutex::new(out.chunks_mut(per * size).enumerate());
         let run = || loop {
             let next = work.lock().unwrap_or_else(|e| e.into_inner()).next();
@@ -114,6 +123,11 @@ impl Fill {
             run();
         });
         out
+    }
+
+    /// The most threads [`Fill::generate_threads`] uses for `elements` elements.
+    pub fn useful_threads(elements: usize) -> usize {
+        (elements / PAR_MIN_ELEMENTS).max(1)
     }
 
     /// Fills `out` with elements `first`, `first + 1`, ... of this fill.
@@ -605,6 +619,10 @@ mod tests {
             DType::I8,
             DType::I64,
         ];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
         for fill in &fills {
             for dtype in dtypes {
                 let int_fill = matches!(fill, Fill::RandomInt { .. });
@@ -620,6 +638,9 @@ mod tests {
                     for threads in [2, 3, 5, 64] {
                         let got = fill.generate_threads(dtype, n, threads);
                         assert!(got == serial, "{fill:?} {dtype} n {n} threads {threads}");
+                        // the same ranges as tasks of the rayon pool it is called from
+                        let got = pool.install(|| fill.generate_threads(dtype, n, threads));
+                        assert!(got == serial, "{fill:?} {dtype} n {n} in a pool, {threads}");
                     }
                 }
             }

@@ -28,9 +28,9 @@ pub use fill::{Fill, SplitMix64};
 pub use npy::{NpyArray, NpyElem, NpyError};
 pub use parse::{tensor_map_desc, tm_elem_type, MAX_BUFFER_BYTES};
 pub use resolve::{
-    materialize, materialize_threads, read_maybe_gz, resolve, resolve_threads, Expectation,
-    GlobalBuffer, KernelRef, ParamInfo, ParamKind, Relocation, ResolvedLaunch, SetOverride,
-    TensorMapBinding,
+    materialize, materialize_buffers, materialize_threads, read_maybe_gz, resolve,
+    resolve_prefilled, resolve_threads, Expectation, GlobalBuffer, KernelRef, ParamInfo, ParamKind,
+    Relocation, ResolvedLaunch, SetOverride, TensorMapBinding,
 };
 pub use spec::*;
 pub use tensormap::{TensorMapDesc, TensorMapError};

@@ -151,6 +151,15 @@ impl NpyArray {
     /// Encodes an array as an `.npy` file (version 1.0, C order, little-endian). bf16 and fp8
     /// are written as their bit patterns in `<u2` / `|u1`, since numpy has no such types.
     pub fn encode(dtype: DType, shape: &[usize], data: &[u8]) -> Vec<u8> {
+        let mut out = Self::encode_header(dtype, shape);
+        out.reserve_exact(data.len());
+        out.extend_from_slice(data);
+        out
+    }
+
+    /// The bytes [`NpyArray::encode`] puts before the data: magic, version, header length
+    /// and the padded header.
+    pub fn encode_header(dtype: DType, shape: &[usize]) -> Vec<u8> {
         let descr = match dtype {
             DType::F64 => "<f8",
             DType::F32 => "<f4",
@@ -181,12 +190,11 @@ impl NpyArray {
         let unpadded = 10 + header.len() + 1;
         header.extend(std::iter::repeat_n(' ', (64 - unpadded % 64) % 64));
         header.push('\n');
-        let mut out = Vec::with_capacity(10 + header.len() + data.len());
+        let mut out = Vec::with_capacity(10 + header.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&[1, 0]);
         out.extend_from_slice(&(header.len() as u16).to_le_bytes());
         out.extend_from_slice(header.as_bytes());
-        out.extend_from_slice(data);
         out
     }
 }

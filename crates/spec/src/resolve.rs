@@ -87,6 +87,12 @@ impl GlobalBuffer {
     pub fn to_npy(&self, contents: &[u8]) -> Vec<u8> {
         NpyArray::encode(self.dtype, &self.shape, contents)
     }
+
+    /// The `.npy` header [`GlobalBuffer::to_npy`] puts before the contents, for writing
+    /// them without first copying them behind it.
+    pub fn npy_header(&self) -> Vec<u8> {
+        NpyArray::encode_header(self.dtype, &self.shape)
+    }
 }
 
 /// "At `param_offset` in the parameter block, write the 8-byte little-endian device address of
@@ -289,6 +295,43 @@ pub fn resolve_threads(
     params: &[ParamInfo],
     threads: usize,
 ) -> Result<ResolvedLaunch, SpecError> {
+    resolve_with(spec, params, threads, None)
+}
+
+/// The initial bytes of every `[buffers.NAME]` of `spec`, in order, each as [`materialize`]
+/// makes it (fills on up to `threads` threads). They depend on the spec alone, not on the
+/// kernel, so a front end can make them while the PTX loads and hand them to
+/// [`resolve_prefilled`]; a buffer's error is reported there, where `resolve` would report it.
+pub fn materialize_buffers(spec: &Spec, threads: usize) -> Vec<Result<Vec<u8>, SpecError>> {
+    spec.buffers
+        .iter()
+        .map(|b| materialize_threads(&spec.file, b, threads))
+        .collect()
+}
+
+/// [`resolve_threads`] with the spec's buffers already made by [`materialize_buffers`] (of
+/// this spec; `--set` overrides change scalar arguments only, so they may be applied after):
+/// the same launch, or the same first error.
+pub fn resolve_prefilled(
+    spec: &Spec,
+    params: &[ParamInfo],
+    threads: usize,
+    prefilled: Vec<Result<Vec<u8>, SpecError>>,
+) -> Result<ResolvedLaunch, SpecError> {
+    assert_eq!(
+        prefilled.len(),
+        spec.buffers.len(),
+        "materialize_buffers of another spec"
+    );
+    resolve_with(spec, params, threads, Some(prefilled))
+}
+
+fn resolve_with(
+    spec: &Spec,
+    params: &[ParamInfo],
+    threads: usize,
+    prefilled: Option<Vec<Result<Vec<u8>, SpecError>>>,
+) -> Result<ResolvedLaunch, SpecError> {
     let file = spec.file.as_str();
     let err = |site: &Site, m: String| SpecError::new(file, site.clone(), m);
 
@@ -321,12 +364,17 @@ pub fn resolve_threads(
     }
 
     let mut buffers = Vec::new();
+    let mut prefilled = prefilled.map(Vec::into_iter);
     for b in &spec.buffers {
+        let bytes = match prefilled.as_mut().and_then(Iterator::next) {
+            Some(made) => made?,
+            None => materialize_threads(file, b, threads)?,
+        };
         buffers.push(GlobalBuffer {
             name: b.name.clone(),
             dtype: b.dtype,
             shape: b.shape.clone(),
-            bytes: materialize_threads(file, b, threads)?,
+            bytes,
             save: b.save.clone(),
         });
     }
