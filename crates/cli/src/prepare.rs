@@ -52,13 +52,24 @@ pub fn prepare_spec(
     let ptx_path = spec.ptx.value.clone();
     let shown = ptx_path.display().to_string();
     let entry = spec.kernel.as_ref().map(|k| k.value.clone());
-    // one parse serves the loader, the static checker and the line table
+    let parallel = threads > 1 && rayon::current_thread_index().is_some();
+    // one parse serves the loader, the static checker and the line table; the last two read
+    // the module beside the loader when there are threads for it
     let load = || -> Result<_, HostError> {
         let src = read_ptx_file(&ptx_path)?;
         let module = parse_ptx(&src, &shown)?;
-        let kernel = load_ptx_module(&module, &src, &shown, entry.as_deref())?;
-        let statics = tmemu_check::static_check(&module, &shown);
-        let locs = LocTable::from_module(&module);
+        let load = || load_ptx_module(&module, &src, &shown, entry.as_deref());
+        let check = || {
+            let statics = tmemu_check::static_check(&module, &shown);
+            (statics, LocTable::from_module(&module))
+        };
+        let (kernel, (statics, locs)) = if parallel {
+            rayon::join(load, check)
+        } else {
+            // a kernel that does not load needs no static check here (`static_report`)
+            (Ok(load()?), check())
+        };
+        let kernel = kernel?;
         crate::phases::mark("PTX loaded and checked");
         Ok((kernel, statics, locs))
     };
@@ -67,7 +78,7 @@ pub fn prepare_spec(
         crate::phases::mark("inputs made");
         made
     };
-    let (loaded, made) = if threads > 1 && rayon::current_thread_index().is_some() {
+    let (loaded, made) = if parallel {
         rayon::join(load, make_inputs)
     } else {
         // one after the other: a PTX that does not load costs no inputs

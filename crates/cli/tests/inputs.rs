@@ -230,3 +230,22 @@ fn every_subcommand_has_help_with_examples() {
         }
     }
 }
+
+/// `tmemu run` with threads makes the inputs on worker threads while the PTX loads: a bad
+/// input found there is reported as the serial run reports it (same text with its file:line:col,
+/// same exit code), and when the PTX is bad too, the PTX's error wins, as in the serial order.
+#[test]
+fn an_input_error_on_a_worker_thread_reads_as_a_serial_one() {
+    for (spec, place) in [
+        ("D/big_fill_bad_npy.toml", "big_fill_bad_npy.toml:16:8"),
+        ("D/big_fill_bad_ptx.toml", "syntax.ptx:8:15"),
+    ] {
+        let serial = tmemu(&["run", spec, "--threads", "1"]);
+        assert_eq!(serial.0, 2, "{spec}: {serial:?}");
+        assert!(serial.2.contains(place), "{spec}: {}", serial.2);
+        for threads in ["2", "4", "16"] {
+            let got = tmemu(&["run", spec, "--threads", threads]);
+            assert_eq!(got, serial, "{spec} with {threads} threads");
+        }
+    }
+}
