@@ -173,10 +173,12 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
     let spec = Spec::load(&args.spec).map_err(|e| (tmemu_diag::EXIT_BAD_INPUT, e.to_string()))?;
     phases::mark("spec read");
     let threads = args.engine.options().threads;
-    let pool = (threads > 1)
+    let size = pool_threads(args, &spec, threads);
+    // a launch one thread runs (and a pool that cannot start) runs on this thread
+    let pool = (size > 1)
         .then(|| {
             rayon::ThreadPoolBuilder::new()
-                .num_threads(pool_threads(args, &spec, threads))
+                .num_threads(size)
                 .build()
                 .ok()
         })
