@@ -71,6 +71,7 @@ enum Command {
 
 fn main() -> ExitCode {
     phases::init();
+    pad_malloc_growth();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -90,3 +91,26 @@ fn main() -> ExitCode {
     phases::mark("exit");
     ExitCode::from(code)
 }
+
+/// glibc grows a thread's malloc arena a few pages at a time, each step an `mprotect` that
+/// takes the address-space lock for writing and so stalls the page faults of every other
+/// thread: `tmemu run` of issue 7's benchmark at 16 threads made ≈ 470 of them (`strace -f
+/// -c`), 53 with a 16 MiB pad. The pad is address space: a page still costs memory only once
+/// touched. Any `GLIBC_TUNABLES` in the environment, even empty, leaves glibc's settings alone
+/// (`GLIBC_TUNABLES= tmemu run ...` compares the two).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn pad_malloc_growth() {
+    extern "C" {
+        fn mallopt(param: i32, value: i32) -> i32;
+    }
+    const M_TOP_PAD: i32 = -2;
+    if std::env::var_os("GLIBC_TUNABLES").is_none() {
+        // SAFETY: glibc's mallopt sets one allocator parameter; called before any thread starts.
+        unsafe {
+            mallopt(M_TOP_PAD, 16 << 20);
+        }
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn pad_malloc_growth() {}
