@@ -208,3 +208,95 @@ fn run_races_compares_sm_groups() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("verdict: clean"), "{out}");
 }
+
+/// `save`s are written from the device buffers in place, one pool task each, as header +
+/// bytes: the files are `.npy` encodings of exactly the run's buffers (an input saved
+/// unchanged is its source array), the same at 1 and 4 threads; `TMEMU_PHASES=1` adds its
+/// phase lines on stderr, in order, and changes nothing else.
+#[test]
+fn saves_are_the_buffers_in_place_and_phases_change_nothing() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("saves_in_place");
+    std::fs::create_dir_all(&dir).unwrap();
+    let k = root().join("tests/corpus/kernels/triton");
+    let spec = std::fs::read_to_string(k.join("softmax.toml")).unwrap();
+    let spec = spec
+        .replace("ptx = \"", &format!("ptx = \"{}/", k.display()))
+        .replace(
+            "from = \"",
+            &format!("save = \"x.npy\"\nfrom = \"{}/", k.display()),
+        )
+        .replace("fill = \"zeros\"", "save = \"y.npy\"\nfill = \"zeros\"")
+        .replace("npy = \"", &format!("npy = \"{}/", k.display()));
+    let path = dir.join("softmax.toml");
+    std::fs::write(&path, spec).unwrap();
+    let path = path.to_str().unwrap();
+    let phases = [
+        "arguments parsed",
+        "spec read",
+        "threads started",
+        "launch resolved",
+        "buffers placed",
+        "engine start",
+        "engine end",
+        "saves written",
+        "results checked",
+        "report printed",
+        "exit",
+    ];
+    let mut runs = Vec::new();
+    for threads in ["1", "4"] {
+        for on in [false, true] {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_tmemu"));
+            c.args(["run", path, "--quiet", "--threads", threads]);
+            if on {
+                c.env("TMEMU_PHASES", "1");
+            } else {
+                c.env_remove("TMEMU_PHASES");
+            }
+            let o = c.output().unwrap();
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&o.stdout).to_string(),
+                String::from_utf8_lossy(&o.stderr).to_string(),
+            );
+            assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+            let lines: Vec<&str> = stderr.lines().collect();
+            if on {
+                let names: Vec<&str> = lines
+                    .iter()
+                    .map(|l| {
+                        let rest = l.strip_prefix("tmemu phase:").expect(l);
+                        rest.split_once(" us ").expect(l).1
+                    })
+                    .filter(|n| phases.contains(n))
+                    .collect();
+                assert_eq!(names, phases, "{stderr}");
+            } else {
+                assert!(lines.is_empty(), "{stderr}");
+            }
+            let x = std::fs::read(dir.join("x.npy")).unwrap();
+            let y = std::fs::read(dir.join("y.npy")).unwrap();
+            runs.push((stdout, x, y));
+        }
+    }
+    for r in &runs[1..] {
+        assert!(r == &runs[0], "saves or report differ between runs");
+    }
+    let (_, x, y) = &runs[0];
+    let source = tmemu_spec::read_maybe_gz(&k.join("softmax.x.npy")).unwrap();
+    let source = tmemu_spec::NpyArray::parse(&source).unwrap();
+    let dtype = tmemu_spec::DType::F32;
+    assert_eq!(
+        x,
+        &tmemu_spec::NpyArray::encode(dtype, &source.shape, &source.data)
+    );
+    let y = tmemu_spec::NpyArray::parse(y).unwrap();
+    assert_eq!(y.shape, vec![64, 200]);
+    // each row of a softmax sums to 1 (the run's own expect compares it element by element)
+    for row in y.data.chunks_exact(200 * 4) {
+        let sum: f32 = row
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .sum();
+        assert!((sum - 1.0).abs() < 1e-4, "{sum}");
+    }
+}
