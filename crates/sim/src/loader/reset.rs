@@ -83,6 +83,10 @@ pub(crate) fn named_registers(sc: &Scopes, i: &Instruction<'_>) -> Named {
 }
 
 /// The r32 and r64 registers `Warp::reset` must zero.
+///
+/// Runs once per kernel load, before the first CTA, on the thread that loads the PTX: per-pc
+/// facts live in flat arrays (ranges per pc), not in a vector per instruction, since 13 600
+/// small allocations were half of this function's cost on a 1 700-line Triton matmul.
 pub(crate) fn registers_to_zero(
     code: &[Inst],
     guards: &[Option<PSrc>],
@@ -98,53 +102,55 @@ pub(crate) fn registers_to_zero(
     let n = n_r32 as usize + n_r64 as usize;
     let words = n.div_ceil(64);
     let n_pc = code.len();
-    // per pc: registers it writes for sure (lane-local forms, unguarded) and its reads
-    let mut writes: Vec<Vec<u32>> = Vec::with_capacity(n_pc);
-    let mut need = vec![0u64; words];
-    let mut reads: Vec<Vec<u32>> = Vec::with_capacity(n_pc);
-    let untag = |v: &[u32]| -> Vec<u32> {
-        v.iter()
-            .map(|&t| {
-                if t & R64 != 0 {
-                    n_r32 as u32 + (t & !R64)
-                } else {
-                    t
-                }
-            })
-            .collect()
+    let untag = |t: u32| -> u32 {
+        if t & R64 != 0 {
+            n_r32 as u32 + (t & !R64)
+        } else {
+            t
+        }
     };
-    let named: Vec<Named> = named
-        .iter()
-        .map(|nm| Named {
-            first: untag(&nm.first),
-            rest: untag(&nm.rest),
-        })
-        .collect();
+    // per pc: registers it writes for sure (lane-local forms, unguarded) and its reads, pc's
+    // entries at `writes[write_at[pc]..write_at[pc + 1]]` (and the same for reads)
+    let mut writes: Vec<u32> = Vec::new();
+    let mut write_at: Vec<u32> = Vec::with_capacity(n_pc + 1);
+    let mut reads: Vec<u32> = Vec::new();
+    let mut read_at: Vec<u32> = Vec::with_capacity(n_pc + 1);
+    write_at.push(0);
+    read_at.push(0);
+    let mut need = vec![0u64; words];
+    let (mut first, mut dst, mut scratch) = (Vec::new(), Vec::new(), (Vec::new(), Vec::new()));
     for (pc, inst) in code.iter().enumerate() {
         let nm = &named[pc];
-        match lane_local_writes(inst, n_r32) {
+        first.clear();
+        first.extend(nm.first.iter().map(|&t| untag(t)));
+        let rest = nm.rest.iter().map(|&t| untag(t));
+        dst.clear();
+        match lane_local_writes(inst, n_r32, &mut dst) {
             Some(Effect::ReadsOnly) => {
                 // every register it names is a read of the executing lane's own value
-                writes.push(Vec::new());
-                reads.push([nm.first.clone(), nm.rest.clone()].concat());
+                reads.extend(first.iter().copied().chain(rest));
             }
-            Some(Effect::Writes(dst)) if confirms(&dst, &nm.first) => {
+            Some(Effect::Writes) if confirms(&dst, &first, &mut scratch) => {
                 // operand 0 is the destination; a destination also named among the sources
                 // (`add r, r, 1`) is in `rest` and stays a read
                 let unguarded = matches!(guards[pc], None | Some(PSrc::Const(true)));
-                writes.push(if unguarded { dst } else { Vec::new() });
-                reads.push(nm.rest.clone());
+                if unguarded {
+                    writes.extend_from_slice(&dst);
+                }
+                reads.extend(rest);
             }
             _ => {
                 // unknown effect: whatever it names is zeroed for good
-                for &r in nm.first.iter().chain(&nm.rest) {
+                for r in first.iter().copied().chain(rest) {
                     set(&mut need, r);
                 }
-                writes.push(Vec::new());
-                reads.push(Vec::new());
             }
         }
+        write_at.push(writes.len() as u32);
+        read_at.push(reads.len() as u32);
     }
+    let writes_of = |pc: usize| &writes[write_at[pc] as usize..write_at[pc + 1] as usize];
+    let reads_of = |pc: usize| &reads[read_at[pc] as usize..read_at[pc + 1] as usize];
     // successors
     let succ = |pc: usize, out: &mut Vec<usize>| {
         out.clear();
@@ -172,14 +178,16 @@ pub(crate) fn registers_to_zero(
         // a successor past the end cannot execute (the loader ends every function with ret)
         out.retain(|&s| s < n_pc);
     };
-    // forward must-analysis: `into[pc]` = registers written on every path to pc
-    let mut into: Vec<Vec<u64>> = vec![vec![!0u64; words]; n_pc];
+    // forward must-analysis: `into[pc * words..][..words]` = registers written on every path
+    // to pc
+    let mut into: Vec<u64> = vec![!0u64; n_pc * words];
+    let at = |pc: usize| pc * words..(pc + 1) * words;
     let mut reached = vec![false; n_pc];
     let mut work: Vec<usize> = Vec::new();
     for &r in roots {
         let r = r as usize;
         if r < n_pc {
-            into[r].iter_mut().for_each(|w| *w = 0);
+            into[at(r)].iter_mut().for_each(|w| *w = 0);
             reached[r] = true;
             work.push(r);
         }
@@ -193,15 +201,15 @@ pub(crate) fn registers_to_zero(
             return all();
         }
         budget -= 1;
-        out.copy_from_slice(&into[pc]);
-        for &r in &writes[pc] {
+        out.copy_from_slice(&into[at(pc)]);
+        for &r in writes_of(pc) {
             set(&mut out, r);
         }
         succ(pc, &mut next);
         for &s in &next {
             let mut changed = !reached[s];
             reached[s] = true;
-            for (d, o) in into[s].iter_mut().zip(&out) {
+            for (d, o) in into[at(s)].iter_mut().zip(&out) {
                 let v = *d & *o;
                 changed |= v != *d;
                 *d = v;
@@ -215,8 +223,8 @@ pub(crate) fn registers_to_zero(
         if !reached[pc] {
             continue;
         }
-        for &r in &reads[pc] {
-            if !get(&into[pc], r) {
+        for &r in reads_of(pc) {
+            if !get(&into[at(pc)], r) {
                 set(&mut need, r);
             }
         }
@@ -243,8 +251,12 @@ fn get(bits: &[u64], r: u32) -> bool {
 
 /// Whether operand 0's registers are exactly the decoded destinations (so that `rest` holds
 /// every register the instruction reads).
-fn confirms(dst: &[u32], first: &[u32]) -> bool {
-    let (mut a, mut b) = (dst.to_vec(), first.to_vec());
+fn confirms(dst: &[u32], first: &[u32], scratch: &mut (Vec<u32>, Vec<u32>)) -> bool {
+    let (a, b) = scratch;
+    a.clear();
+    a.extend_from_slice(dst);
+    b.clear();
+    b.extend_from_slice(first);
     a.sort_unstable();
     a.dedup();
     b.sort_unstable();
@@ -255,24 +267,24 @@ fn confirms(dst: &[u32], first: &[u32]) -> bool {
 /// What the analysis knows of a lane-local form: each executing lane reads only its own lane
 /// of the registers the instruction names.
 enum Effect {
-    /// Operand 0 names exactly these registers (combined indices), written in every
-    /// executing lane; the other operands are the reads.
-    Writes(Vec<u32>),
+    /// Operand 0 names exactly the registers put in `dst` (combined indices), written in
+    /// every executing lane; the other operands are the reads.
+    Writes,
     /// Writes no register; every register it names is a read.
     ReadsOnly,
 }
 
-/// The [`Effect`] of a lane-local form, `None` for every other form. Each arm was checked
-/// against its handler in `exec/` (int, float, cvt, memory, control).
-fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
-    let r32 = |d: u16| vec![d as u32];
-    let r64 = |d: u16| vec![n_r32 as u32 + d as u32];
-    let any = |a: Any| match a {
-        Any::R32(i) => vec![i as u32],
-        Any::R64(i) => vec![n_r32 as u32 + i as u32],
-        Any::Imm(_) | Any::Sink => Vec::new(),
+/// The [`Effect`] of a lane-local form (its destinations appended to `dst`), `None` for every
+/// other form. Each arm was checked against its handler in `exec/` (int, float, cvt, memory,
+/// control).
+fn lane_local_writes(inst: &Inst, n_r32: u16, dst: &mut Vec<u32>) -> Option<Effect> {
+    let r64 = |d: u16| n_r32 as u32 + d as u32;
+    let any = |a: Any, dst: &mut Vec<u32>| match a {
+        Any::R32(i) => dst.push(i as u32),
+        Any::R64(i) => dst.push(n_r32 as u32 + i as u32),
+        Any::Imm(_) | Any::Sink => {}
     };
-    Some(Effect::Writes(match inst {
+    match inst {
         Inst::Bin32 { d, .. }
         | Inst::Un32 { d, .. }
         | Inst::MulWide16 { d, .. }
@@ -290,7 +302,7 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
         | Inst::F32Bin { d, .. }
         | Inst::F32Max3 { d, .. }
         | Inst::F32Fma { d, .. }
-        | Inst::F32Un { d, .. } => r32(*d),
+        | Inst::F32Un { d, .. } => dst.push(*d as u32),
         Inst::Bin64 { d, .. }
         | Inst::Shift64 { d, .. }
         | Inst::MulWide32 { d, .. }
@@ -306,18 +318,17 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
         | Inst::F64Fma { d, .. }
         | Inst::F64Un { d, .. }
         | Inst::F32x2Bin { d, .. }
-        | Inst::F32x2Fma { d, .. } => r64(*d),
-        Inst::Un64 { d, .. } | Inst::MovSreg { d, .. } | Inst::Cvta { d, .. } => any(*d),
-        Inst::MovSharedSym { d, .. } => any(*d),
-        Inst::Alloca { d, .. } | Inst::StackSave { d } => any(*d),
+        | Inst::F32x2Fma { d, .. } => dst.push(r64(*d)),
+        Inst::Un64 { d, .. } | Inst::MovSreg { d, .. } | Inst::Cvta { d, .. } => any(*d, dst),
+        Inst::MovSharedSym { d, .. } => any(*d, dst),
+        Inst::Alloca { d, .. } | Inst::StackSave { d } => any(*d, dst),
         Inst::Unpack64 { lo, hi, .. } | Inst::Unpack32 { lo, hi, .. } => {
-            let mut v = any(*lo);
-            v.extend(any(*hi));
-            v
+            any(*lo, dst);
+            any(*hi, dst);
         }
-        Inst::Unpack32x4 { d, .. } => d.iter().flat_map(|&r| any(r)).collect(),
-        Inst::Cvt(c) => any(c.d),
-        Inst::Ld(i) => i.regs.iter().flat_map(|&r| any(r)).collect(),
+        Inst::Unpack32x4 { d, .. } => d.iter().for_each(|&r| any(r, dst)),
+        Inst::Cvt(c) => any(c.d, dst),
+        Inst::Ld(i) => i.regs.iter().for_each(|&r| any(r, dst)),
         // predicates are kept zeroed by `Warp::reset`; `st` reads its address and values
         Inst::Setp32 { .. }
         | Inst::Setp64 { .. }
@@ -329,5 +340,6 @@ fn lane_local_writes(inst: &Inst, n_r32: u16) -> Option<Effect> {
         | Inst::Bra { .. }
         | Inst::St(_) => return Some(Effect::ReadsOnly),
         _ => return None,
-    }))
+    }
+    Some(Effect::Writes)
 }
