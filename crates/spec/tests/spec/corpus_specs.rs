@@ -5,7 +5,7 @@
 //! depend on the PTX parser); it only needs `.param` declarations of `.entry` headers.
 
 use std::path::{Path, PathBuf};
-use tmemu_spec::{resolve, ParamInfo, ParamKind, Spec};
+use tmemu_spec::{materialize_buffers, resolve, resolve_prefilled, ParamInfo, ParamKind, Spec};
 
 fn specs_under(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -157,6 +157,13 @@ fn every_corpus_spec_loads_and_resolves() {
                 None => return Err(format!("{} entries and no kernel key", es.len())),
             };
             let r = resolve(&spec, &params).map_err(|e| e.to_string())?;
+            // the inputs made apart (as `tmemu run` makes them while the PTX loads) resolve to
+            // the same launch
+            let made = materialize_buffers(&spec, 3);
+            let pre = resolve_prefilled(&spec, &params, 3, made).map_err(|e| e.to_string())?;
+            if pre != r {
+                return Err("resolve_prefilled differs from resolve".into());
+            }
             for (m, b) in r.tensor_maps.iter().map(|m| (&m.desc, m.buffer)) {
                 assert!(b < r.buffers.len() && m.box_bytes() > 0);
             }
