@@ -194,14 +194,14 @@ impl GlobalMemory {
     /// [`alloc`](Self::alloc). A launch's inputs are generated in parallel straight into the
     /// vectors handed here, so their pages are first touched there, not by a serial copy.
     pub fn alloc_owned(&mut self, name: &str, bytes: Vec<u8>) -> u64 {
-        if bytes.is_empty() || bytes.as_ptr() as usize % 8 != 0 {
+        if bytes.is_empty() || bytes.as_ptr() as usize & 7 != 0 {
             return self.alloc(name, &bytes);
         }
         let len = bytes.len();
         // `into_boxed_slice` reallocates only when capacity exceeds the length (not for the
         // `vec![0; n]` of a fill); the result is checked again for its alignment
         let boxed = bytes.into_boxed_slice();
-        if boxed.as_ptr() as usize % 8 != 0 {
+        if boxed.as_ptr() as usize & 7 != 0 {
             return self.alloc(name, &boxed);
         }
         let base = Box::into_raw(boxed) as *mut u8;
