@@ -128,6 +128,18 @@ const COMPILER_BUGS: &[CompilerBug] = &[
                waits only for the commit of the MMA before that one)",
     },
     CompilerBug {
+        spec: "ho9_bug_tf32_mn_a.toml",
+        rule: "TM0209",
+        line: 475,
+        late_wrong: true,
+        what: "Triton 3.9, tl.dot tf32 with an MN-major A (given K x M) loaded by TMA: each A \
+               tile is copied through registers into one staging buffer (st.shared at lines \
+               475-506, offset 90112 in every iteration) read by the step's four MMAs (lines \
+               528-546); the loop head waits on the commit of the MMA before the previous one \
+               (mbarriers alternate, lines 381/433-434), so the next iteration rewrites the \
+               buffer under an MMA in flight: the ho3_bug_tf32_mn_b pattern for A",
+    },
+    CompilerBug {
         spec: "ho6_cutlass_mxf8.toml",
         rule: "TM0204",
         line: 2850,
