@@ -48,6 +48,19 @@ class Barriers:
     tmem_addr: cutlass.Int32
 
 
+# Batch 9's deeper rings: the barrier block of Barriers holds MAX_STAGES ring stages, and a
+# deeper ring would run its mbarriers into the accumulator's (tmemu: TM0221 mbarrier-reinit,
+# then a hang). A second struct, so that the batch-6b PTX stays byte for byte.
+DEEP_STAGES = 6
+
+
+@cute.struct
+class BarriersDeep:
+    load: cute.struct.MemRange[cutlass.Int64, DEEP_STAGES * 2]
+    acc: cute.struct.MemRange[cutlass.Int64, 2]
+    tmem_addr: cutlass.Int32
+
+
 @cute.kernel
 def ho6_gemm_kernel(mma: cute.TiledMma, tma_a: cute.CopyAtom, mA: cute.Tensor,
                     tma_b: cute.CopyAtom, mB: cute.Tensor, mC: cute.Tensor,
@@ -61,7 +74,10 @@ def ho6_gemm_kernel(mma: cute.TiledMma, tma_a: cute.CopyAtom, mA: cute.Tensor,
     coord = (bx, by, None)
 
     smem = SmemAllocator()
-    bars = smem.allocate(Barriers)
+    if cutlass.const_expr(stages > MAX_STAGES):
+        bars = smem.allocate(BarriersDeep)
+    else:
+        bars = smem.allocate(Barriers)
     sA = smem.allocate_tensor(element_type=ab, layout=sA_layout.outer, byte_alignment=1024,
                               swizzle=sA_layout.inner)
     sB = smem.allocate_tensor(element_type=ab, layout=sB_layout.outer, byte_alignment=1024,
@@ -190,6 +206,11 @@ VARIANTS = [
      6104, "tcgen05.ld.sync.aligned.32x32b.x32"),
     ("ho6_cute_fp8_k128", "fp8", (128, 128, 128), 3, ("16x128b", 16), (128, 256, 384), 6103,
      "tcgen05.ld.sync.aligned.16x128b.x16"),
+    # batch 9: deeper rings and 64-byte K rows (64B swizzle) for kinds that had only 128B rows
+    ("ho9_cute_tf32_k16_s6", "tf32", (128, 64, 16), 6, ("16x128b", 8), (128, 128, 192), 9301,
+     "tcgen05.ld.sync.aligned.16x128b.x8"),
+    ("ho9_cute_fp8_m64_s5", "fp8", (64, 64, 64), 5, ("16x256b", 4), (128, 128, 320), 9302,
+     "tcgen05.ld.sync.aligned.16x256b.x4"),
 ]
 AB = {"f16_mn_a": (cutlass.Float16, "f16", 2), "tf32": (cutlass.Float32, "f32", 4),
       "i8": (cutlass.Int8, "i8", 1),
