@@ -8,6 +8,11 @@ slices back one by one. The second spec is the same source with a 64-row tile: t
 **M = 64** (TMEM layout F) and the slices 64 rows tall. A and B go to shared memory through
 registers (pointer loads) and the single buffer of each is reused every K step after the
 commit's mbarrier.
+
+ho9_gluon_row_slices: the row counterpart: a 128-row TMEM accumulator with 64-row blocks, two
+**M = 64** MMAs per K step into its two **row slices** (`slice(.., dim=0)`); Gluon addresses
+the second half at **lane 16** (`taddr + (16 << 16)`, layout F's second 16-lane group of each
+warp quarter), in a 64-column allocation.
 """
 import numpy as np
 from triton.experimental import gluon
@@ -96,3 +101,73 @@ KERNELS = [
                                                                  "K"))
     for bm, sfx, seed in ((128, "", 9201), (64, "_m64", 9202))
 ]
+
+
+@gluon.jit
+def row_slices_kernel(a_ptr, b_ptr, c_ptr, N, K):
+    # Two M = 64 MMAs per K step into the two 64-row halves of one 128-row TMEM accumulator
+    # (`slice(.., dim=0)`): the second half's D is a lane offset, not a column offset.
+    BLOCK_M: gl.constexpr = 128
+    HALF: gl.constexpr = 64
+    BLOCK_N: gl.constexpr = 64
+    BLOCK_K: gl.constexpr = 64
+    dt: gl.constexpr = a_ptr.dtype.element_ty
+    rows: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+    off_m = gl.program_id(0) * BLOCK_M
+    off_n = gl.program_id(1) * BLOCK_N
+    rh = gl.arange(0, HALF, gl.SliceLayout(1, rows))
+    rn = off_n + gl.arange(0, BLOCK_N, gl.SliceLayout(1, rows))
+    rk = gl.arange(0, BLOCK_K, gl.SliceLayout(0, rows))
+    rc = off_n + gl.arange(0, BLOCK_N, gl.SliceLayout(0, rows))
+    a_s = gl.allocate_shared_memory(dt, [2, HALF, BLOCK_K],
+                                    gl.NVMMASharedLayout.get_default_for([HALF, BLOCK_K], dt))
+    b_s = gl.allocate_shared_memory(dt, [BLOCK_N, BLOCK_K],
+                                    gl.NVMMASharedLayout.get_default_for([BLOCK_N, BLOCK_K], dt))
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    fence_async_shared()
+    acc = allocate_tensor_memory(gl.float32, [BLOCK_M, BLOCK_N],
+                                 TensorMemoryLayout([HALF, BLOCK_N], col_stride=1))
+    for ki in range(K // BLOCK_K):
+        k0 = ki * BLOCK_K
+        if ki > 0:
+            mbarrier.wait(bar, (ki - 1) & 1)
+        for h in gl.static_range(2):
+            a_s.index(h).store(gl.load(a_ptr + (off_m + h * HALF + rh)[:, None] * K
+                                       + (k0 + rk)[None, :]))
+        b_s.store(gl.load(b_ptr + rn[:, None] * K + (k0 + rk)[None, :]))
+        fence_async_shared()
+        for h in gl.static_range(2):
+            tcgen05_mma(a_s.index(h), b_s.permute((1, 0)), acc.slice(h * HALF, HALF, dim=0),
+                        use_acc=ki > 0)
+        tcgen05_commit(bar)
+    mbarrier.wait(bar, (K // BLOCK_K - 1) & 1)
+    mbarrier.invalidate(bar)
+    for h in gl.static_range(2):
+        part = acc.slice(h * HALF, HALF, dim=0)
+        out = gl.convert_layout(part.load(part.get_reg_layout()), rows)
+        gl.store(c_ptr + (off_m + h * HALF + rh)[:, None] * N + rc[None, :], out)
+
+
+def _row_slices_cases():
+    M, N, K = 256, 128, 128
+    rng = np.random.default_rng(9203)
+    a = (rng.integers(-2, 3, size=(M, K)) / 2).astype(np.float16)
+    bt = (rng.integers(-2, 3, size=(N, K)) / 2).astype(np.float16)
+    ref = (a.astype(np.float64) @ bt.astype(np.float64).T).astype(np.float32)
+    why = ("inputs on a 1/2 grid: products on a 1/4 grid, sums of 128 terms below 2^7 are "
+           "exact in f32 in any order: exact")
+    return [Case("ho9_gluon_row_slices", grid=[M // 128, N // 64],
+                 buffers=dict(a=Input(a, "f16"), b=Input(bt, "f16"),
+                              c=Output("f32", [M, N], ref, 0.0, 0.0, why)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), N=N, K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ Bt[{N}x{K}]^T fp16: each 128x64 tile as two "
+                      "M = 64 MMAs per K step into the two 64-row halves of one TMEM "
+                      "accumulator (slice along rows), one tcgen05_commit; f32 out, 4 warps")]
+
+
+KERNELS.append(
+    TritonKernel(name="ho9_gluon_row_slices", fn=row_slices_kernel,
+                 signature=dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", N="i32", K="i32"),
+                 constexprs={}, cases=_row_slices_cases, num_warps=4, num_stages=1, gluon=True,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "N", "K")))
