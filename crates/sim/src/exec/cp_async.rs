@@ -27,11 +27,10 @@
 //! Copies complete at issue (the engine's `immediate` completion policy, see memory.rs), so
 //! the source bytes are read and the destination written here.
 
-use super::memory::{fast_ok, lane_addr, lane_addrs, resolve, shared_offsets, Loc};
+use super::memory::{fast_ok, lane_addrs, shared_offsets};
 use super::{Ctx, Warp};
 use crate::mem::GlobalSpan;
 use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place};
-use crate::program::Space;
 use crate::program::{Any, CpAsyncInst};
 
 /// Runs `c` for the lanes of `mask` when no lane can fault; returns false, having touched
@@ -114,35 +113,15 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
     let id = cx.tc.async_id();
     let at = cx.at(w, mask);
     cx.obs.async_issue(at, id, OpKind::CpAsync);
-    let size = u64::from(c.size);
-    // Destinations as (cta << 32 | offset, size) (a CTA's shared window is below 4 GiB),
-    // sources as (address, bytes read).
+    let size = u32::from(c.size);
+    let dst_addrs = lane_addrs(w, c.dst);
+    let src_addrs = lane_addrs(w, c.src);
+    let n = source_sizes(w, c.src_size, size);
     let mut dst = [(0u64, 0u64); 32];
     let mut src = [(0u64, 0u64); 32];
-    let (mut nd, mut ns) = (0, 0);
-    for l in 0..32usize {
-        if mask >> l & 1 == 0 {
-            continue;
-        }
-        let Ok(Loc::Shared(cta, off)) = resolve(cx, Space::Shared, lane_addr(w, c.dst, l)) else {
-            continue;
-        };
-        dst[nd] = ((cta as u64) << 32 | u64::from(off), size);
-        nd += 1;
-        let n = c
-            .src_size
-            .map(|v| w.read_any(v, l) as u32)
-            .unwrap_or(c.size.into())
-            .min(c.size.into());
-        if n == 0 {
-            continue;
-        }
-        let Ok(Loc::Global(a)) = resolve(cx, Space::Global, lane_addr(w, c.src, l)) else {
-            continue;
-        };
-        src[ns] = (a, u64::from(n));
-        ns += 1;
-    }
+    let (nd, ns) = lane_items(
+        &dst_addrs, &src_addrs, &n, mask, size, cx.me, &mut dst, &mut src,
+    );
     let mut ranges = [(0u64, 0u64); 32];
     let n = merged_ranges(&mut dst[..nd], &mut ranges);
     for &(s, e) in &ranges[..n] {
@@ -168,6 +147,88 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
     cx.obs.cp_async_add(at, id);
 }
 
+/// The copies of the lanes of `mask` as destination items `(cta << 32 | offset, size)` (a
+/// CTA's shared window is below 4 GiB) and source items `(address, bytes read)`, in lane
+/// order; returns how many of each. What `memory::resolve` makes of each lane, for the whole warp
+/// at once: a `.shared::cta` destination resolves when its rank bits are 0 or the executing
+/// CTA's (`memory::shared_loc`), and a lane whose destination does not resolve is left out
+/// with its source (the copy reports its fault); a `.global` source always resolves to
+/// itself, and a lane reading no byte (source size 0) reads nothing. Per lane, `resolve` and
+/// the source-size read were ~2 400 host instructions per warp-instruction of a checked
+/// matmul_fp16_div16_bench1024 (perf.md, session 8); `lane_items_per_lane` is the
+/// reference the tests hold this to.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn lane_items(
+    dst_addrs: &[u64; 32],
+    src_addrs: &[u64; 32],
+    n: &[u32; 32],
+    mask: u32,
+    size: u32,
+    me: usize,
+    dst: &mut [(u64, u64); 32],
+    src: &mut [(u64, u64); 32],
+) -> (usize, usize) {
+    let mut offs = [0u32; 32];
+    // rank bits only: no alignment (amask 0) and no bound (every offset <= u32::MAX)
+    let bad = super::scan::shared_bad_lanes(
+        dst_addrs,
+        me as u32,
+        0,
+        u32::MAX,
+        crate::mem::SHARED_BASE,
+        &mut offs,
+    );
+    let cta = (me as u64) << 32;
+    let (mut nd, mut ns) = (0, 0);
+    let mut m = mask & !bad;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        dst[nd] = (cta | u64::from(offs[l]), u64::from(size));
+        nd += 1;
+        src[ns] = (src_addrs[l], u64::from(n[l]));
+        ns += usize::from(n[l] != 0);
+    }
+    (nd, ns)
+}
+
+/// [`lane_items`] lane by lane through `resolve`'s own functions (the definition).
+#[cfg(test)]
+#[allow(clippy::too_many_arguments)]
+fn lane_items_per_lane(
+    dst_addrs: &[u64; 32],
+    src_addrs: &[u64; 32],
+    n: &[u32; 32],
+    mask: u32,
+    size: u32,
+    me: usize,
+    nctas: usize,
+    dst: &mut [(u64, u64); 32],
+    src: &mut [(u64, u64); 32],
+) -> (usize, usize) {
+    let (mut nd, mut ns) = (0, 0);
+    for l in 0..32usize {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let Ok(super::memory::Loc::Shared(cta, off)) =
+            super::memory::shared_loc(dst_addrs[l] as u32, me, nctas, false)
+        else {
+            continue;
+        };
+        dst[nd] = ((cta as u64) << 32 | u64::from(off), u64::from(size));
+        nd += 1;
+        let k = n[l].min(size);
+        if k == 0 {
+            continue;
+        }
+        src[ns] = (src_addrs[l], u64::from(k));
+        ns += 1;
+    }
+    (nd, ns)
+}
+
 /// The maximal ranges `[start, end)` covered by `items` (`(start, length)`, at most 32), in
 /// address order, written to `out`; returns how many. Lanes in address order (coalesced
 /// sources) are merged in one pass. Chunks of one power-of-two size aligned to the lowest
@@ -186,6 +247,30 @@ fn merged_ranges(items: &mut [(u64, u64)], out: &mut [(u64, u64); 32]) -> usize 
             .iter()
             .all(|&(a, n)| n == len && (a - lo) & (len - 1) == 0)
         {
+            // Within 64 chunks of the lowest (a warp's 16-byte chunks of four swizzled
+            // 128-byte rows: Triton's cp.async tiles) the chunks are the bits of one word, and
+            // its runs of ones are the ranges: no line to look up per item and no sort (the
+            // general lines below cost ~1 500 host instructions per such warp).
+            let hi = items.iter().map(|x| x.0).max().unwrap_or(lo);
+            if (hi - lo) >> shift < 64 {
+                let mut bits = 0u64;
+                for &(a, _) in items.iter() {
+                    bits |= 1u64 << ((a - lo) >> shift);
+                }
+                let mut k = 0;
+                while bits != 0 {
+                    let first = u64::from(bits.trailing_zeros());
+                    let run = u64::from((!(bits >> first)).trailing_zeros());
+                    out[k] = (lo + (first << shift), lo + ((first + run) << shift));
+                    k += 1;
+                    bits = if first + run >= 64 {
+                        0
+                    } else {
+                        bits & !((1u64 << (first + run)) - 1)
+                    };
+                }
+                return k;
+            }
             // (line, bits): chunk `line * 64 + i` is covered when bit `i` is set
             let mut lines = [(0u64, 0u64); 32];
             let mut nl = 0;
@@ -371,7 +456,57 @@ unsafe fn write_le(p: *mut u8, size: u32, v: u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::merged_ranges;
+    use super::{lane_items, lane_items_per_lane, merged_ranges};
+
+    /// The warp-at-once items equal `resolve`'s lane by lane: rank bits 0, the executing
+    /// CTA's or another's (left out with its source), source sizes 0 (no source item),
+    /// partial or whole, any lane mask.
+    #[test]
+    fn lane_items_equal_the_per_lane_resolve() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut left_out = 0;
+        for case in 0..20_000 {
+            let size = [4u32, 8, 16][(next() % 3) as usize];
+            let (me, nctas) = ((next() % 4) as usize, 4);
+            let mask = match case % 3 {
+                0 => u32::MAX,
+                _ => next() as u32,
+            };
+            let dst_addrs: [u64; 32] = std::array::from_fn(|_| {
+                let rank = match next() % 8 {
+                    0 => next() % 256,
+                    1 | 2 => me as u64,
+                    _ => 0,
+                };
+                // the high bits of the register are not part of a shared address
+                (next() & 0xffff_ffff_0000_0000) | rank << 24 | (next() % 0x1_0000) * 4
+            });
+            let src_addrs: [u64; 32] = std::array::from_fn(|_| next());
+            let n: [u32; 32] = std::array::from_fn(|_| match next() % 4 {
+                0 => 0,
+                1 => (next() % u64::from(size + 1)) as u32,
+                _ => size,
+            });
+            let (mut d1, mut s1) = ([(0, 0); 32], [(0, 0); 32]);
+            let (mut d2, mut s2) = ([(0, 0); 32], [(0, 0); 32]);
+            let (nd1, ns1) =
+                lane_items(&dst_addrs, &src_addrs, &n, mask, size, me, &mut d1, &mut s1);
+            let (nd2, ns2) = lane_items_per_lane(
+                &dst_addrs, &src_addrs, &n, mask, size, me, nctas, &mut d2, &mut s2,
+            );
+            assert_eq!(d1[..nd1], d2[..nd2], "case {case}");
+            assert_eq!(s1[..ns1], s2[..ns2], "case {case}");
+            left_out += (mask.count_ones() as usize) - nd2;
+        }
+        // the cases include lanes `resolve` refuses
+        assert!(left_out > 1000, "{left_out}");
+    }
 
     /// The ranges the obvious way: sorted, touching intervals merged.
     fn naive(items: &[(u64, u64)]) -> Vec<(u64, u64)> {
