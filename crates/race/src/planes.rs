@@ -23,9 +23,10 @@
 //! conflicts recorded are the same, in the same order (`tests/dense_vs_runs.rs`).
 
 use crate::access::{Check, ReadSet, WriteState};
+use crate::clock::VClock;
 use crate::dense::{groups_both, CellId, DenseShadow, NEVER};
 use crate::detector::Conflict;
-use crate::event::AccessKind;
+use crate::event::{AccessKind, Agent};
 
 /// Byte-granular shadow of one memory in a write plane and a read plane (module docs).
 #[derive(Default)]
@@ -46,6 +47,50 @@ pub(crate) struct PlaneShadow {
     /// Scratch: the runs of each plane in the access being checked.
     wg: Vec<(u64, u64, CellId)>,
     rg: Vec<(u64, u64, CellId)>,
+    /// Operand reads whose write-plane check came out clean ([`CleanRead`]).
+    clean: [CleanRead; CLEAN_READS],
+    /// The next entry of `clean` to replace.
+    clean_next: usize,
+    /// Bit `k`: entry `k` of `clean` holds a range (a write then needs no loop when none does).
+    clean_live: u8,
+}
+
+/// Entries of [`PlaneShadow::clean`]: a K loop's operand extents (A and B of each stage:
+/// 4 to 8 in Triton's and CuTe's GEMMs).
+const CLEAN_READS: usize = 8;
+
+/// A range that an operand read of `agent` (an `tcgen05.mma` or `tcgen05.cp`: ops that write
+/// no shared or global memory) checked against the write plane without a conflict, under the
+/// views `hb` and `pf`, while no byte of it held a strong write; kept until a write touches it.
+///
+/// Why: every MMA of a K loop reads the whole extent of its stage's A and B (four MMAs per
+/// 64-wide stage of f16), and the check walked the write plane's runs of all its pages each
+/// time (~18 000 host instructions per operand on matmul_fp16_div16_bench1024, perf.md
+/// session 8). A later read by the same kind of agent of a part of that range, under views
+/// that include these, finds no conflict either, so its check is skipped and only its read
+/// set is recorded:
+///
+/// - Every write state of the range was *ordered* before the earlier read (`hb` covers it)
+///   and, if it is of the other proxy, covered by its proxy fences (`pf`): with no strong
+///   write, an unordered one would have been a conflict (`Check::conflicts`). Views that
+///   include `hb` and `pf` keep both true.
+/// - Strong writes are excluded because they are the one case an unordered write is clean
+///   (a weak read racing a strong write); the same write ordered under a larger view would
+///   then need the proxy fence, a finding the earlier check could not have made.
+/// - No write touched the range since (each write drops the entries it overlaps), and a read
+///   changes no write state, so the states are the ones checked.
+/// - The new record enters the check only through its stamp (an op of another stamp cannot
+///   be the writer: these agents write no memory) and its proxy (the same agent).
+///
+/// The run-length reference has no such shortcut: `tests/dense_vs_runs.rs` holds the two to
+/// the same findings on streams of repeated operand reads between writes and fences.
+#[derive(Default)]
+struct CleanRead {
+    start: u64,
+    end: u64,
+    agent: Option<Agent>,
+    hb: VClock,
+    pf: VClock,
 }
 
 impl PlaneShadow {
@@ -72,6 +117,95 @@ impl PlaneShadow {
         }
     }
 
+    /// The write-plane part of an operand read ([`CleanRead`]): the part of `[start, end)`
+    /// that no entry usable under `c`'s views covers is checked, and the range (joined with the
+    /// entry that covered the rest) is remembered when it came out clean. An entry covers all
+    /// of the range (the K steps of a K-major operand read nested extents: nothing is checked)
+    /// or a part at one end (an MN-major operand's extent slides by a K step's rows: only the
+    /// new rows are checked). The part an entry covers holds no state that conflicts under
+    /// `c`'s views, so no run of the checked part that continues into it conflicts either:
+    /// the conflicts recorded are the whole range's.
+    #[inline(never)]
+    fn check_operand(
+        &mut self,
+        start: u64,
+        end: u64,
+        c: &Check<'_, '_>,
+        wg: &mut Vec<(u64, u64, CellId)>,
+        out: &mut Vec<Conflict>,
+    ) {
+        let usable = |m: &CleanRead| {
+            m.start < end
+                && start < m.end
+                && m.agent == Some(c.new.agent)
+                && m.hb.le(c.view.hb)
+                && m.pf.le(c.view.pf)
+        };
+        // the entry covering the most of the range from one end
+        let mut best: Option<(usize, u64, u64)> = None;
+        for (k, m) in self.clean.iter().enumerate() {
+            if self.clean_live >> k & 1 == 0 || !usable(m) {
+                continue;
+            }
+            let rest = if m.start <= start && end <= m.end {
+                (end, end)
+            } else if m.start <= start {
+                (m.end, end)
+            } else if end <= m.end {
+                (start, m.start)
+            } else {
+                continue;
+            };
+            if best.is_none_or(|b| rest.1 - rest.0 < b.2 - b.1) {
+                best = Some((k, rest.0, rest.1));
+            }
+        }
+        let (s0, e0) = best.map_or((start, end), |b| (b.1, b.2));
+        if s0 < e0 {
+            self.w.groups(s0, e0, wg);
+            // whether no conflict was found and no byte holds a strong write
+            let mut clean = true;
+            for &(s, e, id) in wg.iter() {
+                let st = self.w.state(id);
+                clean &= !st.write.is_some_and(|p| p.strong);
+                if self.w.mark(id) == self.epoch {
+                    continue;
+                }
+                if c.check_writes(st, s, e, out) {
+                    clean = false;
+                } else {
+                    self.w.set_mark(id, self.epoch);
+                }
+            }
+            if !clean {
+                return;
+            }
+        }
+        // The covered part was clean under views `c`'s include, the rest under `c`'s: the
+        // union is clean under `c`'s, and takes the covering entry's place.
+        let k = match best {
+            Some((k, _, _)) => k,
+            None => {
+                let k = self.clean_next;
+                self.clean_next = (k + 1) % CLEAN_READS;
+                k
+            }
+        };
+        let m = &mut self.clean[k];
+        let (s, e) = if best.is_some() {
+            (m.start.min(start), m.end.max(end))
+        } else {
+            (start, end)
+        };
+        (m.start, m.end, m.agent) = (s, e, Some(c.new.agent));
+        // clear and join: keeps the entry's buffers (a derived `clone_from` allocates)
+        m.hb.clear();
+        m.hb.join(c.view.hb);
+        m.pf.clear();
+        m.pf.join(c.view.pf);
+        self.clean_live |= 1 << k;
+    }
+
     /// Checks the access `c` of `[start, end)` and records it (the `Shadow` contract).
     pub fn check(&mut self, start: u64, end: u64, c: &Check<'_, '_>, out: &mut Vec<Conflict>) {
         if start >= end {
@@ -82,13 +216,17 @@ impl PlaneShadow {
         }
         let mut wg = std::mem::take(&mut self.wg);
         if c.kind == AccessKind::Read {
-            self.w.groups(start, end, &mut wg);
-            for &(s, e, id) in &wg {
-                if self.w.mark(id) == self.epoch {
-                    continue;
-                }
-                if !c.check_writes(self.w.state(id), s, e, out) {
-                    self.w.set_mark(id, self.epoch);
+            if matches!(c.new.agent, Agent::Mma | Agent::Cp) {
+                self.check_operand(start, end, c, &mut wg, out);
+            } else {
+                self.w.groups(start, end, &mut wg);
+                for &(s, e, id) in &wg {
+                    if self.w.mark(id) == self.epoch {
+                        continue;
+                    }
+                    if !c.check_writes(self.w.state(id), s, e, out) {
+                        self.w.set_mark(id, self.epoch);
+                    }
                 }
             }
             self.r.update(start, end, |_, _, rs| {
@@ -98,6 +236,13 @@ impl PlaneShadow {
         } else {
             // The write plane changes: ids checked clean may be freed and reused.
             self.new_epoch();
+            if self.clean_live != 0 {
+                for (k, m) in self.clean.iter().enumerate() {
+                    if start < m.end && m.start < end {
+                        self.clean_live &= !(1 << k);
+                    }
+                }
+            }
             let mut rg = std::mem::take(&mut self.rg);
             // One walk for both planes' runs (their page tables agree: `groups_both`).
             let (w_one, r_one) =
