@@ -139,13 +139,27 @@ impl Hasher for FxHasher {
     fn write_u64(&mut self, i: u64) {
         self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(FX_K);
     }
+    // One step per integer, not per byte (derived `Hash` of the detector's keys: enum
+    // discriminants and u32 fields).
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as u64);
+    }
     #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
 }
 
-type FxBuild = BuildHasherDefault<FxHasher>;
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 
 struct Entry<C> {
     cell: C,

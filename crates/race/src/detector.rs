@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 
 use crate::access::Check;
 use crate::clock::{ActorIdx, Stamp, Time, VClock};
-use crate::dense::{MemShadow, Shadow};
+use crate::dense::{FxBuild, MemShadow, Shadow};
 use crate::event::{
     AccessKind, Agent, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SpanToken, SyncKey, TmemRect,
     WarpId,
@@ -438,9 +438,11 @@ pub struct RaceDetector {
     warps: Vec<Option<Box<WarpState>>>,
     /// Completed ops, candidates for slot reuse, oldest first.
     retired: VecDeque<ActorIdx>,
-    sync: HashMap<SyncKey, SyncObj>,
+    /// Fx-hashed, as `locs`: every mbarrier poll looks its key up, and SipHash was 38 M
+    /// host instructions of matmul_fp16_div16_bench1024's checked run (perf.md, session 8).
+    sync: HashMap<SyncKey, SyncObj, FxBuild>,
     /// Release/acquire through strong accesses, per (space, address).
-    locs: HashMap<(MemSpace, u64), Channels>,
+    locs: HashMap<(MemSpace, u64), Channels, FxBuild>,
     mem: Memories,
     commits: Vec<Option<CommitState>>,
     free_commits: Vec<u32>,
