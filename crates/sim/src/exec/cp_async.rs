@@ -123,7 +123,10 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
         &dst_addrs, &src_addrs, &n, mask, size, cx.me, &mut dst, &mut src,
     );
     let mut ranges = [(0u64, 0u64); 32];
-    let n = merged_ranges(&mut dst[..nd], &mut ranges);
+    let n = match chunk_ranges(&dst[..nd], u64::from(size), &mut ranges) {
+        Some(n) => n,
+        None => merged_ranges(&mut dst[..nd], &mut ranges),
+    };
     for &(s, e) in &ranges[..n] {
         let place = Place::Mem {
             space: MemSpace::Shared {
@@ -227,6 +230,41 @@ fn lane_items_per_lane(
         ns += 1;
     }
     (nd, ns)
+}
+
+/// The maximal ranges of `items` that are all `len` bytes (a power of two: a warp's
+/// destination chunks), when each lies a multiple of `len` above the lowest and within 64
+/// chunks of it (Triton's swizzled 16-byte chunks of four 128-byte rows): the runs of ones of
+/// one word with a bit per chunk, from one pass for the lowest address and one for the bits.
+/// `None` otherwise ([`merged_ranges`] then). The general function spent ~1 400 host
+/// instructions per such warp in its passes over the items (sorted? lowest? aligned? highest?)
+/// and line lookups (perf.md, session 8).
+fn chunk_ranges(items: &[(u64, u64)], len: u64, out: &mut [(u64, u64); 32]) -> Option<usize> {
+    debug_assert!(len.is_power_of_two() && items.iter().all(|x| x.1 == len));
+    let lo = items.iter().fold(u64::MAX, |m, x| m.min(x.0));
+    let shift = len.trailing_zeros();
+    let (mut bits, mut bad) = (0u64, false);
+    for &(a, _) in items {
+        let d = a - lo;
+        bad |= d & (len - 1) != 0 || d >> shift >= 64;
+        bits |= 1u64 << ((d >> shift) & 63);
+    }
+    if bad {
+        return None;
+    }
+    let mut k = 0;
+    while bits != 0 {
+        let first = u64::from(bits.trailing_zeros());
+        let run = u64::from((!(bits >> first)).trailing_zeros());
+        out[k] = (lo + (first << shift), lo + ((first + run) << shift));
+        k += 1;
+        bits = if first + run >= 64 {
+            0
+        } else {
+            bits & !((1u64 << (first + run)) - 1)
+        };
+    }
+    Some(k)
 }
 
 /// The maximal ranges `[start, end)` covered by `items` (`(start, length)`, at most 32), in
@@ -456,7 +494,7 @@ unsafe fn write_le(p: *mut u8, size: u32, v: u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::{lane_items, lane_items_per_lane, merged_ranges};
+    use super::{chunk_ranges, lane_items, lane_items_per_lane, merged_ranges};
 
     /// The warp-at-once items equal `resolve`'s lane by lane: rank bits 0, the executing
     /// CTA's or another's (left out with its source), source sizes 0 (no source item),
@@ -532,6 +570,7 @@ mod tests {
             x ^= x << 17;
             x
         };
+        let mut one_word = 0;
         for case in 0..30_000 {
             let lanes = 1 + (next() % 32) as usize;
             let size = [4u64, 8, 16][(next() % 3) as usize];
@@ -561,6 +600,15 @@ mod tests {
             let want: Vec<(u64, u64)> = naive(&items).into_iter().filter(|r| r.0 < r.1).collect();
             let got: Vec<(u64, u64)> = out[..k].iter().copied().filter(|r| r.0 < r.1).collect();
             assert_eq!(got, want, "{items:?}");
+            // destinations: every item whole
+            if items.iter().all(|x| x.1 == size) {
+                if let Some(k) = chunk_ranges(&items, size, &mut out) {
+                    assert_eq!(out[..k], want[..], "{items:?}");
+                    one_word += 1;
+                }
+            }
         }
+        // the one-word path is taken in most whole-chunk cases
+        assert!(one_word > 10_000, "{one_word}");
     }
 }
