@@ -523,7 +523,7 @@ mod tests {
                     _ => 0,
                 };
                 // the high bits of the register are not part of a shared address
-                (next() & 0xffff_ffff_0000_0000) | rank << 24 | (next() % 0x1_0000) * 4
+                (next() & 0xffff_ffff_0000_0000) | rank << 24 | ((next() % 0x1_0000) * 4)
             });
             let src_addrs: [u64; 32] = std::array::from_fn(|_| next());
             let n: [u32; 32] = std::array::from_fn(|_| match next() % 4 {
