@@ -438,6 +438,61 @@ BUGS = [
                   Finding("TM0225", "hang", "wait",
                           "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"),
                   Finding("TM0225", "hang", "hang", "barrier.cluster.wait.acquire.aligned")]),
+    Bug("dealloc_while_warps_use_tmem", "https://github.com/triton-lang/triton/pull/7994",
+        "Four warps each store and load their lane quarter of a TMEM tile (waiting with "
+        "tcgen05.wait::st/ld); the allocating warp deallocates as soon as its own accesses are "
+        "done, with no synchronisation with the other warps. tcgen05.dealloc synchronises only "
+        "its warp, so the columns may be freed while the other warps still use them "
+        "(§9.7.16.7.1, §9.7.16.6): TM0204 at the dealloc, related to another warp's load, and, "
+        "in schedules where the dealloc runs first, TM0105 at the late warps' tcgen05.st and "
+        "tcgen05.ld. Same use-after-free: Dao-AILab/flash-attention PR #2312, "
+        "mlc-ai/TIRx-kernels PR #19. Fix: fence::before_thread_sync, bar.sync, "
+        "fence::after_thread_sync before the dealloc.",
+        grid=1, block=128, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0105", "error", "store", "tcgen05.st.sync.aligned.32x32b.x1"),
+                  Finding("TM0105", "error", "load", "tcgen05.ld.sync.aligned.32x32b.x1"),
+                  Finding("TM0204", "error", "dealloc", "tcgen05.dealloc.cta_group::1",
+                          related="load")]),
+    Bug("ld_unwaited_before_dealloc", "https://github.com/NVIDIA/cutlass/pull/3652",
+        "The epilogue warp's last tcgen05.ld of the accumulator is followed by "
+        "fence::before_thread_sync and the mbarrier arrive that lets the MMA warp free TMEM, "
+        "with no tcgen05.wait::ld in between (only some lanes use the loaded registers; a "
+        "register dependency orders nothing in TMEM, §9.7.16.6.4.5). The load may still read "
+        "the columns when the MMA warp's tcgen05.dealloc frees them: TM0204 at the dealloc, "
+        "related to the load. The report is a proposed fix its author calls unconfirmed; the "
+        "ISA's pattern (ld -> wait::ld -> fence -> arrive, §9.7.16.6.4.4) makes it a "
+        "violation. Fix: tcgen05.wait::ld before the arrive.",
+        grid=1, block=64, args=[U32_IOTA(32), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0204", "error", "dealloc", "tcgen05.dealloc.cta_group::1",
+                          related="load")]),
+    Bug("multicast_stage_reused_before_peer_release", "https://github.com/inclusionAI/humming/pull/56",
+        "The leader CTA multicasts each stage into the shared memory of both CTAs of the cluster "
+        "(cp.async.bulk .multicast::cluster) and refills it after waiting only for its own "
+        "consumers' release, while the peer CTA may still read the previous contents of its "
+        "copy (H100/H200: rank 1's results corrupted, PR #53/#54/#56). The refill's write into "
+        "the peer is ordered after nothing the peer did: TM0213 at the peer's ld.shared of the "
+        "stage, related to the refill. When the refill's complete-tx reaches the peer's full "
+        "barrier before the peer armed that phase, two tiles' bytes land on one phase: the "
+        "peer hangs (TM0225 at its try_wait, and where the leader waits for it at the final "
+        "cluster barrier). Fix: the peer's consumers also release the leader's empty barrier "
+        "(mapa + mbarrier.arrive.release.cluster.shared::cluster), count 64.",
+        grid=2, block=32, cluster=2, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0213", "error", "read", "ld.shared.u32", related="refill"),
+                  Finding("TM0225", "hang", "wait_full",
+                          "mbarrier.try_wait.parity.shared::cta.b64"),
+                  Finding("TM0225", "hang", "exit_sync",
+                          "barrier.cluster.wait.acquire.aligned")]),
+    Bug("mbarrier_init_by_every_thread", "https://github.com/NVIDIA/Fuser/issues/1552",
+        "Every thread executes mbarrier.init on the one barrier and then arrives and waits, with "
+        "no barrier between the init and the first arrive. An init on a valid mbarrier is "
+        "undefined (§9.7.13.15.9): TM0221 at the init; when a late warp's init resets the "
+        "phase after the other warp arrived, that arrival is lost and the waiters hang (TM0225 "
+        "at the try_wait), the reported H100 hang. Fix (PR #1769 added the __syncthreads(); "
+        "the ISA also forbids the repeated init): thread 0 initialises, __syncthreads() "
+        "before the first arrive.",
+        grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0221", "error", "init", "mbarrier.init.shared::cta.b64"),
+                  Finding("TM0225", "hang", "wait", "mbarrier.try_wait.shared::cta.b64")]),
 ]
 
 
@@ -476,15 +531,27 @@ def normalise_file_directives(ptx: str) -> str:
     return re.sub(r'^(\s*\.file\s+\d+\s+)"([^"]*)"', norm, ptx, flags=re.M)
 
 
+# nvcc names internal-linkage symbols after the absolute path of the source
+# (`_ZN58_INTERNAL_<hash>_27_<file>_cu_...` in the DWARF strings), so a checkout elsewhere would
+# produce different bytes: every source is compiled from this one staging folder instead, and
+# the PTX is the same from any worktree.
+STAGE = pathlib.Path("/tmp/tmemu-gen-bugs")
+
+
 def compile_variant(bin_dir: pathlib.Path, bug: Bug, fixed: bool,
                     rewrite: Callable[[str], str]) -> str:
-    src = SRC / f"{bug.name}.cu"
+    stage = STAGE / "kernels" / "bugs"
+    stage.mkdir(parents=True, exist_ok=True)
+    for f in [SRC / "bugs.cuh", SRC / f"{bug.name}.cu"]:
+        shutil.copyfile(f, stage / f.name)
+    src = stage / f"{bug.name}.cu"
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "k.ptx"
         subprocess.run([str(bin_dir / "nvcc"), *NVCC_FLAGS, f"-DTMEM_FIXED={int(fixed)}",
-                        f"-I{SRC}", str(src), "-o", str(out)], check=True, cwd=REPO,
+                        f"-I{stage}", str(src), "-o", str(out)], check=True, cwd=STAGE,
                        capture_output=True)
-        ptx = rewrite(normalise_file_directives(out.read_text()))
+        staged = out.read_text().replace(f"{STAGE}/", "")
+        ptx = rewrite(normalise_file_directives(staged))
         final = pathlib.Path(tmp) / "final.ptx"
         final.write_text(ptx)
         r = subprocess.run([str(bin_dir / "ptxas"), "-arch=sm_100a", str(final), "-o",
@@ -624,6 +691,10 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | remote_store_before_peer_init | facebookexperimental/triton PR #2292 | TM0211 at the st.shared::cluster and at the peer's initialising st.shared (by schedule) |
 | cluster_exit_while_peer_reads | triton-lang/triton#11730 (PR #11731) | TM0231 at the ld.shared::cluster of the exited CTA's shared memory |
 | local_arrive_on_remote_mbarrier | apache/tvm PR #20074 | TM0503 at the mbarrier.arrive.shared::cta on a peer address; hang (TM0225) at rank 1's try_wait and rank 0's final barrier.cluster.wait |
+| dealloc_while_warps_use_tmem | triton-lang/triton PR #7994 | TM0204 at the tcgen05.dealloc, related: another warp's tcgen05.ld; TM0105 at the late warps' tcgen05.st/ld (by schedule) |
+| ld_unwaited_before_dealloc | NVIDIA/cutlass PR #3652 (proposed) | TM0204 at the tcgen05.dealloc, related: the tcgen05.ld released before wait::ld |
+| multicast_stage_reused_before_peer_release | inclusionAI/humming PR #56 | TM0213 at the peer's ld.shared of the stage, related: the multicast refill; hang (TM0225) at the peer's try_wait and the leader's final barrier.cluster.wait (by schedule) |
+| mbarrier_init_by_every_thread | NVIDIA/Fuser#1552 (PR #1769) | TM0221 at the mbarrier.init executed by every thread; hang (TM0225) at the try_wait |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.

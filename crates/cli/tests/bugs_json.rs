@@ -25,6 +25,12 @@ const PENDING: &[(&str, &str)] = &[
      phase; under `run`'s immediate policy all four copies land before the peer's expect_tx, \
      the tx-count ends at -384 and only the hang (TM0225) is seen. `tmemu check` reports both",
     ),
+    (
+        "multicast_stage_reused_before_peer_release",
+        "the hang (TM0225) needs the leader's refill to reach the peer's full barrier before the \
+     peer armed that phase; `run`'s one schedule lets the peer arm it first, so only the early \
+     read (TM0213) is seen. `tmemu check` runs further schedules and reports both",
+    ),
 ];
 
 fn root() -> PathBuf {
