@@ -1009,7 +1009,7 @@ impl RaceDetector {
     pub fn issue(&mut self, w: WarpId, kind: OpKind, span: SpanToken) -> OpId {
         self.stats.ops_issued += 1;
         self.warp(w);
-        let actor = self.alloc_op_slot();
+        let actor = self.alloc_op_slot(w);
         let Actor::Op { next_time, .. } = &mut self.actors[actor.index()] else {
             unreachable!("op slot")
         };
@@ -1452,10 +1452,10 @@ impl RaceDetector {
     // ------------------------------------------------------------------------------------
     // Slot recycling
 
-    fn alloc_op_slot(&mut self) -> ActorIdx {
+    fn alloc_op_slot(&mut self, issuer: WarpId) -> ActorIdx {
         for _ in 0..self.retired.len().min(4) {
             let a = self.retired.pop_front().expect("nonempty");
-            match self.reusable(a) {
+            match self.reusable(a, issuer) {
                 Some(true) => return self.reuse(a, false),
                 Some(false) => self.retired.push_back(a),
                 None => {} // already reused or not an op: drop the entry
@@ -1481,8 +1481,12 @@ impl RaceDetector {
     /// `Some(true)` when the op is complete, unreferenced and every live warp has observed its
     /// completion, in the generic view and, for warps that issue tcgen05 ops, in the tcgen05
     /// view too. Reuse adds an edge (observing the new occupant implies observing the old one)
-    /// that then nobody lacks.
-    fn reusable(&self, a: ActorIdx) -> Option<bool> {
+    /// that then nobody lacks. The issuer of the new occupant is never exempt: its own view
+    /// takes the new occupant's issue (and later its completion), which covers every record
+    /// of the old one, so a warp that had not yet issued a tcgen05 op and had not observed the
+    /// old op would judge that op's TMEM accesses as ordered before its own later ones (its
+    /// tcgen05.dealloc, triton-lang/triton PR #7994).
+    fn reusable(&self, a: ActorIdx, issuer: WarpId) -> Option<bool> {
         let Actor::Op { op: Some(op), .. } = &self.actors[a.index()] else {
             return None;
         };
@@ -1499,7 +1503,10 @@ impl RaceDetector {
         let touches_tmem = agent.is_tcgen05();
         Some(
             op.refs == 0
-                && self.warps.iter().flatten().filter(|w| w.live).all(|w| {
+                && self.warps.iter().enumerate().all(|(i, w)| {
+                    let Some(w) = w.as_deref().filter(|w| w.live) else {
+                        return true;
+                    };
                     // A warp whose generic view covers the completion judges the op's TMEM
                     // records as ordered anyway (a TMEM access is ordered when its generic view
                     // covers the record, the TM0207 reading of the crate docs, and every later
@@ -1508,8 +1515,8 @@ impl RaceDetector {
                     // completions only through mbarrier waits: their slots were never reused
                     // before the cap (clocks as long as 256 op slots, forced reuses).
                     let gen = w.gen.covers(stamp);
-                    (!touches_mem || gen)
-                        && (!touches_tmem || !w.issued_tcgen05 || gen || w.tc.covers(stamp))
+                    let exempt = !w.issued_tcgen05 && i != issuer.0 as usize;
+                    (!touches_mem || gen) && (!touches_tmem || exempt || gen || w.tc.covers(stamp))
                 }),
         )
     }
@@ -1917,6 +1924,37 @@ mod tests {
         d.tmem_dealloc(w0, 0, None, 0..32, SpanToken(9));
         assert_eq!(rules(&d), ["TM0204"]);
         assert_eq!(d.findings()[0].first.span, SpanToken(3));
+    }
+
+    /// Warp 1 stores and loads its lane quarter and waits for both; warp 0, which has issued
+    /// no tcgen05 op yet, stores to its own quarter and deallocates, never synchronising with
+    /// warp 1 (triton-lang/triton PR #7994). Warp 0's store must not take over the op slot of
+    /// warp 1's completed store: its own wait::st would then cover warp 1's records.
+    #[test]
+    fn dealloc_after_an_unsynchronised_completed_load_is_tm0204_despite_slot_reuse() {
+        let (mut d, w0, w1) = two_warps();
+        d.tmem_alloc(w0, 0, None, 0..32, SpanToken(1));
+        let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+        for w in [w0, w1] {
+            d.arrive(w, bar, Sem::Ordering);
+        }
+        d.sync_complete(bar);
+        d.wait(w1, bar, Sem::Ordering);
+        d.wait(w0, bar, Sem::Ordering);
+        let st = d.issue(w1, OpKind::St, SpanToken(2));
+        d.op_access(st, Place::Tmem(rect(32, 32, 0, 1)), AccessKind::Write);
+        d.complete(st);
+        d.wait_st(w1);
+        let ld = d.issue(w1, OpKind::Ld, SpanToken(3));
+        d.op_access(ld, Place::Tmem(rect(32, 32, 0, 1)), AccessKind::Read);
+        d.complete(ld);
+        d.wait_ld(w1);
+        let st0 = d.issue(w0, OpKind::St, SpanToken(4));
+        d.op_access(st0, Place::Tmem(rect(0, 32, 0, 1)), AccessKind::Write);
+        d.complete(st0);
+        d.wait_st(w0);
+        d.tmem_dealloc(w0, 0, None, 0..32, SpanToken(9));
+        assert_eq!(rules(&d), ["TM0204"]);
     }
 
     #[test]
