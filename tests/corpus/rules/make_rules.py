@@ -893,6 +893,45 @@ add("legal-dealloc-after-relaxed-handoff", "keep", "clean",
     + ["    @!%p1 bra L_FREED;", "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;",
        "L_FREED:"])
 
+# The deallocating warp issues its own tcgen05.st after the other warps' loads completed: in
+# the race detector its op may take over the slot of one of theirs, whose records it then must
+# not see as ordered (triton-lang/triton PR #7994, the bug reproduction
+# dealloc_while_warps_use_tmem). Warps 1-3 raise a flag after waiting for their loads; warp 0
+# spins on it (so it runs last in every schedule), uses its own quarter and deallocates.
+def dealloc_after_flag(keep: bool) -> list[str]:
+    order = ("release", "acquire") if keep else ("relaxed", "relaxed")
+    return (FLAG_INIT + alloc() + PUBLISH
+            + ["    @%p1 bra L_W0;",
+               "    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};",
+               "    tcgen05.wait::st.sync.aligned;",
+               "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r12];"
+               + ("" if keep else "  // ~RELATED TM0204"),
+               "    tcgen05.wait::ld.sync.aligned;"]
+            + (["    tcgen05.fence::before_thread_sync;"] if keep else [])
+            + ["    setp.eq.u32 %p9, %r3, 0;",
+               f"    @%p9 red.{order[0]}.cta.shared.add.u32 [%r15], 1;",
+               "    bra.uni L_JOIN;", "L_W0:", "L_SPIN:",
+               f"    ld.{order[1]}.cta.shared.u32 %r16, [%r15];",
+               "    setp.lt.u32 %p9, %r16, 3;", "    @%p9 bra L_SPIN;"]
+            + (["    tcgen05.fence::after_thread_sync;"] if keep else [])
+            + ["    tcgen05.st.sync.aligned.32x32b.x1.b32 [%r12], {%r1};",
+               "    tcgen05.wait::st.sync.aligned;",
+               "    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;"
+               + ("" if keep else E("TM0204")), "L_JOIN:"])
+
+
+add("TM0204-tmem-access-race", "break-dealloc-after-own-store", "violation",
+    ["Warps 1-3 store, load and wait for their cells, then raise a relaxed flag; warp 0 spins",
+     "on it, stores to its own quarter and deallocates. The relaxed flag orders execution, not",
+     "memory: the dealloc is not ordered after the other warps' accesses."],
+    dealloc_after_flag(False), extra_shared=FLAG_SHARED)
+add("legal-dealloc-after-flag-handoff", "keep", "clean",
+    ["As TM0204's break-dealloc-after-own-store, with fence::before_thread_sync and a release",
+     "add by warps 1-3, an acquire spin and fence::after_thread_sync by warp 0: the dealloc is",
+     "ordered after every warp's accesses (canonical pattern, PTX ISA 9.7.16.6.4.4)."],
+    dealloc_after_flag(True), extra_shared=FLAG_SHARED)
+
+
 add("TM0205-tmem-overwrite-before-wait-ld", "break", "violation",
     ["Each warp loads its cells and overwrites them with tcgen05.st before tcgen05.wait::ld",
      "(the register use of the loaded value does not order the TMEM cells)."],
