@@ -493,6 +493,20 @@ BUGS = [
         grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
         findings=[Finding("TM0221", "error", "init", "mbarrier.init.shared::cta.b64"),
                   Finding("TM0225", "hang", "wait", "mbarrier.try_wait.shared::cta.b64")]),
+    Bug("bulk_store_source_rewritten_next_iteration", "https://github.com/NVIDIA/Fuser/pull/5448",
+        "A loop writes its results to a shared tile (st.shared, fence.proxy.async, bar.sync) and "
+        "stores the tile to global memory with a bulk store each iteration, but "
+        "cp.async.bulk.commit_group and wait_group were emitted once, after the loop. The bulk "
+        "store reads its source until its group's wait_group.read (§9.7.9.25.4.4), so the next "
+        "iteration's st.shared races the previous store: TM0209 at the st.shared, related to "
+        "the store; and when the issuing thread is late, its store reads the next iteration's "
+        "values, written with nothing ordering them before it: TM0211 at the store, related to "
+        "the st.shared (by schedule). Fix (the PR's after): commit_group + wait_group.read 0 "
+        "in the loop and a bar.sync before the tile is written again.",
+        grid=1, block=64, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0209", "error", "write", "st.shared.u32", related="store"),
+                  Finding("TM0211", "error", "store",
+                          "cp.async.bulk.global.shared::cta.bulk_group", related="write")]),
 ]
 
 
@@ -695,6 +709,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | ld_unwaited_before_dealloc | NVIDIA/cutlass PR #3652 (proposed) | TM0204 at the tcgen05.dealloc, related: the tcgen05.ld released before wait::ld |
 | multicast_stage_reused_before_peer_release | inclusionAI/humming PR #56 | TM0213 at the peer's ld.shared of the stage, related: the multicast refill; hang (TM0225) at the peer's try_wait and the leader's final barrier.cluster.wait (by schedule) |
 | mbarrier_init_by_every_thread | NVIDIA/Fuser#1552 (PR #1769) | TM0221 at the mbarrier.init executed by every thread; hang (TM0225) at the try_wait |
+| bulk_store_source_rewritten_next_iteration | NVIDIA/Fuser PR #5448 | TM0209 at the next iteration's st.shared into the tile, related: the bulk store; TM0211 at the store, related: the st.shared (by schedule) |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
