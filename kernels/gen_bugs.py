@@ -215,10 +215,14 @@ BUGS = [
         "(TM0204) the accumulator before the last MMA completed. When MMAs complete at once "
         "(immediate policy) the stale parity names the next phase instead, which only the "
         "waiting warp could complete: a hang (TM0225) at its wait, the other warps at the "
-        "barrier after the loop. Fix: parity k % 2.",
+        "barrier after the loop. And the commit of iteration 2 arrives in phase 2 before any "
+        "wait observed phase 1 complete (the stale wait of iteration 1 observed phase 0 "
+        "again): TM0232 at the commit, the phase discipline of §9.7.13.15.4 (delayed "
+        "completion). Fix: parity k % 2.",
         grid=1, block=128, args=[U32_IOTA(1024), U32_OUT(128)], buggy_verdict="hang",
         findings=[Finding("TM0209", "error", "refill", "cp.async.bulk.shared::cta.global",
                           related="mma"),
+                  Finding("TM0232", "error", "commit", "tcgen05.commit.cta_group::1"),
                   Finding("TM0206", "error", "epilogue", "tcgen05.ld.sync.aligned.32x32b.x1",
                           related="mma"),
                   Finding("TM0204", "error", "free", "tcgen05.dealloc.cta_group::1",
@@ -507,6 +511,21 @@ BUGS = [
         findings=[Finding("TM0209", "error", "write", "st.shared.u32", related="store"),
                   Finding("TM0211", "error", "store",
                           "cp.async.bulk.global.shared::cta.bulk_group", related="write")]),
+    Bug("per_warp_arrivals_on_count_one_barrier", "https://github.com/triton-lang/triton/pull/8969",
+        "Each warp of a 4-warp consumer partition arrives on the empty barrier (per-warp "
+        "arrivals), which was initialised with count 1 (the review of the PR: `init_barrier bar, "
+        "1` is invalid unless the partition has one warp; facebookexperimental/triton PR #183 "
+        "fixed the same class for regions of other than 4 warps). The first arrival completes "
+        "phase 0 and the next ones land in phases 1-3 before any wait observed the phase "
+        "before (§9.7.13.15.4): TM0232 at the per-warp arrive. The producer's parity 0 then "
+        "aliases phase 4, which never completes: it hangs (TM0225 at its try_wait), and the "
+        "consumers wait for the second tile forever (TM0225 at theirs). Fix: count 4.",
+        grid=1, block=160, args=[U32_IOTA(256), U32_OUT(160)], buggy_verdict="hang",
+        findings=[Finding("TM0232", "error", "release", "mbarrier.arrive.release.cta"),
+                  Finding("TM0225", "hang", "wait_full",
+                          "mbarrier.try_wait.parity.shared::cta.b64"),
+                  Finding("TM0225", "hang", "wait_empty",
+                          "mbarrier.try_wait.parity.shared::cta.b64")]),
 ]
 
 
@@ -685,7 +704,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | ncols_not_power_of_two_register | NVIDIA/Fuser PR #4152 | TM0001 at the alloc and the dealloc (nCols = 96 in a register) |
 | tmem_ld_lane_bits_missing | deepseek-ai/DeepGEMM PR #341 | TM0103 at the tcgen05.ld (warps 1-3 address lane quarter 0) |
 | ring_arrive_before_partition_waited | triton-lang/triton PR #10035 | hang (TM0225) at the late consumer warp's mbarrier.try_wait |
-| stage_reused_wrong_parity | tile-ai/tilelang PR #3087 | TM0209 at the refilling cp.async.bulk, related: the tcgen05.mma (and its consequences: TM0206, TM0204, a TM0225 hang under immediate completion) |
+| stage_reused_wrong_parity | tile-ai/tilelang PR #3087 | TM0209 at the refilling cp.async.bulk, related: the tcgen05.mma; TM0232 at the commit that arrives in a phase no wait observed the predecessor of (and the consequences: TM0206, TM0204, a TM0225 hang under immediate completion) |
 | bulk_store_without_proxy_fence | MoonshotAI/FlashKDA#24 | TM0208 at the cp.async.bulk.global.shared::cta |
 | mma_operand_without_proxy_fence | tile-ai/tilelang#2634 (PR #3139) | TM0208 at the tcgen05.mma |
 | pair_commit_mask_wrong_pair | facebookexperimental/triton PR #783 | hang (TM0225) at the mbarrier.try_wait |
@@ -710,6 +729,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | multicast_stage_reused_before_peer_release | inclusionAI/humming PR #56 | TM0213 at the peer's ld.shared of the stage, related: the multicast refill; hang (TM0225) at the peer's try_wait and the leader's final barrier.cluster.wait (by schedule) |
 | mbarrier_init_by_every_thread | NVIDIA/Fuser#1552 (PR #1769) | TM0221 at the mbarrier.init executed by every thread; hang (TM0225) at the try_wait |
 | bulk_store_source_rewritten_next_iteration | NVIDIA/Fuser PR #5448 | TM0209 at the next iteration's st.shared into the tile, related: the bulk store; TM0211 at the store, related: the st.shared (by schedule) |
+| per_warp_arrivals_on_count_one_barrier | triton-lang/triton PR #8969 (review) | TM0232 at the per-warp mbarrier.arrive on a count-1 barrier; hang (TM0225) at the consumers' and the producer's try_wait |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.

@@ -10,7 +10,10 @@
 // accumulator (TM0206) and free it (TM0204) before the last MMA completed. When the MMAs
 // complete at once (tmemu's immediate policy; a fast MMA on hardware) the wrong parity names
 // the *next*, never-completing phase instead: the MMA warp hangs in its wait (TM0225) and the
-// other warps at the barrier after the loop. Fixed: wait with parity k % 2.
+// other warps at the barrier after the loop. Under the delayed policies the commit of
+// iteration 2 also arrives in phase 2 while no wait has observed phase 1 complete (the stale
+// wait of iteration 1 observed phase 0 again): TM0232, the phase discipline of §9.7.13.15.4
+// that the stale parity breaks. Fixed: wait with parity k % 2.
 // Launch: grid 1, 128 threads; warp 0 issues the copies and the MMAs.
 #include "bugs.cuh"
 
@@ -59,7 +62,10 @@ extern "C" __global__ void stage_reused_wrong_parity(const uint32_t* in, uint32_
             "l"(k32_desc(smem_u32(sA))), "l"(k32_desc(smem_u32(sB))),
             "r"((1u << 4) | ((32u >> 3) << 17) | ((128u >> 4) << 24)), "r"(k)
             : "memory");
-        commit(smem_u32(&mma_done));
+        asm volatile(
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" SITE(
+                "commit")::"r"(smem_u32(&mma_done))
+            : "memory");
       }
       __syncwarp();
 #if TMEM_FIXED

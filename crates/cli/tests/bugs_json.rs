@@ -15,8 +15,8 @@ use serde_json::Value;
 const PENDING: &[(&str, &str)] = &[
     (
         "stage_reused_wrong_parity",
-        "the overwrite (TM0209) and the early epilogue (TM0206, TM0204) need a delayed MMA \
-     completion; `run` uses the immediate policy, under which the same stale parity hangs \
+        "the overwrite (TM0209), the early epilogue (TM0206, TM0204) and the commit arriving in \
+     an unobserved phase's successor (TM0232) need a delayed MMA completion; `run` uses the immediate policy, under which the same stale parity hangs \
      (TM0225). `tmemu check` runs both and reports all (crates/host/tests/bugs.rs)",
     ),
     (

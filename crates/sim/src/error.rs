@@ -52,6 +52,7 @@ pub mod rules {
     pub const CLUSTER_REARRIVE: Rule = of(&catalogue::CLUSTER_BARRIER_DOUBLE_ARRIVE);
     pub const PEER_EXITED: Rule = of(&catalogue::SHARED_CLUSTER_PEER_EXITED);
     pub const UNMODELLED: Rule = of(&catalogue::UNMODELLED_FORM);
+    pub const MBAR_PHASE_SKIP: Rule = of(&catalogue::MBARRIER_PHASE_SKIPPED);
 }
 
 /// Why a kernel could not be loaded.

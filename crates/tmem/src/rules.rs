@@ -804,6 +804,17 @@ pub const SHARED_CLUSTER_PEER_EXITED: Rule = Rule {
     checked_by: Some("tmemu_sim (exec/memory.rs resolve)"),
 };
 
+pub const MBARRIER_PHASE_SKIPPED: Rule = Rule {
+    id: "TM0232",
+    name: "mbarrier-phase-skipped",
+    section: "§9.7.13.15.4",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An arrive-on operation (mbarrier.arrive, its expect_tx form, a tcgen05.commit arrive) lands in phase p+1 of an mbarrier before any test_wait/try_wait returned true for phase p (\"for each phase of the mbarrier object, at least one test_wait or try_wait operation must be performed which returns True for waitComplete before an arrive-on operation in the subsequent phase\"; sync.md MB-PHASE-SKIP).",
+    hardware: "Undefined behaviour per the ISA. In practice more arrivals per round than the count expects complete several phases at once: a waiter's parity then names a phase that has already passed or not yet begun, so it hangs or proceeds early.",
+    checked_by: Some("tmemu_sim (exec/sync.rs, exec/tcgen05/commit.rs)"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM03xx — mma and descriptors (descriptors.md, mma.md; checked by tmemu_tmem::desc)
 
@@ -1287,6 +1298,7 @@ pub static RULES: &[Rule] = &[
     CLUSTER_BARRIER_DOUBLE_ARRIVE,
     CLC_TRY_CANCEL_AFTER_FAILURE,
     SHARED_CLUSTER_PEER_EXITED,
+    MBARRIER_PHASE_SKIPPED,
     SMEM_DESC_VERSION,
     SMEM_DESC_RESERVED_BITS,
     SMEM_DESC_LAYOUT,

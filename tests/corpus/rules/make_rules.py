@@ -1847,6 +1847,18 @@ add_engine("TM0229-cluster-barrier-double-arrive", "keep", "clean",
            ["Each warp arrives once, then waits."],
            cluster_rearrive(False), block=64)
 
+# PTX ISA 9.7.13.15.4: "for each phase of the mbarrier object, at least one test_wait or
+# try_wait operation must be performed which returns True for waitComplete before an arrive-on
+# operation in the subsequent phase". One thread makes the order the same under every schedule.
+add_engine("TM0232-mbarrier-phase-skipped", "break", "violation",
+           ["Thread 0 arrives twice on a barrier expecting one arrival: the first arrive",
+            "completes phase 0, the second lands in phase 1 before any wait observed phase 0."],
+           mbar_init(count=1) + [ARRIVE, ARRIVE + E("TM0232")])
+add_engine("TM0232-mbarrier-phase-skipped", "keep", "clean",
+           ["The same two arrivals with a try_wait for phase 0 (parity 0) between them."],
+           mbar_init(count=1) + [ARRIVE, "    @!%p2 bra L_SECOND;"] + mbar_wait(0)
+           + [ARRIVE, "L_SECOND:"])
+
 
 
 def peer_reads_after_exit(keep: bool) -> list[str]:

@@ -49,12 +49,15 @@ pub(super) fn uniform<O: Observer>(
     if c != cx.me {
         return None;
     }
-    let m = cx.ctas[c].mbars.get(&off).filter(|m| m.valid)?;
+    let m = cx.ctas[c].mbars.get_mut(&off).filter(|m| m.valid)?;
     let done = if parity {
         (m.phase & 1) as u64 != (b & 1)
     } else {
         m.phase as u64 != (b & 0xffff_ffff)
     };
+    if done {
+        m.seen = m.seen.max(m.phase);
+    }
     let version = m.version;
     let pc = w.cur_pc;
     if let Some(p) = i.dp {

@@ -77,6 +77,9 @@ pub struct Mbar {
     pub tx: i64,
     /// Bumped on every change, so parked waiters know when to look again.
     pub version: u64,
+    /// Every phase below this one has been observed complete by a test_wait/try_wait that
+    /// returned true: an arrive-on in phase p needs phase p-1 observed (§9.7.13.15.4).
+    pub seen: u32,
 }
 
 const TX_LIMIT: i64 = (1 << 20) - 1;
@@ -95,6 +98,21 @@ pub fn state_pending(state: u64) -> u32 {
 }
 
 impl Mbar {
+    /// TM0232's message when an arrive-on now would land in a phase whose predecessor no
+    /// wait has observed complete (arrivals beyond the count complete phases nobody waits for).
+    pub(crate) fn phase_skip(&self, what: &str) -> Option<(crate::error::Rule, String)> {
+        (self.phase > self.seen).then(|| {
+            (
+                crate::error::rules::MBAR_PHASE_SKIP,
+                format!(
+                    "{what} lands in phase {} of the mbarrier before any test_wait/try_wait returned true for phase {}",
+                    self.phase,
+                    self.phase - 1
+                ),
+            )
+        })
+    }
+
     pub(crate) fn try_complete(&mut self) -> bool {
         if self.pending == 0 && self.tx == 0 {
             self.phase = self.phase.wrapping_add(1);
@@ -327,6 +345,7 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 expected: count,
                 tx: 0,
                 version,
+                seen: 0,
             };
             if !(1..=TX_LIMIT).contains(&count) {
                 cx.diag(
@@ -378,6 +397,7 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
             } => {
                 let pending = (m.pending.clamp(0, STATE_PENDING_MASK as i64) as u64) << 32;
                 let state = STATE_TAG | pending | m.phase as u64;
+                diag = m.phase_skip("mbarrier.arrive");
                 let count = if expect_tx { 1 } else { b as u32 as i64 };
                 if expect_tx {
                     m.tx += b as u32 as i64;
@@ -415,6 +435,9 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                     m.phase as u64 != (b & 0xffff_ffff)
                 };
                 let version = m.version;
+                if done {
+                    m.seen = m.seen.max(m.phase);
+                }
                 if let Some(p) = i.dp {
                     w.preds[p as usize] = (w.preds[p as usize] & !(1 << l)) | ((done as u32) << l);
                 }

@@ -276,6 +276,12 @@ fn complete<O: Observer>(d: &mut Drain<'_, '_, O>, tc: &mut TcState, mut p: Pend
                 .collect();
             d.obs.commit_fire(*id, &keys, now);
             for &(c, off) in bars.iter() {
+                let skip = d.ctas[c].mbars.get(&off).filter(|m| m.valid);
+                if let Some((rule, msg)) =
+                    skip.and_then(|m| m.phase_skip("tcgen05.commit's arrive"))
+                {
+                    push_diag(d.out, d.env, site, rule, msg);
+                }
                 match super::commit::arrive(&mut d.ctas[c], off) {
                     Ok(true) => d.obs.sync_complete(
                         at,
