@@ -77,8 +77,8 @@ pub struct Mbar {
     pub tx: i64,
     /// Bumped on every change, so parked waiters know when to look again.
     pub version: u64,
-    /// Every phase below this one has been observed complete by a test_wait/try_wait that
-    /// returned true: an arrive-on in phase p needs phase p-1 observed (§9.7.13.15.4).
+    /// The phase during which a test_wait/try_wait last returned true, i.e. observed the
+    /// phase before it complete: an arrive-on in phase p > 0 needs `seen == p` (§9.7.13.15.4).
     pub seen: u32,
 }
 
