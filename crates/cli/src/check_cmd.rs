@@ -164,7 +164,7 @@ fn check_spec(spec: &Path, sets: &[String], opts: &CheckOptions, args: &Args) ->
         }
         Err(e) => SpecResult {
             spec: spec.to_path_buf(),
-            report: Err(format!("{}: error: launch: {e}", spec.display())),
+            report: Err(p.launch_error(&e)),
             stats: None,
         },
     }

@@ -26,8 +26,8 @@ use crate::trace_out::{trace_outcome, TraceArgs};
 pub struct Args {
     /// The launch spec (TOML).
     pub spec: PathBuf,
-    /// Seeded runs to make.
-    #[arg(long, default_value_t = 16)]
+    /// Seeded runs to make (at least 1: no run proves nothing, and must not read as clean).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Seed of run 0; run i uses BASE_SEED + i.
     #[arg(long, default_value_t = 1)]
@@ -85,7 +85,7 @@ pub fn run(args: &Args) -> u8 {
     let o = match outcome {
         Ok(o) => o,
         Err(e) => {
-            let m = format!("{}: error: launch: {e}", args.spec.display());
+            let m = p.launch_error(&e);
             return crate::bad_input::report(&m, &args.out);
         }
     };

@@ -6,9 +6,9 @@ use std::path::Path;
 use tmemu_diag::Report;
 use tmemu_host::{
     load_ptx_module, parse_ptx, read_ptx_file, resolve_spec_prefilled, unsupported_report,
-    ErrorClass, HostError, Kernel, LocTable, ReportBuilder, ResolvedLaunch,
+    ErrorClass, HostError, Kernel, LaunchError, LaunchKey, LocTable, ReportBuilder, ResolvedLaunch,
 };
-use tmemu_spec::{materialize_buffers, Spec};
+use tmemu_spec::{materialize_buffers, Site, Spec};
 
 /// A launch ready to run.
 pub struct Prepared {
@@ -22,6 +22,19 @@ pub struct Prepared {
     /// What the static checker (the rules ptxas enforces) finds in the PTX; every report of
     /// this launch starts with them.
     pub statics: Vec<tmemu_check::StaticFinding>,
+    /// Where the spec set each launch parameter, so a launch the hardware cannot run names
+    /// the key at fault ([`Prepared::launch_error`]).
+    pub sites: LaunchSites,
+}
+
+/// The spec file and the sites of its launch keys; `None`: the spec does not set it (a
+/// cluster from `.reqnctapercluster`, no dynamic shared memory).
+pub struct LaunchSites {
+    file: String,
+    grid: Site,
+    block: Site,
+    cluster: Option<Site>,
+    shared_bytes: Option<Site>,
 }
 
 /// Why a spec could not be run.
@@ -55,9 +68,10 @@ pub fn prepare_spec(
     let parallel = threads > 1 && rayon::current_thread_index().is_some();
     // one parse serves the loader, the static checker and the line table; the last two read
     // the module beside the loader when there are threads for it
-    let load = || -> Result<_, HostError> {
-        let src = read_ptx_file(&ptx_path)?;
-        let module = parse_ptx(&src, &shown)?;
+    // the error says whether it came from reading the file (bad input at the spec's `ptx` key)
+    let load = || -> Result<_, (HostError, bool)> {
+        let src = read_ptx_file(&ptx_path).map_err(|e| (e, true))?;
+        let module = parse_ptx(&src, &shown).map_err(|e| (e, false))?;
         let load = || load_ptx_module(&module, &src, &shown, entry.as_deref());
         let check = || {
             let statics = tmemu_check::static_check(&module, &shown);
@@ -67,9 +81,9 @@ pub fn prepare_spec(
             rayon::join(load, check)
         } else {
             // a kernel that does not load needs no static check here (`static_report`)
-            (Ok(load()?), check())
+            (Ok(load().map_err(|e| (e, false))?), check())
         };
-        let kernel = kernel?;
+        let kernel = kernel.map_err(|e| (e, false))?;
         crate::phases::mark("PTX loaded and checked");
         Ok((kernel, statics, locs))
     };
@@ -96,16 +110,27 @@ pub fn prepare_spec(
             None => PrepError::Bad(entry_error(&spec, &shown, e.message)),
         },
     };
-    let (kernel, statics, locs) = loaded.map_err(classify)?;
+    let (kernel, statics, locs) = loaded.map_err(|(e, reading)| match reading {
+        true => ptx_read_error(&spec, e),
+        false => classify(e),
+    })?;
     let launch = resolve_spec_prefilled(&mut spec, sets, &kernel, threads, made)
         .map_err(|e| PrepError::Bad(e.message))?;
     crate::phases::mark("launch resolved");
+    let sites = LaunchSites {
+        file: spec.file.clone(),
+        grid: spec.grid.site.clone(),
+        block: spec.block.site.clone(),
+        cluster: spec.cluster_given.then(|| spec.cluster.site.clone()),
+        shared_bytes: (spec.shared_bytes.value != 0).then(|| spec.shared_bytes.site.clone()),
+    };
     Ok(Prepared {
         shown,
         locs,
         kernel,
         launch,
         statics,
+        sites,
     })
 }
 
@@ -141,6 +166,43 @@ fn static_report(ptx_path: &Path, shown: &str, load_message: &str) -> Option<Rep
     Some(report)
 }
 
+impl LaunchSites {
+    /// A launch the simulated GPU refuses, as bad input at the spec key that set the
+    /// parameter at fault (`spec:line:col: error: key 'grid': launch: ...`), or at the spec
+    /// file when no key did.
+    pub fn launch_error(&self, e: &LaunchError) -> String {
+        let s = self;
+        let (key, site) = match e.1 {
+            LaunchKey::Grid => ("grid", Some(&s.grid)),
+            LaunchKey::Block => ("block", Some(&s.block)),
+            LaunchKey::Cluster => ("cluster", s.cluster.as_ref()),
+            LaunchKey::SharedBytes => ("shared_bytes", s.shared_bytes.as_ref()),
+            LaunchKey::Launch => ("", None),
+        };
+        match site.filter(|s| s.line > 0) {
+            Some(site) => format!(
+                "{}:{}:{}: error: key '{key}': launch: {}",
+                s.file, site.line, site.col, e.0
+            ),
+            None => format!("{}: error: launch: {}", s.file, e.0),
+        }
+    }
+}
+
+/// A PTX file that cannot be read or decompressed is bad input at the spec's `ptx` key (the
+/// file has no line to name); text that is not UTF-8 already names its line and column.
+fn ptx_read_error(spec: &Spec, e: HostError) -> PrepError {
+    if e.message.contains(": error: ") {
+        return PrepError::Bad(e.message);
+    }
+    let site = &spec.ptx.site;
+    // the message starts with the file it is about (`shown`, or `shown.xz`)
+    PrepError::Bad(format!(
+        "{}:{}:{}: error: key 'ptx': {}",
+        spec.file, site.line, site.col, e.message
+    ))
+}
+
 /// The loader names no place for "which kernel" errors (`k.ptx:0:0: error: no kernel ...`):
 /// point them at the spec's `kernel` key, or say how to name one.
 fn entry_error(spec: &Spec, shown: &str, message: String) -> String {
@@ -164,6 +226,11 @@ fn entry_error(spec: &Spec, shown: &str, message: String) -> String {
 }
 
 impl Prepared {
+    /// [`LaunchSites::launch_error`] of this launch.
+    pub fn launch_error(&self, e: &LaunchError) -> String {
+        self.sites.launch_error(e)
+    }
+
     /// The cluster shape CTAs are grouped by: the spec's, else the kernel's
     /// `.reqnctapercluster`, else 1×1×1.
     pub fn cluster_dims(&self) -> [u32; 3] {

@@ -227,8 +227,8 @@ fn run_spec(
         }
     };
     // the inputs move into device memory (no copy); `p.launch` keeps their names and types
-    let mut session = Session::new_taking(&p.kernel, &mut p.launch)
-        .map_err(|e| bad(format!("{}: error: {e}", args.spec.display())))?;
+    let mut session =
+        Session::new_taking(&p.kernel, &mut p.launch).map_err(|e| bad(p.sites.launch_error(&e)))?;
     phases::mark("buffers placed");
     let config = RunConfig {
         seed: args.schedule_seed,
@@ -273,13 +273,13 @@ fn run_spec(
                         .then(|| RaceObserver::new(&p.kernel).with_cluster_dim(cluster)),
                 )
             })
-            .map_err(|e| bad(format!("{}: error: launch: {e}", args.spec.display())))?;
+            .map_err(|e| bad(p.launch_error(&e)))?;
         let parts: Vec<_> = observers.into_iter().map(RunObserver::into_parts).collect();
         (r, wall, parts)
     } else {
         let (r, wall, observers) = session
             .run_observed_in_place(&opts, |_| PlacementObserver::default())
-            .map_err(|e| bad(format!("{}: error: launch: {e}", args.spec.display())))?;
+            .map_err(|e| bad(p.launch_error(&e)))?;
         let parts: Vec<_> = observers
             .into_iter()
             .map(|o| (None, None, o.cta_sms))

@@ -36,6 +36,36 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("impossible_alloc", &["run", "D/alloc48.toml"], 1),
     ("impossible_alloc_check", &["check", "D/alloc48.toml"], 1),
     ("unknown_kernel", &["run", "D/no_kernel.toml"], 2),
+    // found by hand and by fuzz/mutate_run.py --spec-only: a PTX that is not UTF-8 names its
+    // first bad byte's line and column; one that is a directory or a corrupt .ptx.xz names
+    // the spec's `ptx` key (they used to name no place, or say "does not exist")
+    ("ptx_not_utf8", &["run", "D/not_utf8.toml"], 2),
+    ("ptx_not_utf8_check", &["check", "D/not_utf8.toml"], 2),
+    ("ptx_is_a_directory", &["run", "D/ptx_is_dir.toml"], 2),
+    ("ptx_xz_corrupt", &["run", "D/corrupt_xz.toml"], 2),
+    ("spec_not_utf8", &["run", "D/spec_not_utf8.toml"], 2),
+    // a launch the hardware cannot run names the spec key that asked for it
+    (
+        "launch_shared_memory_over_limit",
+        &["run", "D/smem_over.toml"],
+        2,
+    ),
+    (
+        "launch_shared_memory_over_limit_check",
+        &["check", "D/smem_over.toml"],
+        2,
+    ),
+    (
+        "launch_cluster_over_sms",
+        &["explore", "D/cluster4.toml", "--runs", "1", "--sms", "2"],
+        2,
+    ),
+    // no run proves nothing: it used to end "verdict: clean", exit 0
+    (
+        "explore_zero_runs",
+        &["explore", "D/alloc48.toml", "--runs", "0"],
+        2,
+    ),
     // rules ptxas enforces are reported before running (and instead of a bare "bad input"
     // when the loader cannot take the kernel)
     (

@@ -39,5 +39,5 @@ pub use report::{expect_result, unsupported_report, LocTable, Related, ReportBui
 pub use session::{Outcome, Session};
 
 // Re-exported so that front ends name one crate for the types this API hands out.
-pub use tmemu_sim::{GlobalMemory, Kernel, Launch, LaunchError, RunOptions, RunResult};
+pub use tmemu_sim::{GlobalMemory, Kernel, Launch, LaunchError, LaunchKey, RunOptions, RunResult};
 pub use tmemu_spec::ResolvedLaunch;

@@ -19,17 +19,30 @@ pub fn load_ptx_file(path: &Path, entry: Option<&str>) -> Result<(String, Kernel
 }
 
 /// The text of the PTX file `path` (or of `path.xz` beside it, as [`load_ptx_file`] reads it).
+/// Text that is not UTF-8 is bad input at its first invalid byte (`path:line:col`, the line
+/// and column of the decompressed text for `path.xz`), so an editor can jump there.
 pub fn read_ptx_file(path: &Path) -> Result<String, HostError> {
     let shown = path.display().to_string();
-    match std::fs::read_to_string(path) {
+    let bytes = match std::fs::read(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => read_xz_beside(path)
-            .ok_or_else(|| HostError::bad(format!("{shown}: cannot read: {e}")))?,
-        other => other.map_err(|e| HostError::bad(format!("{shown}: cannot read: {e}"))),
-    }
+            .ok_or_else(|| HostError::bad(format!("{shown}: cannot read: {e}")))??,
+        other => other.map_err(|e| HostError::bad(format!("{shown}: cannot read: {e}")))?,
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        // the prefix is valid UTF-8 by definition of valid_up_to
+        let before = std::str::from_utf8(&bytes[..at]).unwrap_or("");
+        let (line, col) = tmemu_ptx::SourceMap::new(before).line_col(at as u32);
+        HostError::bad(format!(
+            "{shown}:{line}:{col}: error: not UTF-8 text: byte 0x{:02x} at offset {at}",
+            bytes[at]
+        ))
+    })
 }
 
-/// The text of `path.xz`, if that file exists.
-fn read_xz_beside(path: &Path) -> Option<Result<String, HostError>> {
+/// The bytes of `path.xz`, if that file exists.
+fn read_xz_beside(path: &Path) -> Option<Result<Vec<u8>, HostError>> {
     let mut xz = path.as_os_str().to_owned();
     xz.push(".xz");
     let xz = Path::new(&xz);
@@ -38,11 +51,8 @@ fn read_xz_beside(path: &Path) -> Option<Result<String, HostError>> {
     let mut out = Vec::new();
     Some(
         lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out)
-            .map_err(|e| HostError::bad(format!("{shown}: cannot decompress: {e}")))
-            .and_then(|()| {
-                String::from_utf8(out)
-                    .map_err(|e| HostError::bad(format!("{shown}: not UTF-8 text: {e}")))
-            }),
+            .map(|()| out)
+            .map_err(|e| HostError::bad(format!("{shown}: cannot decompress: {e}"))),
     )
 }
 

@@ -83,9 +83,22 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// A launch that cannot run (bad grid, too much shared memory...).
+/// A launch that cannot run (bad grid, too much shared memory...): the message, and the
+/// launch parameter at fault, so a front end can point at the spec key that set it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LaunchError(pub String);
+pub struct LaunchError(pub String, pub LaunchKey);
+
+/// Which launch parameter a [`LaunchError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchKey {
+    Grid,
+    Block,
+    Cluster,
+    /// Dynamic shared memory (with the kernel's static shared memory).
+    SharedBytes,
+    /// None of them alone (the host could not start threads, the CTA does not fit an SM).
+    Launch,
+}
 
 impl fmt::Display for LaunchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

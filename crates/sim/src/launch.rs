@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 
-use crate::error::{HangReport, LaunchError};
+use crate::error::{HangReport, LaunchError, LaunchKey};
 use crate::exec::Outcome;
 use crate::mem::GlobalMemory;
 use crate::observer::{NoObserver, Observer};
@@ -144,74 +144,104 @@ pub fn check_launch(
     opts: &RunOptions,
 ) -> Result<([u32; 3], u32), LaunchError> {
     let lim = &opts.limits;
-    let e = |m: String| Err(LaunchError(m));
+    use LaunchKey::*;
+    let e = |m: String, key: LaunchKey| Err(LaunchError(m, key));
     if l.grid.contains(&0) || l.block.contains(&0) {
-        return e(format!(
-            "grid {:?} and block {:?} must be at least 1 in every dimension",
-            l.grid, l.block
-        ));
+        return e(
+            format!(
+                "grid {:?} and block {:?} must be at least 1 in every dimension",
+                l.grid, l.block
+            ),
+            if l.grid.contains(&0) { Grid } else { Block },
+        );
     }
     if l.block[2] > 64 {
-        return e(format!("block z dimension {} exceeds 64", l.block[2]));
+        return e(
+            format!("block z dimension {} exceeds 64", l.block[2]),
+            Block,
+        );
     }
     if l.grid[1] > 65535 || l.grid[2] > 65535 {
-        return e(format!("grid y/z dimensions {:?} exceed 65535", l.grid));
+        return e(
+            format!("grid y/z dimensions {:?} exceed 65535", l.grid),
+            Grid,
+        );
     }
     let threads = l.block.iter().map(|&x| x as u64).product::<u64>();
     if threads > lim.max_threads_per_cta as u64 {
-        return e(format!(
-            "block of {threads} threads exceeds the limit of {} per CTA",
-            lim.max_threads_per_cta
-        ));
+        return e(
+            format!(
+                "block of {threads} threads exceeds the limit of {} per CTA",
+                lim.max_threads_per_cta
+            ),
+            Block,
+        );
     }
     if let Some(r) = k.reqntid {
         if r != l.block {
-            return e(format!(
-                "kernel `{}` requires .reqntid {r:?}, launch block is {:?}",
-                k.name, l.block
-            ));
+            return e(
+                format!(
+                    "kernel `{}` requires .reqntid {r:?}, launch block is {:?}",
+                    k.name, l.block
+                ),
+                Block,
+            );
         }
     }
     if let Some(m) = k.maxntid {
         if threads > m.iter().map(|&x| x as u64).product::<u64>() {
-            return e(format!(
-                "block of {threads} threads exceeds the kernel's .maxntid {m:?}"
-            ));
+            return e(
+                format!("block of {threads} threads exceeds the kernel's .maxntid {m:?}"),
+                Block,
+            );
         }
     }
     let cluster = match (l.cluster, k.reqnctapercluster) {
         (Some(c), Some(r)) if c != r => {
-            return e(format!(
-                "launch cluster {c:?} differs from the kernel's .reqnctapercluster {r:?}"
-            ))
+            return e(
+                format!("launch cluster {c:?} differs from the kernel's .reqnctapercluster {r:?}"),
+                Cluster,
+            )
         }
         (Some(c), _) => c,
         (None, Some(r)) => r,
         (None, None) => [1, 1, 1],
     };
     if cluster.contains(&0) {
-        return e(format!("cluster dimensions {cluster:?} must be at least 1"));
+        return e(
+            format!("cluster dimensions {cluster:?} must be at least 1"),
+            Cluster,
+        );
     }
     let csize = cluster.iter().product::<u32>();
     if csize > lim.max_cluster {
-        return e(format!(
-            "cluster of {csize} CTAs exceeds the limit of {}",
-            lim.max_cluster
-        ));
+        return e(
+            format!(
+                "cluster of {csize} CTAs exceeds the limit of {}",
+                lim.max_cluster
+            ),
+            Cluster,
+        );
     }
     for i in 0..3 {
         if !l.grid[i].is_multiple_of(cluster[i]) {
-            return e(format!(
-                "grid {:?} is not a multiple of the cluster {cluster:?}",
-                l.grid
-            ));
+            return e(
+                format!(
+                    "grid {:?} is not a multiple of the cluster {cluster:?}",
+                    l.grid
+                ),
+                Grid,
+            );
         }
     }
     if csize > opts.nsms {
-        return e(format!(
-            "cluster of {csize} CTAs needs {csize} SMs, the GPU has {}",
-            opts.nsms
-        ));
+        return e(
+            format!(
+                "cluster of {csize} CTAs needs {csize} SMs, the GPU has {}",
+                opts.nsms
+            ),
+            Cluster,
+        );
     }
     let smem = k.dyn_shared_offset as u64 + l.dyn_shared as u64;
     let smem = if l.dyn_shared == 0 {
@@ -220,10 +250,13 @@ pub fn check_launch(
         smem
     };
     if smem > lim.smem_per_cta as u64 {
-        return e(format!(
+        return e(
+            format!(
             "{smem} bytes of shared memory per CTA ({} static + {} dynamic) exceed the limit of {}",
             k.static_shared, l.dyn_shared, lim.smem_per_cta
-        ));
+        ),
+            SharedBytes,
+        );
     }
     let warps = (threads as u32).div_ceil(32);
     let mut per_sm = lim
@@ -237,7 +270,10 @@ pub fn check_launch(
         per_sm = per_sm.min(lim.regs_per_sm / regs.max(1));
     }
     if per_sm == 0 {
-        return e("the CTA does not fit on one SM (registers or shared memory)".into());
+        return e(
+            "the CTA does not fit on one SM (registers or shared memory)".into(),
+            Launch,
+        );
     }
     Ok((cluster, per_sm))
 }
@@ -255,12 +291,15 @@ pub fn run_observed<O: Observer + Send>(
 ) -> Result<(RunResult, Vec<O>), LaunchError> {
     let (cluster, per_sm) = check_launch(k, l, opts)?;
     if l.params.len() < k.param_bytes as usize {
-        return Err(LaunchError(format!(
-            "parameter block of {} bytes, kernel `{}` needs {}",
-            l.params.len(),
-            k.name,
-            k.param_bytes
-        )));
+        return Err(LaunchError(
+            format!(
+                "parameter block of {} bytes, kernel `{}` needs {}",
+                l.params.len(),
+                k.name,
+                k.param_bytes
+            ),
+            LaunchKey::Launch,
+        ));
     }
     let csize = cluster.iter().product::<u32>();
     let ngroups = (opts.nsms / csize).max(1);
@@ -309,7 +348,12 @@ pub fn run_observed<O: Observer + Send>(
             None => rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
-                .map_err(|e| LaunchError(format!("cannot start {threads} threads: {e}")))?
+                .map_err(|e| {
+                    LaunchError(
+                        format!("cannot start {threads} threads: {e}"),
+                        LaunchKey::Launch,
+                    )
+                })?
                 .install(par),
         }
     } else {
@@ -372,7 +416,7 @@ pub fn install_globals(k: &Kernel, global: &mut GlobalMemory) -> Result<(), Laun
             return Err(LaunchError(format!(
                 "module global `{}` landed at {a:#x}, the loader placed it at {:#x}: install_globals must run first",
                 g.name, g.addr
-            )));
+            ), LaunchKey::Launch));
         }
     }
     Ok(())

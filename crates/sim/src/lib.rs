@@ -21,7 +21,7 @@ pub mod program;
 mod sched;
 pub mod tmem_sm;
 
-pub use error::{Diagnostic, HangReport, LaunchError, LoadError};
+pub use error::{Diagnostic, HangReport, LaunchError, LaunchKey, LoadError};
 pub use exec::tcgen05::queue::AsyncPolicy;
 pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};
 pub use loader::load;

@@ -48,11 +48,30 @@ impl Spec {
     /// `NAME.ptx.xz` beside it: tmemu_host::load_ptx_file reads either).
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let bytes = std::fs::read(path).map_err(|e| {
             SpecError::new(
                 &file,
                 Site::unplaced(""),
                 format!("cannot read the spec: {e}"),
+            )
+        })?;
+        // a spec that is not UTF-8 is bad at its first invalid byte: name that line and column
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let before = &e.as_bytes()[..at];
+            let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            // columns count characters, as every other spec error's do
+            let col = std::str::from_utf8(&before[line_start..]).map_or(1, |s| s.chars().count())
+                as u32
+                + 1;
+            SpecError::new(
+                &file,
+                Site::new(line, col, ""),
+                format!("not UTF-8 text: byte 0x{:02x}", e.as_bytes()[at]),
             )
         })?;
         let dir = path.parent().unwrap_or(Path::new(""));
@@ -60,11 +79,19 @@ impl Spec {
         let mut xz = spec.ptx.value.as_os_str().to_owned();
         xz.push(".xz");
         if !spec.ptx.value.is_file() && !Path::new(&xz).is_file() {
+            // a directory (or a device) exists but is no PTX file: say which
+            let why = if spec.ptx.value.is_dir() {
+                "is a directory"
+            } else if spec.ptx.value.exists() {
+                "is not a regular file"
+            } else {
+                "does not exist"
+            };
             return Err(SpecError::new(
                 &file,
                 spec.ptx.site.clone(),
                 format!(
-                    "expected a PTX file, but '{}' does not exist",
+                    "expected a PTX file, but '{}' {why}",
                     spec.ptx.value.display()
                 ),
             ));
