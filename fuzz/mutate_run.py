@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import lzma
 import os
 import pathlib
 import random
@@ -40,6 +41,8 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "corpus"
 FINDINGS = REPO / "fuzz" / "findings"
+# the bad inputs the CLI tests pin (crates/cli/tests/inputs.rs): fuzzer findings land there
+REGRESSIONS = REPO / "crates" / "cli" / "tests" / "data" / "inputs"
 
 INT_RE = re.compile(r"(?<![\w%.$])(-?(?:0[xX][0-9a-fA-F]+|\d+))(?![\w.])")
 TYPE_RE = re.compile(r"\.(u8|u16|u32|u64|s8|s16|s32|s64|b8|b16|b32|b64|f16|f16x2|bf16|bf16x2|f32|f64|pred)\b")
@@ -64,7 +67,7 @@ BOUNDARY = ["0", "1", "-1", "2", "3", "31", "32", "33", "48", "64", "96", "127",
 def specs(max_ptx_bytes: int) -> list[tuple[pathlib.Path, pathlib.Path]]:
     """(spec, ptx) pairs of the corpus whose PTX is at most max_ptx_bytes."""
     out = []
-    for spec in sorted(CORPUS.rglob("*.toml")):
+    for spec in sorted(CORPUS.rglob("*.toml")) + sorted(REGRESSIONS.glob("*.toml")):
         text = spec.read_text(errors="replace")
         m = re.search(r'^ptx\s*=\s*"([^"]+)"', text, re.M)
         if not m or "expected" in spec.name:
@@ -172,6 +175,155 @@ def mutate_spec(rng: random.Random, text: str) -> tuple[str, str]:
     return text[:m.start(2)] + v + text[m.end(2):], f"spec {m.group(0).strip()} -> {v}"
 
 
+# Values of the wrong kind or at the edge of what the hardware allows: negative, 2^31, 2^32,
+# 2^63, 2^64 (past i64), floats, strings, booleans, arrays, inline tables.
+SPEC_VALUES = ["0", "-1", "1", "3", "17", "1025", "65536", "2147483648", "4294967296",
+               "9223372036854775807", "18446744073709551616", "-9223372036854775808", "1.5",
+               "nan", "inf", "-0.0", "1e300", '"x"', '""', "true", "[]", "[0]", "[-1, 1, 1]",
+               "[1, 1, 1, 1]", "[2147483647, 2, 1]", "[65536, 65536, 65536]", "[1024, 2, 1]",
+               "[16, 1, 1]", "[3, 1, 1]", "[1.5]", '["a"]', "{}", "{ seed = -1 }"]
+SPEC_KEYS = ["ptx", "kernel", "grid", "block", "cluster", "shared_bytes", "dtype", "shape",
+             "from", "fill", "random", "value", "buffer", "offset_bytes", "save", "packed",
+             "tensormap", "box", "swizzle", "elem_strides", "interleave", "oob_fill",
+             "l2_promotion", "npy", "rtol", "atol", "bogus_key"]
+DTYPES = ["f64", "f32", "f16", "bf16", "fp8e4m3", "fp8e5m2", "i8", "u8", "i16", "u16", "i32",
+          "u32", "i64", "u64", "f17", "b32", ""]
+LINE_KV = re.compile(r"^(\s*)([A-Za-z_][\w]*)(\s*=\s*)(.*)$")
+
+
+def corrupt_file(rng: random.Random, src: pathlib.Path, dst: pathlib.Path) -> str:
+    """A corrupted copy of a spec's data file (.npy, .npy.gz, .ptx.xz): truncated, bytes
+    flipped in the header, the header's shape or dtype text changed, empty, or garbage."""
+    data = src.read_bytes() if src.exists() else b""
+    k = rng.randrange(7)
+    if k == 0:
+        cut = rng.randrange(len(data) + 1)
+        dst.write_bytes(data[:cut])
+        return f"{src.name} truncated to {cut} of {len(data)} bytes"
+    if k == 1:
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            if b:
+                i = rng.randrange(min(len(b), 160))
+                b[i] = rng.randrange(256)
+        dst.write_bytes(bytes(b))
+        return f"{src.name} header bytes flipped"
+    if k == 2 and data.startswith(b"\x93NUMPY"):
+        hdr = data[:200]
+        for pat, rep in [(rb"\(\d+,?", rng.choice([b"(99999999999,", b"(-1,", b"(0,", b"(", b"(1, 1, 1, 1, 1, 1, 1, 1, 1,"])),
+                         (rb"'descr': '[^']*'", rng.choice([b"'descr': '<f2'", b"'descr': '>f4'", b"'descr': 'O'", b"'descr': '<U4'", b"'descr': '|b1'", b"'descr': 'zz'"])),
+                         (rb"'fortran_order': False", b"'fortran_order': True")]:
+            if rng.random() < 0.5 and re.search(pat, hdr):
+                hdr = re.sub(pat, rep, hdr, count=1)
+                dst.write_bytes(hdr + data[200:])
+                return f"{src.name} header edited"
+        dst.write_bytes(data[:8] + b"\xff\xff" + data[10:])
+        return f"{src.name} header length 65535"
+    if k == 3:
+        dst.write_bytes(b"")
+        return f"{src.name} empty"
+    if k == 4:
+        dst.write_bytes(bytes(rng.randrange(256) for _ in range(rng.randint(1, 300))))
+        return f"{src.name} garbage"
+    if k == 5:
+        dst.write_bytes(data + data[-rng.randint(1, 64):] if data else b"\0")
+        return f"{src.name} trailing bytes"
+    dst.write_bytes(data[:len(data) // 2] + bytes(len(data) - len(data) // 2))
+    return f"{src.name} second half zeroed"
+
+
+def mutate_spec_rich(rng: random.Random, text: str, tmpd: pathlib.Path, serial: int) -> tuple[str, str]:
+    """One launch-spec mutation: a key's value replaced (wrong type, out of range), a key
+    deleted, duplicated or renamed, a table header broken, a dtype changed, a data file (.npy,
+    .npy.gz, the PTX as .ptx.xz) replaced by a corrupted copy, or a TOML syntax error."""
+    lines = text.split("\n")
+    kv = [i for i, l in enumerate(lines) if LINE_KV.match(l)]
+    k = rng.randrange(10)
+    if k == 0 and kv:  # a value of the wrong kind or at an edge
+        i = rng.choice(kv)
+        m = LINE_KV.match(lines[i])
+        v = rng.choice(SPEC_VALUES)
+        lines[i] = m.group(1) + m.group(2) + m.group(3) + v
+        return "\n".join(lines), f"spec line {i + 1} {m.group(2)} = {v}"
+    if k == 1 and kv:  # a key deleted
+        i = rng.choice(kv)
+        gone = lines[i].strip()
+        del lines[i]
+        return "\n".join(lines), f"spec line {i + 1} deleted ({gone})"
+    if k == 2 and kv:  # a key renamed (unknown key or one that belongs elsewhere)
+        i = rng.choice(kv)
+        m = LINE_KV.match(lines[i])
+        key = rng.choice(SPEC_KEYS)
+        lines[i] = m.group(1) + key + m.group(3) + m.group(4)
+        return "\n".join(lines), f"spec line {i + 1} key {m.group(2)} -> {key}"
+    if k == 3 and kv:  # a line duplicated (duplicate key) or moved to another table
+        i, j = rng.choice(kv), rng.randrange(len(lines) + 1)
+        lines.insert(j, lines[i])
+        return "\n".join(lines), f"spec line {i + 1} copied to {j + 1}"
+    if k == 4:  # dtype
+        ds = [i for i, l in enumerate(lines) if re.match(r"\s*dtype\s*=", l)]
+        if ds:
+            i, d = rng.choice(ds), rng.choice(DTYPES)
+            lines[i] = f'dtype = "{d}"'
+            return "\n".join(lines), f"spec line {i + 1} dtype {d}"
+    if k == 5:  # a number inside an array or inline table at an edge
+        nums = [(i, m) for i, l in enumerate(lines) for m in re.finditer(r"(?<![\w.])-?\d+(?![\w.])", l)
+                if not l.lstrip().startswith("#")]
+        if nums:
+            i, m = rng.choice(nums)
+            v = rng.choice(["0", "-1", "1", "3", "255", "256", "257", "1025", "65536", "2147483648",
+                            "4294967296", "9223372036854775808", "232449", "1e9"])
+            lines[i] = lines[i][:m.start()] + v + lines[i][m.end():]
+            return "\n".join(lines), f"spec line {i + 1} number {m.group(0)} -> {v}"
+    if k == 6:  # a data file corrupted
+        fs = [(i, m) for i, l in enumerate(lines) for m in re.finditer(r'"(/[^"]+\.(?:npy|ptx))"', l)]
+        if fs:
+            i, m = rng.choice(fs)
+            src = pathlib.Path(m.group(1))
+            if not src.exists() and src.with_name(src.name + ".gz").exists():
+                src = src.with_name(src.name + ".gz")
+            if not src.exists() and src.with_name(src.name + ".xz").exists():
+                src = src.with_name(src.name + ".xz")
+            suffix = "".join(src.suffixes[-2:]) if src.suffix in (".gz", ".xz") else src.suffix
+            dst = tmpd / f"data{serial}_{i}{suffix}"
+            if src.suffix == ".ptx" and rng.random() < 0.5:  # the PTX as NAME.ptx.xz
+                packed = tmpd / f"packed{serial}.ptx.xz"
+                packed.write_bytes(lzma.compress(src.read_bytes(), format=lzma.FORMAT_XZ))
+                src, dst = packed, tmpd / f"data{serial}_{i}.ptx.xz"
+            how = corrupt_file(rng, src, dst)
+            target = dst.with_suffix("") if src.suffix in (".gz", ".xz") else dst
+            if src.suffix in (".gz", ".xz") and target.exists():
+                target.unlink()
+            lines[i] = lines[i][:m.start(1)] + str(target) + lines[i][m.end(1):]
+            return "\n".join(lines), f"spec line {i + 1} file: {how}"
+    if k == 7:  # a table header broken or changed
+        hs = [i for i, l in enumerate(lines) if l.startswith("[")]
+        if hs:
+            i = rng.choice(hs)
+            h = rng.choice(["[[arg]]", "[buffers]", "[buffers.a.b]", "[[buffers]]", "[arg]",
+                            "[[expect]]", "[buffers.", "[[arg]", "[buffers.\"\"]", "[tensormap]"])
+            old, lines[i] = lines[i], h
+            return "\n".join(lines), f"spec line {i + 1} header {old} -> {h}"
+    if k == 8:  # syntax: a stray character, an unterminated string or array
+        i = rng.randrange(len(lines))
+        junk = rng.choice(['"', "[", "]", "=", "\\", "\x00", "\u00e9", "{", ",", "#"])
+        p = rng.randrange(len(lines[i]) + 1)
+        lines[i] = lines[i][:p] + junk + lines[i][p:]
+        return "\n".join(lines), f"spec line {i + 1} col {p + 1} inserted {junk!r}"
+    # top-level keys the hardware limits: cluster shapes, dynamic shared memory, a kernel name
+    extra = rng.choice(["cluster = [16, 1, 1]", "cluster = [3, 1, 1]", "cluster = [2, 2, 2]",
+                        "cluster = [0, 1, 1]", "cluster = [1, 1, 9]", "shared_bytes = 232449",
+                        "shared_bytes = 4294967296", "shared_bytes = -1",
+                        'kernel = "no_such_kernel"', 'kernel = ""', "grid = [0, 1, 1]",
+                        "grid = [2147483648, 1, 1]", "grid = [65536, 65536, 65536]",
+                        "block = [1024, 1, 2]", "block = [1, 1, 65]", "block = []"])
+    key = extra.split()[0]
+    first = next((i for i, l in enumerate(lines) if l.startswith("[")), len(lines))
+    lines = [l for j, l in enumerate(lines) if j >= first or not re.match(rf"{key}\s*=", l)]
+    first = next((i for i, l in enumerate(lines) if l.startswith("[")), len(lines))
+    lines.insert(first, extra)
+    return "\n".join(lines), f"spec top-level {extra}"
+
 
 def spec_for(spec: pathlib.Path, mutant: pathlib.Path) -> str:
     """The spec's text with its PTX pointing at the mutant and every other relative file path
@@ -181,7 +333,9 @@ def spec_for(spec: pathlib.Path, mutant: pathlib.Path) -> str:
 
     def absolute(m: re.Match) -> str:
         p = spec.parent / m.group(1)
-        return f'"{p.resolve()}"' if m.group(1) and p.exists() and not m.group(1).startswith("/") \
+        there = p.exists() or p.with_name(p.name + ".gz").exists() \
+            or p.with_name(p.name + ".xz").exists()
+        return f'"{p.resolve()}"' if m.group(1) and there and not m.group(1).startswith("/") \
             else m.group(0)
     head, sep, rest = text.partition("\n")
     return head + sep + re.sub(r'"([^"\n]+\.(?:npy|bin|ptx|toml))"', absolute, rest)
@@ -199,6 +353,10 @@ def main() -> int:
                     help="wall-clock limit of one run, a backstop for a run that sleeps")
     ap.add_argument("--max-ptx-bytes", type=int, default=40_000)
     ap.add_argument("--only", default="", help="substring a spec path must contain")
+    ap.add_argument("--spec-only", action="store_true",
+                    help="leave the PTX alone and apply 1-3 launch-spec mutations instead")
+    ap.add_argument("--spec-rate", type=float, default=0.2,
+                    help="with PTX mutations, the share of mutants whose spec is mutated too")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     # read every program once: the corpus may be regenerated while this runs
@@ -214,18 +372,25 @@ def main() -> int:
         sys.exit("mutate_run: no corpus specs")
     bugs, n, t0 = [], 0, time.monotonic()
     counts: dict[int, int] = {}
+    unplaced: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="tmemu-mutate-") as tmp:
         tmpd = pathlib.Path(tmp)
         while time.monotonic() - t0 < args.seconds:
             spec, text = rng.choice(pairs)
             lines = text.splitlines()
-            what = [mutate_once(rng, lines) for _ in range(rng.randint(1, 3))]
+            what = [] if args.spec_only else \
+                [mutate_once(rng, lines) for _ in range(rng.randint(1, 3))]
             mutant = tmpd / "mutant.ptx"
             mutant.write_text("\n".join(lines) + "\n")
             mspec = tmpd / "spec.toml"
             spec_text = spec_for(spec, mutant)
-            if rng.random() < 0.2:  # the launch too: grid/block/cluster/shape/value numbers
-                spec_text, how = mutate_spec(rng, spec_text)
+            if args.spec_only:
+                for _ in range(rng.randint(1, 3)):
+                    spec_text, how = mutate_spec_rich(rng, spec_text, tmpd, n)
+                    what.append(how)
+            elif rng.random() < args.spec_rate:  # the launch too
+                spec_text, how = (mutate_spec(rng, spec_text) if rng.random() < 0.5
+                                  else mutate_spec_rich(rng, spec_text, tmpd, n))
                 what.append(how)
             mspec.write_text(spec_text)
             sub = "check" if n % 2 else "run"
@@ -249,6 +414,13 @@ def main() -> int:
             if rc == -signal.SIGXCPU or rc == -signal.SIGKILL:
                 out = f"CPU limit of {limit} s exceeded\n" + out
             bad = (rc is None or rc not in (0, 1, 2, 3, 4) or "panicked at" in out)
+            # bad input names its place (docs/cli.md); a message without file:line:col is
+            # listed once per distinct text (digits and paths blurred) for a person to judge
+            if rc == 2 and not re.search(r":\d+:\d+", out):
+                shape = re.sub(r"\d+", "N", re.sub(r"/\S+", "PATH", out.strip().split("\n")[0]))
+                if shape not in unplaced:
+                    unplaced[shape] = f"{spec.relative_to(REPO)}: {'; '.join(what)}"
+                    print(f"UNPLACED: {shape}\n    {unplaced[shape]}", flush=True)
             if bad:
                 key = hashlib.sha1(out.split("\n")[0].encode() + str(rc).encode()).hexdigest()[:8]
                 d = FINDINGS / f"{len(bugs):03d}-{key}"
@@ -266,7 +438,7 @@ def main() -> int:
     print(f"mutate_run: {n} mutants from {len(pairs)} specs in {time.monotonic() - t0:.0f} s "
           f"({ru.ru_utime + ru.ru_stime:.0f} s CPU in tmemu); "
           f"exit codes {dict(sorted(counts.items()))} (-24: CPU limit, -999: wall-clock limit); "
-          f"{len(bugs)} bug(s)")
+          f"{len(bugs)} bug(s), {len(unplaced)} distinct bad-input message(s) without a place")
     return 1 if bugs else 0
 
 
