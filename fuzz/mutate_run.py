@@ -347,6 +347,12 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=300, help="total wall-clock budget")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-steps", type=int, default=200_000)
+    ap.add_argument("--mem-limit", type=float, default=4,
+                    help="GiB of address space one run may take (RLIMIT_AS): a run that needs "
+                         "more aborts (signal 6, a bug) instead of taking the shared machine's memory")
+    ap.add_argument("--sms", type=int, default=16,
+                    help="SMs of the simulated GPU: --max-steps counts per SM group, so a wide "
+                         "grid on 148 SMs may run 148 x the budget (past the CPU limit, no hang)")
     ap.add_argument("--cpu-limit", type=int, default=20,
                     help="CPU seconds one run may use (RLIMIT_CPU)")
     ap.add_argument("--timeout", type=float, default=900,
@@ -394,7 +400,8 @@ def main() -> int:
                 what.append(how)
             mspec.write_text(spec_text)
             sub = "check" if n % 2 else "run"
-            cmd = [args.tmemu, sub, str(mspec), "--max-steps", str(args.max_steps), "--threads", "1"]
+            cmd = [args.tmemu, sub, str(mspec), "--max-steps", str(args.max_steps), "--threads", "1",
+                   "--sms", str(args.sms)]
             if sub == "check":
                 cmd += ["--jobs", "1"]
             n += 1
@@ -403,6 +410,8 @@ def main() -> int:
 
             def cpu_limit() -> None:
                 resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+                mem = int(args.mem_limit * (1 << 30))
+                resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
                                    errors="replace", preexec_fn=cpu_limit)
