@@ -781,7 +781,7 @@ def run(out_root: Path, only: set[str], log=print) -> dict[str, list[str]]:
         if (KERNELS_DIR / "gen_bugs.py").exists() and not only:  # tests/corpus/bugs (owned separately)
             log("  nvcc bug reproductions: kernels/gen_bugs.py")
             load_kernel_module("kernels/gen_bugs.py").generate(out_root.parent / "bugs", rewrite_paths)
-        compress_large_arrays(out_root, produced)
+        compress_large_files(out_root, produced)
     return produced
 
 
@@ -817,33 +817,60 @@ def write_ptx_xz(ptx_file: Path, ptx: str) -> str:
 # ~20x cheaper per byte than the pure-Rust xz decoder (xz would save 1.2 MB more).
 MAX_PLAIN_NPY_BYTES = 16 * 1024
 
+# PTX over this size (and up to MAX_PLAIN_PTX_BYTES, which is .xz) is committed as
+# NAME.ptx.gz, read by tmemu where NAME.ptx is absent (tmemu_host::read_ptx_file): the 64 MiB
+# again, and gzip for the reason above (a benchmark run of a Triton matmul decodes its PTX).
+MAX_PLAIN_GZ_PTX_BYTES = 64 * 1024
 
-def compress_large_arrays(out_root: Path, produced: dict[str, list[str]]) -> None:
-    """Replaces every `.npy` over MAX_PLAIN_NPY_BYTES in out_root's folders by `.npy.gz`
-    (level 9, mtime 0, no file name: the bytes are a function of the array and zlib), and
+
+def compress_large_files(out_root: Path, produced: dict[str, list[str]]) -> None:
+    """Replaces every `.npy` over MAX_PLAIN_NPY_BYTES and every `.ptx` over
+    MAX_PLAIN_GZ_PTX_BYTES in out_root's folders by its `.gz` (compress_large_files_in), and
     renames it in `produced` (so prune keeps it)."""
     for d in sorted(p for p in out_root.iterdir() if p.is_dir()):
-        renamed = compress_arrays_in(d)
+        renamed = compress_large_files_in(d)
         for files in produced.values():
             for old, new in renamed.items():
                 if old in files:
                     files[files.index(old)] = new
 
 
-def compress_arrays_in(d: Path) -> dict[str, str]:
-    """Compresses the `.npy` files over MAX_PLAIN_NPY_BYTES in folder `d` (one level) to
-    `.npy.gz`; returns {old name: new name}. kernels/holdout/gen.py calls it on its own when
-    run standalone, so both generators commit the same files."""
-    import gzip
+def compress_large_files_in(d: Path) -> dict[str, str]:
+    """Compresses the `.npy` files over MAX_PLAIN_NPY_BYTES and the `.ptx` files over
+    MAX_PLAIN_GZ_PTX_BYTES in folder `d` (one level) to `.gz` (level 9, mtime 0, no file name:
+    the bytes are a function of the content and zlib); returns {old name: new name}.
+    kernels/holdout/gen.py calls it on its own when run standalone, so both generators commit
+    the same files."""
     renamed = {}
-    for f in sorted(d.glob("*.npy")):
-        if f.stat().st_size <= MAX_PLAIN_NPY_BYTES:
-            continue
-        gz = f.with_name(f.name + ".gz")
-        gz.write_bytes(gzip.compress(f.read_bytes(), compresslevel=9, mtime=0))
-        f.unlink()
-        renamed[f.name] = gz.name
+    for pattern, limit in (("*.npy", MAX_PLAIN_NPY_BYTES), ("*.ptx", MAX_PLAIN_GZ_PTX_BYTES)):
+        for f in sorted(d.glob(pattern)):
+            if f.stat().st_size <= limit:
+                continue
+            renamed[f.name] = write_gz(f, f.read_bytes())
+            f.unlink()
     return renamed
+
+
+def write_gz(plain: Path, data: bytes) -> str:
+    """Writes `plain`.gz holding `data` the committed way (level 9, mtime 0, no file name in
+    the header, so the bytes are reproducible); returns its name."""
+    import gzip
+    gz = plain.with_name(plain.name + ".gz")
+    gz.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+    return gz.name
+
+
+def read_committed_text(path: Path) -> str:
+    """The text of a committed file `path`, or of `path`.gz / `path`.xz where it is absent
+    (how large PTX is committed: compress_large_files_in, write_ptx_xz)."""
+    if path.exists():
+        return path.read_text()
+    gz = path.with_name(path.name + ".gz")
+    if gz.exists():
+        import gzip
+        return gzip.decompress(gz.read_bytes()).decode()
+    import lzma
+    return lzma.decompress(path.with_name(path.name + ".xz").read_bytes()).decode()
 
 
 def compare_trees(a: Path, b: Path) -> list[str]:

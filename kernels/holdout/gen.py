@@ -99,11 +99,11 @@ def main() -> int:
         regen.clean_environment(tmp)
         out = tmp / "out" if args.check else out_root
         files = generate(out, tmp, print, only)
-        # as regen.py's run() does after every generator: arrays over 16 KiB as .npy.gz
-        renamed = regen.compress_arrays_in(out)
+        # as regen.py's run() does after every generator: arrays over 16 KiB, PTX over 64 KiB as .gz
+        renamed = regen.compress_large_files_in(out)
         files = [renamed.get(f, f) for f in files]
         if bugs_dir(out).is_dir():
-            regen.compress_arrays_in(bugs_dir(out))
+            regen.compress_large_files_in(bugs_dir(out))
         if args.check:
             diffs = [f for f in files if (out_root / f).read_bytes() != (out / f).read_bytes()]
             if not only:

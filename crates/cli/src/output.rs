@@ -72,7 +72,7 @@ impl OutputArgs {
 pub fn render(report: &Report, out: &OutputArgs, stats: Option<&str>) -> String {
     match out.format {
         Format::Human => {
-            let sources = Sources::load(report);
+            let sources = Sources::load_with(report, |p| tmemu_host::read_ptx_file(p).ok());
             let mut s = render_human_body(report, &sources, out.human_options());
             if let (Some(line), false) = (stats, out.quiet) {
                 s.push_str(line);

@@ -147,7 +147,7 @@ fn static_report(ptx_path: &Path, shown: &str, load_message: &str) -> Option<Rep
         .next()?
         .parse()
         .ok()?;
-    let src = std::fs::read_to_string(ptx_path).ok()?;
+    let src = read_ptx_file(ptx_path).ok()?;
     let module = tmemu_ptx::parse(&src).ok()?;
     let statics = tmemu_check::static_check(&module, shown);
     if !statics

@@ -88,3 +88,26 @@ fn explore_prints_the_flags_that_reproduce_a_hang() {
     let (code, out) = tmemu(&args);
     assert_eq!(code, 3, "{out}");
 }
+
+/// A finding in PTX committed gzip-compressed (the spec names NAME.ptx, the tree holds
+/// NAME.ptx.gz) is quoted as in a plain file: the human report shows the PTX line under the
+/// location, read the way the run read the PTX.
+#[test]
+fn findings_in_compressed_ptx_quote_the_line() {
+    let spec = "tests/corpus/kernels/holdout_bugs/ho6_cutlass_mxf8.toml";
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/kernels");
+    assert!(dir.join("holdout_bugs/ho6_cutlass_mxf8.ptx.gz").is_file());
+    assert!(!dir.join("holdout_bugs/ho6_cutlass_mxf8.ptx").exists());
+    let (code, out) = tmemu(&["run", spec, "--color", "never", "--quiet"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = tmemu(&["check", spec, "--quiet", "--color", "never"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("--> tests/corpus/kernels/holdout_bugs/ho6_cutlass_mxf8.ptx:2850:41"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2850 |     tcgen05.cp.cta_group::1.32x128b.warpx4 [%r968], %rd42;"),
+        "{out}"
+    );
+}

@@ -300,3 +300,52 @@ fn saves_are_the_buffers_in_place_and_phases_change_nothing() {
         assert!((sum - 1.0).abs() < 1e-4, "{sum}");
     }
 }
+
+/// The corpus commits PTX over 64 KiB as NAME.ptx.gz while its specs name NAME.ptx: a run
+/// reads the compressed file where the plain one is absent and reports the same; a corrupt
+/// .gz is a bad-input error (exit 2) naming it, never a panic or a run of partial text.
+#[test]
+fn ptx_committed_gzip_compressed_is_read_and_a_corrupt_one_is_an_error() {
+    let k = root().join("tests/corpus/kernels/triton");
+    let dir = std::env::temp_dir().join(format!("tmemu-ptxgz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in std::fs::read_dir(&k).unwrap() {
+        let f = f.unwrap().path();
+        let name = f.file_name().unwrap().to_str().unwrap().to_string();
+        if name.starts_with("matmul_bf16.") {
+            std::fs::copy(&f, dir.join(&name)).unwrap();
+        }
+    }
+    let gz = dir.join("matmul_bf16.ptx.gz");
+    assert!(gz.is_file() && !dir.join("matmul_bf16.ptx").exists());
+    let spec = dir.join("matmul_bf16.toml");
+    let spec = spec.to_str().unwrap();
+    let (code, from_gz, _) = tmemu(&["run", spec, "--threads", "1", "--format", "json"]);
+    assert_eq!(code, 0, "{from_gz}");
+    // the same run from the plain text (the plain file wins where both exist)
+    let plain = tmemu_spec::read_maybe_gz(&dir.join("matmul_bf16.ptx")).unwrap();
+    assert!(plain.starts_with(b"//") && plain.len() > 64 * 1024);
+    let packed = std::fs::read(&gz).unwrap();
+    std::fs::remove_file(&gz).unwrap();
+    std::fs::write(dir.join("matmul_bf16.ptx"), &plain).unwrap();
+    let (code, from_plain, _) = tmemu(&["run", spec, "--threads", "1", "--format", "json"]);
+    assert_eq!(code, 0, "{from_plain}");
+    assert!(from_gz.contains(r#""verdict":"clean""#), "{from_gz}");
+    assert_eq!(from_gz, from_plain);
+    std::fs::remove_file(dir.join("matmul_bf16.ptx")).unwrap();
+    // truncated (the deflate stream ends early) and not gzip at all
+    for bad in [&packed[..packed.len() / 2], b"not gzip".as_slice()] {
+        std::fs::write(&gz, bad).unwrap();
+        let (code, out, _) = tmemu(&["run", spec]);
+        assert_eq!(code, 2, "{out}");
+        assert!(
+            out.contains("matmul_bf16.ptx.gz") && out.contains("not a valid gzip file"),
+            "{out}"
+        );
+    }
+    std::fs::remove_file(&gz).unwrap();
+    let (code, out, _) = tmemu(&["run", spec]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("matmul_bf16.ptx"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,7 +3,8 @@
 //! SARIF 2.1.0 — plus the text of `tmemu explain`.
 //!
 //! Independent of the engine: the CLI converts the engine's diagnostics into [`Finding`]s and
-//! [`HangReport`]s. Reads files only in [`Sources::load`] (to quote PTX and kernel sources).
+//! [`HangReport`]s. Reads files only in [`Sources::load`] and [`Sources::load_with`] (to quote
+//! PTX and kernel sources).
 
 mod catalogue;
 pub mod explain;

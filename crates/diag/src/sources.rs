@@ -23,6 +23,13 @@ pub struct Sources {
 impl Sources {
     /// Reads every file the report refers to, where it exists.
     pub fn load(report: &Report) -> Sources {
+        Sources::load_with(report, |p| std::fs::read_to_string(p).ok())
+    }
+
+    /// As [`Sources::load`], reading the PTX files the report's locations name with `read`:
+    /// front ends pass tmemu_host::read_ptx_file, which also reads PTX committed compressed
+    /// (`NAME.ptx.gz`, `.xz`) where the report names `NAME.ptx` (this crate reads no archive).
+    pub fn load_with(report: &Report, read: impl Fn(&Path) -> Option<String>) -> Sources {
         let mut s = Sources::default();
         let findings = report.findings.iter();
         let hang_locs = report
@@ -37,7 +44,7 @@ impl Sources {
             .chain(inc_locs)
         {
             if !s.files.contains_key(&loc.file) {
-                if let Ok(text) = std::fs::read_to_string(&loc.file) {
+                if let Some(text) = read(Path::new(&loc.file)) {
                     s.files.insert(loc.file.clone(), text);
                 }
             }

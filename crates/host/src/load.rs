@@ -10,20 +10,23 @@ use crate::error::{ErrorClass, HostError};
 /// the source text (diagnostic spans point into it) and the kernel. Messages name the file
 /// as `path.display()`.
 ///
-/// A file that is absent but committed xz-compressed beside (`path` + `.xz`) is read from
-/// there: large compiler output (CUTLASS kernels) stays under the repository's size limit.
+/// A file that is absent but committed compressed beside it (`path` + `.gz`, or `.xz`) is
+/// read from there: large compiler output stays under the repository's size limit.
 pub fn load_ptx_file(path: &Path, entry: Option<&str>) -> Result<(String, Kernel), HostError> {
     let src = read_ptx_file(path)?;
     let kernel = load_ptx_source(&src, &path.display().to_string(), entry)?;
     Ok((src, kernel))
 }
 
-/// The text of the PTX file `path` (or of `path.xz` beside it, as [`load_ptx_file`] reads it).
-/// Text that is not UTF-8 is bad input at its first invalid byte (`path:line:col`, the line
-/// and column of the decompressed text for `path.xz`), so an editor can jump there.
+/// The text of the PTX file `path`, or, where it is absent, of `path.gz` or `path.xz` beside
+/// it decompressed (the corpus commits PTX over 64 KiB as `.gz`, kernels/regen.py; gzip
+/// first: inflate costs a run ~10x fewer instructions than the pure-Rust xz decoder). A
+/// corrupt archive is an error naming it. Text that is not UTF-8 is bad input at its first
+/// invalid byte (`path:line:col`, the line and column of the decompressed text for an
+/// archive), so an editor can jump there.
 pub fn read_ptx_file(path: &Path) -> Result<String, HostError> {
     let shown = path.display().to_string();
-    let bytes = match std::fs::read(path) {
+    let bytes = match tmemu_spec::read_maybe_gz(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => read_xz_beside(path)
             .ok_or_else(|| HostError::bad(format!("{shown}: cannot read: {e}")))??,
         other => other.map_err(|e| HostError::bad(format!("{shown}: cannot read: {e}")))?,

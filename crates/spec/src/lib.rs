@@ -28,9 +28,9 @@ pub use fill::{Fill, SplitMix64};
 pub use npy::{NpyArray, NpyElem, NpyError};
 pub use parse::{tensor_map_desc, tm_elem_type, MAX_BUFFER_BYTES};
 pub use resolve::{
-    materialize, materialize_buffers, materialize_threads, read_maybe_gz, resolve,
-    resolve_prefilled, resolve_threads, Expectation, GlobalBuffer, KernelRef, ParamInfo, ParamKind,
-    Relocation, ResolvedLaunch, SetOverride, TensorMapBinding,
+    committed_file_exists, materialize, materialize_buffers, materialize_threads, read_maybe_gz,
+    resolve, resolve_prefilled, resolve_threads, Expectation, GlobalBuffer, KernelRef, ParamInfo,
+    ParamKind, Relocation, ResolvedLaunch, SetOverride, TensorMapBinding,
 };
 pub use spec::*;
 pub use tensormap::{TensorMapDesc, TensorMapError};
@@ -45,7 +45,7 @@ impl Spec {
     }
 
     /// Reads and parses a spec file, and checks that its PTX file exists (or, compressed,
-    /// `NAME.ptx.xz` beside it: tmemu_host::load_ptx_file reads either).
+    /// `NAME.ptx.gz` or `NAME.ptx.xz` beside it: tmemu_host::read_ptx_file reads them).
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
         let file = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| {
@@ -76,9 +76,7 @@ impl Spec {
         })?;
         let dir = path.parent().unwrap_or(Path::new(""));
         let spec = Spec::parse(&text, &file, dir)?;
-        let mut xz = spec.ptx.value.as_os_str().to_owned();
-        xz.push(".xz");
-        if !spec.ptx.value.is_file() && !Path::new(&xz).is_file() {
+        if !committed_file_exists(&spec.ptx.value) {
             // a directory (or a device) exists but is no PTX file: say which
             let why = if spec.ptx.value.is_dir() {
                 "is a directory"

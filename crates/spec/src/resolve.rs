@@ -221,6 +221,17 @@ pub fn read_maybe_gz(path: &Path) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// Whether `path` is a file, or is committed compressed beside it as `path.gz` or `path.xz`
+/// (how the corpus stores large PTX and arrays; a spec names the plain file).
+pub fn committed_file_exists(path: &Path) -> bool {
+    let beside = |ext: &str| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(ext);
+        Path::new(&p).is_file()
+    };
+    path.is_file() || beside(".gz") || beside(".xz")
+}
+
 /// The initial bytes of a buffer: generated, or read from its `.npy` (dtype and shape checked).
 pub fn materialize(file: &str, b: &BufferSpec) -> Result<Vec<u8>, SpecError> {
     materialize_threads(file, b, 1)

@@ -7,7 +7,8 @@
 //!   is compared with it; read by crates/num/tests/num/ops_vs_h100.rs (the `ops` functions) and
 //!   crates/sim/tests/sim/h100_diff.rs (the whole engine).
 //! - [`tma_h100`]: the TMA recording (tests/corpus/tma_h100): copies, stores and reductions.
-//! - [`recording`]: reads a recording committed xz-compressed (`name.bin.xz`).
+//! - [`recording`]: reads a recording committed xz-compressed (`name.bin.xz`), or corpus PTX
+//!   committed gzip-compressed (`name.ptx.gz`).
 
 pub mod h100;
 pub mod recording;

@@ -158,20 +158,13 @@ fn non_tcgen05_corpus_kernels_match_numpy() {
 
 // ---- tcgen05 kernels (added by the tcgen05 engine work; kept apart from the list above) ----
 
-/// A spec's PTX text, also when it is committed as `NAME.ptx.xz` (large compiler output);
-/// empty when neither exists.
+/// A spec's PTX text, also when it is committed compressed (`NAME.ptx.gz` or `.xz`: large
+/// compiler output), read as tmemu reads it; empty when none exists.
 fn ptx_text(path: &std::path::Path) -> String {
-    if let Ok(text) = std::fs::read_to_string(path) {
-        return text;
-    }
-    let mut xz = path.as_os_str().to_owned();
-    xz.push(".xz");
-    let Ok(packed) = std::fs::read(&xz) else {
+    if !tmemu_spec::committed_file_exists(path) {
         return String::new();
-    };
-    let mut out = Vec::new();
-    lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).expect("a valid .ptx.xz");
-    String::from_utf8(out).expect("PTX is UTF-8")
+    }
+    tmemu_host::read_ptx_file(path).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
 /// tcgen05 specs that do not run clean and exact yet, with the reason. The test fails if one

@@ -182,15 +182,19 @@ fn every_corpus_spec_loads_and_resolves() {
     );
 }
 
-/// The PTX text, from NAME.ptx or, committed compressed, from NAME.ptx.xz.
+/// The PTX text, from NAME.ptx or, committed compressed, from NAME.ptx.gz (read as tmemu
+/// reads it, tmemu_spec::read_maybe_gz) or NAME.ptx.xz.
 fn read_ptx(path: &std::path::Path) -> Result<String, String> {
-    if path.is_file() {
-        return std::fs::read_to_string(path).map_err(|e| e.to_string());
-    }
-    let mut xz = path.as_os_str().to_owned();
-    xz.push(".xz");
-    let packed = std::fs::read(&xz).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).map_err(|e| e.to_string())?;
-    String::from_utf8(out).map_err(|e| e.to_string())
+    let bytes = match tmemu_spec::read_maybe_gz(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut xz = path.as_os_str().to_owned();
+            xz.push(".xz");
+            let packed = std::fs::read(&xz).map_err(|_| e.to_string())?;
+            let mut out = Vec::new();
+            lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).map_err(|e| e.to_string())?;
+            out
+        }
+        r => r.map_err(|e| e.to_string())?,
+    };
+    String::from_utf8(bytes).map_err(|e| e.to_string())
 }
