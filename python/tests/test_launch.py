@@ -46,6 +46,25 @@ def test_axpy_masked_tail_left_untouched():
     np.testing.assert_array_equal(out[700:], -7.0)
 
 
+def test_ptx_committed_gzip_compressed_is_read(tmp_path):
+    # The repository commits PTX over 64 KiB as NAME.ptx.gz; a path naming NAME.ptx reads it
+    # where the plain file is absent, as the tmemu command does. A corrupt one is an error.
+    import gzip
+
+    ptx = tmp_path / "axpy.ptx"
+    packed = gzip.compress((TRITON / "axpy.ptx").read_bytes(), compresslevel=9, mtime=0)
+    (tmp_path / "axpy.ptx.gz").write_bytes(packed)
+    x = np.arange(256, dtype=np.float32)
+    y = np.ones(256, np.float32)
+    out = np.zeros(256, np.float32)
+    r = tmemu.launch(ptx, "axpy_kernel", 2, 128, [x, y, out, 2.0, 256, None, None])
+    assert r.verdict == "clean"
+    np.testing.assert_array_equal(out, 2.0 * x + 1.0)
+    (tmp_path / "axpy.ptx.gz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(tmemu.LaunchError, match=r"axpy\.ptx\.gz.*cannot decompress"):
+        tmemu.launch(ptx, "axpy_kernel", 2, 128, [x, y, out, 2.0, 256, None, None])
+
+
 def softmax_reference(x):
     x = x.astype(np.float64)
     e = np.exp(x - x.max(axis=1, keepdims=True))

@@ -190,6 +190,13 @@ def _read_ptx(ptx):
         try:
             with open(path, encoding="utf-8") as f:
                 return f.read(), path
+        except FileNotFoundError as e:
+            text = _read_compressed_beside(path)
+            if text is None:
+                raise LaunchError(
+                    f"{path}: error: cannot read the PTX file: {e.strerror}"
+                ) from None
+            return text, path
         except OSError as e:
             raise LaunchError(f"{path}: error: cannot read the PTX file: {e.strerror}") from None
     if not isinstance(ptx, str):
@@ -197,6 +204,28 @@ def _read_ptx(ptx):
             f"tmemu.launch: error: expected PTX text or a path for 'ptx', found {type(ptx).__name__}"
         )
     return ptx, "<ptx>"
+
+
+def _read_compressed_beside(path):
+    """The text of `path`.gz or `path`.xz where `path` is absent (the repository commits PTX
+    over 64 KiB gzip-compressed, as the tmemu command reads it); None when neither exists.
+    A corrupt archive is a LaunchError naming it."""
+    import gzip
+    import lzma
+    import zlib
+
+    for ext, decompress in ((".gz", gzip.decompress), (".xz", lzma.decompress)):
+        packed_path = path + ext
+        try:
+            with open(packed_path, "rb") as f:
+                packed = f.read()
+        except OSError:
+            continue
+        try:
+            return decompress(packed).decode("utf-8")
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, UnicodeDecodeError) as e:
+            raise LaunchError(f"{packed_path}: error: cannot decompress the PTX file: {e}") from None
+    return None
 
 
 def _dims(value, key, default=None):
