@@ -15,7 +15,8 @@ fn check(b: Bencher, file: &str) {
         "{}/../../tests/corpus/kernels/{file}",
         env!("CARGO_MANIFEST_DIR")
     );
-    let text = std::fs::read_to_string(path).unwrap();
+    // committed as NAME.ptx.gz (over 64 KiB): read as tmemu reads it
+    let text = tmemu_host::read_ptx_file(std::path::Path::new(&path)).unwrap();
     let module = tmemu_ptx::parse(&text).unwrap();
     b.counter(BytesCount::new(text.len()))
         .bench(|| tmemu_check::static_check(divan::black_box(&module), "k.ptx"));

@@ -31,7 +31,8 @@ fn run(spec: &Path, threads: usize) -> RaceRun {
 /// C is unordered. Written with the spec and its inputs into a fresh directory.
 fn splitk_without_ticket() -> PathBuf {
     let src = holdout("ho3_splitk_ticket.ptx");
-    let ptx = std::fs::read_to_string(&src).unwrap();
+    // committed as ho3_splitk_ticket.ptx.gz (over 64 KiB): read as tmemu reads it
+    let ptx = tmemu_host::read_ptx_file(&src).unwrap();
     let cas = "@%p23 atom.global.acquire.gpu.cas.b32 %r427, [ %rd445 + 0 ], %r428, %r428;";
     let exch = "@%p23 atom.global.gpu.release.exch.b32 %r719, [ %rd445 + 0 ], %r720;";
     assert!(

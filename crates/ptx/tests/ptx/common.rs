@@ -39,16 +39,40 @@ pub fn bad_corpus_files() -> Vec<PathBuf> {
         .collect()
 }
 
-/// Every `.ptx` under `dir`, sorted.
+/// Every `.ptx` under `dir`, and every `.ptx.gz` (the corpus commits PTX over 64 KiB
+/// gzip-compressed: kernels/regen.py), sorted. Read them with [`read`] / [`read_text`].
 pub fn ptx_files_in(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(dir, &mut |p| {
-        if p.extension().is_some_and(|e| e == "ptx") {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        if name.ends_with(".ptx") || name.ends_with(".ptx.gz") {
             out.push(p.to_path_buf());
         }
     });
     out.sort();
     out
+}
+
+/// The bytes of a file [`ptx_files_in`] lists, decompressed where it is a `.gz`.
+pub fn read(p: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    if !p.to_string_lossy().ends_with(".gz") {
+        return bytes;
+    }
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes.as_slice())
+        .read_to_end(&mut out)
+        .unwrap_or_else(|e| panic!("{}: not a valid gzip file: {e}", p.display()));
+    out
+}
+
+/// [`read`], as text.
+pub fn read_text(p: &Path) -> String {
+    String::from_utf8(read(p)).unwrap_or_else(|e| panic!("{}: not UTF-8: {e}", p.display()))
 }
 
 fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) {

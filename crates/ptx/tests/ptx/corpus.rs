@@ -16,7 +16,7 @@ fn corpus_parses_and_round_trips() {
     let (mut instructions, mut bytes) = (0usize, 0usize);
     let mut failures = Vec::new();
     for path in &files {
-        let src = std::fs::read_to_string(path).unwrap();
+        let src = common::read_text(path);
         bytes += src.len();
         let shown = path.display().to_string();
         let module = match tmemu_ptx::parse(&src) {
@@ -67,7 +67,7 @@ fn corpus_parses_and_round_trips() {
 fn instruction_count_matches_line_count_for_kernels() {
     let root = common::corpus_root().join("kernels");
     for path in common::ptx_files_in(&root) {
-        let src = std::fs::read_to_string(&path).unwrap();
+        let src = common::read_text(&path);
         let expected = src
             .lines()
             .map(|l| l.split("//").next().unwrap_or(""))

@@ -248,7 +248,7 @@ fn for_each_instruction<'a>(stmts: &'a [Statement<'a>], f: &mut dyn FnMut(&'a In
 fn every_corpus_tcgen05_and_memory_instruction_decodes() {
     let (mut tc, mut mem) = (0, 0);
     for path in common::good_corpus_files() {
-        let src = std::fs::read_to_string(&path).unwrap();
+        let src = common::read_text(&path);
         let m = tmemu_ptx::parse(&src).unwrap();
         for func in m.functions() {
             let Some(body) = &func.body else { continue };

@@ -403,7 +403,7 @@ fn spans_of_one_instruction() {
 fn all_spans_agree_with_source_map() {
     let mut checked = 0usize;
     for path in common::good_corpus_files() {
-        let src = std::fs::read_to_string(&path).unwrap();
+        let src = common::read_text(&path);
         let map = SourceMap::new(&src);
         let m = tmemu_ptx::parse(&src).unwrap();
         let mut check = |s: Span, what: &str| {

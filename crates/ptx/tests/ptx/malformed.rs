@@ -239,7 +239,7 @@ fn seeded_mutations_of_corpus_never_panic() {
     let files = common::good_corpus_files();
     let mut total = 0usize;
     for (fi, path) in files.iter().enumerate() {
-        let src = std::fs::read(path).unwrap();
+        let src = common::read(path);
         let seed = 0xC0FFEE ^ (fi as u64) << 20;
         let mut rng = common::Rng(seed | 1);
         for case in 0..60 {
