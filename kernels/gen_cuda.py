@@ -253,15 +253,6 @@ def generate(out_root: pathlib.Path, rewrite_paths: Callable[[str], str] | None 
         sys.exit(f"gen_cuda: instruction forms not covered by any kernel: {uncovered}")
 
 
-def read_committed_ptx(path: pathlib.Path) -> str:
-    """`path`'s text, or that of `path`.gz where it is absent (regen.py commits PTX over
-    64 KiB gzip-compressed, as both families are)."""
-    if path.exists():
-        return path.read_text()
-    import gzip
-    return gzip.decompress(path.with_name(path.name + ".gz").read_bytes()).decode()
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(REPO / "tests" / "corpus" / "kernels"))
@@ -270,7 +261,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.coverage:
         nvcc_dir = pathlib.Path(args.out) / "nvcc"
-        ptx = {f: read_committed_ptx(nvcc_dir / f"{f}.ptx") for f in FAMILIES}
+        from regen import read_committed_text  # both families are committed as .ptx.gz
+        ptx = {f: read_committed_text(nvcc_dir / f"{f}.ptx") for f in FAMILIES}
         print("| instruction form | kernels |\n|---|---|")
         for form, hits in coverage(ptx):
             shown = ", ".join(hits[:4]) + (f" (+{len(hits) - 4} more)" if len(hits) > 4 else "")
