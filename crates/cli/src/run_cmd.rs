@@ -301,10 +301,10 @@ fn run_spec(
         race_observers.extend(race);
     }
     // Each group's findings, then the races between groups (global memory), as `check`.
-    let races = if race_observers.is_empty() {
-        Vec::new()
+    let (races, race_limit) = if race_observers.is_empty() {
+        (Vec::new(), None)
     } else {
-        tmemu_check::dynamic::launch_findings(race_observers)
+        tmemu_check::dynamic::launch_results(race_observers)
     };
     if tracing {
         write_outputs(
@@ -345,6 +345,9 @@ fn run_spec(
             })
             .collect();
         builder.add_diagnostic(&race.to_diagnostic(), &related);
+    }
+    if let Some(reason) = race_limit {
+        builder.add_incomplete(reason, None);
     }
     let mut report = builder.finish();
     report.expects = check_expects(&p.launch, &contents)

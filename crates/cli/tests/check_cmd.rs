@@ -111,3 +111,52 @@ fn findings_in_compressed_ptx_quote_the_line() {
         "{out}"
     );
 }
+
+/// A wide grid on one SM group passes the race detector's warp budget (default 512 warps per
+/// group; its state grows with the square of the warps a group runs, docs/arch/race.md
+/// "Memory on wide grids"): the check fails closed, `incomplete` (exit 4), and says which
+/// budget ran out and how to raise it. Raised with `TMEMU_RACE_MAX_WARPS`, the same launch
+/// is checked to the end and is clean, so the verdict is the budget's doing.
+#[test]
+fn race_warp_budget_makes_a_wide_grid_incomplete() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("race_warp_budget");
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let keep = root.join("tests/corpus/rules/TM0405-ld-red-invalid");
+    // 160 CTAs of 4 warps on one SM: 640 warps in one group; each thread its own element
+    let spec = std::fs::read_to_string(keep.join("keep.toml"))
+        .unwrap()
+        .replace("ptx = \"", &format!("ptx = \"{}/", keep.display()))
+        .replace("grid = [1, 1, 1]", "grid = [160, 1, 1]")
+        .replace("shape = [128]", "shape = [20480]");
+    assert!(spec.contains("grid = [160, 1, 1]") && spec.contains("[20480]"));
+    let path = dir.join("wide.toml");
+    std::fs::write(&path, spec).unwrap();
+    let path = path.to_str().unwrap();
+    let run = |budget: Option<&str>, args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tmemu"));
+        c.args(args).args(["--sms", "1", "--threads", "1", path]);
+        match budget {
+            Some(b) => c.env("TMEMU_RACE_MAX_WARPS", b),
+            None => c.env_remove("TMEMU_RACE_MAX_WARPS"),
+        };
+        let o = c.output().unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+        )
+    };
+    let reason = "race check incomplete on 1 of 1 SM groups: the race detector's budget of 512 \
+                  warps per SM group ran out after 128 CTAs of one group";
+    for args in [&["check"][..], &["run", "--races"][..]] {
+        let (code, out) = run(None, args);
+        assert_eq!(code, 4, "{args:?}: {out}");
+        assert!(out.contains(reason), "{args:?}: {out}");
+        assert!(out.contains("TMEMU_RACE_MAX_WARPS=N"), "{out}");
+        assert!(out.contains("verdict: incomplete (0 errors"), "{out}");
+    }
+    let (code, out) = run(Some("1024"), &["check"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("verdict: clean"), "{out}");
+    assert!(!out.contains("budget"), "{out}");
+}

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use tmemu_check::dynamic::{launch_findings, RaceObserver};
+use tmemu_check::dynamic::{launch_results, RaceObserver};
 use tmemu_ptx::span::Span;
 use tmemu_sim::error::{Context, Diagnostic};
 use tmemu_sim::{AsyncPolicy, HangReport, Kernel, LaunchError, RunOptions, RunResult};
@@ -436,7 +436,8 @@ impl Accumulator {
             }
         })?;
         // each group's findings, then the global-memory races between groups
-        let races: Vec<(Diagnostic, Vec<(Span, &'static str)>)> = launch_findings(observers)
+        let (findings, race_limit) = launch_results(observers);
+        let races: Vec<(Diagnostic, Vec<(Span, &'static str)>)> = findings
             .into_iter()
             .map(|f| (f.to_diagnostic(), f.related_spans()))
             .collect();
@@ -446,6 +447,16 @@ impl Accumulator {
             .collect();
         let hung = !out.result.hangs.is_empty();
         self.merge(cfg, &out.result, races, out.wall_seconds, expects);
+        if let Some(reason) = race_limit {
+            // fail closed: the race detector gave up on part of the run
+            let run = self.runs.len() - 1;
+            self.runs[run].verdict = self.runs[run].verdict.max(Verdict::Incomplete);
+            self.incomplete.push(Incomplete {
+                run,
+                reason,
+                span: None,
+            });
+        }
         if self.buffers.is_none() {
             self.buffers = Some(out.buffers);
         }

@@ -10,4 +10,7 @@
 
 mod race;
 
-pub use race::{launch_findings, RaceFinding, RaceObserver};
+pub use race::{
+    launch_findings, launch_results, race_warp_budget, RaceFinding, RaceObserver,
+    DEFAULT_RACE_WARP_BUDGET, RACE_WARP_BUDGET_ENV,
+};

@@ -157,6 +157,36 @@ pub struct RaceObserver<'k> {
     cta_ids: Vec<[u32; 3]>,
     /// Per dense CTA index: the current occupant's index in `cta_ids`.
     cta_site: Vec<u32>,
+    /// Warps the detector may track (see [`race_warp_budget`]).
+    warp_budget: u32,
+    /// Warps registered so far (every CTA the group ran).
+    warps_seen: u32,
+    /// Set when the budget ran out: the CTAs begun so far. From then on every event is
+    /// ignored and the detector's state is dropped; the launch is `incomplete`.
+    over_budget: Option<u32>,
+}
+
+/// Default of [`race_warp_budget`]: warps one SM group's detector tracks.
+/// 512: about 20 MB per group on a one-CTA-per-row kernel (docs/arch/race.md, "Memory on wide
+/// grids": ~80 bytes × warps²), 3 GB on 148 SMs; the compiler corpus's widest launch
+/// (softmax_bench2048, 14 CTAs per group) stays far below it.
+pub const DEFAULT_RACE_WARP_BUDGET: u32 = 512;
+
+/// The environment variable that overrides [`DEFAULT_RACE_WARP_BUDGET`].
+pub const RACE_WARP_BUDGET_ENV: &str = "TMEMU_RACE_MAX_WARPS";
+
+/// Warps one SM group's race detector may track before it gives up (verdict `incomplete`).
+/// Every CTA a group runs brings new warps, which never share a clock component with an
+/// earlier CTA's (that would order the two CTAs, which CUDA does not), and the vector clocks
+/// are dense by component: the detector's memory grows about quadratically with the warps a
+/// group runs (docs/arch/race.md, "Memory on wide grids"). `TMEMU_RACE_MAX_WARPS` overrides
+/// the default; an unparsable or zero value keeps it.
+pub fn race_warp_budget() -> u32 {
+    std::env::var(RACE_WARP_BUDGET_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(DEFAULT_RACE_WARP_BUDGET)
 }
 
 impl<'k> RaceObserver<'k> {
@@ -179,7 +209,44 @@ impl<'k> RaceObserver<'k> {
             log: GlobalLog::new(),
             cta_ids: Vec::new(),
             cta_site: Vec::new(),
+            warp_budget: race_warp_budget(),
+            warps_seen: 0,
+            over_budget: None,
         }
+    }
+
+    /// The warp budget of this observer (default: [`race_warp_budget`]).
+    pub fn with_warp_budget(mut self, warps: u32) -> Self {
+        self.warp_budget = warps.max(1);
+        self
+    }
+
+    /// Why the race check of this group is incomplete (its warp budget ran out), if it is.
+    pub fn incomplete_reason(&self) -> Option<String> {
+        let ctas = self.over_budget?;
+        Some(format!(
+            "the race detector's budget of {} warps per SM group ran out after {} CTAs of one \
+             group (every CTA a group runs adds its warps to the detector's vector clocks, and \
+             its memory grows with their square): accesses after that were not checked for \
+             races. Raise it with {}=N (memory about 80 bytes × N² per SM group), or check a smaller grid or one with fewer CTAs per SM (--sms)",
+            self.warp_budget, ctas, RACE_WARP_BUDGET_ENV
+        ))
+    }
+
+    /// Gives up: drops the detector's state (the memory the budget protects) and ignores the
+    /// rest of the run. Findings made so far stay (each is a real race). The group's global
+    /// log is dropped as well, so no cross-group race is reported on a partial log.
+    fn give_up(&mut self) {
+        self.pending = None;
+        self.over_budget = Some(self.cta_ids.len() as u32);
+        self.det = RaceDetector::new();
+        self.log = GlobalLog::new();
+        self.ops = HashMap::new();
+        self.commits = HashMap::new();
+        self.cp_cur = None;
+        self.cp_ranges = Vec::new();
+        self.warps = Vec::new();
+        self.cta_base = Vec::new();
     }
 
     /// The launch's cluster shape (for the cluster coordinates in contexts; the default is
@@ -543,7 +610,29 @@ impl<'k> RaceObserver<'k> {
 /// races *between* groups (`tmemu_race::cross_group_races`: accesses of clusters on different
 /// SM groups that no synchronisation through global memory can order), TM0212 with the other
 /// group's access as the related span.
-pub fn launch_findings(mut observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
+pub fn launch_findings(observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
+    launch_results(observers).0
+}
+
+/// [`launch_findings`] and why the race check is incomplete, if it is: the first SM group
+/// whose warp budget ran out (its reason names the budget and how to raise it), with the
+/// number of such groups. Callers that can report `incomplete` should use this.
+pub fn launch_results(observers: Vec<RaceObserver<'_>>) -> (Vec<RaceFinding>, Option<String>) {
+    let over: Vec<String> = observers
+        .iter()
+        .filter_map(RaceObserver::incomplete_reason)
+        .collect();
+    let reason = over.first().map(|r| {
+        format!(
+            "race check incomplete on {} of {} SM groups: {r}",
+            over.len(),
+            observers.len()
+        )
+    });
+    (launch_findings_all(observers), reason)
+}
+
+fn launch_findings_all(mut observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
     for o in &mut observers {
         o.flush();
     }
@@ -689,12 +778,23 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cta_begin(&mut self, at: At, warps: u32) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
+        self.warps_seen = self.warps_seen.saturating_add(warps.clamp(1, MAX_WARPS));
+        if self.warps_seen > self.warp_budget {
+            self.give_up();
+            return;
+        }
         self.begin_cta(at, warps);
     }
 
     #[inline(always)]
     fn instruction(&mut self, _at: At) {
+        if self.over_budget.is_some() {
+            return;
+        }
         if self.pending.is_some() {
             self.flush();
         }
@@ -711,6 +811,9 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
+        if self.over_budget.is_some() {
+            return;
+        }
         let warp = self.warp(at);
         let key = AccessKey {
             time: at.time,
@@ -747,6 +850,9 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.lanes_batch(at, lanes, space, addrs, u64::from(size), kind, order);
     }
 
@@ -769,10 +875,16 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
+        if self.over_budget.is_some() {
+            return;
+        }
         let total = u64::from(size) * u64::from(elems);
         self.lanes_batch(at, lanes, space, addrs, total, kind, order);
     }
     fn fence(&mut self, at: At, f: Fence) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         if f == Fence::AcqRel {
@@ -782,6 +894,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_arrive(&mut self, at: At, key: SyncKey, sem: Sem) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         if sem == Sem::Ordering {
@@ -791,11 +906,17 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_complete(&mut self, at: At, key: SyncKey) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         self.det.sync_complete(Self::key(at.slot, key));
     }
 
     fn sync_wait(&mut self, at: At, key: SyncKey, sem: Sem) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         if sem == Sem::Ordering {
@@ -805,6 +926,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         self.flush_cp();
@@ -849,6 +973,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_access(&mut self, id: AsyncId, place: Place, kind: AccessKind) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let Some(e) = self.op_entry(id) else { return };
         let (op, at, reduce, slot) = (e.op, e.at, e.reduce, e.slot);
@@ -873,6 +1000,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_complete(&mut self, id: AsyncId, _time: u64) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         if self.cp_cur.as_ref().is_some_and(|(c, _)| *c == id) {
             // Its completion clock is computed where a thread first observes it: the op
@@ -886,6 +1016,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_arrive(&mut self, id: AsyncId, key: SyncKey) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         if let Some(e) = self.ops.get(&id) {
             self.det.op_arrive(e.op, Self::key(e.slot, key));
@@ -893,6 +1026,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_observe(&mut self, at: At, id: AsyncId) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         if let Some(e) = self.ops.get(&id) {
@@ -901,6 +1037,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn bulk_group_add(&mut self, at: At, id: AsyncId) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         if let Some(e) = self.ops.get(&id) {
@@ -910,6 +1049,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn bulk_group(&mut self, at: At, ev: BulkGroup) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         match ev {
@@ -919,6 +1061,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cp_async_add(&mut self, at: At, id: AsyncId) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         if self.cp_cur.as_ref().is_some_and(|(c, _)| *c == id) {
             // joined its lanes' groups at issue
@@ -934,6 +1079,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cp_async_group(&mut self, at: At, ev: CpAsyncGroup) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         match ev {
@@ -948,6 +1096,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn commit(&mut self, at: At, id: CommitId, cta_group: u8) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         let c = self.det.commit(w, cta_group);
@@ -955,6 +1106,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn commit_fire(&mut self, id: CommitId, keys: &[SyncKey], _time: u64) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         if let Some((c, slot)) = self.commits.remove(&id) {
             let keys: Vec<SyncKey> = keys.iter().map(|&k| Self::key(slot, k)).collect();
@@ -963,6 +1117,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn tc_wait(&mut self, at: At, which: TcWait) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         match which {
@@ -972,6 +1129,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn alloc_address_store(&mut self, at: At, space: MemSpace, addr: u64) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         self.det
@@ -980,6 +1140,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn tmem_lifetime(&mut self, at: At, ev: TmemLifetime) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         let cta = Self::dense_cta(at.slot, at.cta);
@@ -1006,6 +1169,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn warp_exit(&mut self, at: At) {
+        if self.over_budget.is_some() {
+            return;
+        }
         self.flush();
         let w = self.warp(at);
         self.det.warp_exit(w);
