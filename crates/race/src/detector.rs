@@ -517,6 +517,20 @@ impl RaceDetector {
         self.warp(w).live = false;
     }
 
+    /// The warp's CTA ended and its index went to a new CTA: nothing names the warp again, so
+    /// its state (views as long as the warps registered before it) is dropped. Without this
+    /// a group that runs many CTAs one after another kept every retired warp's clocks:
+    /// memory quadratic in the warps it ran (docs/arch/race.md, "Memory on wide grids").
+    /// Sound: a warp's state is read only by its own later events, by the slot-reuse test
+    /// (which skips warps that are not live) and by the completion of an op it issued (which
+    /// then has no group bookkeeping left to update). Its clock component stays reserved,
+    /// never reused, so no later warp is ordered after it by accident.
+    pub fn retire_warp(&mut self, w: WarpId) {
+        if let Some(slot) = self.warps.get_mut(w.0 as usize) {
+            *slot = None;
+        }
+    }
+
     /// The CTA with domain index `cta` ended and a new CTA will take its index (an engine
     /// that keeps several clusters in one detector reuses indices): its shared memory and
     /// TMEM shadows, its barriers, mbarriers and release/acquire locations are forgotten,
@@ -1165,9 +1179,11 @@ impl RaceDetector {
             if op.kind.committable() {
                 let (issuer, g) = (op.issuer, group(op.kind.cta_group()));
                 let done = op.done.clone().expect("set");
-                let ws = self.warps[issuer.0 as usize].as_mut().expect("issuer");
-                ws.groups[g].inflight.retain(|o| *o != id);
-                ws.groups[g].done.join(&done);
+                // a retired issuer (`retire_warp`) has no groups left to update
+                if let Some(Some(ws)) = self.warps.get_mut(issuer.0 as usize) {
+                    ws.groups[g].inflight.retain(|o| *o != id);
+                    ws.groups[g].done.join(&done);
+                }
             }
         }
         op_ref(&self.actors, id)?.done.as_ref()

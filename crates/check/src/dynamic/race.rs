@@ -166,11 +166,11 @@ pub struct RaceObserver<'k> {
     over_budget: Option<u32>,
 }
 
-/// Default of [`race_warp_budget`]: warps one SM group's detector tracks.
-/// 512: about 20 MB per group on a one-CTA-per-row kernel (docs/arch/race.md, "Memory on wide
-/// grids": ~80 bytes × warps²), 3 GB on 148 SMs; the compiler corpus's widest launch
-/// (softmax_bench2048, 14 CTAs per group) stays far below it.
-pub const DEFAULT_RACE_WARP_BUDGET: u32 = 512;
+/// Default of [`race_warp_budget`]: warps one SM group's detector tracks. Measured on a
+/// one-CTA-per-row kernel of 8 warps per CTA on 148 SMs (docs/arch/race.md, "Memory on wide
+/// grids"): 65536 CTAs are 3544 warps per group and 2.7 GB in all; the compiler corpus's
+/// widest launch (softmax_bench2048, 14 CTAs per group) stays far below it.
+pub const DEFAULT_RACE_WARP_BUDGET: u32 = 4096;
 
 /// The environment variable that overrides [`DEFAULT_RACE_WARP_BUDGET`].
 pub const RACE_WARP_BUDGET_ENV: &str = "TMEMU_RACE_MAX_WARPS";
@@ -178,8 +178,9 @@ pub const RACE_WARP_BUDGET_ENV: &str = "TMEMU_RACE_MAX_WARPS";
 /// Warps one SM group's race detector may track before it gives up (verdict `incomplete`).
 /// Every CTA a group runs brings new warps, which never share a clock component with an
 /// earlier CTA's (that would order the two CTAs, which CUDA does not), and the vector clocks
-/// are dense by component: the detector's memory grows about quadratically with the warps a
-/// group runs (docs/arch/race.md, "Memory on wide grids"). `TMEMU_RACE_MAX_WARPS` overrides
+/// are dense by component: every clock the detector keeps (live warps, synchronisation
+/// objects, shadow states, ops) grows with the warps the group has run (docs/arch/race.md,
+/// "Memory on wide grids"). `TMEMU_RACE_MAX_WARPS` overrides
 /// the default; an unparsable or zero value keeps it.
 pub fn race_warp_budget() -> u32 {
     std::env::var(RACE_WARP_BUDGET_ENV)
@@ -226,9 +227,10 @@ impl<'k> RaceObserver<'k> {
         let ctas = self.over_budget?;
         Some(format!(
             "the race detector's budget of {} warps per SM group ran out after {} CTAs of one \
-             group (every CTA a group runs adds its warps to the detector's vector clocks, and \
-             its memory grows with their square): accesses after that were not checked for \
-             races. Raise it with {}=N (memory about 80 bytes × N² per SM group), or check a smaller grid or one with fewer CTAs per SM (--sms)",
+             group (every CTA a group runs adds its warps to the detector's vector clocks): \
+             accesses after that were not checked for \
+             races. Raise it with {}=N, or check a smaller grid or one with fewer CTAs per SM \
+             (--sms)",
             self.warp_budget, ctas, RACE_WARP_BUDGET_ENV
         ))
     }
@@ -298,8 +300,10 @@ impl<'k> RaceObserver<'k> {
             // A new cluster in a slot used before: fresh shared memory, TMEM and barriers.
             for w in 0..MAX_WARPS {
                 let id = self.cta_base[dense] + w;
+                // dropped, not just marked exited: `warp_exit` would register the CTA's
+                // unused reserved ids as warps (new clock components) only to retire them
                 if (id as usize) < self.warps.len() {
-                    self.det.warp_exit(WarpId(id));
+                    self.det.retire_warp(WarpId(id));
                 }
             }
             self.det.reset_cta(dense as u32);
