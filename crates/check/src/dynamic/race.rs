@@ -15,7 +15,9 @@
 //!   later cluster's warps are never confused with an earlier one's: global memory written by
 //!   one cluster and read by a later cluster of the same group without synchronisation is a
 //!   race (TM0212), as the PTX memory model says. Clocks grow with the number of CTAs a group
-//!   runs (a few dozen warps on the corpus' largest launches).
+//!   runs; the old occupant's warps are retired (their state dropped), and past a warp budget
+//!   ([`race_warp_budget`]) the group's race check gives up, `incomplete`
+//!   (docs/arch/race.md, "Memory on wide grids").
 //! - The cluster barrier of slot `s` is the detector key `CtaBarrier { cta: CLUSTER_KEY + s }`
 //!   (the detector's own `ClusterBarrier` key names one domain; here a group hosts several).
 //!
