@@ -2324,4 +2324,40 @@ mod tests {
             "an exited warp no longer pins slots"
         );
     }
+
+    /// A retired warp's state is dropped (the memory of wide grids) without ordering it
+    /// before anything: the new occupant of its CTA index still races with what it wrote to
+    /// global memory, and an op it issued may still complete.
+    #[test]
+    fn retired_warps_free_their_state_and_order_nothing() {
+        let mut d = RaceDetector::new();
+        d.add_warp(WarpId(0));
+        d.access(
+            WarpId(0),
+            MemSpace::Global,
+            0x100,
+            4,
+            AccessKind::Write,
+            MemOrder::Weak,
+            SpanToken(1),
+        );
+        let op = d.issue(WarpId(0), OpKind::Bulk, SpanToken(2));
+        d.bulk_group_add(WarpId(0), op);
+        d.bulk_commit(WarpId(0));
+        d.retire_warp(WarpId(0));
+        d.reset_cta(0);
+        assert!(d.warps[0].is_none(), "the retired warp's clocks are freed");
+        d.complete(op);
+        d.add_warp(WarpId(8));
+        d.access(
+            WarpId(8),
+            MemSpace::Global,
+            0x100,
+            4,
+            AccessKind::Read,
+            MemOrder::Weak,
+            SpanToken(3),
+        );
+        assert_eq!(d.findings().len(), 1, "{:?}", d.findings());
+    }
 }
