@@ -1,4 +1,5 @@
-//! Hardware recordings stored xz-compressed.
+//! Committed files stored compressed: hardware recordings (`.xz`), corpus PTX and arrays
+//! (`.gz`). The one reader the tests share.
 //!
 //! The H100 dumps are a few MB each and mostly incompressible-looking bytes that xz still
 //! shrinks 2-8×; stored raw they pushed the repository past the 64 MiB the device machine

@@ -182,19 +182,8 @@ fn every_corpus_spec_loads_and_resolves() {
     );
 }
 
-/// The PTX text, from NAME.ptx or, committed compressed, from NAME.ptx.gz (read as tmemu
-/// reads it, tmemu_spec::read_maybe_gz) or NAME.ptx.xz.
+/// The PTX text, from NAME.ptx or, committed compressed, from NAME.ptx.gz or NAME.ptx.xz
+/// (the test kit's reader of committed files; a corrupt archive fails the test there).
 fn read_ptx(path: &std::path::Path) -> Result<String, String> {
-    let bytes = match tmemu_spec::read_maybe_gz(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut xz = path.as_os_str().to_owned();
-            xz.push(".xz");
-            let packed = std::fs::read(&xz).map_err(|_| e.to_string())?;
-            let mut out = Vec::new();
-            lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).map_err(|e| e.to_string())?;
-            out
-        }
-        r => r.map_err(|e| e.to_string())?,
-    };
-    String::from_utf8(bytes).map_err(|e| e.to_string())
+    String::from_utf8(tmemu_testkit::recording::read(path)).map_err(|e| e.to_string())
 }

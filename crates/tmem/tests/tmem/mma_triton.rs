@@ -20,19 +20,7 @@ fn npy(name: &str) -> (Vec<usize>, Vec<u8>, usize) {
         .join("../../tests/corpus/kernels/triton")
         .join(name);
     // Large arrays are committed as NAME.npy.gz (kernels/regen.py); specs still name NAME.npy.
-    let gz = path.with_file_name(format!("{name}.gz"));
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(_) => {
-            use std::io::Read;
-            let packed = std::fs::read(&gz).unwrap_or_else(|e| panic!("{}: {e}", gz.display()));
-            let mut out = Vec::new();
-            flate2::read::GzDecoder::new(packed.as_slice())
-                .read_to_end(&mut out)
-                .expect("a valid .npy.gz");
-            out
-        }
-    };
+    let bytes = tmemu_testkit::recording::read(&path);
     assert_eq!(&bytes[..6], b"\x93NUMPY");
     let (hlen, hstart) = if bytes[6] == 1 {
         (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
