@@ -611,15 +611,6 @@ impl<'k> RaceObserver<'k> {
     }
 }
 
-/// Every race finding of one launch, from its observers (one per SM group, in group order, as
-/// `tmemu_sim::run_observed` returns them): each group's own findings, then the global-memory
-/// races *between* groups (`tmemu_race::cross_group_races`: accesses of clusters on different
-/// SM groups that no synchronisation through global memory can order), TM0212 with the other
-/// group's access as the related span.
-pub fn launch_findings(observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
-    launch_results(observers).0
-}
-
 /// [`launch_findings`] and why the race check is incomplete, if it is: the first SM group
 /// whose warp budget ran out (its reason names the budget and how to raise it), with the
 /// number of such groups. Callers that can report `incomplete` should use this.
@@ -635,10 +626,15 @@ pub fn launch_results(observers: Vec<RaceObserver<'_>>) -> (Vec<RaceFinding>, Op
             observers.len()
         )
     });
-    (launch_findings_all(observers), reason)
+    (launch_findings(observers), reason)
 }
 
-fn launch_findings_all(mut observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
+/// Every race finding of one launch, from its observers (one per SM group, in group order, as
+/// `tmemu_sim::run_observed` returns them): each group's own findings, then the global-memory
+/// races *between* groups (`tmemu_race::cross_group_races`: accesses of clusters on different
+/// SM groups that no synchronisation through global memory can order), TM0212 with the other
+/// group's access as the related span.
+pub fn launch_findings(mut observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
     for o in &mut observers {
         o.flush();
     }
