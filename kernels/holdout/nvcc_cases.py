@@ -177,6 +177,42 @@ def _mma_ws_case():
              "TMEM block after the MMA, expected from the .ws D layouts E and G (mma.md §9)")
 
 
+def _mma_ws_collector_case():
+    rng = np.random.default_rng(10003)
+    # tf32 inputs on a 1/2 grid in [-2, 2] (exact in tf32); int8 in [-8, 8]
+    a_tf = (rng.integers(-4, 5, size=(3, 32, 8)) / 2).astype(np.float32)
+    b_tf = (rng.integers(-4, 5, size=(128, 8)) / 2).astype(np.float32)
+    a_i8 = rng.integers(-8, 9, size=(2, 64, 32)).astype(np.int8)
+    b_i8 = rng.integers(-8, 9, size=(128, 32)).astype(np.int8)
+    # zero-column mask: non-zero flag (bit 39), span fields 2 (bits 40-47) and 3 (48-55), start
+    # counts and first spans 0: the PTX ISA's example 2, read as runs of 4 used then 3 zeroed
+    # columns (descriptors.md §4), restarted in each of the two 64-column sub-masks of M = 64
+    zcm = (1 << 39) | (2 << 40) | (3 << 48)
+    zero = np.array([(j % 64) % 7 >= 4 for j in range(128)])
+    d_tf = a_tf.astype(np.float64).sum(0) @ b_tf.astype(np.float64).T           # [32][128]
+    raw_tf = np.zeros((128, 32))
+    for j in range(128):
+        raw_tf[np.arange(32) + 32 * (j // 32), j % 32] = d_tf[:, j]
+    b_masked = np.where(zero[:, None], 0, b_i8.astype(np.int64))
+    d_i8 = a_i8.astype(np.int64).sum(0) @ b_masked.T                            # [64][128]
+    raw_i8 = np.zeros((128, 64))
+    for j in range(128):
+        raw_i8[np.arange(64) + 64 * (j // 64), j % 64] = d_i8[:, j]
+    return Case(
+        "ho_nvcc_mma_ws_collector", grid=[1],
+        buffers=dict(a_tf=Input(a_tf, "f32"), b_tf=Input(b_tf, "f32"),
+                     a_i8=Input(a_i8, "i8"), b_i8=Input(b_i8, "i8"),
+                     raw_tf=Output("f32", [128, 32], raw_tf.astype(np.float32), 0.0, 0.0,
+                                   "tf32 inputs on a 1/2 grid, 24 products: exact"),
+                     raw_i8=Output("i32", [128, 64], raw_i8, 0.0, 0.0, "integers: exact")),
+        args=dict(a_tf=Ptr("a_tf"), b_tf=Ptr("b_tf"), a_i8=Ptr("a_i8"), b_i8=Ptr("b_i8"),
+                  zcm=zcm, raw_tf=Ptr("raw_tf"), raw_i8=Ptr("raw_i8")),
+        note="tcgen05.mma.ws: kind::tf32 M=32 N=128 three MMAs with collector::b1 fill/use/"
+             "lastuse (layout G), kind::i8 M=64 N=128 two MMAs with collector::b3 fill/lastuse "
+             "and a zero-column mask (PTX ISA example 2 pattern, layout E); the raw TMEM "
+             "columns 0..95 after the MMAs")
+
+
 def _contention_case():
     out = np.zeros((4, 4, 2, 32, 16), dtype=np.uint64)
     for cta in range(4):
@@ -354,6 +390,8 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
             lambda: [_mma_nvf4_case()]),
            ("mma_ws.cu", "mma_ws", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_ws_case()]),
+           ("mma_ws_collector.cu", "mma_ws_collector", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_ws_collector_case()]),
            ("tmem_contention.cu", "tmem_contention", dict(block=[128, 1, 1], shared=0),
             lambda: [_contention_case()]),
            ("tmem_wide.cu", "tmem_wide", dict(block=[128, 1, 1], shared=0),

@@ -118,6 +118,18 @@ const COMPILER_BUGS: &[CompilerBug] = &[
                the peer's multicast write (line 174) is unordered with that read",
     },
     CompilerBug {
+        spec: "ho10_bug_cluster4_relaxed.toml",
+        rule: "TM0211",
+        line: 187,
+        late_wrong: false,
+        what: "Triton 3.9 Gluon, TMA multicast in a 2x2 cluster (A to the CTA pair {r, r^2}, \
+               B to {r, r^1}): the A buffer, allocated first, sits at shared offset 0, where \
+               every thread read the TMEM address (line 65) before \
+               `barrier.cluster.arrive.relaxed` (line 169, no release), so the multicast write \
+               of the CTA two ranks away (line 187) is unordered with that read: the \
+               ho3_bug_multicast_relaxed_cluster race in a cluster of 4",
+    },
+    CompilerBug {
         spec: "ho3_bug_tf32_mn_b.toml",
         rule: "TM0209",
         line: 454,
