@@ -205,3 +205,103 @@ KERNELS.append(
                                 N="i32", K="i32", KB="i32"),
                  constexprs={}, cases=_mma_pred_cases, num_warps=4, num_stages=1, gluon=True,
                  aligned=("a_ptr", "b_ptr", "mask_ptr", "c_ptr", "N", "K")))
+
+
+@gluon.jit
+def pairs_mcast_kernel(a_desc, b_desc, c_desc, K):
+    # A cluster of 4 = two CTA pairs side by side along N. Each pair runs cta_group::2 MMAs
+    # (256-row pair tile, each CTA holding 128 rows of A and half of the pair's B columns); the
+    # two pairs need the same A, so A is multicast across the pairs.
+    gl.static_assert(gl.num_ctas() == 4)
+    cluster_m: gl.constexpr = a_desc.block_shape[0]
+    block_k: gl.constexpr = a_desc.block_shape[1]
+    cluster_n: gl.constexpr = b_desc.block_shape[0]
+    off_m = gl.program_id(0) * cluster_m
+    off_n = gl.program_id(1) * cluster_n
+
+    # The epilogue tile, the largest buffer, takes shared offset 0 (where tcgen05.alloc writes
+    # the TMEM address): that offset must not be a multicast destination (the
+    # ho10_bug_cluster4_relaxed race, which this kernel has too when A lands there)
+    c_smem = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_shape, c_desc.layout)
+    a_s = gl.allocate_shared_memory(a_desc.dtype, [2] + a_desc.block_shape, a_desc.layout)
+    b_s = gl.allocate_shared_memory(b_desc.dtype, [2] + b_desc.block_shape, b_desc.layout)
+    ready = mbarrier.allocate_mbarrier(batch=2, two_ctas=True)
+    freed = mbarrier.allocate_mbarrier(batch=2)
+    for i in gl.static_range(2):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(freed.index(i),
+                      count=tcgen05_mma_barrier_count([a_s.index(i), b_s.index(i)], True, True))
+
+    acc_layout: gl.constexpr = TensorMemoryLayout(block=(cluster_m // 2, cluster_n // 2),
+                                                  col_stride=1, cga_layout=[[1, 0], [0, 1]],
+                                                  two_ctas=True)
+    acc = allocate_tensor_memory(gl.float32, [cluster_m, cluster_n], acc_layout)
+
+    n_k = K // block_k
+    mbarrier.expect(ready.index(0), a_desc.nbytes_per_cta + b_desc.nbytes_per_cta)
+    tma.async_load(a_desc, [off_m, 0], ready.index(0), a_s.index(0), multicast=True)
+    tma.async_load(b_desc, [off_n, 0], ready.index(0), b_s.index(0))
+    for ki in range(n_k):
+        s = ki % 2
+        if ki + 1 < n_k:
+            ns = (ki + 1) % 2
+            if ki >= 1:
+                # stage ns was read by MMA ki-1 of both pairs: wait for its release
+                mbarrier.wait(freed.index(ns), ((ki - 1) // 2) & 1, deps=[a_s, b_s])
+            mbarrier.expect(ready.index(ns), a_desc.nbytes_per_cta + b_desc.nbytes_per_cta)
+            tma.async_load(a_desc, [off_m, (ki + 1) * block_k], ready.index(ns), a_s.index(ns),
+                           multicast=True)
+            tma.async_load(b_desc, [off_n, (ki + 1) * block_k], ready.index(ns), b_s.index(ns))
+        mbarrier.wait(ready.index(s), (ki // 2) & 1, deps=[a_s, b_s])
+        tcgen05_mma(a_s.index(s), b_s.index(s).permute((1, 0)), acc, use_acc=(ki != 0),
+                    multicast=True, mbarriers=[freed.index(s)])
+    last = n_k - 1
+    mbarrier.wait(freed.index(last % 2), (last // 2) & 1, deps=[a_s, b_s])
+    for i in gl.static_range(2):
+        mbarrier.invalidate(ready.index(i))
+        mbarrier.invalidate(freed.index(i))
+
+    c_smem.store(acc.load())
+    tma.async_store(c_desc, [off_m, off_n], c_smem)
+    tma.store_wait(0)
+
+
+PM, PN, PK = 256, 256, 64
+
+
+def _pairs_cases():
+    M, N, K = 256, 256, 256
+    rng = np.random.default_rng(10005)
+    a = (rng.integers(-2, 3, size=(M, K)) / 2).astype(np.float16)
+    bt = (rng.integers(-2, 3, size=(N, K)) / 2).astype(np.float16)
+    ref = (a.astype(np.float64) @ bt.astype(np.float64).T).astype(np.float32)
+    why = ("inputs on a 1/2 grid: products on a 1/4 grid, sums of 256 terms below 2^8 are "
+           "exact in f32 in any order: exact")
+    return [Case("ho10_gluon_pairs_mcast", grid=[M // PM, N // PN],
+                 buffers=dict(a=Input(a, "f16"), b=Input(bt, "f16"),
+                              c=Output("f32", [M, N], ref, 0.0, 0.0, why)),
+                 args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), c_desc=HostTMA("c"), K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ Bt[{N}x{K}]^T fp16 on one cluster of 4 CTAs: "
+                      "two CTA pairs (cta_group::2 MMAs, 256x128 per pair) side by side along N, "
+                      "A multicast across the pairs, B K-major split within each pair, 2-stage "
+                      "ring released by multicast MMA commits; f32 out through a TMA store.\nThe "
+                      "grid is Triton's times num_ctas = 4.")]
+
+
+def _pairs_kernel():
+    a_layout = gl.NVMMASharedLayout.get_default_for([PM, PK], gl.float16,
+                                                    cga_layout=[[1, 0], [0, 0]])
+    b_layout = gl.NVMMASharedLayout.get_default_for([PN, PK], gl.float16,
+                                                    cga_layout=[[1, 0], [2, 0]])
+    c_layout = gl.NVMMASharedLayout.get_default_for([PM, PN], gl.float32,
+                                                    cga_layout=[[1, 0], [0, 1]])
+    return TritonKernel(name="ho10_gluon_pairs_mcast", fn=pairs_mcast_kernel, gluon=True,
+                        signature=dict(a_desc=_desc("fp16", [PM, PK], a_layout),
+                                       b_desc=_desc("fp16", [PN, PK], b_layout),
+                                       c_desc=_desc("fp32", [PM, PN], c_layout), K="i32"),
+                        constexprs={}, cases=_pairs_cases, num_warps=4, num_stages=1,
+                        num_ctas=4, aligned=("K",),
+                        must_contain=("tcgen05.mma.cta_group::2", "multicast::cluster"))
+
+
+KERNELS.append(_pairs_kernel())
