@@ -15,7 +15,8 @@ import numpy as np
 import triton
 import triton.language as tl
 
-from regen import Case, Input, Output, Ptr, TritonKernel, f32_to_bf16_bits, bf16_bits_to_f64
+from regen import (Case, HostTMA, Input, Output, Ptr, TritonKernel, bf16_bits_to_f64,
+                   f32_to_bf16_bits)
 
 
 @triton.jit
@@ -163,3 +164,99 @@ KERNELS = [
                  num_warps=4, num_stages=3,
                  aligned=("a_blocks_ptr", "row_ptr", "col_idx", "b_ptr", "c_ptr", "N")),
 ]
+
+
+@triton.jit
+def attn_bwd_dkdv_ws_kernel(q_desc, k_desc, v_desc, do_desc, lse_ptr, delta_ptr, dk_ptr, dv_ptr,
+                            sm_scale, seq_len, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                            BLOCK_N: tl.constexpr):
+    # Key-block backward kernel with the query loop warp-specialised: Triton splits it into a
+    # TMA load partition, an MMA partition and the softmax/dS partitions.
+    pid_n = tl.program_id(0)
+    bh = tl.program_id(1)
+    row0 = bh * seq_len
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rd = tl.arange(0, HEAD_DIM)
+    k = k_desc.load([row0 + pid_n * BLOCK_N, 0])
+    v = v_desc.load([row0 + pid_n * BLOCK_N, 0])
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    for start in tl.range(0, seq_len, BLOCK_M, warp_specialize=True):
+        rm = start + tl.arange(0, BLOCK_M)
+        q = q_desc.load([row0 + start, 0])
+        do = do_desc.load([row0 + start, 0])
+        lse = tl.load(lse_ptr + bh * seq_len + rm)
+        delta = tl.load(delta_ptr + bh * seq_len + rm)
+        st = tl.dot(k, tl.trans(q)) * sm_scale
+        pt = tl.exp(st - lse[None, :])
+        dv = tl.dot(pt.to(tl.float16), do, dv)
+        dpt = tl.dot(v, tl.trans(do))
+        dst = pt * (dpt - delta[None, :])
+        dk = tl.dot(dst.to(tl.float16), q, dk)
+    dk = dk * sm_scale
+    base = bh.to(tl.int64) * seq_len * HEAD_DIM
+    tl.store(dk_ptr + base + rn[:, None] * HEAD_DIM + rd[None, :], dk)
+    tl.store(dv_ptr + base + rn[:, None] * HEAD_DIM + rd[None, :], dv)
+
+
+def _attn_bwd_ws_cases():
+    BH, S, D = 2, 128, 64
+    rng = np.random.default_rng(10107)
+    q, k, v, do = ((rng.integers(-8, 9, size=(BH, S, D)) / 8).astype(np.float16)
+                   for _ in range(4))
+    q64, k64, v64, do64 = (x.astype(np.float64) for x in (q, k, v, do))
+    scale = float(np.float32(1.0 / np.sqrt(D)))
+    s = np.einsum("bmd,bnd->bmn", q64, k64) * scale
+    mx = s.max(axis=-1, keepdims=True)
+    lse = (mx + np.log(np.exp(s - mx).sum(axis=-1, keepdims=True)))[..., 0]
+    lse32 = lse.astype(np.float32)
+    delta32 = ((np.einsum("bmn,bnd->bmd", np.exp(s - lse[..., None]), v64) * do64).sum(-1)
+               ).astype(np.float32)
+    p = np.exp(s - lse32.astype(np.float64)[..., None])
+    dv = np.einsum("bmn,bmd->bnd", p, do64)
+    dp = np.einsum("bmd,bnd->bmn", do64, v64)
+    ds = p * (dp - delta32.astype(np.float64)[..., None])
+    dk = np.einsum("bmn,bmd->bnd", ds, q64) * scale
+    # P^T and dS^T are rounded to fp16 (2^-11 relative) before their MMAs; P from ex2.approx
+    bv = float(np.einsum("bmn,bmd->bnd", p, np.abs(do64)).max())
+    bk = float((np.einsum("bmn,bmd->bnd", np.abs(ds), np.abs(q64)) * scale).max())
+    tol_v = float(np.float32(bv * (2.0 ** -11 + 2.0 ** -20) * 1.25))
+    tol_k = float(np.float32(bk * (2.0 ** -11 + 2.0 ** -20) * 1.25))
+    why_v = (f"P^T rounded to fp16 (2^-11 relative) before the dV MMA, P from ex2.approx: "
+             f"|err| <= max sum_m P |dO| * (2^-11 + 2^-20) = {bv:.3g} * 2^-11, 25 % margin")
+    why_k = (f"dS^T rounded to fp16 before the dK MMA: |err| <= scale * max sum_m |dS| |Q| * "
+             f"(2^-11 + 2^-20) = {bk:.3g} * 2^-11, 25 % margin")
+    return [Case("ho10_attn_bwd_dkdv_ws", grid=[S // 64, BH],
+                 buffers=dict(q=Input(q.reshape(BH * S, D), "f16"),
+                              k=Input(k.reshape(BH * S, D), "f16"),
+                              v=Input(v.reshape(BH * S, D), "f16"),
+                              do=Input(do.reshape(BH * S, D), "f16"), lse=Input(lse32, "f32"),
+                              delta=Input(delta32, "f32"),
+                              dk=Output("f32", [BH, S, D], dk.astype(np.float32), 0.0, tol_k,
+                                        why_k),
+                              dv=Output("f32", [BH, S, D], dv.astype(np.float32), 0.0, tol_v,
+                                        why_v)),
+                 args=dict(q_desc=HostTMA("q"), k_desc=HostTMA("k"), v_desc=HostTMA("v"),
+                           do_desc=HostTMA("do"), lse_ptr=Ptr("lse"), delta_ptr=Ptr("delta"),
+                           dk_ptr=Ptr("dk"), dv_ptr=Ptr("dv"), sm_scale=scale, seq_len=S),
+                 note=f"Attention backward, key-block kernel (dK, dV) with the query loop "
+                      f"`tl.range(warp_specialize=True)`: {BH} heads, seq {S}, head dim {D}, "
+                      "fp16 in by host TMA descriptors, f32 out; four tcgen05 dots per query "
+                      "block")]
+
+
+def _desc(dtype, shape):
+    return f"tensordesc<{dtype}[{', '.join(str(s) for s in shape)}]>"
+
+
+KERNELS.append(
+    TritonKernel(name="ho10_attn_bwd_dkdv_ws", fn=attn_bwd_dkdv_ws_kernel,
+                 signature=dict(q_desc=_desc("fp16", [64, 64]), k_desc=_desc("fp16", [64, 64]),
+                                v_desc=_desc("fp16", [64, 64]), do_desc=_desc("fp16", [64, 64]),
+                                lse_ptr="*fp32", delta_ptr="*fp32", dk_ptr="*fp32",
+                                dv_ptr="*fp32", sm_scale="fp32", seq_len="i32",
+                                HEAD_DIM="constexpr", BLOCK_M="constexpr", BLOCK_N="constexpr"),
+                 constexprs=dict(HEAD_DIM=64, BLOCK_M=64, BLOCK_N=64),
+                 cases=_attn_bwd_ws_cases, num_warps=4, num_stages=2,
+                 aligned=("lse_ptr", "delta_ptr", "dk_ptr", "dv_ptr", "seq_len"),
+                 must_contain=("tcgen05.mma", "setmaxnreg")))
