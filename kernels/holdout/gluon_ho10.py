@@ -14,7 +14,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.blackwell import (TensorMemoryLayout,
                                                                  fence_async_shared,
-                                                                 tcgen05_commit,
+                                                                 tcgen05_commit, tcgen05_copy,
                                                                  allocate_tensor_memory, mbarrier,
                                                                  tcgen05_mma,
                                                                  tcgen05_mma_barrier_count, tma)
@@ -305,3 +305,78 @@ def _pairs_kernel():
 
 
 KERNELS.append(_pairs_kernel())
+
+
+@gluon.jit
+def cp_a_operand_kernel(a_desc, b_desc, c_ptr, N, K):
+    # A reaches the tensor core through TMEM: each f32 A tile goes global -> shared by TMA,
+    # then shared -> TMEM by tcgen05_copy (tcgen05.cp from the 128B-swizzled tile; Gluon copies
+    # 32-bit elements only), and the kind::tf32 MMA reads A from TMEM. The copy and the MMA are issued by the same thread, so the
+    # copy -> mma pair is ordered in the tensor pipe; the next copy into the same columns waits
+    # for the MMA's mbarrier.
+    BLOCK_M: gl.constexpr = a_desc.block_shape[0]
+    BLOCK_K: gl.constexpr = a_desc.block_shape[1]
+    BLOCK_N: gl.constexpr = b_desc.block_shape[0]
+    off_m = gl.program_id(0) * BLOCK_M
+    off_n = gl.program_id(1) * BLOCK_N
+    a_s = gl.allocate_shared_memory(a_desc.dtype, a_desc.block_shape, a_desc.layout)
+    b_s = gl.allocate_shared_memory(b_desc.dtype, b_desc.block_shape, b_desc.layout)
+    tma_bar = mbarrier.allocate_mbarrier()
+    mma_bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(tma_bar, count=1)
+    mbarrier.init(mma_bar, count=1)
+    a_t = allocate_tensor_memory(a_desc.dtype, [BLOCK_M, BLOCK_K],
+                                 TensorMemoryLayout([BLOCK_M, BLOCK_K], col_stride=1))
+    acc = allocate_tensor_memory(gl.float32, [BLOCK_M, BLOCK_N],
+                                 TensorMemoryLayout([BLOCK_M, BLOCK_N], col_stride=1))
+    phase = 0
+    for k in range(0, K, BLOCK_K):
+        mbarrier.expect(tma_bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        tma.async_load(a_desc, [off_m, k], tma_bar, a_s)
+        tma.async_load(b_desc, [off_n, k], tma_bar, b_s)
+        mbarrier.wait(tma_bar, phase)
+        tcgen05_copy(a_s, a_t)
+        tcgen05_mma(a_t, b_s.permute((1, 0)), acc, use_acc=(k != 0), mbarriers=[mma_bar])
+        mbarrier.wait(mma_bar, phase)
+        phase ^= 1
+    mbarrier.invalidate(tma_bar)
+    mbarrier.invalidate(mma_bar)
+    rows: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+    out = gl.convert_layout(acc.load(acc.get_reg_layout()), rows)
+    rm = off_m + gl.arange(0, BLOCK_M, gl.SliceLayout(1, rows))
+    rn = off_n + gl.arange(0, BLOCK_N, gl.SliceLayout(0, rows))
+    gl.store(c_ptr + rm[:, None] * N + rn[None, :], out)
+
+
+def _cp_a_cases():
+    M, N, K = 256, 128, 160
+    rng = np.random.default_rng(10008)
+    # a 1/2 grid in [-1, 1]: exact in tf32 (and in f32 whatever tf32 conversion the tensor core
+    # applies), products on a 1/4 grid, sums of 160 terms below 2^8: exact in any order
+    a = (rng.integers(-2, 3, size=(M, K)) / 2).astype(np.float32)
+    bt = (rng.integers(-2, 3, size=(N, K)) / 2).astype(np.float32)
+    ref = (a.astype(np.float64) @ bt.astype(np.float64).T).astype(np.float32)
+    why = ("inputs on a 1/2 grid (exact in tf32): products on a 1/4 grid, sums of 160 terms "
+           "below 2^8 are exact in f32 in any order: exact")
+    return [Case("ho10_gluon_cp_a_tf32", grid=[M // 128, N // 64],
+                 buffers=dict(a=Input(a, "f32"), b=Input(bt, "f32"),
+                              c=Output("f32", [M, N], ref, 0.0, 0.0, why)),
+                 args=dict(a_desc=HostTMA("a"), b_desc=HostTMA("b"), c_ptr=Ptr("c"), N=N, K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ Bt[{N}x{K}]^T f32 inputs, kind::tf32: each A "
+                      "tile TMA -> shared -> TMEM by tcgen05.cp (128x256b from a 128B-swizzled "
+                      "tile), the MMA takes A from TMEM; f32 out, 4 warps")]
+
+
+def _cp_a_kernel():
+    a_layout = gl.NVMMASharedLayout.get_default_for([128, 32], gl.float32)
+    b_layout = gl.NVMMASharedLayout.get_default_for([64, 32], gl.float32)
+    return TritonKernel(name="ho10_gluon_cp_a_tf32", fn=cp_a_operand_kernel, gluon=True,
+                        signature=dict(a_desc=_desc("fp32", [128, 32], a_layout),
+                                       b_desc=_desc("fp32", [64, 32], b_layout), c_ptr="*fp32",
+                                       N="i32", K="i32"),
+                        constexprs={}, cases=_cp_a_cases, num_warps=4, num_stages=1,
+                        aligned=("c_ptr", "N", "K"),
+                        must_contain=("tcgen05.cp", "tcgen05.mma.cta_group::1.kind::tf32"))
+
+
+KERNELS.append(_cp_a_kernel())
