@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod alloc;
 mod bad_input;
 mod check_cmd;
 mod explain_cmd;
@@ -68,6 +69,9 @@ enum Command {
   tmemu parse --print kernel.ptx   # normalised PTX")]
     Parse(parse_cmd::Args),
 }
+
+#[global_allocator]
+static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 
 fn main() -> ExitCode {
     phases::init();

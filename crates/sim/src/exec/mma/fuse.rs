@@ -104,8 +104,25 @@ struct Panel {
 }
 
 impl Panel {
+    /// The panel's capacity in floats (what [`TOTAL_FLOATS`] bounds), whether or not its
+    /// blocks have been reached yet.
     fn floats(&self) -> usize {
-        self.a.len() + self.b.len()
+        (self.m + self.n) * self.kcap
+    }
+
+    /// Makes the block that K position `kt` falls in exist in both buffers. Blocks are
+    /// zero-filled when K first reaches them rather than the whole capacity when the panel
+    /// opens: a K loop of 1024 fills half of a 128x128 panel's 2 × 1 MiB, and a buffer's first
+    /// fill is its pages' first touch (page faults on every worker thread, perf.md session 9).
+    /// The capacity is reserved at open, so growing never moves the buffers.
+    fn reach(&mut self, kt: usize) {
+        let blocks = kt / self.kb + 1;
+        for (buf, rows) in [(&mut self.a, self.m), (&mut self.b, self.n)] {
+            let len = blocks * rows * self.kb;
+            if buf.len() < len {
+                buf.resize(len, 0.0);
+            }
+        }
     }
 
     /// (offset of element (0, kt), leading dimension) of an operand of `rows` rows.
@@ -360,6 +377,7 @@ impl Panels {
     /// instruction's M (both CTAs' for a pair), of B its N.
     pub(super) fn slot(&mut self, idx: usize) -> (&mut [f32], usize, &mut [f32], usize) {
         let p = &mut self.open[idx];
+        p.reach(p.kt);
         let (a0, lda) = p.place(p.key.a_order, p.m, p.kt);
         let (b0, ldb) = p.place(p.key.b_order, p.n, p.kt);
         (&mut p.a[a0..], lda, &mut p.b[b0..], ldb)
@@ -462,9 +480,12 @@ impl Panels {
         p.cols = c0..c0 + c.d_cols;
         p.negate = c.idesc.negate_a != c.idesc.negate_b;
         p.input_d = op.enable_d.then_some(op.sid);
-        // Only the extent is resized; stale values beyond kt are never read.
-        p.a.resize(m * kcap, 0.0);
-        p.b.resize(n * kcap, 0.0);
+        // Stale values beyond kt are never read; blocks are added as K reaches them
+        // (`Panel::reach`), within this reserved capacity.
+        p.a.truncate(m * kcap);
+        p.b.truncate(n * kcap);
+        p.a.reserve(m * kcap - p.a.len());
+        p.b.reserve(n * kcap - p.b.len());
         self.floats += p.floats();
         self.open.push(p);
         self.open.len() - 1

@@ -1,0 +1,175 @@
+//! The binary's global allocator: the system's, except for large over-aligned blocks.
+//!
+//! `matrixmultiply` allocates a 64-byte-aligned packing buffer of ≈ 192 KiB on every `sgemm`
+//! (four per CTA of issue 7's benchmark, when the fused MMA panels are flushed). Rust's system
+//! allocator serves alignments above 16 with `posix_memalign`, and glibc's memalign splits the
+//! block it carves from its arena: the next small allocation takes the freed space at the
+//! buffer's end, so each new buffer starts past it, on pages never touched before. Per thread
+//! the buffers crept through ≈ 2.7 MiB of fresh pages, ≈ 8 000 of the 22 000 page faults of a
+//! 16-thread run (`perf record -e page-faults -d`; docs/arch/perf.md, session 9). A plain
+//! `malloc` of the size plus the alignment, handed out aligned inside, is reused in place.
+//!
+//! Small over-aligned blocks keep `posix_memalign` (no creep worth a header there), and every
+//! block of alignment 16 or less is the system allocator's untouched. Which path a block takes
+//! is a function of its `Layout` alone, so `dealloc` and `realloc` find it again.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// What glibc's `malloc` guarantees on the 64-bit targets we build for.
+const MALLOC_ALIGN: usize = 16;
+/// From this size on, an over-aligned block is placed inside a plain `malloc` block.
+const BIG: usize = 64 << 10;
+
+pub struct Allocator;
+
+/// Whether `layout` is placed inside a larger plain block (with the base pointer stored in the
+/// 8 bytes before the returned one).
+fn inside(layout: Layout) -> bool {
+    layout.align() > MALLOC_ALIGN && layout.size() >= BIG
+}
+
+/// The plain block that holds an [`inside`] block of `layout`: room to align the start past an
+/// 8-byte header. A base aligned to 16 rounds `base + 8` up to an alignment of at least 32 no
+/// further than `base + align`, so `size + align` bytes always fit.
+fn outer(layout: Layout) -> Option<Layout> {
+    Layout::from_size_align(layout.size().checked_add(layout.align())?, MALLOC_ALIGN).ok()
+}
+
+/// Aligns inside `base` (a block of [`outer`]`(layout)`) and records `base` before the result.
+///
+/// # Safety
+/// `base` is non-null and was allocated with `outer(layout)`.
+unsafe fn place(base: *mut u8, layout: Layout) -> *mut u8 {
+    let addr = base as usize;
+    let user = (addr + 8 + layout.align() - 1) & !(layout.align() - 1);
+    let p = base.add(user - addr);
+    // SAFETY: user − addr ≥ 8, so the header lies inside the block, 8-aligned (user is).
+    (p as *mut *mut u8).sub(1).write(base);
+    p
+}
+
+unsafe impl GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !inside(layout) {
+            return System.alloc(layout);
+        }
+        let Some(o) = outer(layout) else {
+            return std::ptr::null_mut();
+        };
+        let base = System.alloc(o);
+        if base.is_null() {
+            return base;
+        }
+        place(base, layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !inside(layout) {
+            return System.alloc_zeroed(layout);
+        }
+        let Some(o) = outer(layout) else {
+            return std::ptr::null_mut();
+        };
+        let base = System.alloc_zeroed(o);
+        if base.is_null() {
+            return base;
+        }
+        place(base, layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if !inside(layout) {
+            return System.dealloc(ptr, layout);
+        }
+        let base = (ptr as *mut *mut u8).sub(1).read();
+        // `alloc` succeeded with this layout, so `outer` is Some.
+        System.dealloc(base, outer(layout).unwrap_unchecked());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let new = Layout::from_size_align_unchecked(new_size, layout.align());
+        if !inside(layout) && !inside(new) {
+            return System.realloc(ptr, layout, new_size);
+        }
+        let q = self.alloc(new);
+        if !q.is_null() {
+            std::ptr::copy_nonoverlapping(ptr, q, layout.size().min(new_size));
+            self.dealloc(ptr, layout);
+        }
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every path: aligned as asked, the bytes kept across realloc (growing and shrinking
+    /// across the threshold both ways), zeroed when asked, freed without complaint (a wrong
+    /// base pointer aborts in glibc's free or shows under valgrind).
+    #[test]
+    fn blocks_are_aligned_keep_their_bytes_and_free() {
+        let a = Allocator;
+        for align in [1usize, 8, 16, 32, 64, 128, 4096] {
+            for size in [1usize, 100, BIG - 1, BIG, BIG + 1, 200_000, 1 << 20] {
+                let l = Layout::from_size_align(size, align).unwrap();
+                unsafe {
+                    let z = a.alloc_zeroed(l);
+                    assert!(!z.is_null());
+                    assert_eq!(z as usize % align, 0, "zeroed {size} @ {align}");
+                    assert!(std::slice::from_raw_parts(z, size).iter().all(|&b| b == 0));
+                    a.dealloc(z, l);
+
+                    for new_size in [size / 2 + 1, size, size * 2, BIG + 7, 3] {
+                        let p = a.alloc(l);
+                        assert!(!p.is_null());
+                        assert_eq!(p as usize % align, 0, "{size} @ {align}");
+                        for i in 0..size {
+                            p.add(i).write(i as u8 ^ 0x5a);
+                        }
+                        let q = a.realloc(p, l, new_size);
+                        assert!(!q.is_null());
+                        assert_eq!(q as usize % align, 0, "{size} -> {new_size} @ {align}");
+                        for i in 0..size.min(new_size) {
+                            assert_eq!(q.add(i).read(), i as u8 ^ 0x5a);
+                        }
+                        a.dealloc(q, Layout::from_size_align(new_size, align).unwrap());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The point of it: a big over-aligned block freed and asked for again between small
+    /// long-lived allocations comes back at the same place (with `posix_memalign` each one
+    /// started past the last, on fresh pages).
+    #[test]
+    fn a_freed_big_aligned_block_is_reused_in_place() {
+        let a = Allocator;
+        let l = Layout::from_size_align(196_608, 64).unwrap();
+        // on its own thread, as the engine's workers allocate (glibc gives it its own arena)
+        std::thread::spawn(move || unsafe {
+            let mut keep = Vec::new();
+            let mut starts = Vec::new();
+            for i in 0..16 {
+                let p = a.alloc(l);
+                p.write_bytes(1, l.size());
+                starts.push(p as usize);
+                a.dealloc(p, l);
+                keep.push(vec![0u8; 64 + (i % 3) * 200]);
+            }
+            // (the first ones may be glibc's mmap threshold adapting: a fresh arena)
+            let lo = *starts[2..].iter().min().unwrap();
+            let hi = *starts[2..].iter().max().unwrap();
+            // (one step past the small blocks that took the freed space is fine; a step per
+            // round is the creep)
+            assert!(
+                hi - lo < 2 * l.size(),
+                "the buffer crept through {} bytes: {starts:x?}",
+                hi - lo
+            );
+        })
+        .join()
+        .unwrap();
+    }
+}
