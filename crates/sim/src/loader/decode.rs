@@ -108,7 +108,7 @@ impl Ty {
 /// The decoding context of one instruction.
 struct D<'a, 'g, 'm, 'src> {
     g: &'g mut Gen<'m, 'src>,
-    sc: &'a Scopes,
+    sc: &'a Scopes<'a, 'src>,
     i: &'a Instruction<'src>,
     mods: Vec<&'src str>,
 }
@@ -131,8 +131,8 @@ impl<'src> D<'_, '_, '_, 'src> {
         self.mods.iter().filter_map(|m| parse_ty(m)).collect()
     }
     fn ty(&self) -> R<Ty> {
-        match self.tys().last() {
-            Some(t) => Ok(*t),
+        match self.mods.iter().rev().find_map(|m| parse_ty(m)) {
+            Some(t) => Ok(t),
             None => invalid(
                 format!("`{}` has no type modifier", self.opcode()),
                 self.i.opcode_span,
@@ -499,15 +499,13 @@ pub(crate) fn sreg_unmodelled(name: &str) -> Option<&'static str> {
 /// Decodes one instruction and appends it to the kernel.
 pub(crate) fn instruction<'src>(
     g: &mut Gen<'_, 'src>,
-    sc: &Scopes,
+    sc: &Scopes<'_, 'src>,
     i: &Instruction<'src>,
 ) -> R<()> {
-    let mut d = D {
-        g,
-        sc,
-        i,
-        mods: i.modifiers.iter().collect(),
-    };
+    let mut mods = std::mem::take(&mut g.mods);
+    mods.clear();
+    mods.extend(i.modifiers.iter());
+    let mut d = D { g, sc, i, mods };
     let guard = match &i.guard {
         None => None,
         Some(gd) => match d.lookup(gd.pred.name, gd.pred.span)? {
@@ -525,6 +523,7 @@ pub(crate) fn instruction<'src>(
     };
     let inst = decode(&mut d)?;
     let g = d.g;
+    g.mods = d.mods;
     g.code.push(inst);
     g.guards.push(guard);
     g.info.push(InstInfo {

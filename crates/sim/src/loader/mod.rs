@@ -13,6 +13,7 @@ mod decode;
 mod reset;
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use tmemu_ptx::ast::{
@@ -80,7 +81,7 @@ pub(crate) fn type_size(t: ScalarType) -> Option<u32> {
 
 /// Module-level layout shared by all functions.
 struct ModuleLayout {
-    globals_by_name: HashMap<String, Sym>,
+    globals_by_name: NameMap<String>,
     static_shared: u32,
     dyn_shared_offset: u32,
     const_image: Vec<u8>,
@@ -175,7 +176,7 @@ fn write_init(
 
 fn layout_module(m: &Module<'_>, funcs: &[&Function<'_>]) -> Result<ModuleLayout, LoadError> {
     let mut lay = ModuleLayout {
-        globals_by_name: HashMap::new(),
+        globals_by_name: NameMap::default(),
         static_shared: 0,
         dyn_shared_offset: 0,
         const_image: Vec::new(),
@@ -314,7 +315,7 @@ pub(crate) struct Gen<'m, 'src> {
     pub n_r64: u16,
     pub n_pred: u16,
     pub local_bytes: u32,
-    pub module_syms: &'m HashMap<String, Sym>,
+    pub module_syms: &'m NameMap<String>,
     /// Entry PC of each function (filled as laid out).
     pub func_pc: Vec<u32>,
     /// Param slots of each function: (params, returns) as (local offset, size).
@@ -325,7 +326,9 @@ pub(crate) struct Gen<'m, 'src> {
     /// Name of the function being decoded.
     pub cur_func: String,
     /// Registers named by each instruction's operands, parallel to `code` (reset.rs).
-    pub named: Vec<reset::Named>,
+    pub named: reset::Named,
+    /// The current instruction's modifiers (decode.rs), kept to reuse the allocation.
+    pub mods: Vec<&'src str>,
 }
 
 impl Gen<'_, '_> {
@@ -364,21 +367,148 @@ impl Gen<'_, '_> {
     }
 }
 
-/// Scopes of one function being decoded.
-pub(crate) struct Scopes {
-    pub stack: Vec<HashMap<String, Sym>>,
+/// Scopes of one function being decoded: the block scopes, innermost last, then the
+/// function's own names, then the module's.
+pub(crate) struct Scopes<'m, 'src> {
+    pub module: &'m NameMap<String>,
+    pub stack: Vec<Scope<'src>>,
 }
 
-impl Scopes {
+impl Scopes<'_, '_> {
     pub fn lookup(&self, name: &str) -> Option<Sym> {
-        self.stack.iter().rev().find_map(|s| s.get(name).copied())
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| self.module.get(name).copied())
     }
 }
 
-fn declare(
-    g: &mut Gen<'_, '_>,
-    scope: &mut HashMap<String, Sym>,
-    v: &VarDecl<'_>,
+/// A `HashMap` keyed by names, with [`NameHasher`].
+pub(crate) type NameMap<K> = HashMap<K, Sym, BuildHasherDefault<NameHasher>>;
+
+/// FxHash-style word-at-a-time hashing: the loader hashes every operand name (about 4 000 for
+/// a 1 000-instruction Triton kernel), and SipHash's DoS resistance buys nothing for names
+/// read from the file being loaded; it was a fifth of the load's instructions.
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0xf135_7aea_2e62_a9c5;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            h = (h.rotate_left(26) ^ w).wrapping_mul(K);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            // byte by byte: a `copy_from_slice` of 1 to 7 bytes is a call to memcpy
+            let w = rest.iter().rev().fold(0u64, |w, &b| (w << 8) | b as u64);
+            h = (h.rotate_left(26) ^ w ^ (rest.len() as u64) << 59).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.0 = (self.0.rotate_left(26) ^ b as u64).wrapping_mul(0xf135_7aea_2e62_a9c5);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The names one block (or a function's top level) declares. A `.reg .b32 %r<813>` range is
+/// kept as its prefix and count, not as 813 strings: a name is matched against it by its
+/// decimal suffix. As in PTX (and as a map overwritten in declaration order would), a later
+/// declaration of a name hides an earlier one in the same scope: every entry carries its
+/// declaration's sequence number and the latest wins.
+#[derive(Default)]
+pub(crate) struct Scope<'src> {
+    names: HashMap<&'src str, (Sym, u32), BuildHasherDefault<NameHasher>>,
+    /// (prefix, count, first index in `regs`, sequence number)
+    ranges: Vec<(&'src str, u32, u32, u32)>,
+    regs: Vec<Sym>,
+    seq: u32,
+    /// Bit `min(len, 63)` set for the length of each name in `names`: most lookups are of
+    /// register names in scopes that hold only labels (or an inline-asm block's one
+    /// predicate), and a length not among them needs no hashing.
+    lens: u64,
+}
+
+impl<'src> Scope<'src> {
+    pub fn insert(&mut self, name: &'src str, sym: Sym) {
+        self.seq += 1;
+        self.names.insert(name, (sym, self.seq));
+        self.lens |= 1 << name.len().min(63);
+    }
+
+    /// `%r<n>`: the n registers `%r0` .. `%r{n-1}`, each made by `next`, in order.
+    fn insert_range(
+        &mut self,
+        prefix: &'src str,
+        n: u32,
+        mut next: impl FnMut() -> Result<Sym, LoadError>,
+    ) -> Result<(), LoadError> {
+        self.seq += 1;
+        let first = self.regs.len() as u32;
+        for _ in 0..n {
+            self.regs.push(next()?);
+        }
+        self.ranges.push((prefix, n, first, self.seq));
+        Ok(())
+    }
+
+    fn get(&self, name: &str) -> Option<Sym> {
+        let b = name.as_bytes();
+        let mut best = match self.lens & 1 << b.len().min(63) {
+            0 => None,
+            _ => self.names.get(name).copied(),
+        };
+        let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 {
+            // a range's prefix ends inside the name's final run of digits
+            let shortest = b.len() - digits;
+            for &(prefix, count, first, seq) in &self.ranges {
+                let p = prefix.as_bytes();
+                if p.len() < shortest
+                    || p.len() >= b.len()
+                    || best.is_some_and(|(_, s)| s > seq)
+                    // byte by byte: these are a few bytes, and `==` would call memcmp
+                    || !p.iter().zip(b).all(|(x, y)| x == y)
+                {
+                    continue;
+                }
+                match decimal(&name[p.len()..]) {
+                    Some(i) if i < count => best = Some((self.regs[(first + i) as usize], seq)),
+                    _ => {}
+                }
+            }
+        }
+        best.map(|(s, _)| s)
+    }
+}
+
+/// `digits` as `format!("{i}")` writes a `u32` `i` (no sign, no leading zero), else `None`.
+fn decimal(digits: &str) -> Option<u32> {
+    let b = digits.as_bytes();
+    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as u64;
+    }
+    u32::try_from(v).ok()
+}
+
+fn declare<'src>(
+    g: &mut Gen<'_, 'src>,
+    scope: &mut Scope<'src>,
+    v: &VarDecl<'src>,
 ) -> Result<(), LoadError> {
     match v.space {
         StateSpace::Reg => {
@@ -386,15 +516,10 @@ fn declare(
                 return unsupported("vector or array registers", v.span);
             }
             match v.range {
-                Some(n) => {
-                    for i in 0..n {
-                        let s = g.new_reg(v.ty, v.span)?;
-                        scope.insert(format!("{}{}", v.name.name, i), s);
-                    }
-                }
+                Some(n) => scope.insert_range(v.name.name, n, || g.new_reg(v.ty, v.span))?,
                 None => {
                     let s = g.new_reg(v.ty, v.span)?;
-                    scope.insert(v.name.name.to_string(), s);
+                    scope.insert(v.name.name, s);
                 }
             }
         }
@@ -405,16 +530,13 @@ fn declare(
                 let _ = init;
                 return unsupported("initialised .local/.param variable", v.span);
             }
-            scope.insert(
-                v.name.name.to_string(),
-                Sym::Var(VarSpace::Local, off as u64),
-            );
+            scope.insert(v.name.name, Sym::Var(VarSpace::Local, off as u64));
         }
         StateSpace::Shared | StateSpace::SharedCta => {
             let key = format!("{}::{}", g.cur_func, v.name.name);
             match g.module_syms.get(&key) {
                 Some(s) => {
-                    scope.insert(v.name.name.to_string(), *s);
+                    scope.insert(v.name.name, *s);
                 }
                 None => {
                     return invalid(
@@ -435,12 +557,10 @@ fn declare(
 }
 
 /// First pass: labels → PCs for one block tree. Returns the PC after the block.
-fn assign_labels(b: &Block<'_>, mut pc: u32, labels: &mut HashMap<String, Sym>) -> u32 {
+fn assign_labels<'src>(b: &Block<'src>, mut pc: u32, labels: &mut Scope<'src>) -> u32 {
     for s in &b.statements {
         match s {
-            Statement::Label(id) => {
-                labels.insert(id.name.to_string(), Sym::Label(pc));
-            }
+            Statement::Label(id) => labels.insert(id.name, Sym::Label(pc)),
             Statement::Instruction(_) => pc += 1,
             Statement::Block(inner) => pc = assign_labels(inner, pc, labels),
             _ => {}
@@ -449,13 +569,25 @@ fn assign_labels(b: &Block<'_>, mut pc: u32, labels: &mut HashMap<String, Sym>) 
     pc
 }
 
+/// The instructions in a block tree.
+fn count_instructions(b: &Block<'_>) -> u32 {
+    b.statements
+        .iter()
+        .map(|s| match s {
+            Statement::Instruction(_) => 1,
+            Statement::Block(inner) => count_instructions(inner),
+            _ => 0,
+        })
+        .sum()
+}
+
 fn gen_block<'src>(
     g: &mut Gen<'_, 'src>,
-    sc: &mut Scopes,
+    sc: &mut Scopes<'_, 'src>,
     b: &Block<'src>,
 ) -> Result<(), LoadError> {
     // declarations first (PTX allows use before a later declaration in the same scope)
-    let mut scope = HashMap::new();
+    let mut scope = Scope::default();
     for s in &b.statements {
         if let Statement::Variable(v) = s {
             declare(g, &mut scope, v)?;
@@ -466,11 +598,9 @@ fn gen_block<'src>(
     let mut pc = g.code.len() as u32;
     for s in &b.statements {
         match s {
-            Statement::Label(id) => {
-                scope.insert(id.name.to_string(), Sym::Label(pc));
-            }
+            Statement::Label(id) => scope.insert(id.name, Sym::Label(pc)),
             Statement::Instruction(_) => pc += 1,
-            Statement::Block(inner) => pc = assign_labels(inner, pc, &mut HashMap::new()),
+            Statement::Block(inner) => pc += count_instructions(inner),
             _ => {}
         }
     }
@@ -478,7 +608,7 @@ fn gen_block<'src>(
     for s in &b.statements {
         match s {
             Statement::Instruction(i) => {
-                g.named.push(reset::named_registers(sc, i));
+                g.named.push_instruction(sc, i);
                 decode::instruction(g, sc, i)?
             }
             Statement::Block(inner) => gen_block(g, sc, inner)?,
@@ -644,7 +774,8 @@ pub fn load(
         uses_global_atomics: false,
         call_fixups: Vec::new(),
         cur_func: String::new(),
-        named: Vec::new(),
+        named: reset::Named::default(),
+        mods: Vec::new(),
     };
     // param slots of every .func
     for (i, fun) in funcs.iter().enumerate() {
@@ -667,47 +798,40 @@ pub fn load(
         }
         g.func_slots.push((ps, rs));
     }
-    let mut kernel_syms: HashMap<String, Sym> = HashMap::new();
-    for p in &params {
-        kernel_syms.insert(p.name.clone(), Sym::Var(VarSpace::KParam, p.offset as u64));
-    }
     for (i, fun) in funcs.iter().enumerate() {
         let body = fun.body.as_ref().expect("bodies checked");
         let start = g.code.len() as u32;
         g.func_pc[i] = start;
         g.cur_func = fun.name.name.to_string();
-        let mut labels = HashMap::new();
-        assign_labels(body, start, &mut labels);
-        let mut fsyms: HashMap<String, Sym> = HashMap::new();
+        // the function's names in the order a map overwritten in turn would keep: functions,
+        // then parameters, then labels
+        let mut fsyms = Scope::default();
         for (j, fun2) in funcs.iter().enumerate() {
-            fsyms.insert(fun2.name.name.to_string(), Sym::Func(j));
+            fsyms.insert(fun2.name.name, Sym::Func(j));
         }
         if i == 0 {
-            fsyms.extend(kernel_syms.iter().map(|(k, v)| (k.clone(), *v)));
+            for (p, info) in f.params.as_deref().unwrap_or(&[]).iter().zip(&params) {
+                fsyms.insert(p.name.name, Sym::Var(VarSpace::KParam, info.offset as u64));
+            }
         } else {
             let (ps, rs) = &g.func_slots[i];
             for (p, (off, _)) in fun.params.as_deref().unwrap_or(&[]).iter().zip(ps) {
-                fsyms.insert(
-                    p.name.name.to_string(),
-                    Sym::Var(VarSpace::Local, *off as u64),
-                );
+                fsyms.insert(p.name.name, Sym::Var(VarSpace::Local, *off as u64));
             }
             for (p, (off, _)) in fun.returns.iter().zip(rs) {
-                fsyms.insert(
-                    p.name.name.to_string(),
-                    Sym::Var(VarSpace::Local, *off as u64),
-                );
+                fsyms.insert(p.name.name, Sym::Var(VarSpace::Local, *off as u64));
             }
         }
-        fsyms.extend(labels);
+        assign_labels(body, start, &mut fsyms);
         let mut sc = Scopes {
-            stack: vec![lay.globals_by_name.clone(), fsyms],
+            module: &lay.globals_by_name,
+            stack: vec![fsyms],
         };
         gen_block(&mut g, &mut sc, body)?;
         // falling off the end of a function returns
         g.code.push(Inst::Ret);
         g.guards.push(None);
-        g.named.push(reset::Named::default());
+        g.named.push_none();
         g.info.push(InstInfo {
             span: body.span,
             opcode: Span {
@@ -777,4 +901,100 @@ pub fn load(
         reset_r32,
         reset_r64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `Scope` replaces: a map of whole names, a range expanded to `prefix{i}` for each
+    /// `i`, every declaration overwriting the entries of the names it declares.
+    #[test]
+    fn a_scope_resolves_names_as_the_expanded_map_did() {
+        // a C++ mangled name runs past the 63 lengths `Scope::lens` tells apart
+        let long = "_ZN7cutlass4gemm6kernel13GemmUniversalINS_5tupleIJiiiiEEENS1_10collective1";
+        let prefixes = ["%r", "%r1", "%rd", "%p", "x", "%r12", long, &long[..62]];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        for case in 0..300 {
+            let mut scope = Scope::default();
+            let mut reference: HashMap<String, Sym> = HashMap::new();
+            let mut names: Vec<String> = Vec::new();
+            let mut reg = 0u16;
+            for _ in 0..1 + next(8) {
+                let prefix = prefixes[next(prefixes.len() as u64) as usize];
+                if next(2) == 0 {
+                    let n = next(30) as u32;
+                    scope
+                        .insert_range(prefix, n, || {
+                            reg += 1;
+                            Ok(Sym::R32(reg))
+                        })
+                        .unwrap();
+                    for (i, r) in (0..n).zip(reg + 1 - n as u16..) {
+                        reference.insert(format!("{prefix}{i}"), Sym::R32(r));
+                    }
+                } else {
+                    // a whole name, sometimes one a range also makes (`%r12`, `%r1` + `2`)
+                    let name: &'static str =
+                        Box::leak(format!("{prefix}{}", next(25)).into_boxed_str());
+                    let name = if next(4) == 0 { prefix } else { name };
+                    reg += 1;
+                    scope.insert(name, Sym::Pred(reg));
+                    reference.insert(name.to_string(), Sym::Pred(reg));
+                }
+            }
+            for p in prefixes {
+                names.push(p.to_string());
+                for i in 0..40 {
+                    names.extend([format!("{p}{i}"), format!("{p}0{i}")]);
+                }
+                names.push(format!("{p}4294967296"));
+                names.push(format!("{p}99999999999"));
+            }
+            for name in &names {
+                assert_eq!(
+                    scope.get(name),
+                    reference.get(name).copied(),
+                    "case {case}: `{name}`"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn decimal_suffixes_are_those_format_writes() {
+        for (s, v) in [
+            ("0", Some(0)),
+            ("7", Some(7)),
+            ("812", Some(812)),
+            ("4294967295", Some(u32::MAX)),
+            ("4294967296", None),
+            ("00", None),
+            ("012", None),
+            ("", None),
+            ("1a", None),
+            ("+1", None),
+            ("99999999999", None),
+        ] {
+            assert_eq!(decimal(s), v, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn the_name_hasher_separates_names_of_any_length() {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let b = BuildHasherDefault::<NameHasher>::default();
+        let mut seen = std::collections::HashSet::new();
+        for n in 0..5000u32 {
+            assert!(seen.insert(b.hash_one(format!("%r{n}"))));
+        }
+        // a short name and its zero-padded form differ
+        assert_ne!(b.hash_one("%r"), b.hash_one("%r\0"));
+    }
 }

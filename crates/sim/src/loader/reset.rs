@@ -31,55 +31,85 @@ use tmemu_ptx::ast::{Instruction, Operand, OperandKind};
 use super::{Scopes, Sym};
 use crate::program::{Any, Inst, PSrc};
 
-/// Registers named in one instruction's operand 0 and in its other operands, as tagged
+/// Registers named in each instruction's operand 0 and in its other operands, as tagged
 /// indices (r32 `i` is `i`, r64 `j` is `R64 | j`: the register counts are known only after
-/// every function is declared).
+/// every function is declared). Flat, one entry per pc in `ends` (where operand 0's
+/// registers end, where the instruction's end), since two vectors per instruction were most
+/// of this pass's cost.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Named {
-    pub first: Vec<u32>,
-    pub rest: Vec<u32>,
+    regs: Vec<u32>,
+    ends: Vec<[u32; 2]>,
 }
 
 const R64: u32 = 1 << 31;
 
-/// The registers `i` names, through the scopes the decoder resolves them in.
-pub(crate) fn named_registers(sc: &Scopes, i: &Instruction<'_>) -> Named {
-    fn walk(sc: &Scopes, o: &Operand<'_>, out: &mut Vec<u32>) {
-        let mut id = |name: &str| match sc.lookup(name) {
-            Some(Sym::R32(r)) => out.push(r as u32),
-            Some(Sym::R64(r)) => out.push(R64 | r as u32),
-            Some(Sym::R128(r)) => out.extend([R64 | r as u32, R64 | (r as u32 + 1)]),
-            _ => {}
-        };
-        match &o.kind {
-            OperandKind::Ident(x) | OperandKind::Not(x) | OperandKind::SymbolOffset(x, _) => {
-                id(x.name)
-            }
-            OperandKind::PredPair(x, y) => {
-                id(x.name);
-                id(y.name);
-            }
-            OperandKind::Address(a) => {
-                if let Some(b) = &a.base {
-                    id(b.name);
+impl Named {
+    /// The registers `i` names, through the scopes the decoder resolves them in.
+    pub(crate) fn push_instruction(&mut self, sc: &Scopes<'_, '_>, i: &Instruction<'_>) {
+        fn walk(sc: &Scopes<'_, '_>, o: &Operand<'_>, out: &mut Vec<u32>) {
+            let mut id = |name: &str| match sc.lookup(name) {
+                Some(Sym::R32(r)) => out.push(r as u32),
+                Some(Sym::R64(r)) => out.push(R64 | r as u32),
+                Some(Sym::R128(r)) => out.extend([R64 | r as u32, R64 | (r as u32 + 1)]),
+                _ => {}
+            };
+            match &o.kind {
+                OperandKind::Ident(x) | OperandKind::Not(x) | OperandKind::SymbolOffset(x, _) => {
+                    id(x.name)
                 }
-                for r in &a.rest {
-                    walk(sc, r, out);
+                OperandKind::PredPair(x, y) => {
+                    id(x.name);
+                    id(y.name);
                 }
-            }
-            OperandKind::Vector(v) | OperandKind::List(v) => {
-                for r in v {
-                    walk(sc, r, out);
+                OperandKind::Address(a) => {
+                    if let Some(b) = &a.base {
+                        id(b.name);
+                    }
+                    for r in &a.rest {
+                        walk(sc, r, out);
+                    }
                 }
+                OperandKind::Vector(v) | OperandKind::List(v) => {
+                    for r in v {
+                        walk(sc, r, out);
+                    }
+                }
+                OperandKind::Int(_) | OperandKind::Float(_) | OperandKind::Sink => {}
             }
-            OperandKind::Int(_) | OperandKind::Float(_) | OperandKind::Sink => {}
         }
+        let mut first_end = self.regs.len() as u32;
+        for (k, o) in i.operands.iter().enumerate() {
+            walk(sc, o, &mut self.regs);
+            if k == 0 {
+                first_end = self.regs.len() as u32;
+            }
+        }
+        self.ends.push([first_end, self.regs.len() as u32]);
     }
-    let mut n = Named::default();
-    for (k, o) in i.operands.iter().enumerate() {
-        walk(sc, o, if k == 0 { &mut n.first } else { &mut n.rest });
+
+    /// An instruction the loader adds (the `ret` ending a function): it names nothing.
+    pub(crate) fn push_none(&mut self) {
+        let end = self.regs.len() as u32;
+        self.ends.push([end, end]);
     }
-    n
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Operand 0's registers and the others' of the instruction at `pc`.
+    fn of(&self, pc: usize) -> (&[u32], &[u32]) {
+        let start = match pc {
+            0 => 0,
+            _ => self.ends[pc - 1][1],
+        } as usize;
+        let [first, end] = self.ends[pc];
+        (
+            &self.regs[start..first as usize],
+            &self.regs[first as usize..end as usize],
+        )
+    }
 }
 
 /// The r32 and r64 registers `Warp::reset` must zero.
@@ -90,7 +120,7 @@ pub(crate) fn named_registers(sc: &Scopes, i: &Instruction<'_>) -> Named {
 pub(crate) fn registers_to_zero(
     code: &[Inst],
     guards: &[Option<PSrc>],
-    named: &[Named],
+    named: &Named,
     roots: &[u32],
     n_r32: u16,
     n_r64: u16,
@@ -120,10 +150,10 @@ pub(crate) fn registers_to_zero(
     let mut need = vec![0u64; words];
     let (mut first, mut dst, mut scratch) = (Vec::new(), Vec::new(), (Vec::new(), Vec::new()));
     for (pc, inst) in code.iter().enumerate() {
-        let nm = &named[pc];
+        let (nm_first, nm_rest) = named.of(pc);
         first.clear();
-        first.extend(nm.first.iter().map(|&t| untag(t)));
-        let rest = nm.rest.iter().map(|&t| untag(t));
+        first.extend(nm_first.iter().map(|&t| untag(t)));
+        let rest = nm_rest.iter().map(|&t| untag(t));
         dst.clear();
         match lane_local_writes(inst, n_r32, &mut dst) {
             Some(Effect::ReadsOnly) => {
