@@ -175,21 +175,49 @@ fn run_inner(args: &Args) -> Result<u8, (u8, String)> {
     let threads = args.engine.options().threads;
     let size = pool_threads(args, &spec, threads);
     // a launch one thread runs (and a pool that cannot start) runs on this thread
-    let pool = (size > 1)
-        .then(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(size)
-                .build()
-                .ok()
-        })
-        .flatten()
-        .map(Arc::new);
+    let pool = (size > 1).then(|| start_pool(size)).flatten().map(Arc::new);
     phases::mark("threads started");
     match &pool {
         // the inputs, the engine and the saves run on one pool: its threads start once
         Some(shared) => shared.install(|| run_spec(args, spec, threads, pool.clone())),
         None => run_spec(args, spec, threads, None),
     }
+}
+
+/// A pool of `size` threads whose threads are started by a helper thread, not by this one.
+/// rayon's `build` starts them one after the other before it returns (16 thread creations,
+/// ≈ 0.7 ms on the 2-core machine, more than 1 ms on the 16-core host), and only then could
+/// the spec's work (read the PTX, parse, load; the fills beside it) begin. Here `build` only
+/// hands the threads over and returns: the first started thread takes up the work while the
+/// helper starts the others, and the helper becomes the last of them itself, so the process
+/// starts as many threads as before. A thread the OS refuses leaves the pool one short (its
+/// work is done by the others; the results do not depend on the count), where rayon's own
+/// `build` would have failed and the run gone serial. `None` when the helper cannot start.
+fn start_pool(size: usize) -> Option<rayon::ThreadPool> {
+    let mut helper: Option<std::sync::mpsc::Sender<rayon::ThreadBuilder>> = None;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(size)
+        .spawn_handler(move |thread| {
+            if helper.is_none() {
+                let (tx, rx) = std::sync::mpsc::channel::<rayon::ThreadBuilder>();
+                std::thread::Builder::new().spawn(move || {
+                    // start each thread when the next arrives: the last one (the channel
+                    // closes when `build` returns) runs here
+                    let Ok(mut pending) = rx.recv() else { return };
+                    for next in rx {
+                        let _ = std::thread::Builder::new().spawn(move || pending.run());
+                        pending = next;
+                    }
+                    pending.run();
+                })?;
+                helper = Some(tx);
+            }
+            let tx = helper.as_ref().expect("set above");
+            tx.send(thread)
+                .map_err(|_| std::io::Error::other("the pool's starter thread ended"))
+        })
+        .build()
+        .ok()
 }
 
 /// The threads a launch of `spec` can keep busy with `threads` allowed: with the default
@@ -404,4 +432,29 @@ fn run_spec(
     std::mem::forget(session);
     std::mem::forget(p);
     Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::start_pool;
+
+    /// Every thread the helper was handed runs, the last one (run on the helper itself)
+    /// included: a broadcast reaches each index, and would never return with one missing.
+    #[test]
+    fn a_pool_started_by_its_helper_has_all_its_threads() {
+        for size in [2, 3, 16] {
+            let pool = start_pool(size).expect("pool");
+            assert_eq!(pool.current_num_threads(), size);
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let mut seen = pool.broadcast(|c| c.index());
+                seen.sort_unstable();
+                let _ = tx.send(seen);
+            });
+            let seen = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a thread of the pool never started");
+            assert_eq!(seen, (0..size).collect::<Vec<_>>());
+        }
+    }
 }
