@@ -12,6 +12,7 @@
 mod decode;
 mod reset;
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
@@ -372,15 +373,47 @@ impl Gen<'_, '_> {
 pub(crate) struct Scopes<'m, 'src> {
     pub module: &'m NameMap<String>,
     pub stack: Vec<Scope<'src>>,
+    /// The source text's addresses: a name inside them is a token of the module being loaded.
+    src: std::ops::Range<usize>,
+    /// Recent lookups of tokens, by the token's address and length. Every operand is resolved
+    /// twice, by `reset::Named` and then by the decoder, with the same scopes on the stack
+    /// (an instruction's tokens are looked up only while its own block is decoded), so the
+    /// decoder's lookups are hits. Names outside `src` (none today) are never cached: their
+    /// memory may be reused by another name.
+    cache: [Cell<(usize, usize, Option<Sym>)>; 32],
 }
 
-impl Scopes<'_, '_> {
+impl<'m, 'src> Scopes<'m, 'src> {
+    pub fn new(module: &'m NameMap<String>, stack: Vec<Scope<'src>>, src: &'src str) -> Self {
+        let start = src.as_ptr() as usize;
+        Scopes {
+            module,
+            stack,
+            src: start..start + src.len(),
+            cache: std::array::from_fn(|_| Cell::new((0, 0, None))),
+        }
+    }
+
     pub fn lookup(&self, name: &str) -> Option<Sym> {
-        self.stack
+        let at = name.as_ptr() as usize;
+        let token = self.src.contains(&at) && !name.is_empty();
+        let slot = &self.cache[(at.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59) & 31];
+        if token {
+            let (a, len, sym) = slot.get();
+            if a == at && len == name.len() {
+                return sym;
+            }
+        }
+        let sym = self
+            .stack
             .iter()
             .rev()
             .find_map(|s| s.get(name))
-            .or_else(|| self.module.get(name).copied())
+            .or_else(|| self.module.get(name).copied());
+        if token {
+            slot.set((at, name.len(), sym));
+        }
+        sym
     }
 }
 
@@ -823,10 +856,7 @@ pub fn load(
             }
         }
         assign_labels(body, start, &mut fsyms);
-        let mut sc = Scopes {
-            module: &lay.globals_by_name,
-            stack: vec![fsyms],
-        };
+        let mut sc = Scopes::new(&lay.globals_by_name, vec![fsyms], src);
         gen_block(&mut g, &mut sc, body)?;
         // falling off the end of a function returns
         g.code.push(Inst::Ret);
@@ -965,6 +995,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The lookup cache holds tokens of the source only, each by address and length.
+    #[test]
+    fn scopes_cache_only_tokens_of_the_source() {
+        let src: &'static str = "%a %b";
+        let module = NameMap::default();
+        let mut sc = Scopes::new(&module, vec![Scope::default()], src);
+        let owned = String::from("%a");
+        assert_eq!(sc.lookup(&owned), None);
+        sc.stack[0].insert(&src[0..2], Sym::R32(1));
+        // not a token: looked up again, so the new declaration shows
+        assert_eq!(sc.lookup(&owned), Some(Sym::R32(1)));
+        assert_eq!(sc.lookup(&src[0..2]), Some(Sym::R32(1)));
+        assert_eq!(sc.lookup(&src[0..2]), Some(Sym::R32(1)));
+        // the same address with another length is another name
+        assert_eq!(sc.lookup(&src[0..1]), None);
+        assert_eq!(sc.lookup(&src[3..5]), None);
+        assert_eq!(sc.lookup(&src[0..2]), Some(Sym::R32(1)));
     }
 
     #[test]
