@@ -321,7 +321,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         }
         self.last = None;
         if let Some(id) = self.single_id(start, end) {
-            self.apply(start, end, &[(id, end - start)], &mut f);
+            self.apply(start, end, &[(id, end - start)], None, &mut f);
             return;
         }
         let mut groups = std::mem::take(&mut self.groups);
@@ -376,11 +376,30 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
                 g.start,
                 g.end,
                 &parts[first..first + g.parts as usize],
+                None,
                 &mut f,
             );
         }
         self.groups = groups;
         self.parts = parts;
+    }
+
+    /// [`DenseShadow::update`] of `[start, end)` when its bytes all hold `id` and lie in page
+    /// `pi` (what [`one_page_both`] found): the same transition, without looking the page up
+    /// again for the run or for the fill.
+    pub fn update_one(
+        &mut self,
+        pi: usize,
+        start: u64,
+        end: u64,
+        id: CellId,
+        mut f: impl FnMut(u64, u64, &mut C) -> bool,
+    ) {
+        if !self.batch {
+            self.memo.clear();
+        }
+        self.last = None;
+        self.apply(start, end, &[(id, end - start)], Some(pi), &mut f);
     }
 
     /// The ids of `[start, end)` when they lie in one page and are all one id: the access is
@@ -589,12 +608,14 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     }
 
     /// The check of one group `[s, e)` (its bytes hold the ids of `own`, all of one state,
-    /// with their byte counts) and its new state over the group's bytes.
+    /// with their byte counts) and its new state over the group's bytes; `pi`: the page that
+    /// holds all of them, when the caller knows it.
     fn apply(
         &mut self,
         s: u64,
         e: u64,
         own: &[(CellId, u64)],
+        pi: Option<usize>,
         f: &mut impl FnMut(u64, u64, &mut C) -> bool,
     ) {
         let n = e - s;
@@ -606,7 +627,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
                 for &(id, k) in own {
                     self.unref(id, k);
                 }
-                self.fill(s, e, new);
+                self.fill_in(pi, s, e, new);
                 self.last = Some((e, new));
             }
             return;
@@ -643,7 +664,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         for &(id, k) in own {
             self.unref(id, k);
         }
-        self.fill(s, e, new);
+        self.fill_in(pi, s, e, new);
         self.last = Some((e, new));
         // `rep` freed (its last bytes moved) cannot come again in this access.
         if pure && (rep == NEVER || self.cells[rep as usize].refs > 0) {
@@ -698,6 +719,18 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     pub fn batch(&mut self, on: bool) {
         self.batch = on;
         self.memo.clear();
+    }
+
+    /// [`DenseShadow::fill`], in page `pi` when the caller knows that it holds every byte.
+    #[inline]
+    fn fill_in(&mut self, pi: Option<usize>, start: u64, end: u64, id: CellId) {
+        match pi {
+            Some(pi) => {
+                let lo = (start & (PAGE as u64 - 1)) as usize;
+                self.fill_page(pi, lo, lo + (end - start) as usize, id);
+            }
+            None => self.fill(start, end, id),
+        }
     }
 
     fn fill(&mut self, start: u64, end: u64, id: CellId) {
@@ -818,6 +851,39 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         let id = self.pages[pi].id_at((addr & (PAGE as u64 - 1)) as usize);
         self.cells[id as usize].cell.clone()
     }
+}
+
+/// The page index and each shadow's id of `[start, end)` when it lies in one page and each
+/// shadow holds one id over all of it (a lane's bytes; a transposed one-byte read is 32 such
+/// ranges): one page lookup for both, kept for [`DenseShadow::update_one`]. The chunks are
+/// created in both, as by [`groups_both`], whose page-table agreement this relies on.
+#[inline]
+pub(crate) fn one_page_both<A, B>(
+    a: &mut DenseShadow<A>,
+    b: &mut DenseShadow<B>,
+    start: u64,
+    end: u64,
+) -> Option<(usize, CellId, CellId)>
+where
+    A: Default + Clone + PartialEq,
+    B: Default + Clone + PartialEq,
+{
+    let pn = start >> PAGE_BITS;
+    if start >= end || (end - 1) >> PAGE_BITS != pn {
+        return None;
+    }
+    let pages = a.pages.len();
+    let pi = a.page_index(pn);
+    if a.pages.len() != pages {
+        new_chunk_in_both(b, pn, pi);
+    }
+    #[cfg(debug_assertions)]
+    assert_eq!(b.lookup(pn), Some(pi), "the planes' page tables disagree");
+    let off = (start & (PAGE as u64 - 1)) as usize;
+    let hi = off + (end - start) as usize;
+    let (ia, ja) = a.pages[pi].run_at(off, hi);
+    let (ib, jb) = b.pages[pi].run_at(off, hi);
+    (ja == hi && jb == hi).then_some((pi, ia, ib))
 }
 
 /// [`DenseShadow::groups`] of two shadows of one memory in one walk, one page lookup per page

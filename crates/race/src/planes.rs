@@ -24,7 +24,7 @@
 
 use crate::access::{Check, ReadSet, WriteState};
 use crate::clock::VClock;
-use crate::dense::{groups_both, CellId, DenseShadow, NEVER};
+use crate::dense::{groups_both, one_page_both, CellId, DenseShadow, NEVER};
 use crate::detector::Conflict;
 use crate::event::{AccessKind, Agent};
 
@@ -219,9 +219,27 @@ impl PlaneShadow {
         if !self.batch {
             self.new_epoch();
         }
+        let operand =
+            matches!(c.new.agent, Agent::Mma | Agent::Cp) && end - start >= CLEAN_MIN_BYTES;
+        if c.kind == AccessKind::Read && !operand {
+            // A read within one page whose bytes hold one id in each plane (a lane's bytes):
+            // one page lookup for both planes, kept for the read plane's fill.
+            if let Some((pi, wid, rid)) = one_page_both(&mut self.w, &mut self.r, start, end) {
+                if self.w.mark(wid) != self.epoch
+                    && !c.check_writes(self.w.state(wid), start, end, out)
+                {
+                    self.w.set_mark(wid, self.epoch);
+                }
+                self.r.update_one(pi, start, end, rid, |_, _, rs| {
+                    c.read_set(&mut rs.0);
+                    true
+                });
+                return;
+            }
+        }
         let mut wg = std::mem::take(&mut self.wg);
         if c.kind == AccessKind::Read {
-            if matches!(c.new.agent, Agent::Mma | Agent::Cp) && end - start >= CLEAN_MIN_BYTES {
+            if operand {
                 self.check_operand(start, end, c, &mut wg, out);
             } else {
                 self.w.groups(start, end, &mut wg);

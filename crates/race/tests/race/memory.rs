@@ -352,3 +352,132 @@ fn uniform_store_of_one_instruction_by_every_warp_is_silent() {
     let other = s.st_shared(0, 0x60, 4);
     s.assert_one("TM0211", sp, other);
 }
+
+/// A warp's transposed one-byte reads (lane `l` reads byte `col` of row `l`: dot_scaled_mxfp8's
+/// scale factors) are 32 ranges of one instruction, checked under one record and view in one
+/// batch (`RaceDetector::thread_ranges`) through each plane's one-page path
+/// (`dense::one_page_both`). Each lane's byte is its own check: an unordered write of one byte
+/// of one row is found by the column read that covers it (and only by it), at that byte.
+#[test]
+fn transposed_one_byte_lane_reads_check_every_lane() {
+    let mut s = Script::new(2);
+    let tile = 0x400u64;
+    s.st_shared(0, tile, 32 * 32);
+    s.bar_sync(&[0, 1]);
+    let w17 = s.st_shared(0, tile + 32 * 17 + 5, 1);
+    let w31 = s.st_shared(0, tile + 32 * 31 + 6, 1);
+    let w0 = s.st_shared(0, tile + 7, 1);
+    let read_col = |s: &mut Script, col: u64, reversed: bool, span: u32| {
+        let mut addrs: Vec<u64> = (0..32u64).map(|l| tile + 32 * l + col).collect();
+        if reversed {
+            addrs.reverse();
+        }
+        s.d.access_lanes(
+            WarpId(1),
+            SMEM,
+            &addrs,
+            1,
+            AccessKind::Read,
+            MemOrder::Weak,
+            SpanToken(span),
+        );
+        SpanToken(span)
+    };
+    let r4 = read_col(&mut s, 4, false, 100);
+    let r5 = read_col(&mut s, 5, false, 101);
+    let r6 = read_col(&mut s, 6, true, 102);
+    let r7 = read_col(&mut s, 7, false, 103);
+    let _ = r4;
+    let f = s.d.findings();
+    let got: Vec<_> = f
+        .iter()
+        .map(|r| {
+            (
+                r.rule.id,
+                r.first.span,
+                r.second.span,
+                r.second.region.clone(),
+            )
+        })
+        .collect();
+    let at = |b: u64| tmemu_race::Region::Mem {
+        space: SMEM,
+        bytes: b..b + 1,
+    };
+    assert_eq!(
+        got,
+        vec![
+            ("TM0211", w17, r5, at(tile + 32 * 17 + 5)),
+            ("TM0211", w31, r6, at(tile + 32 * 31 + 6)),
+            ("TM0211", w0, r7, at(tile + 7)),
+        ]
+    );
+}
+
+/// The per-location clocks of a batched instruction are per lane: a strided relaxed store of
+/// flags after `fence.acq_rel` publishes the data at every lane's flag, and a strided relaxed
+/// read acquires (with the next fence) from whichever lane's address holds a flag. Lane 20's
+/// flag (neither the first nor the last range) is the one used here.
+#[test]
+fn batched_relaxed_lanes_keep_per_location_clocks() {
+    let mut s = Script::new(2);
+    s.mem(0, G, 0x1000, 16, AccessKind::Write, MemOrder::Weak);
+    s.fence(0, Fence::AcqRel);
+    let flags: Vec<u64> = (0..32u64).map(|l| 0x2000 + 8 * l).collect();
+    s.d.access_lanes(
+        WarpId(0),
+        G,
+        &flags,
+        4,
+        AccessKind::Write,
+        MemOrder::Relaxed,
+        SpanToken(100),
+    );
+    // Warp 1's lanes read 32 strided words of which only lane 20's is a flag; the others lie
+    // below and above it, so that its range is neither the first nor the last once sorted.
+    let reads: Vec<u64> = (0..32u64)
+        .map(|l| match l {
+            0..20 => 0x1800 + 8 * l,
+            20 => 0x2000 + 8 * 20,
+            _ => 0x3000 + 8 * l,
+        })
+        .collect();
+    s.d.access_lanes(
+        WarpId(1),
+        G,
+        &reads,
+        4,
+        AccessKind::Read,
+        MemOrder::Relaxed,
+        SpanToken(101),
+    );
+    s.fence(1, Fence::AcqRel);
+    s.mem(1, G, 0x1000, 16, AccessKind::Read, MemOrder::Weak);
+    s.assert_silent();
+    // Without the flag (lane 20 reads elsewhere) the same read races.
+    let mut s = Script::new(2);
+    let data = s.mem(0, G, 0x1000, 16, AccessKind::Write, MemOrder::Weak);
+    s.fence(0, Fence::AcqRel);
+    s.d.access_lanes(
+        WarpId(0),
+        G,
+        &flags,
+        4,
+        AccessKind::Write,
+        MemOrder::Relaxed,
+        SpanToken(100),
+    );
+    let elsewhere: Vec<u64> = (0..32u64).map(|l| 0x3000 + 8 * l).collect();
+    s.d.access_lanes(
+        WarpId(1),
+        G,
+        &elsewhere,
+        4,
+        AccessKind::Read,
+        MemOrder::Relaxed,
+        SpanToken(101),
+    );
+    s.fence(1, Fence::AcqRel);
+    let read = s.mem(1, G, 0x1000, 16, AccessKind::Read, MemOrder::Weak);
+    s.assert_one("TM0212", data, read);
+}
