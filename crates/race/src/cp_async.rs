@@ -28,7 +28,7 @@
 use smallvec::SmallVec;
 
 use super::{op_mut, GroupSeq, OpId, RaceDetector};
-use crate::event::{AccessKind, MemSpace, OpKind, Place, SpanToken, WarpId};
+use crate::event::{AccessKind, MemSpace, OpKind, SpanToken, WarpId};
 
 /// Instructions one merged op holds before a further copy starts a new op (a bound on the
 /// linear search of `spans`; Triton issues at most 16 per stage and warp).
@@ -102,25 +102,7 @@ impl RaceDetector {
         ranges: &[(u64, u64)],
         kind: AccessKind,
     ) {
-        let batch = ranges.len() > 1;
-        if batch {
-            self.mem.mem(space).batch(true);
-        }
-        for &(start, end) in ranges {
-            let len = end.saturating_sub(start);
-            self.op_access(
-                id,
-                Place::Mem {
-                    space,
-                    addr: start,
-                    len,
-                },
-                kind,
-            );
-        }
-        if batch {
-            self.mem.mem(space).batch(false);
-        }
+        self.op_mem_ranges(id, space, ranges, kind);
     }
 }
 

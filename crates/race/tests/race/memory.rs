@@ -481,3 +481,38 @@ fn batched_relaxed_lanes_keep_per_location_clocks() {
     let read = s.mem(1, G, 0x1000, 16, AccessKind::Read, MemOrder::Weak);
     s.assert_one("TM0212", data, read);
 }
+
+/// A warp's `cp.async` reads its source rows (rows of a tile, a row stride apart) as the
+/// ranges of one op access (`RaceDetector::op_access_ranges`: one record, view and report for
+/// all of them): a row that another warp writes unordered is found, at that row only, whichever
+/// of the ranges it is.
+#[test]
+fn cp_async_source_rows_are_each_checked() {
+    let rows: Vec<(u64, u64)> = (0..4u64)
+        .map(|r| (0x4000 + 2048 * r, 0x4000 + 2048 * r + 128))
+        .collect();
+    for hit in 0..4usize {
+        let mut s = Script::new(2);
+        let wr = s.mem(
+            0,
+            G,
+            rows[hit].0 + 32,
+            16,
+            AccessKind::Write,
+            MemOrder::Weak,
+        );
+        let op = s.d.cp_async_issue(WarpId(1), u32::MAX, SpanToken(500));
+        s.d.op_access_ranges(op, SMEM, &[(0x100, 0x300)], AccessKind::Write);
+        s.d.op_access_ranges(op, G, &rows, AccessKind::Read);
+        s.d.complete(op);
+        let r = s.assert_one("TM0212", wr, SpanToken(500));
+        let at = rows[hit].0 + 32;
+        assert_eq!(
+            r.second.region,
+            tmemu_race::Region::Mem {
+                space: G,
+                bytes: at..at + 16
+            }
+        );
+    }
+}
