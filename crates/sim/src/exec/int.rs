@@ -65,9 +65,57 @@ pub(super) fn bin32(
     a: crate::program::S32,
     b: crate::program::S32,
 ) -> Flow {
-    let (ta, tb, wa, wb);
-    let (mut a, mut b): (&[u32; 32], &[u32; 32]) =
-        (src_ref!(w, a, r32, ta), src_ref!(w, b, r32, tb));
+    // register op immediate (Triton's `add.s32 %r, %r, 16`, `shl.b32 %r, %r, 14`, `or.b32 %r,
+    // %r, 33554432`): the immediate stays in a vector register instead of being broadcast to
+    // a 128-byte stack array and read back
+    if let (Narrow::None, S::R(x), S::I(v)) = (n, a, b) {
+        if let Some(r) = bin32_imm(op, &w.r32[x as usize], v) {
+            w.set(d, mask, &r);
+            return Flow::Next;
+        }
+    }
+    let (ta, tb);
+    let (a, b): (&[u32; 32], &[u32; 32]) = (src_ref!(w, a, r32, ta), src_ref!(w, b, r32, tb));
+    let r = bin32_lanes(op, n, a, b);
+    w.set(d, mask, &r);
+    Flow::Next
+}
+
+/// `bin32` of a register and an immediate for the common ops, `None` for the others; equal
+/// to `bin32_lanes(op, Narrow::None, a, &[v; 32])` (test `bin32_imm_equals_the_general_loop`).
+#[inline(always)]
+fn bin32_imm(op: IntOp, a: &[u32; 32], v: u32) -> Option<[u32; 32]> {
+    #[inline(always)]
+    fn each(a: &[u32; 32], f: impl Fn(u32) -> u32) -> [u32; 32] {
+        let mut r = [0; 32];
+        for l in 0..32 {
+            r[l] = f(a[l]);
+        }
+        r
+    }
+    Some(match op {
+        IntOp::Add => each(a, |x| x.wrapping_add(v)),
+        IntOp::Sub => each(a, |x| x.wrapping_sub(v)),
+        IntOp::MulLo => each(a, |x| x.wrapping_mul(v)),
+        IntOp::And => each(a, |x| x & v),
+        IntOp::Or => each(a, |x| x | v),
+        IntOp::Xor => each(a, |x| x ^ v),
+        // one test of the amount for the warp, not one per lane
+        IntOp::Shl if v >= 32 => [0; 32],
+        IntOp::Shl => each(a, |x| x << v),
+        IntOp::ShrU if v >= 32 => [0; 32],
+        IntOp::ShrU => each(a, |x| x >> v),
+        IntOp::ShrS => each(a, |x| ((x as i32) >> v.min(31)) as u32),
+        _ => return None,
+    })
+}
+
+/// The definition of `bin32` over whole register arrays (`n` widens the sources and narrows
+/// the result).
+fn bin32_lanes(op: IntOp, n: Narrow, a: &[u32; 32], b: &[u32; 32]) -> [u32; 32] {
+    let wa;
+    let wb;
+    let (mut a, mut b) = (a, b);
     if n != Narrow::None {
         let (mut xa, mut xb) = (*a, *b);
         for l in 0..32 {
@@ -126,8 +174,7 @@ pub(super) fn bin32(
             *v = narrow(n, *v);
         }
     }
-    w.set(d, mask, &r);
-    Flow::Next
+    r
 }
 
 pub(super) fn bin64(
@@ -268,7 +315,7 @@ fn combine(w: &Warp, v: u32, comb: Option<(BoolOp, PSrc)>) -> u32 {
 }
 
 /// A register lane type that can be blended under an all-ones/all-zeros mask.
-trait Blend: Copy + Default {
+trait Blend: Copy + Default + PartialEq {
     /// All ones when `bit` is 1, zero when it is 0.
     fn spread(bit: u32) -> Self;
     fn blend(self, other: Self, m: Self) -> Self;
@@ -306,6 +353,43 @@ fn select_lanes<T: Blend>(c: u32, a: &[T; 32], b: &[T; 32]) -> [T; 32] {
         r[l] = a[l].blend(b[l], T::spread((c >> l) & 1));
     }
     r
+}
+
+/// `select_lanes` with the lanes of either side drawn from a closure, so that an immediate
+/// is a value held in a register rather than a broadcast array in memory.
+#[inline(always)]
+fn select_by<T: Blend>(c: u32, a: impl Fn(usize) -> T, b: impl Fn(usize) -> T) -> [T; 32] {
+    let mut r = [T::default(); 32];
+    for l in 0..32 {
+        r[l] = a(l).blend(b(l), T::spread((c >> l) & 1));
+    }
+    r
+}
+
+/// `selp`'s result for each operand form (Triton's `selp.b32 %r, 16, 0, %p` and `selp.b32
+/// %r, %r, 0, %p` are most of its 119): equal to `select_lanes` of the operands broadcast
+/// (test `select_operands_equals_select_lanes`).
+#[inline(always)]
+fn select_operands<T: Blend>(c: u32, file: &[[T; 32]], a: S<T>, b: S<T>) -> [T; 32] {
+    let zero = T::default();
+    match (a, b) {
+        (S::R(x), S::R(y)) => select_lanes(c, &file[x as usize], &file[y as usize]),
+        // `selp %r, %r, 0, %p` and `selp %r, 16, 0, %p`: the blend folds to an and
+        (S::R(x), S::I(v)) if v == zero => {
+            let ra = &file[x as usize];
+            select_by(c, |l| ra[l], |_| zero)
+        }
+        (S::I(u), S::I(v)) if v == zero => select_by(c, |_| u, |_| zero),
+        (S::R(x), S::I(v)) => {
+            let ra = &file[x as usize];
+            select_by(c, |l| ra[l], |_| v)
+        }
+        (S::I(u), S::R(y)) => {
+            let rb = &file[y as usize];
+            select_by(c, |_| u, |l| rb[l])
+        }
+        (S::I(u), S::I(v)) => select_by(c, |_| u, |_| v),
+    }
 }
 
 pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
@@ -386,15 +470,11 @@ pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
         }
         Inst::Selp32 { d, a, b, p } => {
-            let (mut t4_0, mut t4_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-            let (a, b, c) = (w.src(a, &mut t4_0), w.src(b, &mut t4_1), w.pred(p));
-            let r = select_lanes(c, a, b);
+            let r = select_operands(w.pred(p), &w.r32, a, b);
             w.set(d, mask, &r);
         }
         Inst::Selp64 { d, a, b, p } => {
-            let (mut t5_0, mut t5_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-            let (a, b, c) = (w.src(a, &mut t5_0), w.src(b, &mut t5_1), w.pred(p));
-            let r = select_lanes(c, a, b);
+            let r = select_operands(w.pred(p), &w.r64, a, b);
             w.set(d, mask, &r);
         }
         _ => unreachable!("compare() called with {inst:?}"),
@@ -560,6 +640,99 @@ fn bfe_bitwise(x: u64, bits: u32, pos: u32, len: u32, signed: bool) -> u64 {
     r
 }
 
+/// `k` when the `.s32` immediate `v` is 2^k with 0 <= k <= 30 (so `v` is positive as an
+/// `s32` and sext(a)·v is sext(a) shifted left by k).
+#[inline(always)]
+fn pow2_shift(v: u32) -> Option<u32> {
+    (v.is_power_of_two() && v < 1 << 31).then(|| v.trailing_zeros())
+}
+
+/// `mad.wide.s32 d, a, 2^k, c` over the warp: sext(a[l]) << k, plus c[l] (mod 2^64). LLVM
+/// scalarises the sign-extending 64-bit multiply of the general loop (with spills, ≈ 10 host
+/// instructions a lane); SSE2 (baseline x86-64) sign-extends four lanes with a shift and two
+/// unpacks and shifts and adds two 64-bit lanes per instruction. Test
+/// `wide_shift_add_equals_the_sign_extended_product`.
+#[inline(always)]
+fn wide_shift_add(a: &[u32; 32], k: u32, c: &[u64; 32]) -> [u64; 32] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline; every load and store is an unaligned
+        // one within the arrays.
+        unsafe { wide_shift_add_sse2(a, k, c) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        wide_shift_add_scalar(a, k, c)
+    }
+}
+
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[inline(always)]
+fn wide_shift_add_scalar(a: &[u32; 32], k: u32, c: &[u64; 32]) -> [u64; 32] {
+    std::array::from_fn(|l| ((a[l] as i32 as i64 as u64) << k).wrapping_add(c[l]))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn wide_shift_add_sse2(a: &[u32; 32], k: u32, c: &[u64; 32]) -> [u64; 32] {
+    use std::arch::x86_64::*;
+    let mut r = [0u64; 32];
+    let sh = _mm_cvtsi32_si128(k as i32);
+    for i in 0..8 {
+        let x = _mm_loadu_si128(a.as_ptr().add(4 * i).cast());
+        let sign = _mm_srai_epi32::<31>(x);
+        // lanes 4i, 4i+1 and 4i+2, 4i+3 as sign-extended 64-bit values
+        let lo = _mm_sll_epi64(_mm_unpacklo_epi32(x, sign), sh);
+        let hi = _mm_sll_epi64(_mm_unpackhi_epi32(x, sign), sh);
+        let c0 = _mm_loadu_si128(c.as_ptr().add(4 * i).cast());
+        let c1 = _mm_loadu_si128(c.as_ptr().add(4 * i + 2).cast());
+        _mm_storeu_si128(r.as_mut_ptr().add(4 * i).cast(), _mm_add_epi64(lo, c0));
+        _mm_storeu_si128(r.as_mut_ptr().add(4 * i + 2).cast(), _mm_add_epi64(hi, c1));
+    }
+    r
+}
+
+/// `bfe.u32` with one position and length for the warp (each already `& 0xff`): the bits
+/// `pos..pos + len` of each lane that lie inside the word, zero above. Equal to `bfe` lane by
+/// lane (test `bfe_u32_uniform_equals_bfe`).
+#[inline(always)]
+fn bfe_u32_uniform(a: &[u32; 32], pos: u32, len: u32) -> [u32; 32] {
+    if pos >= 32 || len == 0 {
+        return [0; 32];
+    }
+    let v = len.min(32 - pos);
+    let low = if v >= 32 { !0 } else { (1u32 << v) - 1 };
+    let mut r = [0u32; 32];
+    for l in 0..32 {
+        r[l] = (a[l] >> pos) & low;
+    }
+    r
+}
+
+/// One lane of `mad{.lo,.hi}` on 32 bits or narrower: the definition.
+#[inline(always)]
+fn mad32_lane(hi: Option<bool>, n: Narrow, a: u32, b: u32, c: u32) -> u32 {
+    let (x, y) = (widen(n, a), widen(n, b));
+    let p = match (hi, n) {
+        (None, _) => x.wrapping_mul(y),
+        (Some(false), Narrow::None) => ((x as u64 * y as u64) >> 32) as u32,
+        (Some(true), Narrow::None) => ((x as i32 as i64 * y as i32 as i64) >> 32) as u32,
+        (Some(false), _) => x.wrapping_mul(y) >> 16,
+        (Some(true), _) => ((x as i32).wrapping_mul(y as i32) >> 16) as u32,
+    };
+    narrow(n, p.wrapping_add(c))
+}
+
+/// `mad.lo.{s,u}32` over the warp, a loop LLVM vectorises (test `mad_lo32_equals_mad32_lane`).
+#[inline(always)]
+fn mad_lo32(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32]) -> [u32; 32] {
+    let mut r = [0u32; 32];
+    for l in 0..32 {
+        r[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]);
+    }
+    r
+}
+
 /// Everything not on the hottest paths.
 /// The rarer integer forms, through the numerics crate (one definition of each form).
 fn int_ext(op: IntExtOp, a: u32, b: u32, c: u32) -> u32 {
@@ -650,6 +823,13 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             }
         }
         Inst::MulWide32 { signed, d, a, b } => {
+            if let (true, S::R(x), S::I(v)) = (signed, a, b) {
+                if let Some(k) = pow2_shift(v) {
+                    let r = wide_shift_add(&w.r32[x as usize], k, &[0; 32]);
+                    w.set(d, mask, &r);
+                    return Flow::Next;
+                }
+            }
             let (mut t7_0, mut t7_1) = (MaybeUninit::uninit(), MaybeUninit::uninit());
             let (a, b) = (w.src(a, &mut t7_0), w.src(b, &mut t7_1));
             let mut r = [0u64; 32];
@@ -688,20 +868,12 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
                 w.src(b, &mut t9_1),
                 w.src(c, &mut t9_2),
             );
-            let mut r = [0u32; 32];
-            for l in 0..32 {
-                let (x, y) = (widen(n, a[l]), widen(n, b[l]));
-                let p = match (hi, n) {
-                    (None, _) => x.wrapping_mul(y),
-                    (Some(false), Narrow::None) => ((x as u64 * y as u64) >> 32) as u32,
-                    (Some(true), Narrow::None) => {
-                        ((x as i32 as i64 * y as i32 as i64) >> 32) as u32
-                    }
-                    (Some(false), _) => x.wrapping_mul(y) >> 16,
-                    (Some(true), _) => ((x as i32).wrapping_mul(y as i32) >> 16) as u32,
-                };
-                r[l] = narrow(n, p.wrapping_add(c[l]));
-            }
+            // `mad.lo` on whole words (Triton's 18): the form matched once, not per lane
+            let r = if let (None, Narrow::None) = (hi, n) {
+                mad_lo32(a, b, c)
+            } else {
+                std::array::from_fn(|l| mad32_lane(hi, n, a[l], b[l], c[l]))
+            };
             w.set(d, mask, &r);
         }
         Inst::Mad64 { hi, d, a, b, c } => {
@@ -745,6 +917,14 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::MadWide32 { signed, d, a, b, c } => {
+            // Triton's address arithmetic `mad.wide.s32 %rd, %r, 2, %rd` (29 a K step)
+            if let (true, S::R(x), S::I(v), S::R(z)) = (signed, a, b, c) {
+                if let Some(k) = pow2_shift(v) {
+                    let r = wide_shift_add(&w.r32[x as usize], k, &w.r64[z as usize]);
+                    w.set(d, mask, &r);
+                    return Flow::Next;
+                }
+            }
             let (ta, tb, tc);
             let (a, b, c) = (
                 src_ref!(w, a, r32, ta),
@@ -894,6 +1074,13 @@ pub(super) fn exec_other(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
             w.set(d, mask, &r);
         }
         Inst::Bfe32 { signed, d, a, b, c } => {
+            // position and length immediates (Triton's descriptor fields, `bfe.u32 %r, %r, 4,
+            // 14`): the field's shift and mask are the warp's, not worked out per lane
+            if let (false, S::R(x), S::I(pos), S::I(len)) = (signed, a, b, c) {
+                let r = bfe_u32_uniform(&w.r32[x as usize], pos & 0xff, len & 0xff);
+                w.set(d, mask, &r);
+                return Flow::Next;
+            }
             let (mut t16_0, mut t16_1, mut t16_2) = (
                 MaybeUninit::uninit(),
                 MaybeUninit::uninit(),
@@ -1165,6 +1352,171 @@ mod tests {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// xorshift64: the random words of the tests below
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut s = seed;
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        }
+    }
+
+    #[test]
+    fn bin32_imm_equals_the_general_loop() {
+        use IntOp::*;
+        let ops = [
+            Add, Sub, MulLo, MulHiU, MulHiS, DivU, DivS, RemU, RemS, MinU, MinS, MaxU, MaxS, And,
+            Or, Xor, Shl, ShrU, ShrS, AddSatS, SubSatS,
+        ];
+        let mut next = rng(0x2545_f491_4f6c_dd1d);
+        let mut fast = 0;
+        for i in 0..20_000 {
+            let a: [u32; 32] = std::array::from_fn(|_| next() as u32);
+            // shift amounts at and around the width, small and arbitrary values
+            let v = match i % 4 {
+                0 => (next() % 70) as u32,
+                1 => [0, 1, 31, 32, 33, !0, 0x8000_0000][(next() % 7) as usize],
+                _ => next() as u32,
+            };
+            for op in ops {
+                if let Some(r) = bin32_imm(op, &a, v) {
+                    fast += 1;
+                    assert_eq!(
+                        r,
+                        bin32_lanes(op, Narrow::None, &a, &[v; 32]),
+                        "{op:?} {v:#x}"
+                    );
+                }
+            }
+        }
+        assert!(fast >= 20_000 * 9, "the fast path answered {fast} times");
+    }
+
+    #[test]
+    fn select_operands_equals_select_lanes() {
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..5_000 {
+            let file: Vec<[u32; 32]> = (0..3)
+                .map(|_| std::array::from_fn(|_| next() as u32))
+                .collect();
+            let file64: Vec<[u64; 32]> = (0..3).map(|_| std::array::from_fn(|_| next())).collect();
+            let c = next() as u32;
+            let (u, v) = (next(), if next() % 2 == 0 { 0 } else { next() });
+            let (x, y) = ((next() % 3) as u16, (next() % 3) as u16);
+            let forms = |u: u64, v: u64| {
+                [
+                    (S::R(x), S::R(y)),
+                    (S::R(x), S::I(v)),
+                    (S::I(u), S::R(y)),
+                    (S::I(u), S::I(v)),
+                ]
+            };
+            for (a, b) in forms(u, v) {
+                let val = |s: S<u64>| match s {
+                    S::R(i) => file64[i as usize],
+                    S::I(k) => [k; 32],
+                };
+                assert_eq!(
+                    select_operands(c, &file64, a, b),
+                    select_lanes(c, &val(a), &val(b))
+                );
+                let narrow = |s: S<u64>| match s {
+                    S::R(i) => S::R(i),
+                    S::I(k) => S::I(k as u32),
+                };
+                let val32 = |s: S<u32>| match s {
+                    S::R(i) => file[i as usize],
+                    S::I(k) => [k; 32],
+                };
+                let (a, b) = (narrow(a), narrow(b));
+                assert_eq!(
+                    select_operands(c, &file, a, b),
+                    select_lanes(c, &val32(a), &val32(b))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wide_shift_add_equals_the_sign_extended_product() {
+        let mut next = rng(0x6a09_e667_f3bc_c909);
+        let edges = [
+            0u32,
+            1,
+            2,
+            0x7fff_ffff,
+            0x8000_0000,
+            0x8000_0001,
+            !0,
+            !1,
+            0xffff,
+        ];
+        for i in 0..3_000 {
+            let a: [u32; 32] = std::array::from_fn(|l| {
+                if i % 3 == 0 {
+                    edges[(next() % edges.len() as u64) as usize]
+                } else {
+                    next() as u32 >> (l % 4 * 8)
+                }
+            });
+            let c: [u64; 32] = std::array::from_fn(|_| next());
+            for v in 0..=u32::MAX.min(1 << 31) {
+                let Some(k) = pow2_shift(v) else {
+                    if v > 64 {
+                        break;
+                    }
+                    continue;
+                };
+                let want: [u64; 32] = std::array::from_fn(|l| {
+                    ((a[l] as i32 as i64).wrapping_mul(v as i32 as i64) as u64).wrapping_add(c[l])
+                });
+                assert_eq!(wide_shift_add(&a, k, &c), want, "times {v}");
+                assert_eq!(wide_shift_add_scalar(&a, k, &c), want, "times {v}");
+            }
+            for k in 0..=30 {
+                let v = 1u32 << k;
+                assert_eq!(pow2_shift(v), Some(k));
+                let want: [u64; 32] = std::array::from_fn(|l| {
+                    ((a[l] as i32 as i64).wrapping_mul(v as i32 as i64) as u64).wrapping_add(c[l])
+                });
+                assert_eq!(wide_shift_add(&a, k, &c), want, "times 2^{k}");
+            }
+        }
+        // not a positive s32 power of two: the general loop
+        for v in [0u32, 3, 6, 0x8000_0000, 0xffff_fffe, !0] {
+            assert_eq!(pow2_shift(v), None, "{v:#x}");
+        }
+    }
+
+    #[test]
+    fn mad_lo32_equals_mad32_lane() {
+        let mut next = rng(0x3c6e_f372_fe94_f82b);
+        for _ in 0..20_000 {
+            let [a, b, c]: [[u32; 32]; 3] =
+                std::array::from_fn(|_| std::array::from_fn(|_| next() as u32));
+            let want: [u32; 32] =
+                std::array::from_fn(|l| mad32_lane(None, Narrow::None, a[l], b[l], c[l]));
+            assert_eq!(mad_lo32(&a, &b, &c), want);
+        }
+    }
+
+    #[test]
+    fn bfe_u32_uniform_equals_bfe() {
+        let mut next = rng(0xbb67_ae85_84ca_a73b);
+        for _ in 0..12 {
+            let a: [u32; 32] = std::array::from_fn(|_| next() as u32);
+            for pos in 0..=255 {
+                for len in 0..=255 {
+                    let want: [u32; 32] =
+                        std::array::from_fn(|l| bfe(a[l] as u64, 32, pos, len, false) as u32);
+                    assert_eq!(bfe_u32_uniform(&a, pos, len), want, "pos {pos} len {len}");
                 }
             }
         }

@@ -185,31 +185,57 @@ pub(super) fn exec<O: Observer>(
                 }
             }
         } else {
-            // the matrix's 8 rows copied once (one bounds check per row, proven above), then
-            // each lane's pair picked at constant indices
-            let mut tile = [[0u16; 8]; 8];
-            for (row, loc) in tile.iter_mut().zip(rows[m]) {
-                // a faulting row reads as zero (the fault is already reported)
-                if let Some((c, off)) = loc {
+            // a faulting row (`None`, already reported) reads as zero
+            let ctas = &*cx.ctas;
+            let bytes: [Option<&[u8; 16]>; 8] = std::array::from_fn(|r| {
+                rows[m][r].map(|(c, off)| {
                     let at = off as usize;
-                    let bytes = &cx.ctas[c].shared[at..at + 16];
-                    for (e, b) in row.iter_mut().zip(bytes.chunks_exact(2)) {
-                        *e = u16::from_le_bytes([b[0], b[1]]);
-                    }
-                }
-            }
-            let pick = |trans: bool| -> [u32; 32] {
-                std::array::from_fn(|t| {
-                    let [(r0, c0), (r1, c1)] = pair(t, trans);
-                    u32::from(tile[r0][c0]) | u32::from(tile[r1][c1]) << 16
+                    <&[u8; 16]>::try_from(&ctas[c].shared[at..at + 16]).expect("16 bytes")
                 })
+            });
+            let out = if i.trans {
+                transposed_pairs(&bytes)
+            } else {
+                row_pairs(&bytes)
             };
-            // one loop per layout, so that the indices are constants after unrolling
-            let out = if i.trans { pick(true) } else { pick(false) };
             w.set(reg, mask, &out);
         }
     }
     Flow::Next
+}
+
+/// One `.m8n8.b16` matrix as loaded without `.trans`: lane t holds the two elements at row
+/// t/4, columns 2(t%4) and 2(t%4)+1 — the four-byte word t%4 of row t/4, low half first — so
+/// the warp's 32 registers are the 8 rows of 16 bytes laid end to end, read as little-endian
+/// words. A missing row reads as zero.
+fn row_pairs(rows: &[Option<&[u8; 16]>; 8]) -> [u32; 32] {
+    let mut out = [0u32; 32];
+    for (words, row) in out.chunks_exact_mut(4).zip(rows) {
+        if let Some(bytes) = row {
+            for (v, b) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+                *v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+        }
+    }
+    out
+}
+
+/// One `.m8n8.trans.b16` matrix: the 8 rows copied once into a tile, then lane t's pair
+/// (rows 2(t%4), 2(t%4)+1 of column t/4) picked at constant indices. A missing row reads as
+/// zero.
+fn transposed_pairs(rows: &[Option<&[u8; 16]>; 8]) -> [u32; 32] {
+    let mut tile = [[0u16; 8]; 8];
+    for (row, bytes) in tile.iter_mut().zip(rows) {
+        if let Some(bytes) = bytes {
+            for (e, b) in row.iter_mut().zip(bytes.chunks_exact(2)) {
+                *e = u16::from_le_bytes([b[0], b[1]]);
+            }
+        }
+    }
+    std::array::from_fn(|t| {
+        let [(r0, c0), (r1, c1)] = pair(t, true);
+        u32::from(tile[r0][c0]) | u32::from(tile[r1][c1]) << 16
+    })
 }
 
 /// The address lane and the byte within its 16-byte row of byte `j` of register `q` of lane
@@ -287,4 +313,47 @@ pub(super) fn movmatrix<O: Observer>(
     });
     w.set(d, mask, &out);
     Flow::Next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition: lane t takes the elements `pair(t, trans)` names, each the
+    /// little-endian 16-bit value at (row, 2·column) of the 8 rows; a missing row is zero.
+    fn by_definition(rows: &[Option<&[u8; 16]>; 8], trans: bool) -> [u32; 32] {
+        std::array::from_fn(|t| {
+            let [e0, e1] = pair(t, trans).map(|(r, c)| {
+                rows[r].map_or(0, |b| {
+                    u32::from(u16::from_le_bytes([b[2 * c], b[2 * c + 1]]))
+                })
+            });
+            e0 | e1 << 16
+        })
+    }
+
+    #[test]
+    fn matrix_pairs_equal_the_layout_definition() {
+        let mut s = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..2_000 {
+            let data: [[u8; 16]; 8] =
+                std::array::from_fn(|_| std::array::from_fn(|_| next() as u8));
+            let missing = next() as u8;
+            let rows: [Option<&[u8; 16]>; 8] = std::array::from_fn(|r| {
+                (missing >> r & 1 == 0 || missing < 64).then_some(&data[r])
+            });
+            assert_eq!(row_pairs(&rows), by_definition(&rows, false), "{rows:?}");
+            assert_eq!(
+                transposed_pairs(&rows),
+                by_definition(&rows, true),
+                "{rows:?}"
+            );
+        }
+    }
 }
