@@ -53,8 +53,63 @@ pub fn supported(c: &CvtInst) -> bool {
 
 /// `cvt.rn.f16x2.f32` of whole register arrays: `a` to the upper half, `b` to the lower, each
 /// through the bit-level rounding `cvt_pack_f32` applies to this form (so the same bits).
+/// With F16C (run-time detected) the hardware conversion does it, eight lanes an instruction;
+/// otherwise, or when a lane is a NaN, the lane loop.
 #[inline]
 fn pack_f16x2_rn(a: &[u32; 32], b: &[u32; 32]) -> [u32; 32] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("f16c") {
+        // SAFETY: the CPU has F16C (and so AVX), detected just now.
+        if let Some(r) = unsafe { pack_f16x2_rn_f16c(a, b) } {
+            return r;
+        }
+    }
+    pack_f16x2_rn_lanes(a, b)
+}
+
+/// `pack_f16x2_rn` by `vcvtps2ph`, which rounds to nearest even (immediate 0), gives f16
+/// subnormals and overflows to infinity as `f16_rne_lane` does (MXCSR keeps Rust's default:
+/// DAZ off, so an f32 subnormal rounds to a signed zero rather than being flushed first, the
+/// same bits either way), but keeps a NaN's sign and payload where this form gives
+/// the canonical NaN: a warp with a NaN lane returns `None`. Test
+/// `f16c_pack_equals_the_lane_loop`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+unsafe fn pack_f16x2_rn_f16c(a: &[u32; 32], b: &[u32; 32]) -> Option<[u32; 32]> {
+    use std::arch::x86_64::*;
+    // a NaN is a magnitude above infinity's bits (a positive i32 compare)
+    let (abs, inf) = (_mm_set1_epi32(0x7fff_ffff), _mm_set1_epi32(0x7f80_0000));
+    let mut nan = _mm_setzero_si128();
+    for i in 0..8 {
+        let x = _mm_loadu_si128(a.as_ptr().add(4 * i).cast());
+        let y = _mm_loadu_si128(b.as_ptr().add(4 * i).cast());
+        nan = _mm_or_si128(nan, _mm_cmpgt_epi32(_mm_and_si128(x, abs), inf));
+        nan = _mm_or_si128(nan, _mm_cmpgt_epi32(_mm_and_si128(y, abs), inf));
+    }
+    if _mm_movemask_epi8(nan) != 0 {
+        return None;
+    }
+    let mut r = [0u32; 32];
+    for i in 0..4 {
+        let hx = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(
+            a.as_ptr().add(8 * i).cast(),
+        ));
+        let hy = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(
+            b.as_ptr().add(8 * i).cast(),
+        ));
+        // lane l's word: b's half low, a's half high
+        _mm_storeu_si128(r.as_mut_ptr().add(8 * i).cast(), _mm_unpacklo_epi16(hy, hx));
+        _mm_storeu_si128(
+            r.as_mut_ptr().add(8 * i + 4).cast(),
+            _mm_unpackhi_epi16(hy, hx),
+        );
+    }
+    Some(r)
+}
+
+/// `pack_f16x2_rn` lane by lane (the definition the F16C path is tested against).
+#[inline]
+fn pack_f16x2_rn_lanes(a: &[u32; 32], b: &[u32; 32]) -> [u32; 32] {
     let mut r = [0u32; 32];
     for l in 0..32 {
         r[l] = (f16_rne_lane(a[l]) << 16) | f16_rne_lane(b[l]);
@@ -232,6 +287,64 @@ mod tests {
                 f16_rne_lane(x),
                 f32_to_f16_rne(f32::from_bits(x)) as u32,
                 "{x:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn f16c_pack_equals_the_lane_loop() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if !std::arch::is_x86_feature_detected!("f16c") {
+                eprintln!("no F16C on this CPU: only the lane loop runs");
+                return;
+            }
+            // a stride through all 2^32 patterns, then every pattern around the rounding,
+            // subnormal, overflow and NaN boundaries, 32 lanes at a time
+            let mut xs: Vec<u32> = (0..=u32::MAX).step_by(1021).collect();
+            for edge in [
+                0u32,
+                1,
+                0x0080_0000,
+                0x3300_0000,
+                0x3380_0000,
+                0x3800_0000,
+                0x3880_0000,
+                0x477f_e000,
+                0x477f_f000,
+                0x7f80_0000,
+            ] {
+                for d in 0..4096u32 {
+                    for s in [0, 0x8000_0000] {
+                        xs.push(s | edge.wrapping_add(d));
+                        xs.push(s | edge.wrapping_sub(d));
+                    }
+                }
+            }
+            let (mut fast, mut nan_warps) = (0, 0);
+            for (i, w) in xs.chunks_exact(64).enumerate() {
+                let a: [u32; 32] = w[..32].try_into().unwrap();
+                let mut b: [u32; 32] = w[32..].try_into().unwrap();
+                if i % 2 == 0 {
+                    b.rotate_left(i % 32);
+                }
+                let want = pack_f16x2_rn_lanes(&a, &b);
+                // SAFETY: F16C detected above.
+                match unsafe { pack_f16x2_rn_f16c(&a, &b) } {
+                    Some(r) => {
+                        fast += 1;
+                        assert_eq!(r, want, "{a:x?} {b:x?}");
+                    }
+                    None => {
+                        nan_warps += 1;
+                        assert!(a.iter().chain(&b).any(|&x| x & 0x7fff_ffff > 0x7f80_0000));
+                    }
+                }
+                assert_eq!(pack_f16x2_rn(&a, &b), want);
+            }
+            assert!(
+                fast > 10_000 && nan_warps > 100,
+                "{fast} fast, {nan_warps} NaN warps"
             );
         }
     }
