@@ -352,6 +352,14 @@ impl Warp {
     /// Leaves `cur_mask == 0` when none is runnable.
     pub fn regroup_from_pcs(&mut self) {
         let runnable = self.live & !self.blocked;
+        // nothing runnable (a whole warp blocked at a barrier, or exited): what the scans below
+        // give for no lane, without their two passes over 32 lanes
+        if runnable == 0 {
+            self.cur_pc = u32::MAX;
+            self.cur_mask = 0;
+            self.parked_min = u32::MAX;
+            return;
+        }
         if !self.call_stacks.is_empty() && self.stacks_differ(runnable) {
             self.regroup_by_frames(runnable);
             return;
@@ -648,12 +656,15 @@ impl<O: Observer> Ctx<'_, '_, O> {
 /// Runs up to `budget` warp-instructions of `w`.
 pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64) -> Stop {
     let k = cx.env.k;
-    let code = &k.code[..];
-    let guards = &k.guards[..];
+    // both arrays cut to one length (the loader's are equal), so one bounds check covers both
+    let n = k.code.len().min(k.guards.len());
+    let (code, guards) = (&k.code[..n], &k.guards[..n]);
     let mut steps = 0u64;
     let mut threads = 0u64;
     let stop = loop {
-        if w.cur_mask == 0 {
+        // read once: the stores through `cx` below would make the compiler read it again
+        let cur = w.cur_mask;
+        if cur == 0 {
             break Stop::NoRunnable;
         }
         if steps >= budget {
@@ -662,18 +673,18 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
         let pc = w.cur_pc;
         let inst = &code[pc as usize];
         let mask = match guards[pc as usize] {
-            None => w.cur_mask,
-            Some(g) => w.cur_mask & w.pred(g),
+            None => cur,
+            Some(g) => cur & w.pred(g),
         };
         steps += 1;
-        // per step (not batched) so that observers see a monotone `At::time`
-        cx.out.warp_instructions += 1;
         // a converged warp skips the popcount (a dozen instructions on baseline x86-64)
-        threads += if w.cur_mask == FULL {
+        threads += if cur == FULL {
             32
         } else {
-            w.cur_mask.count_ones() as u64
+            cur.count_ones() as u64
         };
+        // per step (not batched) so that observers see a monotone `At::time`
+        cx.out.warp_instructions += 1;
         cx.obs.instruction(cx.at(w, mask));
         let flow = match inst {
             Inst::Fence { kind } => {
@@ -807,4 +818,79 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
     };
     cx.out.thread_instructions += threads;
     stop
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warp(pc: [u32; 32], live: u32, blocked: u32) -> Warp {
+        Warp {
+            r32: Vec::new(),
+            r64: Vec::new(),
+            preds: Vec::new(),
+            pc,
+            live,
+            blocked,
+            cur_pc: 7,
+            cur_mask: 1,
+            parked_min: 3,
+            waits: Vec::new(),
+            local: Vec::new(),
+            local_bytes: 0,
+            call_stacks: Vec::new(),
+            stack_top: Vec::new(),
+            id: 0,
+            spin_memo: None,
+            cluster_arrived: 0,
+            cluster_gen: 0,
+            cc: 0,
+        }
+    }
+
+    /// The lowest-PC rule by definition: the group is the runnable lanes at the lowest PC,
+    /// `parked_min` the lowest PC of the other runnable lanes; none runnable is
+    /// (`u32::MAX`, 0, `u32::MAX`).
+    fn by_definition(w: &Warp) -> (u32, u32, u32) {
+        let runnable = w.live & !w.blocked;
+        let lanes = (0..32).filter(|&l| runnable >> l & 1 != 0);
+        let min = lanes.clone().map(|l| w.pc[l]).min().unwrap_or(u32::MAX);
+        let mask = lanes
+            .clone()
+            .filter(|&l| w.pc[l] == min)
+            .fold(0, |m, l| m | 1 << l);
+        let second = lanes
+            .map(|l| w.pc[l])
+            .filter(|&p| p != min)
+            .min()
+            .unwrap_or(u32::MAX);
+        (min, mask, second)
+    }
+
+    #[test]
+    fn regroup_from_pcs_picks_the_lowest_pc_group() {
+        let mut s = 0x243f_6a88_85a3_08d3_u64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for i in 0..20_000 {
+            let pc: [u32; 32] = std::array::from_fn(|_| (next() % 4) as u32 + 10);
+            let live = match i % 4 {
+                0 => 0,
+                1 => !0,
+                _ => next() as u32,
+            };
+            let blocked = match i % 3 {
+                0 => live,
+                1 => 0,
+                _ => next() as u32,
+            };
+            let mut w = warp(pc, live, blocked);
+            w.regroup_from_pcs();
+            assert_eq!((w.cur_pc, w.cur_mask, w.parked_min), by_definition(&w));
+        }
+    }
 }
