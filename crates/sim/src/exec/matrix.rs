@@ -32,7 +32,7 @@
 //! gets the transposed matrix in the same layout, i.e. what `ldmatrix.trans` would load from
 //! the matrix stored row-major.
 
-use super::memory::{fault, lane_addr, resolve, Loc};
+use super::memory::{fault, lane_addr, lane_addrs, resolve, shared_offsets, Loc};
 use super::{Ctx, Flow, Warp, FULL};
 use crate::error::rules;
 use crate::mem::MemFault;
@@ -100,7 +100,31 @@ pub(super) fn exec<O: Observer>(
     let n = i.regs.len();
     // rows[m][r]: the shared location of the row at lane 8m + r (row r of matrix m for .m8n8)
     let mut rows = [[None::<(usize, u32)>; 8]; 4];
-    for m in 0..n {
+    // a `.shared` form whose row addresses all lie, 16-byte aligned, in the CTA's own window
+    // (every Triton ldmatrix): the warp's addresses checked four lanes at a time, as the
+    // warp-wide ld/st do; any other case takes the per-lane loop, which reports the faults
+    let row_lanes = if n >= 4 { FULL } else { (1u32 << (8 * n)) - 1 };
+    let fast = (i.space == Space::Shared && !cx.env.reference_paths)
+        .then(|| {
+            let addrs = lane_addrs(w, i.addr);
+            shared_offsets(
+                &addrs,
+                row_lanes,
+                16,
+                16,
+                cx.ctas[cx.me].shared.len(),
+                cx.me,
+            )
+        })
+        .flatten();
+    if let Some(offs) = fast {
+        for (m, rs) in rows.iter_mut().enumerate().take(n) {
+            for (r, row) in rs.iter_mut().enumerate() {
+                *row = Some((cx.me, offs[8 * m + r]));
+            }
+        }
+    }
+    for m in 0..if fast.is_some() { 0 } else { n } {
         for r in 0..8 {
             let l = 8 * m + r;
             let raw = lane_addr(w, i.addr, l);

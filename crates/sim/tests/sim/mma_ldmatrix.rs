@@ -118,3 +118,50 @@ fn ldmatrix_fragments_and_stmatrix_round_trip() {
         );
     }
 }
+
+/// The warp-wide row check of `ldmatrix` (every row address in the CTA's own window, 16-byte
+/// aligned and in bounds) against the per-lane path (`RunOptions::reference_paths`): the same
+/// registers and stores, and when one lane's address is misaligned, past the shared memory or
+/// in another CTA's window, the same findings (the warp-wide check hands that warp-instruction
+/// to the per-lane path, which reports them).
+#[test]
+fn ldmatrix_row_check_equals_the_per_lane_path() {
+    let base = PTX.replace(
+        ".reg .b64 %rd<8>;",
+        ".reg .b64 %rd<8>;\n    .reg .b16 %rs<2>;",
+    );
+    let base = base.replace("shl.b32 %r2, %r1, 1;", "mov.u32 %r2, %r1;");
+    let base = base.replace("add.u32 %r3, %r3, 64;", "add.u32 %r3, %r3, 32;");
+    let run_one = |lane: u32, delta: u32, reference_paths: bool| {
+        let skew = format!(
+            "add.u32 %r14, %r13, %r12;\n    setp.eq.u32 %p1, %r1, {lane};\n    @%p1 add.u32 %r14, %r14, {delta};"
+        );
+        let ptx = base.replace("add.u32 %r14, %r13, %r12;", &skew);
+        let k = load_src(&ptx, "ldm_skew.ptx");
+        let mut g = GlobalMemory::new();
+        install_globals(&k, &mut g).unwrap();
+        let out = g.alloc("out", &[0u8; 32 * 32]);
+        let back = g.alloc("back", &[0u8; 1024]);
+        let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [out, back]));
+        let opts = RunOptions {
+            reference_paths,
+            ..RunOptions::default()
+        };
+        let r = run(&k, &launch, &g, &opts).expect("launch");
+        let diags: Vec<String> = r.diagnostics.iter().map(|d| format!("{d:?}")).collect();
+        (g.read_buffer(out).unwrap(), diags)
+    };
+    // no skew; 8 bytes (misaligned); past the 2 KiB of shared memory; rank bits of CTA 2
+    for (lane, delta) in [(0, 0), (5, 8), (31, 0x1_0000), (17, 0x0200_0000), (0, 16)] {
+        let fast = run_one(lane, delta, false);
+        let per_lane = run_one(lane, delta, true);
+        assert_eq!(fast, per_lane, "lane {lane} delta {delta:#x}");
+        let faults = !matches!(delta, 0 | 16);
+        assert_eq!(
+            !fast.1.is_empty(),
+            faults,
+            "lane {lane} delta {delta:#x}: {:?}",
+            fast.1
+        );
+    }
+}
