@@ -392,6 +392,20 @@ fn select_operands<T: Blend>(c: u32, file: &[[T; 32]], a: S<T>, b: S<T>) -> [T; 
     }
 }
 
+/// `selp.b32`, called with the decoded fields (Triton runs 119 a K step: a function of its
+/// own, with a small frame, and no second match on the instruction).
+pub(super) fn selp32(w: &mut Warp, mask: u32, d: u16, a: S<u32>, b: S<u32>, p: PSrc) -> Flow {
+    let r = select_operands(w.pred(p), &w.r32, a, b);
+    w.set(d, mask, &r);
+    Flow::Next
+}
+
+pub(super) fn selp64(w: &mut Warp, mask: u32, d: u16, a: S<u64>, b: S<u64>, p: PSrc) -> Flow {
+    let r = select_operands(w.pred(p), &w.r64, a, b);
+    w.set(d, mask, &r);
+    Flow::Next
+}
+
 pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
     match *inst {
         Inst::Setp32 {
@@ -468,14 +482,6 @@ pub(super) fn compare(w: &mut Warp, mask: u32, inst: &Inst) -> Flow {
                 let f = combine(w, !bits, comb);
                 w.set_pred(q, mask, f);
             }
-        }
-        Inst::Selp32 { d, a, b, p } => {
-            let r = select_operands(w.pred(p), &w.r32, a, b);
-            w.set(d, mask, &r);
-        }
-        Inst::Selp64 { d, a, b, p } => {
-            let r = select_operands(w.pred(p), &w.r64, a, b);
-            w.set(d, mask, &r);
         }
         _ => unreachable!("compare() called with {inst:?}"),
     }

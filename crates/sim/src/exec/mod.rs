@@ -710,10 +710,9 @@ pub fn run_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, budget: u64)
                 w.mov(*d, mask, *a);
                 Flow::Next
             }
-            Inst::Setp32 { .. }
-            | Inst::Setp64 { .. }
-            | Inst::Selp32 { .. }
-            | Inst::Selp64 { .. } => int::compare(w, mask, inst),
+            Inst::Setp32 { .. } | Inst::Setp64 { .. } => int::compare(w, mask, inst),
+            Inst::Selp32 { d, a, b, p } => int::selp32(w, mask, *d, *a, *b, *p),
+            Inst::Selp64 { d, a, b, p } => int::selp64(w, mask, *d, *a, *b, *p),
             Inst::F32Bin { .. }
             | Inst::F32Fma { .. }
             | Inst::F32Un { .. }
