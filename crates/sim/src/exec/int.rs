@@ -1473,19 +1473,6 @@ mod tests {
                 }
             });
             let c: [u64; 32] = std::array::from_fn(|_| next());
-            for v in 0..=u32::MAX.min(1 << 31) {
-                let Some(k) = pow2_shift(v) else {
-                    if v > 64 {
-                        break;
-                    }
-                    continue;
-                };
-                let want: [u64; 32] = std::array::from_fn(|l| {
-                    ((a[l] as i32 as i64).wrapping_mul(v as i32 as i64) as u64).wrapping_add(c[l])
-                });
-                assert_eq!(wide_shift_add(&a, k, &c), want, "times {v}");
-                assert_eq!(wide_shift_add_scalar(&a, k, &c), want, "times {v}");
-            }
             for k in 0..=30 {
                 let v = 1u32 << k;
                 assert_eq!(pow2_shift(v), Some(k));
@@ -1493,6 +1480,7 @@ mod tests {
                     ((a[l] as i32 as i64).wrapping_mul(v as i32 as i64) as u64).wrapping_add(c[l])
                 });
                 assert_eq!(wide_shift_add(&a, k, &c), want, "times 2^{k}");
+                assert_eq!(wide_shift_add_scalar(&a, k, &c), want, "times 2^{k}");
             }
         }
         // not a positive s32 power of two: the general loop
