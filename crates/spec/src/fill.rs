@@ -86,25 +86,43 @@ impl Fill {
     /// so with many engine threads this serial step was a large part of a short run.
     pub fn generate_threads(&self, dtype: DType, elements: usize, threads: usize) -> Vec<u8> {
         let size = dtype.size();
+        let parts = threads.min(Self::useful_threads(elements));
+        // ranges of whole 8-draw blocks; a few more ranges than threads, so a thread that
+        // starts late takes fewer of them
+        let per = elements.div_ceil(parts * 4).next_multiple_of(8);
+        if parts > 1 && rayon::current_thread_index().is_some() {
+            // called on a rayon pool's thread (`tmemu run` runs fills and engine in one pool):
+            // the ranges become its tasks, and no thread is started for them. The buffer is
+            // not zeroed first: glibc's calloc of a block from a thread arena's top memsets it
+            // whole, one thread first-touching every page (6 MB of page faults and stores
+            // before issue 7's benchmark could start, perf.md session 9); each task zeroes and
+            // fills its own range instead, so the first touch is spread over the pool.
+            use rayon::prelude::*;
+            let len = elements * size;
+            let mut out: Vec<u8> = Vec::with_capacity(len);
+            out.spare_capacity_mut()[..len]
+                .par_chunks_mut(per * size)
+                .enumerate()
+                .for_each(|(k, chunk)| {
+                    chunk.fill(std::mem::MaybeUninit::new(0));
+                    // SAFETY: every byte of `chunk` was initialised just above, and u8 has no
+                    // invalid values.
+                    let chunk =
+                        unsafe { &mut *(chunk as *mut [std::mem::MaybeUninit<u8>] as *mut [u8]) };
+                    if *self != Fill::Zeros {
+                        self.fill_from(dtype, chunk, k * per);
+                    }
+                });
+            // SAFETY: the chunks cover 0..len, each initialised by its task.
+            unsafe { out.set_len(len) };
+            return out;
+        }
         let mut out = vec![0u8; elements * size];
         if *self == Fill::Zeros {
             return out;
         }
-        let parts = threads.min(Self::useful_threads(elements));
         if parts == 1 {
             self.fill_from(dtype, &mut out, 0);
-            return out;
-        }
-        // ranges of whole 8-draw blocks; a few more ranges than threads, so a thread that
-        // starts late takes fewer of them
-        let per = elements.div_ceil(parts * 4).next_multiple_of(8);
-        if rayon::current_thread_index().is_some() {
-            // called on a rayon pool's thread (`tmemu run` runs fills and engine in one pool):
-            // the ranges become its tasks, and no thread is started for them
-            use rayon::prelude::*;
-            out.par_chunks_mut(per * size)
-                .enumerate()
-                .for_each(|(k, chunk)| self.fill_from(dtype, chunk, k * per));
             return out;
         }
         let work = std::sync::Mutex::new(out.chunks_mut(per * size).enumerate());
@@ -638,8 +656,13 @@ mod tests {
                     for threads in [2, 3, 5, 64] {
                         let got = fill.generate_threads(dtype, n, threads);
                         assert!(got == serial, "{fill:?} {dtype} n {n} threads {threads}");
-                        // the same ranges as tasks of the rayon pool it is called from
-                        let got = pool.install(|| fill.generate_threads(dtype, n, threads));
+                        // the same ranges as tasks of the rayon pool it is called from, into
+                        // memory that held other bytes (the pool path does not start from a
+                        // zeroed block: a range it left unwritten shows as 0xA5)
+                        let got = pool.install(|| {
+                            drop(std::hint::black_box(vec![0xA5u8; serial.len()]));
+                            fill.generate_threads(dtype, n, threads)
+                        });
                         assert!(got == serial, "{fill:?} {dtype} n {n} in a pool, {threads}");
                     }
                 }
