@@ -377,6 +377,35 @@ impl GlobalMemory {
         (bad & mask == 0).then_some(GlobalSpan { buf })
     }
 
+    /// [`lanes_span`](Self::lanes_span) for a full warp whose lane `l` accesses `len` bytes
+    /// (4, 8 or 16) at `regs[l] + add` (wrapping), keeping what that scan computes and drops:
+    /// each lane's offset in the buffer, in `offs`. `Some` only when every access lies in the
+    /// first lane's buffer and is aligned to `len`, as `lanes_span` with align = `len` and
+    /// every lane active accepts (and only for buffers under 2 GiB); `None` otherwise, the
+    /// caller then taking its general path.
+    #[inline(always)]
+    pub fn warp_offsets(
+        &self,
+        regs: &[u64; 32],
+        add: u64,
+        len: u32,
+        offs: &mut [u32; 32],
+    ) -> Option<GlobalSpan<'_>> {
+        let a0 = regs[0].wrapping_add(add);
+        let i = self.buffers.partition_point(|b| b.addr <= a0);
+        let buf = self.buffers.get(i.checked_sub(1)?)?;
+        let room = u32::try_from(buf.len.checked_sub(u64::from(len))?)
+            .ok()
+            .filter(|&r| r <= i32::MAX as u32)?;
+        // an offset is aligned when its address is: buffers start at multiples of 256
+        if buf.addr & u64::from(len - 1) != 0 {
+            return None;
+        }
+        let add = add.wrapping_sub(buf.addr);
+        crate::exec::scan::global_offsets(regs, add, room, len - 1, offs)
+            .then_some(GlobalSpan { buf })
+    }
+
     /// Warp-wide load of `size` (1, 2 or 4) bytes per active lane into `out` (zero-extended)
     /// when [`warp_span`](Self::warp_span) proves every access in bounds and aligned;
     /// returns false, touching nothing, otherwise.
@@ -525,6 +554,18 @@ impl GlobalSpan<'_> {
     pub unsafe fn load(self, addr: u64, size: u32) -> u64 {
         debug_assert!(addr >= self.buf.addr && addr + size as u64 <= self.buf.addr + self.buf.len);
         atomic_load(self.buf.ptr().add((addr - self.buf.addr) as usize), size)
+    }
+
+    /// Loads `size` (1, 2, 4, 8) bytes at byte `off` of the span's buffer, zero-extended.
+    ///
+    /// # Safety
+    /// `[off, off + size)` must lie inside the span's buffer and `off` must be a multiple of
+    /// `size`: true of every element of an access whose offset
+    /// [`warp_offsets`](GlobalMemory::warp_offsets) gave, when `size` divides its length.
+    #[inline(always)]
+    pub unsafe fn load_at(self, off: usize, size: u32) -> u64 {
+        debug_assert!(off as u64 + u64::from(size) <= self.buf.len);
+        atomic_load(self.buf.ptr().add(off), size)
     }
 
     /// Stores the low `size` bytes of `v` at `addr`.

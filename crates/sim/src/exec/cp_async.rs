@@ -29,7 +29,7 @@
 
 use super::memory::{fast_ok, lane_addrs, shared_offsets};
 use super::{Ctx, Warp};
-use crate::mem::GlobalSpan;
+use crate::mem::{GlobalSpan, SHARED_BASE};
 use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place};
 use crate::program::{Any, CpAsyncInst};
 
@@ -46,6 +46,9 @@ pub(super) fn warp<O: Observer>(
         return false;
     }
     let size = u32::from(c.size);
+    if mask == u32::MAX && full_warp(w, cx, c, size) {
+        return true;
+    }
     let n = source_sizes(w, c.src_size, size);
     // lanes that read at least one source byte
     let reads = match c.src_size {
@@ -95,6 +98,105 @@ pub(super) fn warp<O: Observer>(
         }
     }
     true
+}
+
+/// The full warp whose lanes all read their whole chunk or all read none (Triton's tiles:
+/// every copy of the 1024³ benchmark), with the destination in a 32-bit register and the
+/// source in a 64-bit one (the forms nvcc and Triton emit): the shared and global scans
+/// write each lane's offset as they check it, so the copy is two array reads and the moves
+/// per lane, with no `[u64; 32]` of addresses and no per-lane subtraction (≈ 1 080 host
+/// instructions per warp-instruction through the general path below; perf.md, session 9).
+/// It accepts exactly what the general path accepts for such a warp, except for lanes that
+/// name their CTA's rank and buffers of 2 GiB or more, and copies the same bytes in the same
+/// lane order. Returns false, having touched nothing, for any other shape or any lane the
+/// scans refuse: the general path then decides, as it did before this one existed.
+#[inline(always)]
+fn full_warp<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, c: &CpAsyncInst, size: u32) -> bool {
+    // whether the lanes read (all of them) or not (none): the source size clamped to `size`
+    let reads = match c.src_size {
+        None => true,
+        Some(Any::R32(r)) => match super::scan::all_or_none(&w.r32[r as usize], size) {
+            Some(reads) => reads,
+            None => return false,
+        },
+        _ => return false,
+    };
+    let (Any::R32(d), Any::R64(s)) = (c.dst.base, c.src.base) else {
+        return false;
+    };
+    let mut soffs = [0u32; 32];
+    let span = if reads {
+        // the source's address `r + offset` wraps as `lane_addrs` computes it
+        let regs = &w.r64[s as usize];
+        match cx
+            .env
+            .global
+            .warp_offsets(regs, c.src.offset as u64, size, &mut soffs)
+        {
+            Some(span) => Some(span),
+            None => return false,
+        }
+    } else {
+        None
+    };
+    let sh = &mut cx.ctas[cx.me].shared[..];
+    // below 2^24 with the window's base: what `shared_offsets_own` needs to decide as
+    // `shared_offsets` does
+    let limit = match sh.len().checked_sub(size as usize) {
+        Some(l) if l + (SHARED_BASE as usize) < 1 << 24 => l as u32,
+        _ => return false,
+    };
+    let mut doffs = [0u32; 32];
+    // the low 32 bits of `r + offset`, as `shared_bad_lanes` reads `lane_addrs`'s sum
+    let add = (c.dst.offset as u32).wrapping_sub(SHARED_BASE);
+    let regs = &w.r32[d as usize];
+    if !super::scan::shared_offsets_own(regs, add, size - 1, limit, &mut doffs) {
+        return false;
+    }
+    let p = sh.as_mut_ptr();
+    // SAFETY (each arm): `warp_offsets` proved [o, o + size) of every lane's source offset
+    // inside the span's buffer, o a multiple of size; `shared_offsets_own` proved
+    // [o, o + size) of every destination offset inside `sh`.
+    unsafe {
+        match (span, size) {
+            (Some(span), 16) => copy_offsets::<16>(span, &soffs, p, &doffs),
+            (Some(span), 8) => copy_offsets::<8>(span, &soffs, p, &doffs),
+            (Some(span), _) => copy_offsets::<4>(span, &soffs, p, &doffs),
+            // no lane reads a byte: every destination chunk zero-filled, in lane order
+            (None, _) => {
+                for &o in doffs.iter() {
+                    std::ptr::write_bytes(p.add(o as usize), 0, size as usize);
+                }
+            }
+        }
+    }
+    true
+}
+
+/// [`copy_full_warp`] from source offsets in the span's buffer: lane by lane in lane order,
+/// each lane's `S` bytes in naturally aligned 4- or 8-byte relaxed loads (the memory model's
+/// global accesses; the shared stores are the CTA's own plain bytes).
+///
+/// # Safety
+/// For every lane `l`: `[doffs[l], doffs[l] + S)` inside the allocation at `p`, and
+/// `[soffs[l], soffs[l] + S)` inside `span`'s buffer with `soffs[l]` a multiple of `S`.
+#[inline(always)]
+unsafe fn copy_offsets<const S: u32>(
+    span: GlobalSpan<'_>,
+    soffs: &[u32; 32],
+    p: *mut u8,
+    doffs: &[u32; 32],
+) {
+    for l in 0..32 {
+        let (s, d) = (soffs[l] as usize, p.add(doffs[l] as usize));
+        if S == 4 {
+            write_le(d, 4, span.load_at(s, 4));
+        } else {
+            for i in 0..(S / 8) as usize {
+                write_le(d.add(8 * i), 8, span.load_at(s + 8 * i, 8));
+            }
+        }
+    }
 }
 
 /// Reports the `cp.async` of the lanes of `mask` to the observer (only when it

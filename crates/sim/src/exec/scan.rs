@@ -100,6 +100,127 @@ fn nonzero_lanes_scalar(v: &[u32; 32]) -> u32 {
     bits
 }
 
+/// The full-warp `cp.async` scans (exec/cp_async.rs), which keep the offsets they check: every
+/// lane is active, so there is no mask, and the verdict is one bool for the warp, accumulated
+/// across lanes instead of a bit per lane.
+///
+/// Global: `offs[l]` receives the low half of `x = regs[l] + add` (wrapping; `add` is the
+/// instruction's offset minus the buffer's start, so `x` is the lane's offset in the buffer);
+/// true when every `x` is at most `room` and a multiple of `amask + 1`. `room` must be at
+/// most `i32::MAX`: then `x <= room` is "high half 0, low half non-negative as i32 and not
+/// above `room`", which SSE2's signed 32-bit compare can decide.
+#[inline(always)]
+pub(crate) fn global_offsets(
+    regs: &[u64; 32],
+    add: u64,
+    room: u32,
+    amask: u32,
+    offs: &mut [u32; 32],
+) -> bool {
+    debug_assert!(room <= i32::MAX as u32);
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: as in `shared_bad_lanes`
+        unsafe { sse2::global_offsets(regs, add, room, amask, offs) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        global_offsets_scalar(regs, add, room, amask, offs)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn global_offsets_scalar(
+    regs: &[u64; 32],
+    add: u64,
+    room: u32,
+    amask: u32,
+    offs: &mut [u32; 32],
+) -> bool {
+    let mut ok = true;
+    for l in 0..32 {
+        let x = regs[l].wrapping_add(add);
+        offs[l] = x as u32;
+        ok &= (x <= u64::from(room)) & (x as u32 & amask == 0);
+    }
+    ok
+}
+
+/// Shared, for the executing CTA's own window without a rank (rank bits 0): `offs[l]`
+/// receives `off = regs[l] + add` (wrapping; `add` is the instruction's offset minus
+/// `SHARED_BASE`); true when every `off` is at most `limit` and a multiple of `amask + 1`.
+/// With `limit + SHARED_BASE < 2^24` (the caller's condition) that is exactly
+/// [`shared_bad_lanes`] finding no lane bad with every lane's rank bits 0: `off <= limit`
+/// puts the address `off + SHARED_BASE` below 2^24, so its rank bits are 0 and its offset is
+/// `off`. A lane that names its rank explicitly fails here (the general scan takes it).
+#[inline(always)]
+pub(crate) fn shared_offsets_own(
+    regs: &[u32; 32],
+    add: u32,
+    amask: u32,
+    limit: u32,
+    offs: &mut [u32; 32],
+) -> bool {
+    debug_assert!(limit <= i32::MAX as u32);
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: as in `shared_bad_lanes`
+        unsafe { sse2::shared_offsets_own(regs, add, amask, limit, offs) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        shared_offsets_own_scalar(regs, add, amask, limit, offs)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn shared_offsets_own_scalar(
+    regs: &[u32; 32],
+    add: u32,
+    amask: u32,
+    limit: u32,
+    offs: &mut [u32; 32],
+) -> bool {
+    let mut ok = true;
+    for l in 0..32 {
+        let off = regs[l].wrapping_add(add);
+        offs[l] = off;
+        ok &= (off <= limit) & (off & amask == 0);
+    }
+    ok
+}
+
+/// Whether every lane of a `cp.async` source-size register reads its whole chunk
+/// (`Some(true)`: each `v[l] >= size`) or none of it (`Some(false)`: each `v[l] == 0`);
+/// `None` for a mix. `size` is a power of two.
+#[inline(always)]
+pub(crate) fn all_or_none(v: &[u32; 32], size: u32) -> Option<bool> {
+    debug_assert!(size.is_power_of_two());
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: as in `nonzero_lanes`
+        unsafe { sse2::all_or_none(v, size) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        all_or_none_scalar(v, size)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn all_or_none_scalar(v: &[u32; 32], size: u32) -> Option<bool> {
+    if v.iter().all(|&x| x >= size) {
+        Some(true)
+    } else if v.iter().all(|&x| x == 0) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
@@ -136,6 +257,88 @@ mod sse2 {
             is_zero |= bits(_mm_cmpeq_epi32(x, zero)) << (4 * q);
         }
         !is_zero
+    }
+
+    /// All lanes' bits of `acc` (four 32-bit lanes) zero.
+    #[inline(always)]
+    unsafe fn all_zero(acc: __m128i) -> bool {
+        _mm_movemask_epi8(_mm_cmpeq_epi32(acc, _mm_setzero_si128())) == 0xffff
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn global_offsets(
+        regs: &[u64; 32],
+        add: u64,
+        room: u32,
+        amask: u32,
+        offs: &mut [u32; 32],
+    ) -> bool {
+        let add = _mm_set1_epi64x(add as i64);
+        let room = _mm_set1_epi32(room as i32);
+        // `or`: every offset's bits (high halves must be 0; low halves non-negative and
+        // aligned); `above`: a low half above `room`
+        let (mut or, mut above) = (_mm_setzero_si128(), _mm_setzero_si128());
+        for q in 0..8 {
+            let p = regs.as_ptr().add(4 * q);
+            let x0 = _mm_add_epi64(_mm_loadu_si128(p as *const __m128i), add);
+            let x1 = _mm_add_epi64(_mm_loadu_si128(p.add(2) as *const __m128i), add);
+            or = _mm_or_si128(or, _mm_or_si128(x0, x1));
+            // the four low halves in lane order, one shuffle
+            let lo = _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(
+                _mm_castsi128_ps(x0),
+                _mm_castsi128_ps(x1),
+            ));
+            _mm_storeu_si128(offs.as_mut_ptr().add(4 * q) as *mut __m128i, lo);
+            above = _mm_or_si128(above, _mm_cmpgt_epi32(lo, room));
+        }
+        // (low, high) halves: the sign and alignment bits of the low, all of the high
+        let lo_bits = (0x8000_0000 | amask) as i32;
+        let keep = _mm_set_epi32(-1, lo_bits, -1, lo_bits);
+        all_zero(_mm_or_si128(_mm_and_si128(or, keep), above))
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn shared_offsets_own(
+        regs: &[u32; 32],
+        add: u32,
+        amask: u32,
+        limit: u32,
+        offs: &mut [u32; 32],
+    ) -> bool {
+        let add = _mm_set1_epi32(add as i32);
+        let limit = _mm_set1_epi32(limit as i32);
+        let (mut or, mut above) = (_mm_setzero_si128(), _mm_setzero_si128());
+        for q in 0..8 {
+            let off = _mm_add_epi32(
+                _mm_loadu_si128(regs.as_ptr().add(4 * q) as *const __m128i),
+                add,
+            );
+            _mm_storeu_si128(offs.as_mut_ptr().add(4 * q) as *mut __m128i, off);
+            or = _mm_or_si128(or, off);
+            above = _mm_or_si128(above, _mm_cmpgt_epi32(off, limit));
+        }
+        let keep = _mm_set1_epi32((0x8000_0000 | amask) as i32);
+        all_zero(_mm_or_si128(_mm_and_si128(or, keep), above))
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn all_or_none(v: &[u32; 32], size: u32) -> Option<bool> {
+        let zero = _mm_setzero_si128();
+        // below `size` (a power of two) when no bit at or above its bit is set
+        let high = _mm_set1_epi32(!(size - 1) as i32);
+        let (mut short, mut or) = (zero, zero);
+        for q in 0..8 {
+            let x = _mm_loadu_si128(v.as_ptr().add(4 * q) as *const __m128i);
+            short = _mm_or_si128(short, _mm_cmpeq_epi32(_mm_and_si128(x, high), zero));
+            or = _mm_or_si128(or, x);
+        }
+        if all_zero(short) {
+            Some(true)
+        } else if all_zero(or) {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     #[inline(always)]
@@ -288,5 +491,142 @@ mod tests {
                 "case {case}: start {start:x} room {room:x} {addrs:x?}"
             );
         }
+    }
+
+    /// The full-warp global scan against the scalar loop and against the definition it
+    /// stands for: `global_bad_lanes_scalar` finding no lane bad, for the addresses
+    /// `regs[l] + add + start` of a buffer at an aligned `start`; offsets equal where it
+    /// accepts.
+    #[test]
+    fn global_offsets_equal_the_lane_scan() {
+        let mut r = rng(13);
+        let mut accepted = 0;
+        for case in 0..20_000 {
+            let start = 0x7f00_0000_0000u64 + (r() % 4096) * 256;
+            let room = [0u32, 16, 1008, 0x7fff_fff0, i32::MAX as u32][case % 5];
+            let amask = [3u32, 7, 15][(r() % 3) as usize];
+            let off = [0u64, 16, 4096, (-16i64) as u64][(r() % 4) as usize];
+            // mostly in range (so whole warps pass), one lane bent at random in others
+            let mut regs: [u64; 32] = std::array::from_fn(|_| {
+                let x = r() % (u64::from(room) + 1);
+                (start + (x & !u64::from(amask))).wrapping_sub(off)
+            });
+            if case % 3 != 0 {
+                let l = (r() % 32) as usize;
+                regs[l] = match r() % 6 {
+                    0 => start.wrapping_sub(off) + u64::from(room) + 1 + r() % 64,
+                    1 => start.wrapping_sub(off).wrapping_sub(1 + r() % 64),
+                    2 => regs[l] + 1 + r() % u64::from(amask),
+                    3 => regs[l].wrapping_add(1 << 32),
+                    4 => regs[l].wrapping_add(1 << 31),
+                    _ => r(),
+                };
+            }
+            let add = off.wrapping_sub(start);
+            let (mut o1, mut o2) = ([0u32; 32], [0u32; 32]);
+            let got = global_offsets(&regs, add, room, amask, &mut o1);
+            let scalar = global_offsets_scalar(&regs, add, room, amask, &mut o2);
+            let addrs: [u64; 32] = std::array::from_fn(|l| regs[l].wrapping_add(off));
+            let want =
+                global_bad_lanes_scalar(&addrs, start, u64::from(room), u64::from(amask)) == 0;
+            assert_eq!(got, want, "case {case}: {regs:x?}");
+            assert_eq!(scalar, want, "case {case}");
+            if want {
+                let offs: [u32; 32] = std::array::from_fn(|l| (addrs[l] - start) as u32);
+                assert_eq!(o1, offs, "case {case}");
+                assert_eq!(o2, offs, "case {case}");
+                accepted += 1;
+            }
+        }
+        assert!((5_000..15_000).contains(&accepted), "{accepted}");
+    }
+
+    /// The full-warp shared scan against the scalar loop and against `shared_bad_lanes`
+    /// with every lane active, for the executing CTA 0 (own window: rank bits 0) and any
+    /// window limit below 2^24 - SHARED_BASE.
+    #[test]
+    fn shared_offsets_own_equal_the_lane_scan() {
+        let mut r = rng(17);
+        let base = crate::mem::SHARED_BASE;
+        let mut accepted = 0;
+        for case in 0..20_000 {
+            let limit = [0u32, 16, 1008, 232_432, (1 << 24) - base - 1][case % 5];
+            let amask = [3u32, 7, 15][(r() % 3) as usize];
+            let off = [0u32, 16, 1024, (-16i32) as u32][(r() % 4) as usize];
+            let mut regs: [u32; 32] = std::array::from_fn(|_| {
+                let x = (r() % (u64::from(limit) + 1)) as u32;
+                (base + (x & !amask)).wrapping_sub(off)
+            });
+            if case % 3 != 0 {
+                let l = (r() % 32) as usize;
+                regs[l] = match r() % 6 {
+                    0 => (base + limit + 1 + (r() % 64) as u32).wrapping_sub(off),
+                    1 => (base - 1 - (r() % 64) as u32).wrapping_sub(off),
+                    2 => regs[l] + 1 + (r() as u32) % amask,
+                    // the rank bits of CTA 1 or any other
+                    3 => regs[l].wrapping_add(1 << 24),
+                    4 => regs[l].wrapping_add((r() as u32) << 24),
+                    _ => r() as u32,
+                };
+            }
+            let add = off.wrapping_sub(base);
+            let (mut o1, mut o2, mut o3) = ([0u32; 32], [0u32; 32], [0u32; 32]);
+            let got = shared_offsets_own(&regs, add, amask, limit, &mut o1);
+            let scalar = shared_offsets_own_scalar(&regs, add, amask, limit, &mut o2);
+            let addrs: [u64; 32] = std::array::from_fn(|l| u64::from(regs[l].wrapping_add(off)));
+            let want = shared_bad_lanes_scalar(&addrs, 0, amask, limit, base, &mut o3) == 0;
+            assert_eq!(got, want, "case {case}: {regs:x?}");
+            assert_eq!(scalar, want, "case {case}");
+            if want {
+                assert_eq!(o1, o3, "case {case}");
+                assert_eq!(o2, o3, "case {case}");
+                accepted += 1;
+            }
+        }
+        assert!((5_000..15_000).contains(&accepted), "{accepted}");
+    }
+
+    #[test]
+    fn all_or_none_equals_the_scalar_loop() {
+        let mut r = rng(19);
+        let mut seen = [0; 3];
+        for case in 0..20_000 {
+            let size = [4u32, 8, 16][case % 3];
+            let kind = r() % 3;
+            let v: [u32; 32] = std::array::from_fn(|_| match (kind, r() % 8) {
+                (0, _) | (2, 1..) => {
+                    [size, size + 1, size + 7, 1 << 31, u32::MAX][(r() % 5) as usize]
+                }
+                (1, _) | (2, 0) => 0,
+                _ => unreachable!(),
+            });
+            let mut v = v;
+            if case % 5 == 0 {
+                // one lane partial or just below the size
+                v[(r() % 32) as usize] = [1, size - 1, size / 2][(r() % 3) as usize];
+            }
+            let want = all_or_none_scalar(&v, size);
+            assert_eq!(
+                all_or_none(&v, size),
+                want,
+                "case {case}: size {size} {v:?}"
+            );
+            seen[match want {
+                Some(true) => 0,
+                Some(false) => 1,
+                None => 2,
+            }] += 1;
+            // the definition: clamped source sizes all `size`, or all 0
+            let n: Vec<u32> = v.iter().map(|&x| x.min(size)).collect();
+            let def = if n.iter().all(|&x| x == size) {
+                Some(true)
+            } else if n.iter().all(|&x| x == 0) {
+                Some(false)
+            } else {
+                None
+            };
+            assert_eq!(want, def, "case {case}");
+        }
+        assert!(seen.iter().all(|&s| s > 2_000), "{seen:?}");
     }
 }

@@ -355,3 +355,183 @@ fn full_warp_cp_async_equals_the_per_lane_path() {
         }
     }
 }
+
+/// Every lane active, the destination in a 32-bit register and the source in a 64-bit one,
+/// with non-zero offsets (the full-warp path, `cp_async::full_warp`): lane `l` copies from
+/// the input's 32-byte row `31 - l` into shared slot `l ^ 3`, 16 bytes at +16 (src-size `n`),
+/// 8 at +8 (none), 4 at +4 (src-size `n`). Lane `bad` adds `skew` to its source and `dskew`
+/// to its destination. Then each lane writes its own slot to `out`.
+const WARP_PTX: &str = r#".version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry cpa_warp(.param .u64 out_ptr, .param .u64 in_ptr, .param .u32 bad, .param .u64 skew, .param .u32 dskew, .param .u32 n)
+{
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<20>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b8 buf[1024];
+    ld.param.u64 %rd1, [out_ptr];
+    ld.param.u64 %rd2, [in_ptr];
+    ld.param.u32 %r30, [bad];
+    ld.param.u64 %rd15, [skew];
+    ld.param.u32 %r31, [dskew];
+    ld.param.u32 %r32, [n];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r7, buf;
+    shl.b32 %r8, %r1, 5;
+    add.u32 %r9, %r7, %r8;
+    mov.u32 %r2, 0xa5a5a5a5;
+    st.shared.v4.u32 [%r9], {%r2, %r2, %r2, %r2};
+    st.shared.v4.u32 [%r9+16], {%r2, %r2, %r2, %r2};
+    bar.sync 0;
+    xor.b32 %r3, %r1, 3;
+    shl.b32 %r4, %r3, 5;
+    add.u32 %r10, %r7, %r4;
+    sub.u32 %r5, 31, %r1;
+    mul.wide.u32 %rd3, %r5, 32;
+    add.s64 %rd4, %rd2, %rd3;
+    setp.eq.u32 %p1, %r1, %r30;
+    @%p1 add.s64 %rd4, %rd4, %rd15;
+    @%p1 add.u32 %r10, %r10, %r31;
+    cp.async.cg.shared.global [%r10+16], [%rd4+16], 16, %r32;
+    cp.async.ca.shared.global [%r10+8], [%rd4+8], 8;
+    cp.async.ca.shared.global [%r10+4], [%rd4+4], 4, %r32;
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    bar.sync 0;
+    ld.shared.v4.u32 {%r15, %r16, %r17, %r18}, [%r9];
+    ld.shared.v4.u32 {%r19, %r20, %r21, %r22}, [%r9+16];
+    mul.wide.u32 %rd6, %r1, 32;
+    add.s64 %rd7, %rd1, %rd6;
+    st.global.v4.u32 [%rd7], {%r15, %r16, %r17, %r18};
+    st.global.v4.u32 [%rd7+16], {%r19, %r20, %r21, %r22};
+    ret;
+}
+"#;
+
+/// The bytes of the `other` buffer `WARP_PTX`'s runs allocate after `in` (a source in a
+/// second buffer).
+fn other_input() -> Vec<u8> {
+    (0..1024u32).map(|i| (i * 11 + 101) as u8).collect()
+}
+
+/// What `WARP_PTX` leaves in `out` by the PTX ISA when no lane faults; lane `bad` reads
+/// `src(bad)` (its skewed source, from `in` or `other`) and writes `dskew` further on. Lanes
+/// copy in lane order, so where two destinations overlap the higher lane's bytes stay.
+fn warp_model(bad: usize, src: impl Fn(usize, usize) -> u8, dskew: usize, n: usize) -> Vec<u8> {
+    let inp = input();
+    let mut sh = vec![0xa5u8; 1024];
+    for (at, size, k) in [(16, 16, n.min(16)), (8, 8, 8), (4, 4, n.min(4))] {
+        for l in 0..32 {
+            let (s, d) = (32 * (31 - l) + at, 32 * (l ^ 3) + at);
+            let d = if l == bad { d + dskew } else { d };
+            for i in 0..size {
+                sh[d + i] = match (i < k, l == bad) {
+                    (false, _) => 0,
+                    (true, true) => src(s, i),
+                    (true, false) => inp[s + i],
+                };
+            }
+        }
+    }
+    sh
+}
+
+#[test]
+fn full_warp_faults_and_edges_equal_the_per_lane_path() {
+    let k = load_src(WARP_PTX, "cpa_warp.ptx");
+    // (bad lane, source skew (None: into `other`), destination skew, n, faults expected)
+    type WarpCase = (u32, Option<u64>, u32, u32, Option<(&'static str, usize)>);
+    let cases: [WarpCase; 16] = [
+        (99, Some(0), 0, 16, None),
+        // src-size above the copy size reads cp-size bytes; 0 reads none (zero-fill only)
+        (99, Some(0), 0, 40, None),
+        (99, Some(0), 0, 0, None),
+        // partial 16-byte copies (the general warp-wide loop), whole 4-byte ones
+        (99, Some(0), 0, 5, None),
+        // lane 4 reads from a second buffer: one span cannot hold the warp (per-lane path)
+        (4, None, 0, 16, None),
+        // lane 3 (slot 0) writes the last 16 bytes of shared memory, over lane 28's slot 31
+        (3, Some(0), 992, 16, None),
+        // lane 3's 16-byte copy one chunk past the end of shared memory
+        (3, Some(0), 1008, 16, Some(("TM0501", 1))),
+        // lane 0 (row 31) reads 16 bytes past the end of `in` in its 16-byte copy
+        (0, Some(16), 0, 16, Some(("TM0501", 1))),
+        // lane 5's source 1 MiB past `in`: every copy faults ...
+        (5, Some(1 << 20), 0, 16, Some(("TM0501", 3))),
+        // ... but those that read no byte (src-size 0): only the 8-byte one (no src-size)
+        (5, Some(1 << 20), 0, 0, Some(("TM0501", 1))),
+        // misaligned source by 4: the 16- and 8-byte copies
+        (6, Some(4), 0, 16, Some(("TM0502", 2))),
+        // misaligned destination by 8: the 16-byte copy
+        (7, Some(0), 8, 16, Some(("TM0502", 1))),
+        (7, Some(0), 8, 0, Some(("TM0502", 1))),
+        // destination 4 KiB past the CTA's 1 KiB
+        (9, Some(0), 4096, 16, Some(("TM0501", 3))),
+        // destination naming cluster rank 1 (no cluster): another CTA's window
+        (12, Some(0), 1 << 24, 16, Some(("TM0503", 3))),
+        (12, Some(0), 1 << 24, 0, Some(("TM0503", 3))),
+    ];
+    // (out bytes, diagnostics as text), through the fast paths or the per-lane reference
+    let run_one = |bad: u32, skew: Option<u64>, dskew: u32, n: u32, reference_paths: bool| {
+        let mut g = GlobalMemory::new();
+        install_globals(&k, &mut g).unwrap();
+        let out = g.alloc("out", &[0xeeu8; 1024]);
+        let inp = g.alloc("in", &input());
+        let other = g.alloc("other", &other_input());
+        let skew = skew.unwrap_or(other.wrapping_sub(inp));
+        let params = param_block(&k, [out, inp, bad as u64, skew, dskew as u64, n as u64]);
+        let launch = plain_launch([1, 1, 1], [32, 1, 1], params);
+        let opts = RunOptions {
+            reference_paths,
+            ..RunOptions::default()
+        };
+        let r = run(&k, &launch, &g, &opts).expect("launch");
+        let diags: Vec<String> = r
+            .diagnostics
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {} {:#x} {}",
+                    d.rule.id, d.ctx.pc, d.ctx.lanes, d.message
+                )
+            })
+            .collect();
+        (g.read_buffer(out).unwrap(), diags)
+    };
+    let mut full_runs = 0;
+    for (bad, skew, dskew, n, faults) in cases {
+        let what = format!("bad {bad} skew {skew:?} dskew {dskew} n {n}");
+        let fast = run_one(bad, skew, dskew, n, false);
+        let per_lane = run_one(bad, skew, dskew, n, true);
+        assert_eq!(fast, per_lane, "{what}");
+        match faults {
+            None => {
+                assert!(fast.1.is_empty(), "{what}: {:?}", fast.1);
+                let (inp, oth) = (input(), other_input());
+                let want = match skew {
+                    Some(s) => {
+                        warp_model(bad as usize, |o, i| inp[o + s as usize + i], 0, n as usize)
+                    }
+                    None => warp_model(bad as usize, |o, i| oth[o + i], 0, n as usize),
+                };
+                let want = if dskew == 0 {
+                    want
+                } else {
+                    warp_model(bad as usize, |o, i| inp[o + i], dskew as usize, n as usize)
+                };
+                assert_eq!(fast.0, want, "bytes against the model, {what}");
+                full_runs += 1;
+            }
+            Some((rule, count)) => {
+                assert_eq!(fast.1.len(), count, "{what}: {:?}", fast.1);
+                for d in &fast.1 {
+                    assert!(d.starts_with(rule), "{what}: {d}");
+                    assert!(d.contains(&format!("(lane {bad})")), "{what}: {d}");
+                }
+            }
+        }
+    }
+    assert_eq!(full_runs, 6);
+}
