@@ -568,6 +568,43 @@ impl GlobalSpan<'_> {
         atomic_load(self.buf.ptr().add(off), size)
     }
 
+    /// Copies the 16 bytes at byte `off` of the span's buffer to `dst`.
+    ///
+    /// On x86-64 one 16-byte SSE load and one store. Rust has no 16-byte atomic load, and the
+    /// buffer's bytes may be written by other threads (other CTAs) at the same time, so the
+    /// load is inline assembly: opaque to the compiler, hence no data race in Rust's sense,
+    /// and on the hardware the same reads as the two relaxed 8-byte loads it replaces (what
+    /// a racing writer can make it see is a tear between or within them, as with those
+    /// loads). Elsewhere it is those two loads.
+    ///
+    /// # Safety
+    /// `[off, off + 16)` must lie inside the span's buffer with `off` a multiple of 8, and
+    /// `dst` be valid for writing 16 bytes that no other thread accesses.
+    #[inline(always)]
+    pub unsafe fn copy16_at(self, off: usize, dst: *mut u8) {
+        debug_assert!(off as u64 + 16 <= self.buf.len && off % 8 == 0);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{__m128i, _mm_storeu_si128};
+            let v: __m128i;
+            std::arch::asm!(
+                "movdqu {v}, xmmword ptr [{b} + {o}]",
+                b = in(reg) self.buf.ptr(),
+                o = in(reg) off,
+                v = out(xmm_reg) v,
+                options(nostack, preserves_flags, readonly, pure),
+            );
+            _mm_storeu_si128(dst as *mut __m128i, v);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            for h in 0..2 {
+                let v = atomic_load(self.buf.ptr().add(off + 8 * h), 8);
+                std::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), dst.add(8 * h), 8);
+            }
+        }
+    }
+
     /// Stores the low `size` bytes of `v` at `addr`.
     ///
     /// # Safety

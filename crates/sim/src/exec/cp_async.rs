@@ -174,13 +174,16 @@ fn full_warp<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, c: &CpAsyncInst, si
 }
 
 /// [`copy_full_warp`] from source offsets in the span's buffer: lane by lane in lane order,
-/// each lane's `S` bytes in naturally aligned 4- or 8-byte relaxed loads (the memory model's
-/// global accesses; the shared stores are the CTA's own plain bytes).
+/// each lane's `S` bytes in one 16-byte move ([`GlobalSpan::copy16_at`]) or one naturally
+/// aligned 4- or 8-byte relaxed load (the shared stores are the CTA's own plain bytes).
+/// Not inlined: the scans then leave the offsets in the two arrays, one load each per lane,
+/// where inlined LLVM kept them in vector registers and spent two instructions extracting
+/// each (≈ 8 instead of 4 per 16-byte lane).
 ///
 /// # Safety
 /// For every lane `l`: `[doffs[l], doffs[l] + S)` inside the allocation at `p`, and
 /// `[soffs[l], soffs[l] + S)` inside `span`'s buffer with `soffs[l]` a multiple of `S`.
-#[inline(always)]
+#[inline(never)]
 unsafe fn copy_offsets<const S: u32>(
     span: GlobalSpan<'_>,
     soffs: &[u32; 32],
@@ -189,12 +192,10 @@ unsafe fn copy_offsets<const S: u32>(
 ) {
     for l in 0..32 {
         let (s, d) = (soffs[l] as usize, p.add(doffs[l] as usize));
-        if S == 4 {
-            write_le(d, 4, span.load_at(s, 4));
-        } else {
-            for i in 0..(S / 8) as usize {
-                write_le(d.add(8 * i), 8, span.load_at(s + 8 * i, 8));
-            }
+        match S {
+            16 => span.copy16_at(s, d),
+            8 => write_le(d, 8, span.load_at(s, 8)),
+            _ => write_le(d, 4, span.load_at(s, 4)),
         }
     }
 }
