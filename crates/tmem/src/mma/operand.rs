@@ -435,6 +435,33 @@ impl Gather<'_> {
                 (inner_terms, inner_step, outer_terms, outer_step)
             };
             let (src, dst) = (self.smem.as_ptr(), out.as_mut_ptr());
+            if let Some(d) = atom_period(long, mask) {
+                #[cfg(test)]
+                ATOM_GATHERS.with(|c| c.set(c.get() + 1));
+                // Whole swizzle atoms: the long dimension repeats every 8 chunks `d` bytes
+                // further on, and `d` is a multiple of the swizzle's period, so chunk
+                // 8·g + j of the long dimension lies at `phys[j] + g·d`: the swizzle of
+                // the first 8 (a fixed permutation within each atom) computed once per
+                // short index instead of once per chunk.
+                for (s, &st) in short.iter().enumerate() {
+                    let base = start.wrapping_add(st);
+                    let phys: [usize; 8] = std::array::from_fn(|j| swz(base.wrapping_add(long[j])));
+                    for g in 0..long.len() / 8 {
+                        let (gd, o) = (g * d, s * short_step + 8 * g * long_step);
+                        for (j, &pj) in phys.iter().enumerate() {
+                            // SAFETY: `pj + gd` is the address the loop below computes for
+                            // chunk 8·g + j (`atom_period`), inside `smem` as shown there;
+                            // the output offset is that loop's too.
+                            unsafe {
+                                let chunk = &*(src.add(pj + gd) as *const [u8; 16]);
+                                let o = &mut *(dst.add(o + j * long_step) as *mut [f32; T]);
+                                decode(chunk, o);
+                            }
+                        }
+                    }
+                }
+                return Ok(());
+            }
             for (s, &st) in short.iter().enumerate() {
                 let base = start.wrapping_add(st);
                 for (l, &lt) in long.iter().enumerate() {
@@ -479,6 +506,38 @@ impl Gather<'_> {
         }
         Ok(())
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Gathers that took the whole-atom loop, so tests can tell it ran.
+    static ATOM_GATHERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The byte step `d` with which a gather's long dimension of chunk address terms repeats
+/// in groups of 8 (`terms[l + 8] == terms[l] + d` exactly, for every `l`) when the
+/// swizzle commutes with adding it: `d` a multiple of `128 · (mask + 1)`, so that adding
+/// it leaves the address bits the swizzle reads (7 and up, `mask`'s width of them) and
+/// writes (4..7) alone, or any `d` with no swizzle (`mask` 0). Then the swizzled address of
+/// term `8·g + j` is that of term `j` plus `g·d`. K-major operands repeat every 8 rows by
+/// SBO; MN-major ones every 8 chunks of MN (by LBO, or SBO unswizzled) or 8 rows of K (by
+/// SBO): a multiple of 1024 B in the canonical layouts. `None` when the terms are not whole
+/// groups of 8 or do not repeat so (the per-chunk loop then runs).
+#[inline]
+fn atom_period(terms: &[u32], mask: u32) -> Option<usize> {
+    let n = terms.len();
+    if n < 8 || n % 8 != 0 {
+        return None;
+    }
+    if n == 8 {
+        return Some(0);
+    }
+    let d = terms[8].checked_sub(terms[0])?;
+    let steady = terms.iter().zip(&terms[8..]).fold(true, |ok, (&a, &b)| {
+        ok & (b >= a) & (b.wrapping_sub(a) == d)
+    });
+    let commutes = mask == 0 || d % (128 * (mask + 1)) == 0;
+    (steady && commutes).then_some(d as usize)
 }
 
 /// Decodes a raw shared-memory descriptor, checks it (sm_100a descriptor rules, and
@@ -850,6 +909,142 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The whole-atom loop (`atom_period`) against the per-chunk reference, bit for bit:
+    /// every swizzle, both major orders and gather orders, starts on and off the 1024-byte
+    /// atom (off it by 32 B: the second K step of a 128-byte swizzled tile, as Triton's MMAs
+    /// advance), strides that repeat by a multiple of the swizzle's period (the atom loop) and
+    /// that do not (the per-chunk loop), 8 to 256 rows, F16C and generic decoders, packed
+    /// and strided outputs.
+    #[test]
+    fn atom_gather_equals_per_chunk_reference() {
+        let mut x = 0x0bad_cafe_1234_5678u64;
+        let smem: Vec<u8> = (0..0x40000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let formats = [
+            (ElemType::F16, MmaKind::F16),
+            (ElemType::Bf16, MmaKind::F16),
+            (ElemType::E4m3, MmaKind::F8f6f4),
+            (ElemType::Tf32, MmaKind::Tf32),
+        ];
+        let swizzles = [
+            Swizzle::None,
+            Swizzle::B32,
+            Swizzle::B64,
+            Swizzle::B128,
+            Swizzle::B128Atom32,
+        ];
+        let quiet = |e: ElemType, x: f32| {
+            if e == ElemType::F16 && x.is_nan() {
+                x.to_bits() | 0x0040_0000
+            } else {
+                x.to_bits()
+            }
+        };
+        let (mut atom, mut chunked) = (0, 0);
+        for (elem, kind) in formats {
+            let fmt = OperandFormat { elem, kind };
+            let t = fmt.per_chunk();
+            for major in [Major::K, Major::MN] {
+                for sw in swizzles {
+                    if major == Major::K && sw == Swizzle::B128Atom32 {
+                        continue;
+                    }
+                    for start in [0u32, 0x20, 0x60, 0x3e0, 0x400, 0x1230] {
+                        for (lbo, sbo) in [
+                            (16, 1024),
+                            (8192, 1024),
+                            (4096, 2048),
+                            (1024, 512),
+                            (128, 256),
+                            (2048, 1152),
+                        ] {
+                            for rows in [8u32, 24, 128, 256] {
+                                // K: two chunks per row (one MMA's K) or eight
+                                for kc in [2u32, 8] {
+                                    let k = kc * t;
+                                    if major == Major::MN && rows % t != 0 {
+                                        continue;
+                                    }
+                                    let l = OperandLayout::new(
+                                        SmemDescriptor {
+                                            start,
+                                            lbo,
+                                            sbo,
+                                            base_offset: 0,
+                                            lbo_absolute: false,
+                                            swizzle: sw,
+                                        },
+                                        major,
+                                    );
+                                    for order in [GatherOrder::RowsByK, GatherOrder::KByRows] {
+                                        let what = format!(
+                                            "{elem:?} {major:?} {sw:?} start {start:#x} lbo {lbo} sbo {sbo} rows {rows} k {k} {order:?}"
+                                        );
+                                        let before = ATOM_GATHERS.with(|c| c.get());
+                                        let mut got = vec![0f32; (rows * k) as usize];
+                                        gather_smem(&smem, &l, fmt, rows, k, order, &mut got)
+                                            .unwrap();
+                                        match ATOM_GATHERS.with(|c| c.get()) - before {
+                                            0 => chunked += 1,
+                                            _ => atom += 1,
+                                        }
+                                        let want = reference(&smem, &l, fmt, rows, k, order);
+                                        let same = got
+                                            .iter()
+                                            .zip(&want)
+                                            .all(|(&a, &b)| quiet(elem, a) == quiet(elem, b));
+                                        assert!(same, "{what}");
+                                        let (inner_n, outer_n) = match order {
+                                            GatherOrder::RowsByK => (k as usize, rows as usize),
+                                            GatherOrder::KByRows => (rows as usize, k as usize),
+                                        };
+                                        let ld = inner_n + 8;
+                                        let mut wide = vec![-7.0f32; outer_n * ld + 4];
+                                        gather_smem_strided(
+                                            &smem,
+                                            &l,
+                                            fmt,
+                                            rows,
+                                            k,
+                                            order,
+                                            ld,
+                                            &mut wide[4..],
+                                        )
+                                        .unwrap();
+                                        for (i, &w) in wide.iter().enumerate().skip(4) {
+                                            let (o, c) = ((i - 4) / ld, (i - 4) % ld);
+                                            if c < inner_n {
+                                                let g = want[o * inner_n + c];
+                                                assert!(
+                                                    quiet(elem, w) == quiet(elem, g),
+                                                    "strided {what}"
+                                                );
+                                            } else {
+                                                assert_eq!(w, -7.0, "strided, outside: {what}");
+                                            }
+                                        }
+                                        assert!(wide[..4].iter().all(|&w| w == -7.0), "{what}");
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // both loops ran, each many times
+        assert!(
+            atom > 500 && chunked > 500,
+            "atom {atom}, per chunk {chunked}"
+        );
     }
 
     /// The f16 gather (F16C where the CPU has it) equals [`f16_to_f32`] for every code, a
