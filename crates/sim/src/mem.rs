@@ -382,14 +382,16 @@ impl GlobalMemory {
     /// each lane's offset in the buffer, in `offs`. `Some` only when every access lies in the
     /// first lane's buffer and is aligned to `len`, as `lanes_span` with align = `len` and
     /// every lane active accepts (and only for buffers under 2 GiB); `None` otherwise, the
-    /// caller then taking its general path.
+    /// caller then taking its general path. `scan` is `exec::scan::global_offsets` or its
+    /// AVX2 twin (the caller picks by CPU); the span's proof is that scan's verdict.
     #[inline(always)]
-    pub fn warp_offsets(
+    pub(crate) fn warp_offsets(
         &self,
         regs: &[u64; 32],
         add: u64,
         len: u32,
         offs: &mut [u32; 32],
+        scan: impl FnOnce(&[u64; 32], u64, u32, u32, &mut [u32; 32]) -> bool,
     ) -> Option<GlobalSpan<'_>> {
         let a0 = regs[0].wrapping_add(add);
         let i = self.buffers.partition_point(|b| b.addr <= a0);
@@ -402,8 +404,7 @@ impl GlobalMemory {
             return None;
         }
         let add = add.wrapping_sub(buf.addr);
-        crate::exec::scan::global_offsets(regs, add, room, len - 1, offs)
-            .then_some(GlobalSpan { buf })
+        scan(regs, add, room, len - 1, offs).then_some(GlobalSpan { buf })
     }
 
     /// Warp-wide load of `size` (1, 2 or 4) bytes per active lane into `out` (zero-extended)

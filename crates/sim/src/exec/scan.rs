@@ -221,6 +221,109 @@ fn all_or_none_scalar(v: &[u32; 32], size: u32) -> Option<bool> {
     }
 }
 
+/// The full-warp `cp.async` scans with AVX2 (eight 32-bit lanes per instruction, `vptest`
+/// for the verdict), for CPUs that have it (`cp_async::full_warp` checks at run time): the
+/// same results as the SSE2 functions above, which the tests hold them to.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use std::arch::x86_64::*;
+
+    #[inline(always)]
+    unsafe fn all_zero(acc: __m256i) -> bool {
+        _mm256_testz_si256(acc, acc) != 0
+    }
+
+    /// [`super::global_offsets`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn global_offsets(
+        regs: &[u64; 32],
+        add: u64,
+        room: u32,
+        amask: u32,
+        offs: &mut [u32; 32],
+    ) -> bool {
+        debug_assert!(room <= i32::MAX as u32);
+        let add = _mm256_set1_epi64x(add as i64);
+        let room = _mm256_set1_epi32(room as i32);
+        let (mut or, mut above) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        for q in 0..4 {
+            let p = regs.as_ptr().add(8 * q) as *const __m256i;
+            let x0 = _mm256_add_epi64(_mm256_loadu_si256(p), add);
+            let x1 = _mm256_add_epi64(_mm256_loadu_si256(p.add(1)), add);
+            or = _mm256_or_si256(or, _mm256_or_si256(x0, x1));
+            // low halves per 128-bit lane: (x0 0 1, x1 0 1 | x0 2 3, x1 2 3); the compare
+            // does not care about the order, the store puts them in lane order
+            let lo = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
+                _mm256_castsi256_ps(x0),
+                _mm256_castsi256_ps(x1),
+            ));
+            above = _mm256_or_si256(above, _mm256_cmpgt_epi32(lo, room));
+            let lo = _mm256_permute4x64_epi64::<0b11_01_10_00>(lo);
+            _mm256_storeu_si256(offs.as_mut_ptr().add(8 * q) as *mut __m256i, lo);
+        }
+        let lo_bits = (0x8000_0000 | amask) as i32;
+        let keep = _mm256_set_epi32(-1, lo_bits, -1, lo_bits, -1, lo_bits, -1, lo_bits);
+        all_zero(_mm256_or_si256(_mm256_and_si256(or, keep), above))
+    }
+
+    /// [`super::shared_offsets_own`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn shared_offsets_own(
+        regs: &[u32; 32],
+        add: u32,
+        amask: u32,
+        limit: u32,
+        offs: &mut [u32; 32],
+    ) -> bool {
+        debug_assert!(limit <= i32::MAX as u32);
+        let add = _mm256_set1_epi32(add as i32);
+        let limit = _mm256_set1_epi32(limit as i32);
+        let (mut or, mut above) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        for q in 0..4 {
+            let r = _mm256_loadu_si256(regs.as_ptr().add(8 * q) as *const __m256i);
+            let off = _mm256_add_epi32(r, add);
+            _mm256_storeu_si256(offs.as_mut_ptr().add(8 * q) as *mut __m256i, off);
+            or = _mm256_or_si256(or, off);
+            above = _mm256_or_si256(above, _mm256_cmpgt_epi32(off, limit));
+        }
+        let keep = _mm256_set1_epi32((0x8000_0000 | amask) as i32);
+        all_zero(_mm256_or_si256(_mm256_and_si256(or, keep), above))
+    }
+
+    /// [`super::all_or_none`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn all_or_none(v: &[u32; 32], size: u32) -> Option<bool> {
+        debug_assert!(size.is_power_of_two());
+        let zero = _mm256_setzero_si256();
+        let high = _mm256_set1_epi32(!(size - 1) as i32);
+        let (mut short, mut or) = (zero, zero);
+        for q in 0..4 {
+            let x = _mm256_loadu_si256(v.as_ptr().add(8 * q) as *const __m256i);
+            short = _mm256_or_si256(short, _mm256_cmpeq_epi32(_mm256_and_si256(x, high), zero));
+            or = _mm256_or_si256(or, x);
+        }
+        if all_zero(short) {
+            Some(true)
+        } else if all_zero(or) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
@@ -499,6 +602,8 @@ mod tests {
     /// accepts.
     #[test]
     fn global_offsets_equal_the_lane_scan() {
+        // AVX2 compared too where the CPU has it (every x86-64 CPU of the last decade)
+        let mut avx2_cases = 0;
         let mut r = rng(13);
         let mut accepted = 0;
         for case in 0..20_000 {
@@ -525,6 +630,17 @@ mod tests {
             let add = off.wrapping_sub(start);
             let (mut o1, mut o2) = ([0u32; 32], [0u32; 32]);
             let got = global_offsets(&regs, add, room, amask, &mut o1);
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                let mut o = [0u32; 32];
+                // SAFETY: AVX2 detected
+                let a = unsafe { avx2::global_offsets(&regs, add, room, amask, &mut o) };
+                assert_eq!(a, got, "avx2, case {case}");
+                if a {
+                    assert_eq!(o, o1, "avx2, case {case}");
+                }
+                avx2_cases += 1;
+            }
             let scalar = global_offsets_scalar(&regs, add, room, amask, &mut o2);
             let addrs: [u64; 32] = std::array::from_fn(|l| regs[l].wrapping_add(off));
             let want =
@@ -539,6 +655,7 @@ mod tests {
             }
         }
         assert!((5_000..15_000).contains(&accepted), "{accepted}");
+        eprintln!("{avx2_cases} cases compared with AVX2");
     }
 
     /// The full-warp shared scan against the scalar loop and against `shared_bad_lanes`
@@ -546,6 +663,8 @@ mod tests {
     /// window limit below 2^24 - SHARED_BASE.
     #[test]
     fn shared_offsets_own_equal_the_lane_scan() {
+        // AVX2 compared too where the CPU has it (every x86-64 CPU of the last decade)
+        let mut avx2_cases = 0;
         let mut r = rng(17);
         let base = crate::mem::SHARED_BASE;
         let mut accepted = 0;
@@ -572,6 +691,17 @@ mod tests {
             let add = off.wrapping_sub(base);
             let (mut o1, mut o2, mut o3) = ([0u32; 32], [0u32; 32], [0u32; 32]);
             let got = shared_offsets_own(&regs, add, amask, limit, &mut o1);
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                let mut o = [0u32; 32];
+                // SAFETY: AVX2 detected
+                let a = unsafe { avx2::shared_offsets_own(&regs, add, amask, limit, &mut o) };
+                assert_eq!(a, got, "avx2, case {case}");
+                if a {
+                    assert_eq!(o, o1, "avx2, case {case}");
+                }
+                avx2_cases += 1;
+            }
             let scalar = shared_offsets_own_scalar(&regs, add, amask, limit, &mut o2);
             let addrs: [u64; 32] = std::array::from_fn(|l| u64::from(regs[l].wrapping_add(off)));
             let want = shared_bad_lanes_scalar(&addrs, 0, amask, limit, base, &mut o3) == 0;
@@ -584,10 +714,13 @@ mod tests {
             }
         }
         assert!((5_000..15_000).contains(&accepted), "{accepted}");
+        eprintln!("{avx2_cases} cases compared with AVX2");
     }
 
     #[test]
     fn all_or_none_equals_the_scalar_loop() {
+        // AVX2 compared too where the CPU has it (every x86-64 CPU of the last decade)
+        let mut avx2_cases = 0;
         let mut r = rng(19);
         let mut seen = [0; 3];
         for case in 0..20_000 {
@@ -606,6 +739,13 @@ mod tests {
                 v[(r() % 32) as usize] = [1, size - 1, size / 2][(r() % 3) as usize];
             }
             let want = all_or_none_scalar(&v, size);
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 detected
+                let a = unsafe { avx2::all_or_none(&v, size) };
+                assert_eq!(a, want, "avx2, case {case}: size {size} {v:?}");
+                avx2_cases += 1;
+            }
             assert_eq!(
                 all_or_none(&v, size),
                 want,
@@ -628,5 +768,6 @@ mod tests {
             assert_eq!(want, def, "case {case}");
         }
         assert!(seen.iter().all(|&s| s > 2_000), "{seen:?}");
+        eprintln!("{avx2_cases} cases compared with AVX2");
     }
 }
