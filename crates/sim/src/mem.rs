@@ -583,7 +583,7 @@ impl GlobalSpan<'_> {
     /// `dst` be valid for writing 16 bytes that no other thread accesses.
     #[inline(always)]
     pub unsafe fn copy16_at(self, off: usize, dst: *mut u8) {
-        debug_assert!(off as u64 + 16 <= self.buf.len && off % 8 == 0);
+        debug_assert!(off as u64 + 16 <= self.buf.len && off.is_multiple_of(8));
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{__m128i, _mm_storeu_si128};

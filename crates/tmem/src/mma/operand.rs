@@ -526,7 +526,7 @@ thread_local! {
 #[inline]
 fn atom_period(terms: &[u32], mask: u32) -> Option<usize> {
     let n = terms.len();
-    if n < 8 || n % 8 != 0 {
+    if n < 8 || !n.is_multiple_of(8) {
         return None;
     }
     if n == 8 {
