@@ -48,33 +48,33 @@ unsafe fn place(base: *mut u8, layout: Layout) -> *mut u8 {
     p
 }
 
+/// `alloc` and `alloc_zeroed`, which differ only in the `System` call (`get`): zeroing the
+/// outer block zeroes the inner one.
+///
+/// # Safety
+/// `get` is `System.alloc` or `System.alloc_zeroed`; `layout` has a non-zero size.
+#[inline(always)]
+unsafe fn alloc_with(layout: Layout, get: impl FnOnce(Layout) -> *mut u8) -> *mut u8 {
+    if !inside(layout) {
+        return get(layout);
+    }
+    let Some(o) = outer(layout) else {
+        return std::ptr::null_mut();
+    };
+    let base = get(o);
+    if base.is_null() {
+        return base;
+    }
+    place(base, layout)
+}
+
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if !inside(layout) {
-            return System.alloc(layout);
-        }
-        let Some(o) = outer(layout) else {
-            return std::ptr::null_mut();
-        };
-        let base = System.alloc(o);
-        if base.is_null() {
-            return base;
-        }
-        place(base, layout)
+        alloc_with(layout, |l| System.alloc(l))
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if !inside(layout) {
-            return System.alloc_zeroed(layout);
-        }
-        let Some(o) = outer(layout) else {
-            return std::ptr::null_mut();
-        };
-        let base = System.alloc_zeroed(o);
-        if base.is_null() {
-            return base;
-        }
-        place(base, layout)
+        alloc_with(layout, |l| System.alloc_zeroed(l))
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {

@@ -21,6 +21,20 @@ pub mod program;
 mod sched;
 pub mod tmem_sm;
 
+/// xorshift64 (Marsaglia's 13/7/17): the deterministic random words of the unit tests that
+/// compare a fast path with its general definition, without a dependency. `seed` must be
+/// non-zero.
+#[cfg(test)]
+pub(crate) fn xorshift64(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
 pub use error::{Diagnostic, HangReport, LaunchError, LaunchKey, LoadError};
 pub use exec::tcgen05::queue::AsyncPolicy;
 pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};

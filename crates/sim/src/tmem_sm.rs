@@ -247,13 +247,7 @@ mod tests {
     /// (each access writing its columns), starting from a pooled array of garbage.
     #[test]
     fn lazy_zeroing_equals_zeroed_cells() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift64(0x9E37_79B9_7F4A_7C15u64);
         for round in 0..40 {
             let n = (LANES * COLUMNS) as usize;
             let mut lazy = Tmem {

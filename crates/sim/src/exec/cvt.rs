@@ -261,28 +261,38 @@ mod tests {
         }
     }
 
-    #[test]
-    fn f16_lane_equals_the_scalar_conversion() {
-        use tmemu_num::ops::half::f32_to_f16_rne;
-        // a stride through all 2^32 patterns plus every pattern around the case boundaries
-        let mut xs: Vec<u32> = (0..=u32::MAX).step_by(4099).collect();
-        for edge in [
-            0u32,
-            0x3380_0000,
-            0x3800_0000,
-            0x3880_0000,
-            0x477f_e000,
-            0x477f_f000,
-            0x7f80_0000,
-        ] {
-            for d in 0..8192u32 {
+    /// f32 patterns for the f16 conversions: a stride through all 2^32, then every pattern
+    /// within `radius` of each of `edges`, both signs.
+    fn f32_patterns(stride: usize, edges: &[u32], radius: u32) -> Vec<u32> {
+        let mut xs: Vec<u32> = (0..=u32::MAX).step_by(stride).collect();
+        for &edge in edges {
+            for d in 0..radius {
                 for s in [0, 0x8000_0000] {
                     xs.push(s | edge.wrapping_add(d));
                     xs.push(s | edge.wrapping_sub(d));
                 }
             }
         }
-        for x in xs {
+        xs
+    }
+
+    /// Where f32 → f16 changes case: zero, the smallest f16 subnormal (2^-24), 2^-15, the
+    /// smallest f16 normal (2^-14), the largest f16 (65504), the overflow threshold (65520),
+    /// infinity.
+    const F16_EDGES: [u32; 7] = [
+        0,
+        0x3380_0000,
+        0x3800_0000,
+        0x3880_0000,
+        0x477f_e000,
+        0x477f_f000,
+        0x7f80_0000,
+    ];
+
+    #[test]
+    fn f16_lane_equals_the_scalar_conversion() {
+        use tmemu_num::ops::half::f32_to_f16_rne;
+        for x in f32_patterns(4099, &F16_EDGES, 8192) {
             assert_eq!(
                 f16_rne_lane(x),
                 f32_to_f16_rne(f32::from_bits(x)) as u32,
@@ -299,28 +309,11 @@ mod tests {
                 eprintln!("no F16C on this CPU: only the lane loop runs");
                 return;
             }
-            // a stride through all 2^32 patterns, then every pattern around the rounding,
-            // subnormal, overflow and NaN boundaries, 32 lanes at a time
-            let mut xs: Vec<u32> = (0..=u32::MAX).step_by(1021).collect();
-            for edge in [
-                0u32,
-                1,
-                0x0080_0000,
-                0x3300_0000,
-                0x3380_0000,
-                0x3800_0000,
-                0x3880_0000,
-                0x477f_e000,
-                0x477f_f000,
-                0x7f80_0000,
-            ] {
-                for d in 0..4096u32 {
-                    for s in [0, 0x8000_0000] {
-                        xs.push(s | edge.wrapping_add(d));
-                        xs.push(s | edge.wrapping_sub(d));
-                    }
-                }
-            }
+            // the f16 edges plus f32's smallest subnormal and normal and half the smallest
+            // f16 subnormal (2^-25), in the order the test always ran them, 32 lanes at a time
+            let mut edges = vec![0, 1, 0x0080_0000, 0x3300_0000];
+            edges.extend(&F16_EDGES[1..]);
+            let xs = f32_patterns(1021, &edges, 4096);
             let (mut fast, mut nan_warps) = (0, 0);
             for (i, w) in xs.chunks_exact(64).enumerate() {
                 let a: [u32; 32] = w[..32].try_into().unwrap();

@@ -1363,17 +1363,6 @@ mod tests {
         }
     }
 
-    /// xorshift64: the random words of the tests below
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed;
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
-    }
-
     #[test]
     fn bin32_imm_equals_the_general_loop() {
         use IntOp::*;
@@ -1381,7 +1370,7 @@ mod tests {
             Add, Sub, MulLo, MulHiU, MulHiS, DivU, DivS, RemU, RemS, MinU, MinS, MaxU, MaxS, And,
             Or, Xor, Shl, ShrU, ShrS, AddSatS, SubSatS,
         ];
-        let mut next = rng(0x2545_f491_4f6c_dd1d);
+        let mut next = crate::xorshift64(0x2545_f491_4f6c_dd1d);
         let mut fast = 0;
         for i in 0..20_000 {
             let a: [u32; 32] = std::array::from_fn(|_| next() as u32);
@@ -1407,14 +1396,14 @@ mod tests {
 
     #[test]
     fn select_operands_equals_select_lanes() {
-        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = crate::xorshift64(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5_000 {
             let file: Vec<[u32; 32]> = (0..3)
                 .map(|_| std::array::from_fn(|_| next() as u32))
                 .collect();
             let file64: Vec<[u64; 32]> = (0..3).map(|_| std::array::from_fn(|_| next())).collect();
             let c = next() as u32;
-            let (u, v) = (next(), if next() % 2 == 0 { 0 } else { next() });
+            let (u, v) = (next(), if next().is_multiple_of(2) { 0 } else { next() });
             let (x, y) = ((next() % 3) as u16, (next() % 3) as u16);
             let forms = |u: u64, v: u64| {
                 [
@@ -1452,7 +1441,7 @@ mod tests {
 
     #[test]
     fn wide_shift_add_equals_the_sign_extended_product() {
-        let mut next = rng(0x6a09_e667_f3bc_c909);
+        let mut next = crate::xorshift64(0x6a09_e667_f3bc_c909);
         let edges = [
             0u32,
             1,
@@ -1491,7 +1480,7 @@ mod tests {
 
     #[test]
     fn mad_lo32_equals_mad32_lane() {
-        let mut next = rng(0x3c6e_f372_fe94_f82b);
+        let mut next = crate::xorshift64(0x3c6e_f372_fe94_f82b);
         for _ in 0..20_000 {
             let [a, b, c]: [[u32; 32]; 3] =
                 std::array::from_fn(|_| std::array::from_fn(|_| next() as u32));
@@ -1503,7 +1492,7 @@ mod tests {
 
     #[test]
     fn bfe_u32_uniform_equals_bfe() {
-        let mut next = rng(0xbb67_ae85_84ca_a73b);
+        let mut next = crate::xorshift64(0xbb67_ae85_84ca_a73b);
         for _ in 0..12 {
             let a: [u32; 32] = std::array::from_fn(|_| next() as u32);
             for pos in 0..=255 {

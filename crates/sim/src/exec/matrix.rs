@@ -358,13 +358,7 @@ mod tests {
 
     #[test]
     fn matrix_pairs_equal_the_layout_definition() {
-        let mut s = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut next = crate::xorshift64(0x2545_f491_4f6c_dd1d_u64);
         for _ in 0..2_000 {
             let data: [[u8; 16]; 8] =
                 std::array::from_fn(|_| std::array::from_fn(|_| next() as u8));

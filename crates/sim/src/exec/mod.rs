@@ -868,13 +868,7 @@ mod tests {
 
     #[test]
     fn regroup_from_pcs_picks_the_lowest_pc_group() {
-        let mut s = 0x243f_6a88_85a3_08d3_u64;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut next = crate::xorshift64(0x243f_6a88_85a3_08d3_u64);
         for i in 0..20_000 {
             let pc: [u32; 32] = std::array::from_fn(|_| (next() % 4) as u32 + 10);
             let live = match i % 4 {

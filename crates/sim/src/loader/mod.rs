@@ -944,13 +944,8 @@ mod tests {
         // a C++ mangled name runs past the 63 lengths `Scope::lens` tells apart
         let long = "_ZN7cutlass4gemm6kernel13GemmUniversalINS_5tupleIJiiiiEEENS1_10collective1";
         let prefixes = ["%r", "%r1", "%rd", "%p", "x", "%r12", long, &long[..62]];
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % n
-        };
+        let mut rng = crate::xorshift64(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u64| rng() % n;
         for case in 0..300 {
             let mut scope = Scope::default();
             let mut reference: HashMap<String, Sym> = HashMap::new();
