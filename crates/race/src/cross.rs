@@ -51,10 +51,14 @@
 //! doubles it is compacted: per class, overlapping ranges are cut so each byte keeps one
 //! access, which bounds it by the bytes a group touches, not by the accesses. The comparison
 //! sorts the weak writes of all groups once and looks every access up by binary search:
-//! O(n log n) in the logged ranges, independent of the number of groups.
+//! O(n log n) in the logged ranges. Writes of the same bytes by the same instruction in
+//! several groups (every CTA storing to one tile) form a run that an access looks at once
+//! per side, not once per group, until a pair is found.
 
 use std::collections::HashSet;
 use std::ops::Range;
+
+use crate::dense::FxBuild;
 
 use crate::event::{AccessKind, MemOrder, SpanToken};
 
@@ -508,15 +512,43 @@ pub fn cross_group_races(logs: &[&GlobalLog]) -> Vec<CrossRace> {
         return Vec::new();
     }
     writes.sort_unstable_by_key(|i| (i.e.start, i.group));
-    let mut max_end = Vec::with_capacity(writes.len());
+    // Runs of writes to the same bytes by the same instruction (consecutive after the sort,
+    // groups ascending): when many groups store to one tile, an access overlaps a write of
+    // every group, and the pair each reports is one finding per pair of instructions.
+    // Looking the pair up once per run side instead of once per write keeps the comparison
+    // near-linear in the groups.
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    for (i, w) in writes.iter().enumerate() {
+        match runs.last_mut() {
+            Some(r) if {
+                let f = &writes[r.start].e;
+                (f.start, f.end, f.span) == (w.e.start, w.e.end, w.e.span)
+            } =>
+            {
+                r.end = i + 1
+            }
+            _ => runs.push(i..i + 1),
+        }
+    }
+    // The lookups read these compact copies, not `writes` (40 bytes an item): with thousands
+    // of groups' writes the binary searches over `writes` missed the cache at every step.
+    let bounds: Vec<(u64, u64, u32)> = runs
+        .iter()
+        .map(|r| {
+            let e = &writes[r.start].e;
+            (e.start, e.end, e.span)
+        })
+        .collect();
+    let groups: Vec<u32> = writes.iter().map(|w| w.group).collect();
+    let mut max_end = Vec::with_capacity(runs.len());
     let mut m = 0;
-    for w in &writes {
-        m = m.max(w.e.end);
+    for &(_, end, _) in &bounds {
+        m = m.max(end);
         max_end.push(m);
     }
     // Accesses outside every write (the inputs of most kernels) need no lookup.
     let (lo, hi) = (writes[0].e.start, m);
-    let mut seen: HashSet<(u32, u32)> = HashSet::new();
+    let mut seen: HashSet<(u32, u32), FxBuild> = HashSet::default();
     let mut out = Vec::new();
     let mut hits: Vec<usize> = Vec::new();
     for x in logs
@@ -528,38 +560,56 @@ pub fn cross_group_races(logs: &[&GlobalLog]) -> Vec<CrossRace> {
             continue;
         }
         let x = &x;
-        // The writes overlapping `x`, lowest address first (so a finding names the first
+        // The runs overlapping `x`, lowest address first (so a finding names the first
         // conflicting byte).
         hits.clear();
-        let mut i = writes.partition_point(|w| w.e.start < x.e.end);
+        let mut i = bounds.partition_point(|&(start, _, _)| start < x.e.end);
         while i > 0 && max_end[i - 1] > x.e.start {
             i -= 1;
-            let w = &writes[i];
-            if w.group != x.group && w.e.end > x.e.start {
+            if bounds[i].1 > x.e.start {
                 hits.push(i);
             }
         }
-        for &i in hits.iter().rev() {
-            let w = &writes[i];
-            // A weak write against another weak write is met twice (from each side): keep the
-            // visit from the lower group's write.
-            if x.e.kind() == WEAK_WRITE && x.group > w.group {
-                continue;
+        for &r in hits.iter().rev() {
+            // The writes of lower groups, then of higher ones: each side is one pair of
+            // instructions, `(w, x)` below and `(x, w)` above; a side whose pair is reported
+            // already is skipped before its groups are looked at. A weak write against another
+            // weak write is met twice (from each side): keep the visit from the lower
+            // group's write.
+            let span = bounds[r].2;
+            for lower in [true, false] {
+                if lower && x.e.kind() == WEAK_WRITE {
+                    continue;
+                }
+                let key = if lower {
+                    (span, x.e.span)
+                } else {
+                    (x.e.span, span)
+                };
+                if seen.contains(&key) {
+                    continue;
+                }
+                let run = &writes[runs[r].clone()];
+                let run_groups = &groups[runs[r].clone()];
+                let split = run_groups.partition_point(|&g| g < x.group);
+                let side = if lower {
+                    &run[..split]
+                } else {
+                    &run[split + run_groups[split..].partition_point(|&g| g == x.group)..]
+                };
+                let Some(w) = side.iter().find(|w| !may_be_ordered(x, w)) else {
+                    continue;
+                };
+                seen.insert(key);
+                let (a, b) = if lower { (w, x) } else { (x, w) };
+                let lo = x.e.start.max(w.e.start);
+                let hi = x.e.end.min(w.e.end);
+                out.push(CrossRace {
+                    first: a.access(lo),
+                    second: b.access(lo),
+                    bytes: lo..hi,
+                });
             }
-            if may_be_ordered(x, w) {
-                continue;
-            }
-            let (a, b) = if w.group < x.group { (w, x) } else { (x, w) };
-            if !seen.insert((a.e.span, b.e.span)) {
-                continue;
-            }
-            let lo = x.e.start.max(w.e.start);
-            let hi = x.e.end.min(w.e.end);
-            out.push(CrossRace {
-                first: a.access(lo),
-                second: b.access(lo),
-                bytes: lo..hi,
-            });
         }
     }
     out.sort_by_key(|r| {
@@ -613,6 +663,113 @@ mod tests {
             AccessKind::Read,
             order,
         );
+    }
+
+    /// The comparison before runs: every overlapping write of another group looked at one by
+    /// one. The reference `cross_group_races` must agree with, finding for finding.
+    fn per_write_reference(logs: &[&GlobalLog]) -> Vec<CrossRace> {
+        let mut writes: Vec<Item> = Vec::new();
+        for (g, log) in logs.iter().enumerate() {
+            writes.extend(log.items(g as u32).filter(|i| i.e.kind() == WEAK_WRITE));
+        }
+        if logs.len() < 2 || writes.is_empty() {
+            return Vec::new();
+        }
+        writes.sort_unstable_by_key(|i| (i.e.start, i.group));
+        let mut seen: HashSet<(u32, u32)> = HashSet::new();
+        let mut out = Vec::new();
+        for x in logs
+            .iter()
+            .enumerate()
+            .flat_map(|(g, log)| log.items(g as u32))
+        {
+            for w in writes.iter().filter(|w| w.e.start < x.e.end && w.e.end > x.e.start) {
+                if w.group == x.group || (x.e.kind() == WEAK_WRITE && x.group > w.group) {
+                    continue;
+                }
+                if may_be_ordered(&x, w) {
+                    continue;
+                }
+                let (a, b) = if w.group < x.group { (w, &x) } else { (&x, w) };
+                if !seen.insert((a.e.span, b.e.span)) {
+                    continue;
+                }
+                let lo = x.e.start.max(w.e.start);
+                out.push(CrossRace {
+                    first: a.access(lo),
+                    second: b.access(lo),
+                    bytes: lo..x.e.end.min(w.e.end),
+                });
+            }
+        }
+        out.sort_by_key(|r| {
+            (
+                r.first.group,
+                r.second.group,
+                r.second.site.span,
+                r.first.site.span,
+            )
+        });
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Many groups storing to the same tile (the wrong-tile-index bug), with reads, atomics
+        /// and release/acquire patterns between them: the runs give the findings the per-write
+        /// comparison gives.
+        #[test]
+        fn runs_find_what_the_per_write_comparison_finds(
+            groups in 2usize..12,
+            ops in proptest::collection::vec(
+                (0usize..12, 0u8..6, 0u32..4, 0u64..6, proptest::prelude::any::<bool>()),
+                1..80,
+            ),
+        ) {
+            let mut logs: Vec<GlobalLog> = (0..groups).map(|_| GlobalLog::new()).collect();
+            for &(g, op, span, row, mask_half) in &ops {
+                let log = &mut logs[g % groups];
+                let base = 0x1000 + 0x40 * row;
+                let mask = if mask_half { 0xffff } else { u32::MAX };
+                let addrs: [u64; 32] = std::array::from_fn(|l| base + 4 * l as u64);
+                let (kind, order) = match op {
+                    0 | 1 => (AccessKind::Write, MemOrder::Weak),
+                    2 => (AccessKind::Read, MemOrder::Weak),
+                    3 => (AccessKind::Write, MemOrder::Relaxed),
+                    4 => {
+                        log.fence();
+                        continue;
+                    }
+                    _ => {
+                        log.acquire_op();
+                        (AccessKind::Read, MemOrder::Relaxed)
+                    }
+                };
+                log.thread_access_lanes(site(span), mask, &addrs, 4, kind, order);
+            }
+            let refs: Vec<&GlobalLog> = logs.iter().collect();
+            proptest::prop_assert_eq!(cross_group_races(&refs), per_write_reference(&refs));
+        }
+    }
+
+    #[test]
+    fn a_tile_every_group_stores_is_one_finding_per_pair_of_instructions() {
+        // 64 groups store the same 4 rows with the same two instructions.
+        let logs: Vec<GlobalLog> = (0..64)
+            .map(|_| {
+                let mut log = GlobalLog::new();
+                for row in 0..4 {
+                    store(&mut log, 1 + row % 2, 0x4000 + 0x80 * row as u64, MemOrder::Weak);
+                }
+                log
+            })
+            .collect();
+        let refs: Vec<&GlobalLog> = logs.iter().collect();
+        let r = cross_group_races(&refs);
+        assert_eq!(r, per_write_reference(&refs));
+        // (1, 1) and (2, 2); spans 1 and 2 never write the same bytes.
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert!(r.iter().all(|r| (r.first.group, r.second.group) == (0, 1)));
     }
 
     #[test]
