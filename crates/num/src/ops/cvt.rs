@@ -362,10 +362,12 @@ pub fn cvt_f16x2_from_f8x2(src: ScalarType, a: u16, relu: bool) -> Result<u32, O
 }
 
 /// `cvt.rn{.relu}.{f16x2,bf16x2}.<narrow>x2 d, a`: [`cvt_f16x2_from_f8x2`] with the destination
-/// pair's type. bf16x2 is taken only from e2m1x2 (`cvt.rn.bf16x2.e2m1x2`, which ptxas 13.5
-/// accepts for sm_100a and Triton 3.9 emits to upcast mxfp4 weights for a bf16 `dot_scaled`;
-/// the PTX 9.0 grammar lists only f16x2): read as the f16x2 form with bf16 halves (DERIVED),
-/// which is exact since every e2m1 value is a bf16.
+/// pair's type. bf16x2 is taken from every narrow pair (`cvt.rn{.relu}.bf16x2.{e4m3x2,e5m2x2,
+/// e2m3x2,e3m2x2,e2m1x2}`: ptxas 13.5 accepts all five for sm_100a from PTX ISA 9.2 on, "Feature
+/// 'cvt.bf16x2.e4m3x2' requires PTX ISA .version 9.2"; Triton 3.9 emits the e2m1x2 and e4m3x2
+/// forms to upcast mxfp4 / mxfp8 operands of a bf16 `dot_scaled`): read as the f16x2 form with
+/// bf16 halves, which is exact since every e4m3, e5m2, e2m3, e3m2 and e2m1 value is a bf16
+/// (at most 3 fraction bits, magnitudes 2^-16..57344).
 pub fn cvt_x2_from_narrow_x2(
     dst: ScalarType,
     src: ScalarType,
@@ -374,7 +376,7 @@ pub fn cvt_x2_from_narrow_x2(
 ) -> Result<u32, OpError> {
     let half = match (dst, src) {
         (ScalarType::F16x2, _) => ScalarType::F16,
-        (ScalarType::Bf16x2, ScalarType::E2m1x2) => ScalarType::Bf16,
+        (ScalarType::Bf16x2, _) => ScalarType::Bf16,
         _ => {
             return Err(OpError::Unsupported(
                 "cvt to this pair from a packed narrow type",

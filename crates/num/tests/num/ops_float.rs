@@ -439,7 +439,12 @@ fn packed_narrow_conversions_put_a_in_the_upper_part() {
         cvt_x2_from_narrow_x2(T::Bf16x2, T::E2m1x2, 0x9f, true).unwrap(),
         0x0000_0000
     );
-    assert!(cvt_x2_from_narrow_x2(T::Bf16x2, T::E4m3x2, 0x38b8, false).is_err());
+    // bf16x2 from e4m3x2 (Triton 3.9's mxfp8 upcast for a bf16 `dot_scaled`, holdout
+    // ho11_dot_scaled_mxfp8_bf16): 0x38b8 -> {1.0, -1.0} = bf16 0x3f80, 0xbf80.
+    assert_eq!(
+        cvt_x2_from_narrow_x2(T::Bf16x2, T::E4m3x2, 0x38b8, false).unwrap(),
+        0x3f80_bf80
+    );
     // Stochastic rounding is not modelled: an error, not a value.
     assert!(cvt(T::F16, T::F32, one as u64, CvtMods::rnd(Rounding::Rs)).is_err());
 }
@@ -506,4 +511,36 @@ fn blackwell_three_input_minmax_and_f32x2() {
     assert!(half_cmp(HalfKind::F16, CmpOp::Ltu, 0x7e00, 0x4000, false));
     assert!(!half_cmp(HalfKind::Bf16, CmpOp::Eq, 0x0001, 0x8000, false));
     assert!(half_cmp(HalfKind::F16, CmpOp::Eq, 0x0001, 0x8000, true));
+}
+
+/// `cvt.rn{.relu}.bf16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}` (PTX ISA 9.2, sm_100a: ptxas 13.5
+/// takes all five): every narrow value is a bf16 (at most 3 fraction bits, exponents within
+/// 2^-16..2^15), so each half is the f16x2 form's value, exactly, in bf16; NaN stays NaN; relu
+/// clamps negatives to +0 as for f16x2. Every code pair of every source format.
+#[test]
+fn bf16x2_from_every_narrow_pair_is_exact() {
+    use tmemu_num::ops::cvt::cvt_x2_from_narrow_x2;
+    for src in [T::E4m3x2, T::E5m2x2, T::E2m3x2, T::E3m2x2, T::E2m1x2] {
+        let (bits, mask) = match src {
+            T::E2m1x2 => (8, 0xffu32),
+            _ => (16, 0xffff),
+        };
+        for a in 0..(1u32 << bits) {
+            let a = (a & mask) as u16;
+            for relu in [false, true] {
+                let h = cvt_x2_from_narrow_x2(T::F16x2, src, a, relu).unwrap();
+                let b = cvt_x2_from_narrow_x2(T::Bf16x2, src, a, relu)
+                    .unwrap_or_else(|e| panic!("{src:?} {a:#x}: {e:?}"));
+                for sh in [0, 16] {
+                    let hv = HalfKind::F16.to_f64((h >> sh) as u16);
+                    let bv = HalfKind::Bf16.to_f64((b >> sh) as u16);
+                    if hv.is_nan() {
+                        assert!(bv.is_nan(), "{src:?} {a:#x} relu {relu}: NaN -> {bv}");
+                    } else {
+                        assert_eq!(hv.to_bits(), bv.to_bits(), "{src:?} {a:#x} relu {relu}");
+                    }
+                }
+            }
+        }
+    }
 }
