@@ -379,6 +379,120 @@ def _ldst_cp_forms_case():
              "from the DERIVED fragment maps (data-movement.md §2.4/§2.5/§5.3)")
 
 
+
+# ---- batch 11 ---------------------------------------------------------------------------------
+def _cp_shift_refresh_case():
+    rng = np.random.default_rng(11301)
+    u32 = lambda *shape: rng.integers(0, 2**32, size=shape, dtype=np.uint64).astype(np.uint32)  # noqa: E731
+    src_a, src_b, src_r, init = u32(64, 4), u32(64, 4), u32(4, 8), u32(128, 16)
+    tmem = init.astype(np.uint64).copy()
+    for i in range(64):                 # .64x128b.warpx2::02_13 at column 0
+        tmem[i, 0:4] = src_a[i]
+        tmem[64 + i, 0:4] = src_a[i]
+    for i in range(64):                 # .64x128b.warpx2::01_23 at column 4
+        lanes = (i, 32 + i) if i < 32 else (32 + i, 64 + i)
+        for lane in lanes:
+            tmem[lane, 4:8] = src_b[i]
+    # shift.down of columns 8..15 within lanes 0..31 (lane k + 1 <- old lane k), then
+    # cp.4x256b: row q -> lane 32q (refilling lane 0, which the shift left unspecified)
+    old = tmem[0:32, 8:16].copy()
+    tmem[1:32, 8:16] = old[0:31]
+    for q in range(4):
+        tmem[32 * q, 8:16] = src_r[q]
+    return Case(
+        "ho_nvcc_cp_shift_refresh", grid=[1],
+        buffers=dict(src_a=Input(src_a, "u32"), src_b=Input(src_b, "u32"),
+                     src_r=Input(src_r, "u32"), init=Input(init, "u32"),
+                     raw=Output("u32", [128, 16], tmem.astype(np.float64), 0.0, 0.0,
+                                "bit patterns moved through TMEM: exact")),
+        args=dict(src_a=Ptr("src_a"), src_b=Ptr("src_b"), src_r=Ptr("src_r"), init=Ptr("init"),
+                  raw=Ptr("raw")),
+        note="tcgen05.cp.64x128b.warpx2::02_13 and ::01_23 from no-swizzle sources with SBO 256, "
+             "tcgen05.shift.down then at once tcgen05.cp.4x256b into the same columns (the "
+             "shift -> cp.4x256b pipelined pair), one commit; the raw 128 x 16 block, expected "
+             "from the DERIVED placement of data-movement.md §5.3 / §6")
+
+
+def _e3m2_to_f64(b):
+    b = np.asarray(b, np.int64)
+    s = np.where(b & 0x20, -1.0, 1.0)
+    e, m = (b >> 2) & 7, b & 3
+    return s * np.where(e == 0, m / 16.0, 2.0 ** (e - 3) * (1 + m / 4.0))
+
+
+def _e2m3_to_f64(b):
+    b = np.asarray(b, np.int64)
+    s = np.where(b & 0x20, -1.0, 1.0)
+    e, m = (b >> 3) & 3, b & 7
+    return s * np.where(e == 0, m / 8.0, 2.0 ** (e - 1) * (1 + m / 8.0))
+
+
+def _e5m2_to_f64(b):
+    b = np.asarray(b, np.int64)
+    s = np.where(b & 0x80, -1.0, 1.0)
+    e, m = (b >> 2) & 31, b & 3
+    return s * np.where(e == 0, m / 4.0 * 2.0 ** -14, 2.0 ** (e - 15) * (1 + m / 4.0))
+
+
+def _decomp_image(rng, codes, bits):
+    """The shared-memory source of a tcgen05.cp.128x256b.b8x16.b{4,6}x16_*: row i, 16-element
+    unit j at (i % 8) * 16 + (i // 8) * 128 (SBO) + j * 2048 (LBO); a unit is the 16 codes
+    packed little-endian (element e at bits bits*e) in 8 or 12 bytes, then padding bytes that
+    must not matter (random)."""
+    img = rng.integers(0, 256, size=4096, dtype=np.uint64).astype(np.uint8)
+    for i in range(128):
+        for j in range(2):
+            v = 0
+            for e in range(16):
+                v |= int(codes[i, 16 * j + e]) << (bits * e)
+            nb = 2 * bits
+            off = (i % 8) * 16 + (i // 8) * 128 + j * 2048
+            img[off:off + nb] = np.frombuffer(v.to_bytes(nb, "little"), np.uint8)
+    return img
+
+
+def _cp_decomp_mma_case():
+    from regen import e2m1_nibbles_to_f64, e4m3_bits_to_f64
+    rng = np.random.default_rng(11302)
+    a1 = rng.integers(0, 16, size=(128, 32))                  # e2m1 codes
+    a2 = rng.integers(0, 64, size=(128, 32))                  # e3m2 codes (|v| <= 28)
+    a3 = rng.integers(0, 64, size=(128, 32))                  # e2m3 codes (|v| <= 7.5)
+    # B1 e4m3 and B2 e5m2 codes whose values are 0 or have magnitude in [2^-6, 2] (e4m3) /
+    # [2^-4, 4] (e5m2): every product and sum below stays on a coarse grid
+    e4 = np.arange(256)
+    v4 = e4m3_bits_to_f64(e4.astype(np.uint8))
+    ok4 = e4[(v4 == 0) | ((np.abs(v4) >= 2.0 ** -6) & (np.abs(v4) <= 2))]
+    e5 = np.arange(256)
+    v5 = _e5m2_to_f64(e5)
+    ok5 = e5[(v5 == 0) | ((np.abs(v5) >= 2.0 ** -4) & (np.abs(v5) <= 4))]
+    b1t = rng.choice(ok4, size=(64, 32)).astype(np.uint8)     # row n = B1[:, n]
+    b2t = rng.choice(ok5, size=(64, 32)).astype(np.uint8)
+    A1, A2, A3 = e2m1_nibbles_to_f64(a1.astype(np.uint8)), _e3m2_to_f64(a2), _e2m3_to_f64(a3)
+    B1, B2 = e4m3_bits_to_f64(b1t).T, _e5m2_to_f64(b2t).T
+    d1 = (A1 @ B1).astype(np.float32)
+    d2 = (A2 @ B2 + A3 @ B1).astype(np.float32)
+    why1 = ("e2m1 (multiples of 1/2, |a| <= 6) times e4m3 in {0} U [2^-6, 2] (multiples of "
+            "2^-9): products multiples of 2^-10 below 12, 32-term sums below 2^9: 19 significant "
+            "bits, exact in f32")
+    why2 = ("e3m2 (multiples of 2^-4, |a| <= 28) times e5m2 in {0} U [2^-4, 4] (multiples of "
+            "2^-6) and e2m3 (multiples of 1/8, |a| <= 7.5) times the e4m3 B1: every product a "
+            "multiple of 2^-12, 64-term sums below 2^12 (3584 + 480): at most 24 significant "
+            "bits, exact in f32")
+    return Case(
+        "ho_nvcc_cp_decomp_mma", grid=[1],
+        buffers=dict(a1img=Input(_decomp_image(rng, a1, 4), "u8"),
+                     a2img=Input(_decomp_image(rng, a2, 6), "u8"),
+                     a3img=Input(_decomp_image(rng, a3, 6), "u8"),
+                     b1t=Input(b1t, "u8"), b2t=Input(b2t, "u8"),
+                     d1=Output("f32", [128, 64], d1, 0.0, 0.0, why1),
+                     d2=Output("f32", [128, 64], d2, 0.0, 0.0, why2)),
+        args=dict(a1img=Ptr("a1img"), a2img=Ptr("a2img"), a3img=Ptr("a3img"), b1t=Ptr("b1t"),
+                  b2t=Ptr("b2t"), d1=Ptr("d1"), d2=Ptr("d2")),
+        note="tcgen05.cp.128x256b.b8x16.b4x16_p64 (e2m1) and .b8x16.b6x16_p32 (e3m2, e2m3) "
+             "decompress A operands into TMEM; each copy is followed at once by a kind::f8f6f4 "
+             "MMA reading A from TMEM (D1 = A1 x B1 e4m3, D2 = A2 x B2 e5m2 + A3 x B1), "
+             "M = 128, N = 64, K = 32; padding bytes of the packed units are random")
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -401,7 +515,11 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("cp_shift_mma.cu", "cp_shift_mma", dict(block=[128, 1, 1], shared=0),
             lambda: [_cp_shift_mma_case()]),
            ("ldst_cp_forms.cu", "ldst_cp_forms", dict(block=[128, 1, 1], shared=0),
-            lambda: [_ldst_cp_forms_case()])]
+            lambda: [_ldst_cp_forms_case()]),
+           ("cp_shift_refresh.cu", "cp_shift_refresh", dict(block=[128, 1, 1], shared=0),
+            lambda: [_cp_shift_refresh_case()]),
+           ("cp_decomp_mma.cu", "cp_decomp_mma", dict(block=[128, 1, 1], shared=0),
+            lambda: [_cp_decomp_mma_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
