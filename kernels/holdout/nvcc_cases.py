@@ -493,6 +493,75 @@ def _cp_decomp_mma_case():
              "MMA reading A from TMEM (D1 = A1 x B1 e4m3, D2 = A2 x B2 e5m2 + A3 x B1), "
              "M = 128, N = 64, K = 32; padding bytes of the packed units are random")
 
+
+def _mma_mx_aliases_case():
+    from regen import e2m1_nibbles_to_f64, e4m3_bits_to_f64, e8m0_to_f64
+    rng = np.random.default_rng(11303)
+    M, N = 128, 64
+    ue4m3_codes = np.array([0x30, 0x38, 0x3C, 0x40], np.uint8)     # 0.5, 1, 1.5, 2
+    ue4m3_vals = np.array([0.5, 1.0, 1.5, 2.0])
+    a = np.zeros((4, M, 32), np.uint8)
+    bt = np.zeros((4, N, 32), np.uint8)
+    # every byte of a scale cell random: an MMA reading the wrong byte gets other scales
+    sfa = rng.integers(0, 2**32, size=(4, M), dtype=np.uint64).astype(np.uint32)
+    sfb = rng.integers(0, 2**32, size=(4, N), dtype=np.uint64).astype(np.uint32)
+    d = np.zeros((4, M, N))
+
+    def set_bytes(cells, first, codes):        # codes [rows][j] into bytes first + j
+        for j in range(codes.shape[1]):
+            sh = 8 * (first + j)
+            cells[:] = (cells & ~np.uint32(0xFF << sh)) | (codes[:, j].astype(np.uint32) << sh)
+
+    # D0, D1, D2: e2m1 x e2m1, K = 64 packed two per byte (element 2kb in the low nibble)
+    for m, (nsf, ue8m0, ida, idb) in enumerate(((2, True, 2, 0), (4, False, 0, 0),
+                                                 (2, True, 0, 2))):
+        an = rng.integers(0, 16, size=(M, 64), dtype=np.uint8)
+        bn = rng.integers(0, 16, size=(64, N), dtype=np.uint8)         # B[k][n]
+        a[m] = an[:, 0::2] | (an[:, 1::2] << 4)
+        bt[m] = bn.T[:, 0::2] | (bn.T[:, 1::2] << 4)
+        if ue8m0:   # 2^-1 .. 2^1: scaled partial sums stay exact (below)
+            ca = rng.integers(126, 129, size=(M, nsf)).astype(np.uint8)
+            cb = rng.integers(126, 129, size=(N, nsf)).astype(np.uint8)
+            va, vb = e8m0_to_f64(ca), e8m0_to_f64(cb)
+        else:
+            ia, ib = rng.integers(0, 4, size=(M, nsf)), rng.integers(0, 4, size=(N, nsf))
+            ca, cb, va, vb = ue4m3_codes[ia], ue4m3_codes[ib], ue4m3_vals[ia], ue4m3_vals[ib]
+        set_bytes(sfa[m], ida, ca)
+        set_bytes(sfb[m], idb, cb)
+        blk = 64 // nsf
+        a64 = e2m1_nibbles_to_f64(an) * np.repeat(va, blk, axis=1)
+        b64 = e2m1_nibbles_to_f64(bn) * np.repeat(vb, blk, axis=1).T
+        d[m] = a64 @ b64
+    # D3: e5m2 (A) x e4m3 (B), K = 32, one ue8m0 scale per row / column: A ID 3, B ID 1
+    e = np.arange(256)
+    v5 = np.vectorize(lambda c: _e5m2_to_f64(c))(e)
+    v4 = e4m3_bits_to_f64(e.astype(np.uint8))
+    ok5 = e[(v5 == 0) | ((np.abs(v5) >= 0.25) & (np.abs(v5) <= 4))]
+    ok4 = e[(v4 == 0) | ((np.abs(v4) >= 0.125) & (np.abs(v4) <= 2))]
+    a[3] = rng.choice(ok5, size=(M, 32))
+    bt[3] = rng.choice(ok4, size=(N, 32))
+    ca = rng.integers(126, 129, size=(M, 1)).astype(np.uint8)
+    cb = rng.integers(126, 129, size=(N, 1)).astype(np.uint8)
+    set_bytes(sfa[3], 3, ca)
+    set_bytes(sfb[3], 1, cb)
+    d[3] = ((_e5m2_to_f64(a[3]) * e8m0_to_f64(ca)) @
+            (e4m3_bits_to_f64(bt[3]) * e8m0_to_f64(cb)).T)
+    why = ("D0-D2: e2m1 (multiples of 1/2, |x| <= 6) times scale products in 2^-2..2^2 (ue8m0 "
+           "2^-1..2^1) or multiples of 1/16 up to 4 (ue4m3 0.5..2): products multiples of 2^-6 "
+           "below 2^8, 64-term sums below 2^14: 20 significant bits; D3: e5m2 in {0} U [1/4, 4] "
+           "(multiples of 2^-4) times e4m3 in {0} U [1/8, 2] (multiples of 2^-6) times 2^-2..2^2, "
+           "32-term sums below 2^10 on a 2^-12 grid: 22 bits; all exact in f32")
+    return Case(
+        "ho_nvcc_mma_mx_aliases", grid=[1],
+        buffers=dict(a=Input(a, "u8"), bt=Input(bt, "u8"), sfa=Input(sfa, "u32"),
+                     sfb=Input(sfb, "u32"),
+                     d=Output("f32", [4, M, N], d.astype(np.float32), 0.0, 0.0, why)),
+        args=dict(a=Ptr("a"), bt=Ptr("bt"), sfa=Ptr("sfa"), sfb=Ptr("sfb"), d=Ptr("d")),
+        note="block-scaled MMAs, M = 128, N = 64: mxf4nvf4.block32 with UE8M0 scales (scale_A "
+             "ID 2), mxf4nvf4.scale_vec::4X (UE4M3), mxf4.scale_vec::2X (scale_B ID 2), "
+             "mxf8f6f4.scale_vec::1X e5m2 x e4m3 (IDs 3 and 1); scales stored into TMEM with "
+             "tcgen05.st (mma.md §6 layout), the unused bytes of each scale cell random")
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -519,7 +588,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("cp_shift_refresh.cu", "cp_shift_refresh", dict(block=[128, 1, 1], shared=0),
             lambda: [_cp_shift_refresh_case()]),
            ("cp_decomp_mma.cu", "cp_decomp_mma", dict(block=[128, 1, 1], shared=0),
-            lambda: [_cp_decomp_mma_case()])]
+            lambda: [_cp_decomp_mma_case()]),
+           ("mma_mx_aliases.cu", "mma_mx_aliases", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_mx_aliases_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
