@@ -4,7 +4,9 @@ ho11_gluon_m64_n8: the **smallest MMA of the ISA**, M = 64 and **N = 8** (kind::
 output so far had N >= 16): 64-row tiles, four 64x8 MMAs per K step into 8-column slices of a
 32-column TMEM accumulator (D at columns 0, 8, 16, 24: `taddr + 8j`), B tiles of 8 rows (one
 128B swizzle atom), one `tcgen05_commit` for the four, every slice read back on its own
-(layout F, 8 columns: `16x32bx2` / `32x32b` loads of the narrowest width).
+(layout F, 8 columns: `16x32bx2.x4` loads).
+ho11_gluon_m128_n8: the same source with 128-row tiles: **M = 128, N = 8** (Table 39 allows N in
+steps of 8 for M = 128 with cta_group::1), `32x32b` loads of 8 columns.
 """
 import numpy as np
 from triton.experimental import gluon
@@ -93,4 +95,4 @@ def _kernel(name, bm, bn, seed):
                         aligned=("a_ptr", "b_ptr", "c_ptr", "N", "K"))
 
 
-KERNELS = [_kernel("ho11_gluon_m64_n8", 64, 8, 11201)]
+KERNELS = [_kernel("ho11_gluon_m64_n8", 64, 8, 11201), _kernel("ho11_gluon_m128_n8", 128, 8, 11202)]
