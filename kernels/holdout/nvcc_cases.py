@@ -562,6 +562,48 @@ def _mma_mx_aliases_case():
              "mxf8f6f4.scale_vec::1X e5m2 x e4m3 (IDs 3 and 1); scales stored into TMEM with "
              "tcgen05.st (mma.md §6 layout), the unused bytes of each scale cell random")
 
+
+def _mma_tmem_a_forms_case():
+    from regen import e4m3_bits_to_f64, e8m0_to_f64
+    rng = np.random.default_rng(11304)
+    M, N = 128, 64
+    a = (rng.integers(-4, 5, size=(M, 16)) / 2).astype(np.float16)
+    b = (rng.integers(-4, 5, size=(16, N)) / 2).astype(np.float16)
+    a16 = a.view(np.uint16).astype(np.uint32)
+    a16 = (a16[:, 0::2] | (a16[:, 1::2] << 16)).astype(np.uint32)      # element 2c low half
+    b16t = np.ascontiguousarray(b.T).view(np.uint8)                     # [64][32] bytes
+    e = np.arange(256)
+    v4 = e4m3_bits_to_f64(e.astype(np.uint8))
+    v5 = _e5m2_to_f64(e)
+    ok4 = e[(v4 == 0) | ((np.abs(v4) >= 0.125) & (np.abs(v4) <= 2))]
+    ok5 = e[(v5 == 0) | ((np.abs(v5) >= 0.25) & (np.abs(v5) <= 4))]
+    a8c = rng.choice(ok4, size=(M, 32)).astype(np.uint8)
+    b8t = rng.choice(ok5, size=(N, 32)).astype(np.uint8)
+    a8 = a8c.reshape(M, 8, 4).astype(np.uint32)
+    a8 = (a8[..., 0] | (a8[..., 1] << 8) | (a8[..., 2] << 16) | (a8[..., 3] << 24)).astype(np.uint32)
+    sa = rng.integers(126, 129, size=M).astype(np.uint8)
+    sb = rng.integers(126, 129, size=N).astype(np.uint8)
+    d0 = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    d1 = ((e4m3_bits_to_f64(a8c) * e8m0_to_f64(sa)[:, None]) @
+          (_e5m2_to_f64(b8t) * e8m0_to_f64(sb)[:, None]).T).astype(np.float32)
+    return Case(
+        "ho_nvcc_mma_tmem_a_forms", grid=[1],
+        buffers=dict(a16=Input(a16, "u32"), a8=Input(a8, "u32"), b16t=Input(b16t, "u8"),
+                     b8t=Input(b8t, "u8"), sfa=Input(sa.astype(np.uint32), "u32"),
+                     sfb=Input(sb.astype(np.uint32), "u32"),
+                     d0=Output("f32", [M, N], d0, 0.0, 0.0,
+                               "f16 on a 1/2 grid, K = 16: products on a 1/4 grid below 4, "
+                               "sums below 2^6: exact"),
+                     d1=Output("f32", [M, N], d1, 0.0, 0.0,
+                               "e4m3 in {0} U [1/8, 2] (multiples of 2^-6) times e5m2 in {0} U "
+                               "[1/4, 4] (multiples of 2^-4) times scales 2^-2..2^2: 32-term "
+                               "sums below 2^10 on a 2^-12 grid, 22 bits: exact")),
+        args=dict(a16=Ptr("a16"), a8=Ptr("a8"), b16t=Ptr("b16t"), b8t=Ptr("b8t"),
+                  sfa=Ptr("sfa"), sfb=Ptr("sfb"), d0=Ptr("d0"), d1=Ptr("d1")),
+        note="A operands in TMEM (tcgen05.st) for a .ws kind::f16 MMA (M = 128, N = 64) and a "
+             "kind::mxf8f6f4.block_scale.block32 MMA (e4m3 A from TMEM, e5m2 B, ue8m0 scales); "
+             "B K-major 32B-swizzled in shared memory")
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -590,7 +632,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("cp_decomp_mma.cu", "cp_decomp_mma", dict(block=[128, 1, 1], shared=0),
             lambda: [_cp_decomp_mma_case()]),
            ("mma_mx_aliases.cu", "mma_mx_aliases", dict(block=[128, 1, 1], shared=0),
-            lambda: [_mma_mx_aliases_case()])]
+            lambda: [_mma_mx_aliases_case()]),
+           ("mma_tmem_a_forms.cu", "mma_tmem_a_forms", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_tmem_a_forms_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
