@@ -177,7 +177,7 @@ def ho11_mcast1sm(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor, bm: cutlass.Co
 
 # name, (BM, BN, BK), stages, (tcgen05.ld shape, repetition), (M, N, K), seed
 VARIANTS = [
-    ("ho11_cute_mcast1sm_f16", (128, 128, 64), 4, ("16x64b", 16), (256, 256, 256), 11401),
+    ("ho11_cute_mcast1sm_f16", (128, 128, 64), 4, ("16x64b", 16), (256, 128, 256), 11401),
 ]
 SWIZZLE = {128: ("S<3,4,3>", "128B")}  # by K-row bytes
 
