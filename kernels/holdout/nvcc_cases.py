@@ -604,6 +604,44 @@ def _mma_tmem_a_forms_case():
              "kind::mxf8f6f4.block_scale.block32 MMA (e4m3 A from TMEM, e5m2 B, ue8m0 scales); "
              "B K-major 32B-swizzled in shared memory")
 
+
+def _max_num_case():
+    val = lambda part, w, t, r: (part << 28) | (w << 20) | (t << 12) | r  # noqa: E731
+    tmem = np.zeros((128, 512), dtype=np.uint64)
+    for w in range(4):
+        for t in range(32):
+            for r in range(128):
+                dl, dc = map_16x256b(t, r)                                 # part 0, x32
+                tmem[32 * w + dl, dc] = val(0, w, t, r)
+                dl, dc = map_16x128b(t, r)                                 # part 1, x64
+                tmem[32 * w + 16 + dl, dc] = val(1, w, t, r)
+                dl, dc = map_16x64b(t, r)                                  # part 2, x128
+                tmem[32 * w + dl, 256 + dc] = val(2, w, t, r)
+                # part 3: .16x32bx2.x128, immHalfSplitoff 128
+                tmem[32 * w + 16 + t % 16, 256 + r + (128 if t >= 16 else 0)] = val(3, w, t, r)
+    w = 2                                                                  # the warp written out
+    back = np.zeros((4, 32, 128), dtype=np.uint64)
+    for t in range(32):
+        for r in range(128):
+            dl, dc = map_16x64b(t, r)
+            back[0, t, r] = tmem[32 * w + 16 + dl, dc]
+            dl, dc = map_16x256b(t, r)
+            back[1, t, r] = tmem[32 * w + dl, 256 + dc]
+            back[2, t, r] = tmem[32 * w + t % 16, r + (128 if t >= 16 else 0)]
+            dl, dc = map_16x128b(t, r)
+            back[3, t, r] = tmem[32 * w + 16 + dl, 256 + dc]
+    return Case(
+        "ho_nvcc_tmem_max_num", grid=[1],
+        buffers=dict(back=Output("u32", [4, 32, 128], back.astype(np.float64), 0.0, 0.0,
+                                 "bit patterns moved through TMEM: exact")),
+        args=dict(back=Ptr("back")),
+        note="One CTA, all 512 columns: stores at the largest .num of every 16-lane shape "
+             "(.16x256b.x32, .16x128b.x64, .16x64b.x128, .16x32bx2.x128 with half offset 128), "
+             "values naming their warp, thread and register, read back crosswise with the same "
+             "four shapes (warp 2's registers written out); expected from the fragment maps in "
+             "numpy")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -634,7 +672,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_mx_aliases.cu", "mma_mx_aliases", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_mx_aliases_case()]),
            ("mma_tmem_a_forms.cu", "mma_tmem_a_forms", dict(block=[128, 1, 1], shared=0),
-            lambda: [_mma_tmem_a_forms_case()])]
+            lambda: [_mma_tmem_a_forms_case()]),
+           ("tmem_max_num.cu", "tmem_max_num", dict(block=[128, 1, 1], shared=0),
+            lambda: [_max_num_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
