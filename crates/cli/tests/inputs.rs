@@ -44,6 +44,14 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("ptx_is_a_directory", &["run", "D/ptx_is_dir.toml"], 2),
     ("ptx_xz_corrupt", &["run", "D/corrupt_xz.toml"], 2),
     ("spec_not_utf8", &["run", "D/spec_not_utf8.toml"], 2),
+    // found by fuzz/mutate_run.py: a bulk copy sized far past shared memory is an
+    // out-of-bounds error at the copy; the race detector used to be told of the whole 4 GiB
+    // range before the copy faulted and ran out of memory shadowing it
+    (
+        "bulk_copy_past_shared_memory_races",
+        &["run", "D/bulk_oob.toml", "--races"],
+        1,
+    ),
     // a launch the hardware cannot run names the spec key that asked for it
     (
         "launch_shared_memory_over_limit",

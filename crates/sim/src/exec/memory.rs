@@ -1190,21 +1190,26 @@ pub(super) fn exec_copy<O: Observer>(
                     } else {
                         dests.push((dst_a, mbar_a));
                     }
-                    let id = bulk_issue(w, cx, 1 << l, s, n, AccessKind::Read);
+                    // The copies first, the observer after: a copy that faults (a size past
+                    // the end of shared memory) is an error, not an access of `n` bytes the
+                    // race detector would shadow (a 4 GiB size exhausted its memory).
                     let mut bars = Vec::with_capacity(dests.len());
                     for (da, ma) in dests {
                         let d = resolve(cx, Space::SharedCluster, da as u64)?;
-                        bulk_access(cx, id, d, n, AccessKind::Write);
                         copy(w, cx, l, d, s, n)?;
                         let Loc::Shared(c, off) = resolve(cx, Space::SharedCluster, ma as u64)?
                         else {
                             unreachable!()
                         };
-                        bars.push((c, off));
+                        bars.push((d, c, off));
+                    }
+                    let id = bulk_issue(w, cx, 1 << l, s, n, AccessKind::Read);
+                    for &(d, _, _) in &bars {
+                        bulk_access(cx, id, d, n, AccessKind::Write);
                     }
                     // copies complete at issue: completion, then each complete_tx
                     cx.obs.async_complete(id, cx.out.warp_instructions);
-                    for (c, off) in bars {
+                    for (_, c, off) in bars {
                         let key = SyncKey::Mbarrier {
                             cta: c as u32,
                             offset: off,
@@ -1218,9 +1223,10 @@ pub(super) fn exec_copy<O: Observer>(
                     let n = w.read_any(size, l) as u32;
                     let d = resolve(cx, Space::Global, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;
+                    // copy first: see the global-to-shared arm
+                    copy(w, cx, l, d, s, n)?;
                     let id = bulk_issue(w, cx, 1 << l, s, n, AccessKind::Read);
                     bulk_access(cx, id, d, n, AccessKind::Write);
-                    copy(w, cx, l, d, s, n)?;
                     cx.obs.async_complete(id, cx.out.warp_instructions);
                     // the copy completes at issue in the engine; the program observes it at
                     // the cp.async.bulk.wait_group of its bulk async-group
@@ -1237,9 +1243,10 @@ pub(super) fn exec_copy<O: Observer>(
                     let n = w.read_any(size, l) as u32;
                     let d = resolve(cx, Space::SharedCluster, lane_addr(w, dst, l))?;
                     let s = resolve(cx, Space::Shared, lane_addr(w, src, l))?;
+                    // copy first: see the global-to-shared arm
+                    copy(w, cx, l, d, s, n)?;
                     let id = bulk_issue(w, cx, 1 << l, s, n, AccessKind::Read);
                     bulk_access(cx, id, d, n, AccessKind::Write);
-                    copy(w, cx, l, d, s, n)?;
                     let Loc::Shared(c, off) =
                         resolve(cx, Space::SharedCluster, lane_addr(w, mbar, l))?
                     else {
