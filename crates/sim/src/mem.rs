@@ -75,6 +75,31 @@ pub fn classify(generic: u64) -> Window {
     }
 }
 
+/// What an out-of-bounds message adds after "outside every allocation". Worked out only
+/// when the message is made: a kernel faulting in a loop makes millions of faults past the
+/// diagnostics cap, and formatting each one's text up front was most of its run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Nearest {
+    /// Nothing.
+    None,
+    Text(String),
+    /// The global buffer nearest the address, its name and bounds.
+    GlobalBuffer,
+    /// The size of the state space (`shared memory is N bytes`).
+    SpaceSize(u64),
+}
+
+impl Nearest {
+    pub fn describe(self, space: &str, addr: u64, global: &GlobalMemory) -> Option<String> {
+        match self {
+            Nearest::None => None,
+            Nearest::Text(t) => Some(t),
+            Nearest::GlobalBuffer => global.nearest(addr),
+            Nearest::SpaceSize(len) => Some(format!("{space} memory is {len} bytes")),
+        }
+    }
+}
+
 /// A fault of one access, turned into a diagnostic by the executor.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MemFault {
@@ -82,7 +107,7 @@ pub enum MemFault {
         space: &'static str,
         addr: u64,
         size: u32,
-        nearest: Option<String>,
+        nearest: Nearest,
     },
     Misaligned {
         space: &'static str,
@@ -266,12 +291,12 @@ impl GlobalMemory {
             space: "global",
             addr,
             size,
-            nearest: self.nearest(addr),
+            nearest: Nearest::GlobalBuffer,
         })
     }
 
     #[cold]
-    fn nearest(&self, addr: u64) -> Option<String> {
+    pub(crate) fn nearest(&self, addr: u64) -> Option<String> {
         let b = self.buffers.iter().min_by_key(|b| {
             if addr < b.addr {
                 b.addr - addr
@@ -672,7 +697,7 @@ fn check(len: usize, space: &'static str, off: u64, size: u32) -> Result<(), Mem
             space,
             addr: off,
             size,
-            nearest: Some(format!("{space} memory is {len} bytes")),
+            nearest: Nearest::SpaceSize(len as u64),
         });
     }
     if off & (size as u64 - 1) != 0 {
@@ -699,9 +724,8 @@ mod tests {
         g.store(b + 8, 8, 0x1122).unwrap();
         assert_eq!(g.load(b + 8, 8).unwrap(), 0x1122);
         match g.load(a + 8, 4) {
-            Err(MemFault::OutOfBounds {
-                nearest: Some(n), ..
-            }) => {
+            Err(MemFault::OutOfBounds { nearest, addr, .. }) => {
+                let n = nearest.describe("global", addr, &g).unwrap();
                 assert!(n.contains("0 bytes after the end of buffer `a`"), "{n}")
             }
             other => panic!("{other:?}"),

@@ -143,7 +143,7 @@ pub(super) fn exec<O: Observer>(
                                 space: "shared",
                                 addr: raw,
                                 size: 16,
-                                nearest: None,
+                                nearest: crate::mem::Nearest::None,
                             }
                         };
                         fault(w, cx, 1 << l, l, f, Space::Shared);
@@ -160,7 +160,7 @@ pub(super) fn exec<O: Observer>(
                         space: "shared",
                         addr: raw,
                         size: 16,
-                        nearest: Some("not a shared-memory address".into()),
+                        nearest: crate::mem::Nearest::Text("not a shared-memory address".into()),
                     },
                     Space::Shared,
                 ),

@@ -53,7 +53,7 @@ pub(crate) fn shared_loc(
             space: "shared::cluster",
             addr: a as u64,
             size: 0,
-            nearest: Some(format!("no CTA of rank {rank} in this cluster of {nctas}")),
+            nearest: crate::mem::Nearest::Text(format!("no CTA of rank {rank} in this cluster of {nctas}")),
         })
     } else {
         Err(MemFault::OtherWindow {
@@ -250,6 +250,9 @@ pub(crate) fn fault<O: Observer>(
     f: MemFault,
     space: Space,
 ) {
+    if cx.diag_full() {
+        return;
+    }
     let pc = w.cur_pc;
     let rule = fault_rule(&f);
     let msg = match f {
@@ -257,7 +260,10 @@ pub(crate) fn fault<O: Observer>(
                 "{}-byte {} access at address {addr:#x} (lane {lane}) is outside every allocation{}",
                 size,
                 if s == "global" { space_name(space) } else { s },
-                nearest.map(|n| format!(": {n}")).unwrap_or_default()
+                nearest
+                    .describe(s, addr, cx.env.global)
+                    .map(|n| format!(": {n}"))
+                    .unwrap_or_default()
             ),
         MemFault::Misaligned { space: s, addr, size } => {
             format!("{size}-byte {s} access at address {addr:#x} (lane {lane}) is not {size}-byte aligned")

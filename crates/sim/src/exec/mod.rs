@@ -609,6 +609,18 @@ pub struct Ctx<'a, 'e, O: Observer> {
 
 impl<O: Observer> Ctx<'_, '_, O> {
     #[cold]
+    /// True (and the diagnostic counted as dropped) once the cap is reached: callers that
+    /// build a message from several values ask first, so that a kernel faulting in a loop
+    /// does not spend its run formatting messages that are thrown away.
+    #[inline]
+    pub fn diag_full(&mut self) -> bool {
+        if self.out.diagnostics.len() >= MAX_DIAGNOSTICS {
+            self.out.diagnostics_dropped += 1;
+            return true;
+        }
+        false
+    }
+
     pub fn diag(&mut self, w: &Warp, pc: u32, lanes: u32, rule: Rule, message: String) {
         if self.out.diagnostics.len() >= MAX_DIAGNOSTICS {
             self.out.diagnostics_dropped += 1;

@@ -57,7 +57,7 @@ fn region<O: Observer>(
             space,
             addr: a,
             size: u32::MAX,
-            nearest: Some(format!("st.bulk size {n} exceeds {MAX_BYTES}")),
+            nearest: crate::mem::Nearest::Text(format!("st.bulk size {n} exceeds {MAX_BYTES}")),
         });
     }
     match resolve(cx, i.space, a)? {
@@ -66,7 +66,7 @@ fn region<O: Observer>(
             space,
             addr: a,
             size: n as u32,
-            nearest: Some("st.bulk writes only the .shared::cta window".into()),
+            nearest: crate::mem::Nearest::Text("st.bulk writes only the .shared::cta window".into()),
         }),
     }
 }

@@ -262,9 +262,16 @@ fn mbar_address_fault(a: u64, e: crate::mem::MemFault) -> (crate::error::Rule, S
         MemFault::OtherWindow { space, why, .. } => format!(
             "mbarrier address {a:#x} is outside the {space} window: {why}; a peer's mbarrier takes the .shared::cluster form"
         ),
-        MemFault::OutOfBounds { nearest, .. } => format!(
+        MemFault::OutOfBounds {
+            nearest,
+            space,
+            addr,
+            ..
+        } => format!(
             "mbarrier address {a:#x}: {}",
-            nearest.unwrap_or_else(|| "outside shared memory".into())
+            nearest
+                .describe(space, addr, &crate::mem::GlobalMemory::new())
+                .unwrap_or_else(|| "outside shared memory".into())
         ),
         MemFault::PeerExited { rank, .. } => format!(
             "mbarrier address {a:#x} is in CTA rank {rank} of the cluster, which has exited"

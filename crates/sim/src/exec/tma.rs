@@ -179,7 +179,7 @@ fn read_bytes<O: Observer>(cx: &Ctx<'_, '_, O>, loc: Loc, out: &mut [u8]) -> Res
                 space,
                 addr: off,
                 size: n as u32,
-                nearest: None,
+                nearest: crate::mem::Nearest::None,
             }),
         }
     };
@@ -193,7 +193,7 @@ fn read_bytes<O: Observer>(cx: &Ctx<'_, '_, O>, loc: Loc, out: &mut [u8]) -> Res
                     space: "global",
                     addr: g.addr,
                     size: g.len as u32,
-                    nearest: None,
+                    nearest: crate::mem::Nearest::None,
                 }
             })
         }
@@ -514,7 +514,7 @@ fn write_bytes<O: Observer>(
                     space: "shared",
                     addr: u64::from(off),
                     size: data.len() as u32,
-                    nearest: None,
+                    nearest: crate::mem::Nearest::None,
                 }),
             }
         }
@@ -523,7 +523,7 @@ fn write_bytes<O: Observer>(
                 space: "global",
                 addr: g.addr,
                 size: g.len as u32,
-                nearest: None,
+                nearest: crate::mem::Nearest::None,
             }),
         other => {
             let _ = (w, l);
@@ -667,7 +667,7 @@ fn bulk_reduce_one<O: Observer>(
         space,
         addr,
         size: n,
-        nearest: None,
+        nearest: crate::mem::Nearest::None,
     };
     if (soff as usize).saturating_add(n as usize) > cx.ctas[scta].shared.len() {
         return Err(Fail::Mem(oob("shared", u64::from(soff)), Space::Shared));
