@@ -526,6 +526,43 @@ BUGS = [
                           "mbarrier.try_wait.parity.shared::cta.b64"),
                   Finding("TM0225", "hang", "wait_empty",
                           "mbarrier.try_wait.parity.shared::cta.b64")]),
+    # Session 9 (bugs9): four further public reports.
+    Bug("st_bulk_clear_without_barrier", "https://github.com/tile-ai/tilelang/pull/2700",
+        "T.clear of a shared accumulator lowers to st.bulk on Blackwell, which the thread-sync "
+        "pass did not count as a shared write (issues #2699 and #2703), so no barrier separated "
+        "the clear from the other threads' read-modify-write of the buffer. st.bulk is a weak "
+        "store of the whole region, so warp 1's ld.shared/st.shared of the cleared bytes race "
+        "thread 0's st.bulk (PTX ISA §8): TM0211 at the read and at the store, related to the "
+        "clear, or at the clear, related to warp 1's store (by schedule). Fix (the PR): the barrier after the "
+        "clear.",
+        grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "read", "ld.shared.u32", related="clear"),
+                  Finding("TM0211", "error", "clear", "st.bulk.weak.shared::cta",
+                          related="rmw"),
+                  Finding("TM0211", "error", "rmw", "st.shared.u32", related="clear")]),
+    Bug("aliased_scratch_overwrites_operand", "https://github.com/sgl-project/sglang/pull/37287",
+        "The split-K partial sums (sC) alias stage 0 of the A operand (sA): a barrier after the "
+        "sC stores protects the reduction, none before them, so a fast warp overwrites sA with "
+        "its partials while the previous warp still reads its operands there (each thread "
+        "reads the slot the next warp's thread later overwrites). TM0211 at the partial-sum "
+        "store, related to the operand read, or at the read, related to the store (by "
+        "schedule). Fix (the PR): a barrier over the compute warps before the first sC store.",
+        grid=1, block=128, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "read", "ld.shared.u32", related="partial"),
+                  Finding("TM0211", "error", "partial", "st.shared.u32", related="read")]),
+    Bug("mbarrier_inval_before_last_wait", "https://github.com/NVIDIA/Fuser/pull/1663",
+        "The mbarrier.inval sits after the barrier's last write (the elected thread's "
+        "arrive.expect_tx and bulk copy) instead of after its last read (the other warp's "
+        "try_wait); the PR moves it after the last read. An mbarrier operation other than init "
+        "on an invalidated mbarrier is undefined (§9.7.13.15.10): TM0220 at warp 1's try_wait. "
+        "No phase of the invalid barrier ever completes, so warp 1 waits forever: TM0225 at "
+        "that try_wait, and warp 0 at the bar.sync it never passes. Fix: every thread waits, "
+        "bar.sync, then the inval.",
+        grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0220", "error", "wait", "mbarrier.try_wait.parity.shared::cta.b64"),
+                  Finding("TM0225", "hang", "wait",
+                          "mbarrier.try_wait.parity.shared::cta.b64"),
+                  Finding("TM0225", "hang", "sync", "bar.sync 0")]),
 ]
 
 

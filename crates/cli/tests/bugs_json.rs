@@ -31,6 +31,18 @@ const PENDING: &[(&str, &str)] = &[
      peer armed that phase; `run`'s one schedule lets the peer arm it first, so only the early \
      read (TM0213) is seen. `tmemu check` runs further schedules and reports both",
     ),
+    (
+        "st_bulk_clear_without_barrier",
+        "the race is reported at whichever access comes second: `run`'s one schedule runs \
+     thread 0's st.bulk before warp 1, so it reports the read and the store (TM0211), never the \
+     clear racing an earlier store; `tmemu check`'s seeded schedules report all three",
+    ),
+    (
+        "aliased_scratch_overwrites_operand",
+        "the race is reported at whichever access comes second: `run`'s one schedule runs each \
+     warp's operand read before the next warp's partial-sum store, so only the store is \
+     reported (TM0211); `tmemu check`'s seeded schedules also report the read",
+    ),
 ];
 
 fn root() -> PathBuf {

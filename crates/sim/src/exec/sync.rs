@@ -370,6 +370,27 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 "mbarrier operation on shared offset {off:#x}, which holds no initialised mbarrier"
             );
             cx.diag(w, pc, 1 << l, rules::MBAR_UNINIT, msg);
+            if let MbarOp::TestWait { .. } | MbarOp::TryWait { .. } = i.op {
+                // No phase of an invalid barrier completes: the wait is false, and the lane
+                // parks until the location is initialised again. Returning false each time
+                // made the usual retry loop spin until the step budget (NVIDIA/Fuser PR
+                // #1663's early inval took `tmemu check` minutes); parked, it is a hang
+                // (TM0225). As on a valid barrier, a test_wait parks only when it spins, and
+                // a try_wait time-out still lets a bounded retry loop go on.
+                if let Some(p) = i.dp {
+                    w.preds[p as usize] &= !(1 << l);
+                }
+                let version = cx.ctas[c].mbars.get(&off).map_or(u64::MAX, |m| m.version);
+                let is_try = matches!(i.op, MbarOp::TryWait { .. });
+                let spun = memo_before == Some((pc, c as u32, off, version));
+                if is_try && memo_before == Some((pc, c as u32, off, version | TRY_TIMEOUT)) {
+                    consumed_timeout = true;
+                } else if is_try || spun {
+                    park.push((1 << l, c, off, version));
+                } else {
+                    memo_after = Some((pc, c as u32, off, version));
+                }
+            }
             continue;
         };
         let mut diag: Option<(crate::error::Rule, String)> = None;
