@@ -563,6 +563,16 @@ BUGS = [
                   Finding("TM0225", "hang", "wait",
                           "mbarrier.try_wait.parity.shared::cta.b64"),
                   Finding("TM0225", "hang", "sync", "bar.sync 0")]),
+    Bug("loop_buffer_rewritten_before_lagging_read", "https://github.com/sgl-project/sglang/pull/37288",
+        "Each chunk iteration stores its gates to a shared buffer, synchronises (bar.sync 1, "
+        "128) and every warp reads the next warp's gates; nothing at the end of the iteration "
+        "keeps a fast warp from storing the next chunk's gates while a lagging warp still "
+        "reads this chunk's. TM0211 at the next iteration's st.shared, related to the lagging "
+        "ld.shared, or at the read, related to the store (by schedule). Fix (the PR): a named "
+        "barrier over the 128 threads at the end of each iteration.",
+        grid=1, block=128, args=[U32_IOTA(256), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "store", "st.shared.u32", related="read"),
+                  Finding("TM0211", "error", "read", "ld.shared.u32", related="store")]),
 ]
 
 
