@@ -777,6 +777,10 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | mbarrier_init_by_every_thread | NVIDIA/Fuser#1552 (PR #1769) | TM0221 at the mbarrier.init executed by every thread; hang (TM0225) at the try_wait |
 | bulk_store_source_rewritten_next_iteration | NVIDIA/Fuser PR #5448 | TM0209 at the next iteration's st.shared into the tile, related: the bulk store; TM0211 at the store, related: the st.shared (by schedule) |
 | per_warp_arrivals_on_count_one_barrier | triton-lang/triton PR #8969 (review) | TM0232 at the per-warp mbarrier.arrive on a count-1 barrier; hang (TM0225) at the consumers' and the producer's try_wait |
+| st_bulk_clear_without_barrier | tile-ai/tilelang PR #2700 (issues #2699, #2703) | TM0211 at warp 1's ld.shared and st.shared, related: thread 0's st.bulk; TM0211 at the st.bulk, related: the st.shared (by schedule) |
+| aliased_scratch_overwrites_operand | sgl-project/sglang PR #37287 | TM0211 at the partial-sum st.shared, related: the operand ld.shared, and at the read, related: the store (by schedule) |
+| mbarrier_inval_before_last_wait | NVIDIA/Fuser PR #1663 | TM0220 at warp 1's try_wait on the invalidated barrier; hang (TM0225) at that try_wait and at warp 0's bar.sync |
+| loop_buffer_rewritten_before_lagging_read | sgl-project/sglang PR #37288 | TM0211 at the next iteration's st.shared, related: the lagging ld.shared, and at the read, related: the store (by schedule) |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
