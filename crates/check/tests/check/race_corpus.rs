@@ -119,7 +119,22 @@ fn compare_under(path: &Path, policy: AsyncPolicy) -> Result<(), Result<String, 
 
 /// Programs (rule corpus path or `bug/variant`) the race model is known to miss, with the
 /// reason; each must still fail (remove it when it passes), like ui_pending.tsv.
-const KNOWN_MISSES: &[(&str, &str)] = &[];
+const KNOWN_MISSES: &[(&str, &str)] = &[
+    (
+        "st_bulk_clear_without_barrier/buggy",
+        "one schedule: a race is reported at whichever access comes second, and this test's \
+         run puts thread 0's st.bulk (line 38) before warp 1's accesses, so the report at the \
+         st.bulk, which needs it second, never comes; `tmemu check`'s seeded schedules report all three \
+         (crates/host/tests/bugs.rs)",
+    ),
+    (
+        "aliased_scratch_overwrites_operand/buggy",
+        "one schedule: a race is reported at whichever access comes second, and this test's \
+         run puts each warp's operand read (line 107) before the next warp's partial-sum store, \
+         so only the store is reported; `tmemu check`'s seeded schedules also report the read \
+         (crates/host/tests/bugs.rs)",
+    ),
+];
 
 /// Moves the known misses out of `failed` into `pending`; a listed program that passes fails.
 fn known_misses(failed: &mut Vec<String>, pending: &mut Vec<String>, passed: &[String]) {
