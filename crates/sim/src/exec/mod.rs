@@ -126,6 +126,10 @@ pub struct Warp {
     /// `(pc, owner, offset, version)` of the last test_wait that returned false, to park a
     /// warp that spins on an unchanged barrier.
     pub spin_memo: Option<(u32, u32, u32, u64)>,
+    /// The lanes whose test_wait on an invalid mbarrier set `spin_memo` (exec/sync.rs): only
+    /// they spin when they meet it again; another group of the warp at the same instruction
+    /// (divergent lanes) waits once and goes on.
+    pub spin_lanes: u32,
     /// Lanes that arrived at the cluster barrier in generation `cluster_gen`.
     pub cluster_arrived: u32,
     pub cluster_gen: u64,
@@ -157,6 +161,7 @@ impl Warp {
             stack_top: Vec::new(),
             id,
             spin_memo: None,
+            spin_lanes: 0,
             cluster_arrived: 0,
             cluster_gen: 0,
             cc: 0,
@@ -190,6 +195,7 @@ impl Warp {
         self.call_stacks.iter_mut().for_each(Vec::clear);
         self.stack_top.fill(k.local_bytes as u64);
         self.spin_memo = None;
+        self.spin_lanes = 0;
         self.cluster_arrived = 0;
         self.cluster_gen = 0;
         self.cc = 0;
@@ -853,6 +859,7 @@ mod tests {
             stack_top: Vec::new(),
             id: 0,
             spin_memo: None,
+            spin_lanes: 0,
             cluster_arrived: 0,
             cluster_gen: 0,
             cc: 0,

@@ -289,8 +289,8 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
     let mut park: Vec<(u32, usize, u32, u64)> = Vec::new();
     // the memo as this instruction found it: a lane must not see the memo its neighbour set
     // in the same warp-instruction
-    let memo_before = w.spin_memo;
-    let mut memo_after = None;
+    let (memo_before, lanes_before) = (w.spin_memo, w.spin_lanes);
+    let (mut memo_after, mut memo_lanes) = (None, 0u32);
     let mut consumed_timeout = false;
     for l in 0..32 {
         if mask >> l & 1 == 0 {
@@ -382,13 +382,17 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 }
                 let version = cx.ctas[c].mbars.get(&off).map_or(u64::MAX, |m| m.version);
                 let is_try = matches!(i.op, MbarOp::TryWait { .. });
-                let spun = memo_before == Some((pc, c as u32, off, version));
+                // spinning: these lanes met this invalid barrier here last time (a divergent
+                // group of the warp at the same instruction is not spinning)
+                let spun =
+                    memo_before == Some((pc, c as u32, off, version)) && lanes_before >> l & 1 != 0;
                 if is_try && memo_before == Some((pc, c as u32, off, version | TRY_TIMEOUT)) {
                     consumed_timeout = true;
                 } else if is_try || spun {
                     park.push((1 << l, c, off, version));
                 } else {
                     memo_after = Some((pc, c as u32, off, version));
+                    memo_lanes |= 1 << l;
                 }
             }
             continue;
@@ -509,6 +513,7 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
     }
     if memo_after.is_some() {
         w.spin_memo = memo_after;
+        w.spin_lanes = memo_lanes;
     } else if consumed_timeout {
         w.spin_memo = None;
     }
