@@ -53,6 +53,7 @@ pub mod rules {
     pub const PEER_EXITED: Rule = of(&catalogue::SHARED_CLUSTER_PEER_EXITED);
     pub const UNMODELLED: Rule = of(&catalogue::UNMODELLED_FORM);
     pub const MBAR_PHASE_SKIP: Rule = of(&catalogue::MBARRIER_PHASE_SKIPPED);
+    pub const MBAR_MEMORY_REUSED: Rule = of(&catalogue::MBARRIER_MEMORY_REUSED);
 }
 
 /// Why a kernel could not be loaded.

@@ -113,6 +113,7 @@ fn make_cluster(
             cta.smid = group * csize + rank;
             cta.bars = [CtaBar::default(); 16];
             cta.mbars.clear();
+            cta.mbar_span = (u32::MAX, 0);
             for (wi, w) in ws.iter_mut().enumerate() {
                 w.reset(k, (threads - wi as u32 * 32).min(32));
             }
@@ -145,6 +146,7 @@ fn make_cluster(
             live_threads: threads,
             bars: [CtaBar::default(); 16],
             mbars: Default::default(),
+            mbar_span: (u32::MAX, 0),
         });
         warps.push(
             (0..nwarps)

@@ -815,6 +815,17 @@ pub const MBARRIER_PHASE_SKIPPED: Rule = Rule {
     checked_by: Some("tmemu_sim (exec/sync.rs, exec/tcgen05/commit.rs)"),
 };
 
+pub const MBARRIER_MEMORY_REUSED: Rule = Rule {
+    id: "TM0233",
+    name: "mbarrier-memory-reused",
+    section: "§9.7.13.15.10",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A write into shared memory overlaps the 8 bytes of an mbarrier object that is still valid: initialised and not invalidated since (\"An mbarrier object must be invalidated before using its memory location for any other purpose\", mbarrier.inval; sync.md MB-NONMBAR-ACCESS). After mbarrier.inval the bytes are free; a later mbarrier.init makes them a barrier again. Checked for st in every form (.shared{::cta}, generic, .shared::cluster into a peer CTA's barrier), st.bulk, st.async and red.async, wmma.store, scalar atom/red on shared memory, cp.async, cp.async.bulk into shared memory and cp.async.bulk.tensor loads (multicast included; only the bytes the box writes). Not checked: reads of a barrier's bytes, stmatrix, 128-bit and vector atomics, cp.reduce.async.bulk{.tensor} into shared memory.",
+    hardware: "Undefined behaviour per the ISA. Triton added mbarrier.inval after each barrier's last use because reuse of the barrier's shared bytes without it was \"suspected to be causing sporadic memory corruptions\" (triton-lang/triton PR #3858).",
+    checked_by: Some("tmemu_sim (exec/sync.rs mbar_overwritten, called from exec/memory.rs, exec/tma.rs)"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM03xx — mma and descriptors (descriptors.md, mma.md; checked by tmemu_tmem::desc)
 
@@ -1299,6 +1310,7 @@ pub static RULES: &[Rule] = &[
     CLC_TRY_CANCEL_AFTER_FAILURE,
     SHARED_CLUSTER_PEER_EXITED,
     MBARRIER_PHASE_SKIPPED,
+    MBARRIER_MEMORY_REUSED,
     SMEM_DESC_VERSION,
     SMEM_DESC_RESERVED_BITS,
     SMEM_DESC_LAYOUT,

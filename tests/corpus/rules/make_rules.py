@@ -1858,6 +1858,14 @@ add_engine("TM0232-mbarrier-phase-skipped", "keep", "clean",
            ["The same two arrivals with a try_wait for phase 0 (parity 0) between them."],
            mbar_init(count=1) + [ARRIVE, "    @!%p2 bra L_SECOND;"] + mbar_wait(0)
            + [ARRIVE, "L_SECOND:"])
+add_engine("TM0233-mbarrier-memory-reused", "break", "violation",
+           ["Thread 0 initialises an mbarrier and arrives on it (the phase completes), then",
+            "stores a word over the barrier's bytes without mbarrier.inval."],
+           mbar_init(count=1) + [ARRIVE, "    @%p2 st.shared.u32 [%r7], %r20;" + E("TM0233")])
+add_engine("TM0233-mbarrier-memory-reused", "keep", "clean",
+           ["The same store after mbarrier.inval: the memory may then be used for anything."],
+           mbar_init(count=1) + [ARRIVE, "    @%p2 mbarrier.inval.shared::cta.b64 [%r7];",
+                                 "    @%p2 st.shared.u32 [%r7], %r20;"])
 
 
 

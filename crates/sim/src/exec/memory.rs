@@ -204,6 +204,9 @@ pub(crate) fn store<O: Observer>(
     match loc {
         Loc::Global(a) => cx.env.global.store(a, size, v),
         Loc::Shared(c, off) => {
+            if sync::mbar_span_meets(cx, c, off, size) {
+                sync::mbar_overwritten_lane(w, cx, "write", lane, c, off, size);
+            }
             mem::bytes_store(&mut cx.ctas[c].shared, "shared", off as u64, size, v)
         }
         Loc::Local(off) => mem::bytes_store(w.local_lane_mut(lane), "local", off, size, v),
@@ -604,6 +607,7 @@ fn st_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &Ld
                     write_le(p.add(offs[l] as usize + eo), S, v)
                 }));
             }
+            mbar_guard(w, cx, "write", mask, me, &offs, total);
             if cx.obs.wants_memory() {
                 let seen: [u64; 32] = std::array::from_fn(|l| offs[l] as u64);
                 let space = MemSpace::Shared { cta: me as u32 };
@@ -628,6 +632,32 @@ fn st_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &Ld
         _ => return false,
     }
     true
+}
+
+/// TM0233 for a warp-wide write of `size` bytes per lane at `offs` in CTA `c`'s shared memory:
+/// one compare when the CTA has no valid mbarrier, one per active lane when it has.
+#[inline(always)]
+fn mbar_guard<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    what: &str,
+    mask: u32,
+    c: usize,
+    offs: &[u32; 32],
+    size: u32,
+) {
+    let (lo, hi) = cx.ctas[c].mbar_span;
+    if lo < hi {
+        let mut meets = 0u32;
+        for l in 0..32 {
+            if mask >> l & 1 != 0 && offs[l] < hi && offs[l].saturating_add(size) > lo {
+                meets |= 1 << l;
+            }
+        }
+        if meets != 0 {
+            sync::mbar_overwritten(w, cx, what, meets, c, offs, size);
+        }
+    }
 }
 
 fn ld<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &LdSt) {
@@ -909,6 +939,9 @@ fn atom<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &AtomI
                 .global
                 .rmw(g, size, |old| atom_apply(i.op, i.size, old, b, c) & szmask),
             Loc::Shared(ci, off) => {
+                if sync::mbar_span_meets(cx, ci, off, size) {
+                    sync::mbar_overwritten_lane(w, cx, "atomic", l, ci, off, size);
+                }
                 let old = mem::bytes_load(&cx.ctas[ci].shared, "shared", off as u64, size)?;
                 let new = atom_apply(i.op, i.size, old, b, c) & szmask;
                 mem::bytes_store(&mut cx.ctas[ci].shared, "shared", off as u64, size, new)?;
@@ -1130,6 +1163,23 @@ pub(super) fn exec_copy<O: Observer>(
     if let Inst::CpAsync(ref c) = *inst {
         super::cp_async::observe(w, cx, mask, c);
         if super::cp_async::warp(w, cx, mask, c) {
+            // the fast path wrote `c.size` bytes at every active lane's own-CTA offset (the
+            // per-lane path below checks each byte it stores, in `store`)
+            if cx.ctas[cx.me].mbar_span.0 < cx.ctas[cx.me].mbar_span.1 {
+                let dst = lane_addrs(w, c.dst);
+                let offs: [u32; 32] = std::array::from_fn(|l| {
+                    (dst[l] as u32 & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE)
+                });
+                mbar_guard(
+                    w,
+                    cx,
+                    "cp.async write",
+                    mask,
+                    cx.me,
+                    &offs,
+                    u32::from(c.size),
+                );
+            }
             return Flow::Next;
         }
     }

@@ -529,6 +529,10 @@ pub struct CtaState {
     pub bars: [CtaBar; 16],
     /// mbarriers by shared offset (their 8 bytes in `shared` hold an opaque encoding).
     pub mbars: sync::MbarMap,
+    /// [lowest, highest + 8) of the offsets of the valid mbarriers (empty: `(u32::MAX, 0)`;
+    /// init widens it, inval shrinks it to the barriers still valid), so a shared-memory write
+    /// outside it skips the TM0233 lookup with one compare.
+    pub mbar_span: (u32, u32),
 }
 
 /// Cluster-wide state shared by the CTAs of one cluster.

@@ -343,6 +343,9 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                 );
                 cx.diag(w, pc, 1 << l, rules::MBAR_REINIT, msg);
             }
+            // TM0233's span: every valid barrier lies in it (an inval shrinks it again)
+            let span = &mut cx.ctas[c].mbar_span;
+            *span = (span.0.min(off), span.1.max(off + 8));
             let m = cx.ctas[c].mbars.entry(off).or_default();
             let version = m.version + 1;
             *m = super::Mbar {
@@ -491,6 +494,18 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
         }
         let waited = matches!(i.op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. })
             && i.dp.is_some_and(|p| w.preds[p as usize] >> l & 1 != 0);
+        if let MbarOp::Inval = i.op {
+            // TM0233's span shrinks to the barriers still valid: a buffer that reuses the
+            // memory of invalidated ones (Triton's allocator does) pays one compare again
+            let cta = &mut cx.ctas[c];
+            cta.mbar_span = cta
+                .mbars
+                .iter()
+                .filter(|(_, m)| m.valid)
+                .fold((u32::MAX, 0), |(lo, hi), (&o, _)| {
+                    (lo.min(o), hi.max(o + 8))
+                });
+        }
         if let Some((rule, msg)) = diag {
             cx.diag(w, pc, 1 << l, rule, msg);
         }
@@ -547,6 +562,109 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
         });
     }
     park_lanes(w, pc, stay, parked)
+}
+
+/// TM0233's one compare: whether `[off, off + size)` meets the span of shared offsets of CTA
+/// `c` that hold valid mbarriers (`CtaState::mbar_span`). Only a write that does pays for
+/// the lookup in [`mbar_overwritten`]; a CTA with no valid mbarrier has an empty span.
+#[inline(always)]
+pub(crate) fn mbar_span_meets<O: Observer>(
+    cx: &Ctx<'_, '_, O>,
+    c: usize,
+    off: u32,
+    size: u32,
+) -> bool {
+    let (lo, hi) = cx.ctas[c].mbar_span;
+    off < hi && off.saturating_add(size) > lo
+}
+
+/// TM0233: the lanes of `lanes` each wrote `size` bytes at shared offset `offs[l]` of CTA `c`
+/// (`what`: the kind of write, for the message). Reported once for the lanes whose bytes
+/// overlap an mbarrier that is still valid, i.e. initialised and not invalidated since (the
+/// ISA wants mbarrier.inval before the memory is used for any other purpose, §9.7.13.15.10);
+/// silent for an invalidated one. Callers test [`mbar_span_meets`] first.
+#[cold]
+#[inline(never)]
+pub(crate) fn mbar_overwritten<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    what: &str,
+    lanes: u32,
+    c: usize,
+    offs: &[u32; 32],
+    size: u32,
+) {
+    let (mut hit, mut first) = (0u32, None);
+    for l in (0..32).filter(|l| lanes >> l & 1 != 0) {
+        if let Some(o) = valid_mbar_in(cx, c, offs[l], size) {
+            hit |= 1 << l;
+            first.get_or_insert((offs[l], o));
+        }
+    }
+    if let Some((off, o)) = first {
+        report_overwrite(w, cx, what, hit, c, off, size, o);
+    }
+}
+
+/// The offset of the first mbarrier of CTA `c` that is still valid and overlaps `[off, off +
+/// size)`. Barriers are 8-byte aligned, and only offsets inside the span can hold one.
+pub(crate) fn valid_mbar_in<O: Observer>(
+    cx: &Ctx<'_, '_, O>,
+    c: usize,
+    off: u32,
+    size: u32,
+) -> Option<u32> {
+    let (lo, hi) = cx.ctas[c].mbar_span;
+    let end = off.saturating_add(size).min(hi);
+    let mut o = off.max(lo) & !7;
+    while o < end {
+        if cx.ctas[c].mbars.get(&o).is_some_and(|m| m.valid) {
+            return Some(o);
+        }
+        o += 8;
+    }
+    None
+}
+
+/// Reports TM0233 for `lanes`, whose `size`-byte write at `off` (CTA `c`) met the valid
+/// mbarrier at `o`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn report_overwrite<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    what: &str,
+    lanes: u32,
+    c: usize,
+    off: u32,
+    size: u32,
+    o: u32,
+) {
+    let whose = if c == cx.me {
+        String::new()
+    } else {
+        format!(" of CTA rank {c}")
+    };
+    let msg = format!(
+        "{size}-byte {what} to shared offset {off:#x}{whose} overwrites the mbarrier at offset {o:#x}, which is still valid (no mbarrier.inval before its memory is reused)"
+    );
+    cx.diag(w, w.cur_pc, lanes, rules::MBAR_MEMORY_REUSED, msg);
+}
+
+/// [`mbar_overwritten`] for one lane's write (the per-lane paths).
+#[cold]
+#[inline(never)]
+pub(crate) fn mbar_overwritten_lane<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    what: &str,
+    lane: usize,
+    c: usize,
+    off: u32,
+    size: u32,
+) {
+    let mut offs = [0u32; 32];
+    offs[lane] = off;
+    mbar_overwritten(w, cx, what, 1 << lane, c, &offs, size);
 }
 
 /// Leaves the lanes of `parked` (whose waits are pushed) at `pc` and moves the other lanes of

@@ -306,6 +306,38 @@ fn observe_box<O: Observer>(
     }
 }
 
+/// TM0233: a tensor copy's shared bytes in CTA `cta` written over a still-valid mbarrier.
+/// One compare when the box's extent misses the span of the valid mbarriers;
+/// otherwise the pieces the copy wrote are looked at (a swizzled box with rows narrower than
+/// the swizzle span leaves gaps, which may hold a barrier).
+#[inline(always)]
+fn guard_box<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, b: &TileBox, cta: usize) {
+    let (start, end) = b.smem_extent();
+    if sync::mbar_span_meets(cx, cta, start as u32, (end - start) as u32) {
+        box_over_mbar(w, cx, l, b, cta);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn box_over_mbar<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    l: usize,
+    b: &TileBox,
+    cta: usize,
+) {
+    let mut hit = None;
+    b.for_each_piece(|p| {
+        if hit.is_none() {
+            hit = sync::valid_mbar_in(cx, cta, p.smem, p.len).map(|o| (p.smem, p.len, o));
+        }
+    });
+    if let Some((off, len, o)) = hit {
+        sync::report_overwrite(w, cx, "tensor-copy write", 1 << l, cta, off, len, o);
+    }
+}
+
 fn issue<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize) -> AsyncId {
     let id = cx.tc.async_id();
     let at = cx.at(w, 1 << l);
@@ -341,6 +373,7 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                     // A copy that faults (TM0127) is reported, never observed as issued: its
                     // completion never comes, and a race on its bytes would only echo the fault.
                     tmemu_tma::load(&b, &Global(global), &mut cx.ctas[dcta].shared)?;
+                    guard_box(w, cx, l, &b, dcta);
                     let id = issue(w, cx, l);
                     observe_box(cx, id, &b, dcta, AccessKind::Write, AccessKind::Read);
                     cx.obs.async_complete(id, cx.out.warp_instructions);
@@ -378,6 +411,7 @@ fn one<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, l: usize, i: &TmaInst) ->
                             &Global(global),
                             &mut cx.ctas[cta_rank as usize].shared,
                         )?;
+                        guard_box(w, cx, l, &b, cta_rank as usize);
                     }
                     let id = issue(w, cx, l);
                     for &(cta_rank, _) in targets {

@@ -18,6 +18,7 @@ mod forms_s8;
 mod forms_sm100;
 mod h100_diff;
 mod mad_wide16;
+mod mbar_reuse;
 mod mbar_wait;
 mod mma_forms;
 mod mma_fusion;
