@@ -573,6 +573,16 @@ BUGS = [
         grid=1, block=128, args=[U32_IOTA(256), U32_OUT(128)], buggy_verdict="violation",
         findings=[Finding("TM0211", "error", "store", "st.shared.u32", related="read"),
                   Finding("TM0211", "error", "read", "ld.shared.u32", related="store")]),
+    Bug("mbarrier_reused_without_inval", "https://github.com/triton-lang/triton/pull/3858",
+        "A bulk copy is waited for on an mbarrier; after every thread's wait (bar.sync) the "
+        "barrier's shared bytes are reused as a scratch buffer without mbarrier.inval (the PR "
+        "adds the inval after the last use: 'According to PTX spec this is needed before the "
+        "shared memory can be re-used'). An mbarrier must be invalidated before its memory is "
+        "used for any other purpose (§9.7.13.15.10): TM0233 at the scratch st.shared that "
+        "overwrites the barrier's bytes. Fix: one thread executes mbarrier.inval between two "
+        "bar.syncs before the reuse.",
+        grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0233", "error", "reuse", "st.shared.u32")]),
 ]
 
 
@@ -781,6 +791,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | aliased_scratch_overwrites_operand | sgl-project/sglang PR #37287 | TM0211 at the partial-sum st.shared, related: the operand ld.shared, and at the read, related: the store (by schedule) |
 | mbarrier_inval_before_last_wait | NVIDIA/Fuser PR #1663 | TM0220 at warp 1's try_wait on the invalidated barrier; hang (TM0225) at that try_wait and at warp 0's bar.sync |
 | loop_buffer_rewritten_before_lagging_read | sgl-project/sglang PR #37288 | TM0211 at the next iteration's st.shared, related: the lagging ld.shared, and at the read, related: the store (by schedule) |
+| mbarrier_reused_without_inval | triton-lang/triton PR #3858 | TM0233 at the st.shared that reuses a still-valid mbarrier's bytes as scratch |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
