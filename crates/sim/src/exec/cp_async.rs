@@ -27,7 +27,7 @@
 //! Copies complete at issue (the engine's `immediate` completion policy, see memory.rs), so
 //! the source bytes are read and the destination written here.
 
-use super::memory::{fast_ok, lane_addrs, shared_offsets};
+use super::memory::{fast_ok, lane_addrs, mbar_guard, shared_offsets};
 use super::{Ctx, Warp};
 use crate::mem::{GlobalSpan, SHARED_BASE};
 use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place};
@@ -84,6 +84,7 @@ pub(super) fn warp<O: Observer>(
                     _ => copy_full_warp::<4>(span, &src, p, &offs),
                 }
             }
+            mbar_guard(w, cx, "cp.async write", mask, me, &offs, size);
             return true;
         }
     }
@@ -97,6 +98,7 @@ pub(super) fn warp<O: Observer>(
             _ => copy_lanes::<4>(span, &src, p, &offs, &n, mask),
         }
     }
+    mbar_guard(w, cx, "cp.async write", mask, me, &offs, size);
     true
 }
 
@@ -264,6 +266,8 @@ fn full_warp_with<S: Scans, O: Observer>(
             }
         }
     }
+    // TM0233: one compare unless the CTA has a valid mbarrier
+    mbar_guard(w, cx, "cp.async write", u32::MAX, cx.me, &doffs, size);
     true
 }
 

@@ -637,7 +637,7 @@ fn st_warp<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &Ld
 /// TM0233 for a warp-wide write of `size` bytes per lane at `offs` in CTA `c`'s shared memory:
 /// one compare when the CTA has no valid mbarrier, one per active lane when it has.
 #[inline(always)]
-fn mbar_guard<O: Observer>(
+pub(super) fn mbar_guard<O: Observer>(
     w: &Warp,
     cx: &mut Ctx<'_, '_, O>,
     what: &str,
@@ -648,12 +648,16 @@ fn mbar_guard<O: Observer>(
 ) {
     let (lo, hi) = cx.ctas[c].mbar_span;
     if lo < hi {
+        // [o, o + size) meets [lo, hi) iff o lies in [lo - size + 1, hi): one subtraction and
+        // one unsigned compare per lane, branch-free over all 32 (vectorised), the mask
+        // applied once (an inactive lane's offset may be anything)
+        let from = lo.saturating_sub(size - 1);
+        let width = hi - from;
         let mut meets = 0u32;
-        for l in 0..32 {
-            if mask >> l & 1 != 0 && offs[l] < hi && offs[l].saturating_add(size) > lo {
-                meets |= 1 << l;
-            }
+        for (l, &o) in offs.iter().enumerate() {
+            meets |= u32::from(o.wrapping_sub(from) < width) << l;
         }
+        meets &= mask;
         if meets != 0 {
             sync::mbar_overwritten(w, cx, what, meets, c, offs, size);
         }
@@ -1163,23 +1167,6 @@ pub(super) fn exec_copy<O: Observer>(
     if let Inst::CpAsync(ref c) = *inst {
         super::cp_async::observe(w, cx, mask, c);
         if super::cp_async::warp(w, cx, mask, c) {
-            // the fast path wrote `c.size` bytes at every active lane's own-CTA offset (the
-            // per-lane path below checks each byte it stores, in `store`)
-            if cx.ctas[cx.me].mbar_span.0 < cx.ctas[cx.me].mbar_span.1 {
-                let dst = lane_addrs(w, c.dst);
-                let offs: [u32; 32] = std::array::from_fn(|l| {
-                    (dst[l] as u32 & 0x00ff_ffff).wrapping_sub(mem::SHARED_BASE)
-                });
-                mbar_guard(
-                    w,
-                    cx,
-                    "cp.async write",
-                    mask,
-                    cx.me,
-                    &offs,
-                    u32::from(c.size),
-                );
-            }
             return Flow::Next;
         }
     }
