@@ -36,6 +36,9 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("impossible_alloc", &["run", "D/alloc48.toml"], 1),
     ("impossible_alloc_check", &["check", "D/alloc48.toml"], 1),
     ("unknown_kernel", &["run", "D/no_kernel.toml"], 2),
+    // a PTX without any `.entry` names the spec's `ptx` key (fuzz/mutate_run.py: it named no
+    // place)
+    ("ptx_without_kernel", &["run", "D/no_entry.toml"], 2),
     // found by hand and by fuzz/mutate_run.py --spec-only: a PTX that is not UTF-8 names its
     // first bad byte's line and column; one that is a directory or a corrupt .ptx.xz names
     // the spec's `ptx` key (they used to name no place, or say "does not exist")
