@@ -100,6 +100,15 @@ impl Nearest {
     }
 }
 
+/// Whether `[addr, addr + size)` lies in buffer `b`, for `addr >= b.addr`, without an
+/// overflowing sum.
+#[inline(always)]
+fn fits(b: &Buffer, addr: u64, size: u32) -> bool {
+    b.len
+        .checked_sub(u64::from(size))
+        .is_some_and(|room| addr - b.addr <= room)
+}
+
 /// A fault of one access, turned into a diagnostic by the executor.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MemFault {
@@ -276,7 +285,10 @@ impl GlobalMemory {
         let i = self.buffers.partition_point(|b| b.addr <= addr);
         if i > 0 {
             let b = &self.buffers[i - 1];
-            if addr + size as u64 <= b.addr + b.len {
+            // `addr - b.addr <= len - size`, not `addr + size <= end`: an address near 2^64
+            // (a register holding -1) wrapped the sum and passed (fuzz/mutate_run.py: a
+            // segfault)
+            if fits(b, addr, size) {
                 if addr & (size as u64 - 1) != 0 {
                     return Err(MemFault::Misaligned {
                         space: "global",
@@ -329,9 +341,7 @@ impl GlobalMemory {
         size: u32,
     ) -> Result<(&Buffer, usize), MemFault> {
         if let Some(b) = self.buffers.get(*hint) {
-            if addr >= b.addr
-                && addr + size as u64 <= b.addr + b.len
-                && addr & (size as u64 - 1) == 0
+            if addr >= b.addr && fits(b, addr, size) && addr & (size as u64 - 1) == 0
             {
                 return Ok((b, (addr - b.addr) as usize));
             }
@@ -713,6 +723,28 @@ fn check(len: usize, space: &'static str, off: u64, size: u32) -> Result<(), Mem
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_near_the_top_of_the_address_space_is_out_of_bounds() {
+        // `addr + size` wraps to a small number for these: the bounds checks must not pass
+        // them (they did, and the access read far outside the buffer)
+        let mut g = GlobalMemory::new();
+        let a = g.alloc("a", &[0; 64]);
+        for addr in [u64::MAX, u64::MAX - 1, u64::MAX - 3, u64::MAX - 7] {
+            for size in [1u32, 2, 4, 8] {
+                let mut hint = 0;
+                assert!(
+                    matches!(g.load(addr, size), Err(MemFault::OutOfBounds { .. }))
+                        || matches!(g.load(addr, size), Err(MemFault::Misaligned { .. })),
+                    "load {addr:#x} size {size}"
+                );
+                assert!(g.load_hinted(&mut hint, addr, size).is_err(), "{addr:#x}");
+                assert!(g.store_hinted(&mut hint, addr, size, 1).is_err(), "{addr:#x}");
+                assert!(g.store(addr, size, 1).is_err(), "{addr:#x}");
+            }
+        }
+        assert_eq!(g.load(a + 60, 4).unwrap(), 0);
+    }
 
     #[test]
     fn buffers_have_guard_gaps_and_faults_name_the_buffer() {
