@@ -112,6 +112,42 @@ fn findings_in_compressed_ptx_quote_the_line() {
     );
 }
 
+/// Loads never waited for stay in flight in the race detector, each with clocks as long as all
+/// the ops before it (fuzz/mutate_run.py: memory grew as the square of their number until the
+/// process aborted). Past its op budget (`TMEMU_RACE_MAX_OPS`, here 256; default 8192) the
+/// check fails closed, `incomplete` (exit 4), saying which budget and how to raise it; under
+/// the default the same 300-load loop is checked to the end and is clean.
+#[test]
+fn race_op_budget_makes_a_never_waited_load_loop_incomplete() {
+    let spec =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/inputs/ld_no_wait_loop.toml");
+    let run = |budget: Option<&str>, args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tmemu"));
+        c.args(args).args(["--threads", "1"]).arg(&spec);
+        match budget {
+            Some(b) => c.env("TMEMU_RACE_MAX_OPS", b),
+            None => c.env_remove("TMEMU_RACE_MAX_OPS"),
+        };
+        let o = c.output().unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+        )
+    };
+    for args in [&["check"][..], &["run", "--races"][..]] {
+        let (code, out) = run(Some("256"), args);
+        assert_eq!(code, 4, "{args:?}: {out}");
+        assert!(
+            out.contains("the race detector's budget of 256 asynchronous operations in flight"),
+            "{args:?}: {out}"
+        );
+        assert!(out.contains("TMEMU_RACE_MAX_OPS=N"), "{out}");
+    }
+    let (code, out) = run(None, &["check"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("verdict: clean"), "{out}");
+}
+
 /// A wide grid on one SM group passes the race detector's warp budget (`TMEMU_RACE_MAX_WARPS`,
 /// here 512 so the test is quick; default 4096; docs/arch/race.md "Memory on wide grids"):
 /// the check fails closed, `incomplete` (exit 4), and says which budget ran out and how to

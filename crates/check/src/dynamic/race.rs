@@ -166,6 +166,31 @@ pub struct RaceObserver<'k> {
     /// Set when the budget ran out: the CTAs begun so far. From then on every event is
     /// ignored and the detector's state is dropped; the launch is `incomplete`.
     over_budget: Option<u32>,
+    /// The budget that ran out was the ops' ([`race_op_budget`]), not the warps'.
+    over_ops: bool,
+    /// Op actors the detector may hold (see [`race_op_budget`]).
+    op_budget: u64,
+}
+
+/// Op actors one SM group's detector may hold at once before it gives up (verdict
+/// `incomplete`). A completed op's slot is reused, so a kernel that waits for its ops stays
+/// far below it; ops that never complete in the detector's view (a loop issuing
+/// `tcgen05.ld` without `tcgen05.wait::ld` until the step budget) each keep clocks as long as
+/// all the actors, so memory grows as the square of the loop's trips: 6 000 such loads took
+/// 311 MB, and 200 000 steps of such a loop aborted at fuzz/mutate_run.py's 4 GB limit.
+/// `TMEMU_RACE_MAX_OPS` overrides it ([`race_op_budget`]).
+pub const MAX_OP_SLOTS: u64 = 8192;
+
+/// The environment variable that overrides [`MAX_OP_SLOTS`].
+pub const RACE_OP_BUDGET_ENV: &str = "TMEMU_RACE_MAX_OPS";
+
+/// [`MAX_OP_SLOTS`], or `TMEMU_RACE_MAX_OPS` when it is a positive number.
+pub fn race_op_budget() -> u64 {
+    std::env::var(RACE_OP_BUDGET_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(MAX_OP_SLOTS)
 }
 
 /// Default of [`race_warp_budget`]: warps one SM group's detector tracks. Measured on a
@@ -215,6 +240,8 @@ impl<'k> RaceObserver<'k> {
             warp_budget: race_warp_budget(),
             warps_seen: 0,
             over_budget: None,
+            over_ops: false,
+            op_budget: race_op_budget(),
         }
     }
 
@@ -227,6 +254,16 @@ impl<'k> RaceObserver<'k> {
     /// Why the race check of this group is incomplete (its warp budget ran out), if it is.
     pub fn incomplete_reason(&self) -> Option<String> {
         let ctas = self.over_budget?;
+        if self.over_ops {
+            return Some(format!(
+                "the race detector's budget of {} asynchronous operations in flight per SM \
+                 group ran out after {ctas} CTAs of one group (operations that are never \
+                 waited for, such as tcgen05.ld without tcgen05.wait::ld in a loop, keep their \
+                 vector clocks): accesses after that were not checked for races. Raise it with \
+                 {RACE_OP_BUDGET_ENV}=N",
+                self.op_budget
+            ));
+        }
         Some(format!(
             "the race detector's budget of {} warps per SM group ran out after {} CTAs of one \
              group (every CTA a group runs adds its warps to the detector's vector clocks): \
@@ -934,6 +971,11 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         let w = self.warp(at);
         self.flush_cp();
+        if self.det.stats().op_slots >= self.op_budget {
+            self.over_ops = true;
+            self.give_up();
+            return;
+        }
         if kind == OpKind::CpAsync {
             // one op per warp and cp.async-group; it joins the lanes' groups here, so
             // `cp_async_add` has nothing left to do
