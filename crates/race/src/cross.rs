@@ -520,10 +520,11 @@ pub fn cross_group_races(logs: &[&GlobalLog]) -> Vec<CrossRace> {
     let mut runs: Vec<Range<usize>> = Vec::new();
     for (i, w) in writes.iter().enumerate() {
         match runs.last_mut() {
-            Some(r) if {
-                let f = &writes[r.start].e;
-                (f.start, f.end, f.span) == (w.e.start, w.e.end, w.e.span)
-            } =>
+            Some(r)
+                if {
+                    let f = &writes[r.start].e;
+                    (f.start, f.end, f.span) == (w.e.start, w.e.end, w.e.span)
+                } =>
             {
                 r.end = i + 1
             }
@@ -683,7 +684,10 @@ mod tests {
             .enumerate()
             .flat_map(|(g, log)| log.items(g as u32))
         {
-            for w in writes.iter().filter(|w| w.e.start < x.e.end && w.e.end > x.e.start) {
+            for w in writes
+                .iter()
+                .filter(|w| w.e.start < x.e.end && w.e.end > x.e.start)
+            {
                 if w.group == x.group || (x.e.kind() == WEAK_WRITE && x.group > w.group) {
                     continue;
                 }
@@ -759,7 +763,12 @@ mod tests {
             .map(|_| {
                 let mut log = GlobalLog::new();
                 for row in 0..4 {
-                    store(&mut log, 1 + row % 2, 0x4000 + 0x80 * row as u64, MemOrder::Weak);
+                    store(
+                        &mut log,
+                        1 + row % 2,
+                        0x4000 + 0x80 * row as u64,
+                        MemOrder::Weak,
+                    );
                 }
                 log
             })

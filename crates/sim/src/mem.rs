@@ -341,8 +341,7 @@ impl GlobalMemory {
         size: u32,
     ) -> Result<(&Buffer, usize), MemFault> {
         if let Some(b) = self.buffers.get(*hint) {
-            if addr >= b.addr && fits(b, addr, size) && addr & (size as u64 - 1) == 0
-            {
+            if addr >= b.addr && fits(b, addr, size) && addr & (size as u64 - 1) == 0 {
                 return Ok((b, (addr - b.addr) as usize));
             }
         }
@@ -739,7 +738,10 @@ mod tests {
                     "load {addr:#x} size {size}"
                 );
                 assert!(g.load_hinted(&mut hint, addr, size).is_err(), "{addr:#x}");
-                assert!(g.store_hinted(&mut hint, addr, size, 1).is_err(), "{addr:#x}");
+                assert!(
+                    g.store_hinted(&mut hint, addr, size, 1).is_err(),
+                    "{addr:#x}"
+                );
                 assert!(g.store(addr, size, 1).is_err(), "{addr:#x}");
             }
         }

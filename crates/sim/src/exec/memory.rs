@@ -53,7 +53,9 @@ pub(crate) fn shared_loc(
             space: "shared::cluster",
             addr: a as u64,
             size: 0,
-            nearest: crate::mem::Nearest::Text(format!("no CTA of rank {rank} in this cluster of {nctas}")),
+            nearest: crate::mem::Nearest::Text(format!(
+                "no CTA of rank {rank} in this cluster of {nctas}"
+            )),
         })
     } else {
         Err(MemFault::OtherWindow {

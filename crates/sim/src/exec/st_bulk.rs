@@ -66,7 +66,9 @@ fn region<O: Observer>(
             space,
             addr: a,
             size: n as u32,
-            nearest: crate::mem::Nearest::Text("st.bulk writes only the .shared::cta window".into()),
+            nearest: crate::mem::Nearest::Text(
+                "st.bulk writes only the .shared::cta window".into(),
+            ),
         }),
     }
 }
