@@ -186,11 +186,16 @@ pub const RACE_OP_BUDGET_ENV: &str = "TMEMU_RACE_MAX_OPS";
 
 /// [`MAX_OP_SLOTS`], or `TMEMU_RACE_MAX_OPS` when it is a positive number.
 pub fn race_op_budget() -> u64 {
-    std::env::var(RACE_OP_BUDGET_ENV)
+    env_budget(RACE_OP_BUDGET_ENV).unwrap_or(MAX_OP_SLOTS)
+}
+
+/// A positive number in environment variable `name`; `None` when it is unset, unparsable or
+/// zero (the caller's default then applies).
+fn env_budget<T: std::str::FromStr + Default + PartialOrd>(name: &str) -> Option<T> {
+    std::env::var(name)
         .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(MAX_OP_SLOTS)
+        .and_then(|v| v.trim().parse::<T>().ok())
+        .filter(|n| *n > T::default())
 }
 
 /// Default of [`race_warp_budget`]: warps one SM group's detector tracks. Measured on a
@@ -210,11 +215,7 @@ pub const RACE_WARP_BUDGET_ENV: &str = "TMEMU_RACE_MAX_WARPS";
 /// "Memory on wide grids"). `TMEMU_RACE_MAX_WARPS` overrides
 /// the default; an unparsable or zero value keeps it.
 pub fn race_warp_budget() -> u32 {
-    std::env::var(RACE_WARP_BUDGET_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(DEFAULT_RACE_WARP_BUDGET)
+    env_budget(RACE_WARP_BUDGET_ENV).unwrap_or(DEFAULT_RACE_WARP_BUDGET)
 }
 
 impl<'k> RaceObserver<'k> {

@@ -246,7 +246,7 @@ pub(super) fn mbar_key<O: Observer>(
             rules::MBAR_ALIGN,
             format!("mbarrier address {a:#x} is not in shared memory"),
         )),
-        Err(e) => Err(mbar_address_fault(a, e)),
+        Err(e) => Err(mbar_address_fault(a, e, cx.env.global)),
     }
 }
 
@@ -254,7 +254,11 @@ pub(super) fn mbar_key<O: Observer>(
 /// mbarrier paths are inlined into the warp loop, and the error texts would only grow it.
 #[cold]
 #[inline(never)]
-fn mbar_address_fault(a: u64, e: crate::mem::MemFault) -> (crate::error::Rule, String) {
+fn mbar_address_fault(
+    a: u64,
+    e: crate::mem::MemFault,
+    global: &crate::mem::GlobalMemory,
+) -> (crate::error::Rule, String) {
     use crate::mem::MemFault;
     // the rule as for any access (`memory::fault_rule`); the message names the mbarrier
     let rule = super::memory::fault_rule(&e);
@@ -270,7 +274,7 @@ fn mbar_address_fault(a: u64, e: crate::mem::MemFault) -> (crate::error::Rule, S
         } => format!(
             "mbarrier address {a:#x}: {}",
             nearest
-                .describe(space, addr, &crate::mem::GlobalMemory::new())
+                .describe(space, addr, global)
                 .unwrap_or_else(|| "outside shared memory".into())
         ),
         MemFault::PeerExited { rank, .. } => format!(
