@@ -148,33 +148,47 @@ fn race_op_budget_makes_a_never_waited_load_loop_incomplete() {
     assert!(out.contains("verdict: clean"), "{out}");
 }
 
-/// A wide grid on one SM group passes the race detector's warp budget (`TMEMU_RACE_MAX_WARPS`,
-/// here 512 so the test is quick; default 4096; docs/arch/race.md "Memory on wide grids"):
-/// the check fails closed, `incomplete` (exit 4), and says which budget ran out and how to
-/// raise it. Under the default budget the same launch is checked to the end and is clean, so
-/// the verdict is the budget's doing.
+/// A wide grid on one SM group is checked to the end in generations (docs/arch/race.md,
+/// "Generations"): 160 CTAs of 4 warps on one SM, generations of 64 warps (16 CTAs) here so
+/// that there are ten. CTA 159's stores wrap onto CTA 0's elements: the two are in different
+/// generations, so only the comparison of the generations' global logs can see the race,
+/// and it must (at the store's line, the same store as related). Without the wrap each CTA
+/// has its own elements and the check is clean, so the finding is the wrap's.
 #[test]
-fn race_warp_budget_makes_a_wide_grid_incomplete() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("race_warp_budget");
+fn race_generations_check_a_wide_grid_and_compare_across_generations() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("race_generations");
     std::fs::create_dir_all(&dir).unwrap();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let keep = root.join("tests/corpus/rules/TM0405-ld-red-invalid");
-    // 160 CTAs of 4 warps on one SM: 640 warps in one group; each thread its own element
-    let spec = std::fs::read_to_string(keep.join("keep.toml"))
-        .unwrap()
-        .replace("ptx = \"", &format!("ptx = \"{}/", keep.display()))
-        .replace("grid = [1, 1, 1]", "grid = [160, 1, 1]")
-        .replace("shape = [128]", "shape = [20480]");
-    assert!(spec.contains("grid = [160, 1, 1]") && spec.contains("[20480]"));
-    let path = dir.join("wide.toml");
-    std::fs::write(&path, spec).unwrap();
-    let path = path.to_str().unwrap();
-    let run = |budget: Option<&str>, args: &[&str]| {
+    let run = |wrap: u32, gen: Option<&str>| {
+        let ptx = format!(
+            ".version 8.8\n.target sm_100a\n.address_size 64\n\n\
+             .visible .entry wrap(.param .u64 out)\n{{\n\
+             .reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+             ld.param.u64 %rd1, [out];\n\
+             cvta.to.global.u64 %rd1, %rd1;\n\
+             mov.u32 %r1, %ctaid.x;\n\
+             mov.u32 %r2, %tid.x;\n\
+             mad.lo.u32 %r3, %r1, 128, %r2;\n\
+             rem.u32 %r3, %r3, {wrap};\n\
+             mul.wide.u32 %rd2, %r3, 4;\n\
+             add.s64 %rd2, %rd1, %rd2;\n\
+             st.global.u32 [%rd2], %r1;\n\
+             ret;\n}}\n"
+        );
+        let name = format!("wrap{wrap}");
+        std::fs::write(dir.join(format!("{name}.ptx")), ptx).unwrap();
+        let spec = format!(
+            "ptx = \"{name}.ptx\"\nkernel = \"wrap\"\ngrid = [160, 1, 1]\nblock = [128, 1, 1]\n\n\
+             [buffers.out]\ndtype = \"u32\"\nshape = [20480]\nfill = \"zeros\"\n\n\
+             [[arg]]\nbuffer = \"out\"\n"
+        );
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, spec).unwrap();
         let mut c = Command::new(env!("CARGO_BIN_EXE_tmemu"));
-        c.args(args).args(["--sms", "1", "--threads", "1", path]);
-        match budget {
-            Some(b) => c.env("TMEMU_RACE_MAX_WARPS", b),
-            None => c.env_remove("TMEMU_RACE_MAX_WARPS"),
+        c.args(["check", "--sms", "1", "--threads", "1", "--color", "never"])
+            .arg(&path);
+        match gen {
+            Some(g) => c.env("TMEMU_RACE_GEN_WARPS", g),
+            None => c.env_remove("TMEMU_RACE_GEN_WARPS"),
         };
         let o = c.output().unwrap();
         (
@@ -182,17 +196,15 @@ fn race_warp_budget_makes_a_wide_grid_incomplete() {
             String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
         )
     };
-    let reason = "race check incomplete on 1 of 1 SM groups: the race detector's budget of 512 \
-                  warps per SM group ran out after 128 CTAs of one group";
-    for args in [&["check"][..], &["run", "--races"][..]] {
-        let (code, out) = run(Some("512"), args);
-        assert_eq!(code, 4, "{args:?}: {out}");
-        assert!(out.contains(reason), "{args:?}: {out}");
-        assert!(out.contains("TMEMU_RACE_MAX_WARPS=N"), "{out}");
-        assert!(out.contains("verdict: incomplete (0 errors"), "{out}");
+    for gen in [Some("64"), None] {
+        let (code, out) = run(159 * 128, gen);
+        assert_eq!(code, 1, "{gen:?}: {out}");
+        assert!(out.contains("error[TM0212]"), "{gen:?}: {out}");
+        assert!(out.contains("wrap20352.ptx:17:15"), "{gen:?}: {out}");
+        assert!(out.contains("CTA (159,0,0)"), "{gen:?}: {out}");
+        assert!(out.contains("CTA (0,0,0)"), "{gen:?}: {out}");
+        let (code, out) = run(160 * 128, gen);
+        assert_eq!(code, 0, "{gen:?}: {out}");
+        assert!(out.contains("verdict: clean"), "{gen:?}: {out}");
     }
-    let (code, out) = run(None, &["check"]);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("verdict: clean"), "{out}");
-    assert!(!out.contains("budget"), "{out}");
 }

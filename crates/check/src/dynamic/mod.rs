@@ -11,6 +11,6 @@
 mod race;
 
 pub use race::{
-    launch_findings, launch_results, race_warp_budget, RaceFinding, RaceObserver,
-    DEFAULT_RACE_WARP_BUDGET, RACE_WARP_BUDGET_ENV,
+    launch_findings, launch_results, race_generation_warps, RaceFinding, RaceObserver,
+    DEFAULT_RACE_GENERATION_WARPS, RACE_GENERATION_WARPS_ENV,
 };

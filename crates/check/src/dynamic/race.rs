@@ -14,10 +14,9 @@
 //! - Warps: every warp of every CTA gets a new `WarpId` (a vector-clock component), so a
 //!   later cluster's warps are never confused with an earlier one's: global memory written by
 //!   one cluster and read by a later cluster of the same group without synchronisation is a
-//!   race (TM0212), as the PTX memory model says. Clocks grow with the number of CTAs a group
-//!   runs; the old occupant's warps are retired (their state dropped), and past a warp budget
-//!   ([`race_warp_budget`]) the group's race check gives up, `incomplete`
-//!   (docs/arch/race.md, "Memory on wide grids").
+//!   race (TM0212), as the PTX memory model says. Clocks grow with the number of CTAs a
+//!   detector has seen; the old occupant's warps are retired (their state dropped), and the
+//!   group starts a new generation past a number of warps (below).
 //! - The cluster barrier of slot `s` is the detector key `CtaBarrier { cta: CLUSTER_KEY + s }`
 //!   (the detector's own `ClusterBarrier` key names one domain; here a group hosts several).
 //!
@@ -31,6 +30,20 @@
 //! conflicting pairs no such synchronisation can order as TM0212, with the other group's access
 //! as the related span. A kernel that synchronises through global memory is compared only
 //! outside its synchronised windows (a possible miss, never a guess; docs/arch/race.md).
+//!
+//! # Generations
+//!
+//! Clocks are dense by component and every CTA brings new components, so one detector for a
+//! wide grid's clusters costs time and memory in proportion to all the warps the group ran
+//! (a quadratic run). Once a detector has taken [`race_generation_warps`] warps, the group's
+//! next cluster starts a *generation*: a fresh observer (detector, maps, global log) takes
+//! the new clusters, and the earlier one keeps the clusters still running in its slots,
+//! which route their events to it by slot (`slot_gen`), by async op or by commit; it is
+//! closed (its detector dropped) when its last slot gets a new cluster. Generations share
+//! nothing but global memory (a cluster never spans two: it starts in one, with its shared
+//! memory, barriers and TMEM), so each is a group of its own for [`launch_findings`]: the
+//! races between clusters of different generations are found by the comparison of their
+//! global logs, exactly as between SM groups.
 //!
 //! # Cost
 //!
@@ -159,15 +172,25 @@ pub struct RaceObserver<'k> {
     cta_ids: Vec<[u32; 3]>,
     /// Per dense CTA index: the current occupant's index in `cta_ids`.
     cta_site: Vec<u32>,
-    /// Warps the detector may track (see [`race_warp_budget`]).
-    warp_budget: u32,
-    /// Warps registered so far (every CTA the group ran).
+    /// Warps a generation's detector takes before the group's next cluster starts a new
+    /// generation (see [`race_generation_warps`]).
+    gen_warps: u32,
+    /// Warps registered in this generation so far.
     warps_seen: u32,
-    /// Set when the budget ran out: the CTAs begun so far. From then on every event is
+    /// The group's earlier generations, oldest first (module docs, "Generations"): each an
+    /// observer of its own, kept for its findings and its global log; one that still has
+    /// clusters running gets their events.
+    older: Vec<RaceObserver<'k>>,
+    /// Per slot: the generation whose cluster occupies it (an index into `older`;
+    /// `older.len()` is this one; `u32::MAX`: never used).
+    slot_gen: Vec<u32>,
+    /// Earlier generations that still have clusters running (0: every event is this one's).
+    older_live: u32,
+    /// In an earlier generation: how many slots its clusters still occupy.
+    live_slots: u32,
+    /// Set when the op budget ran out: the CTAs begun so far. From then on every event is
     /// ignored and the detector's state is dropped; the launch is `incomplete`.
     over_budget: Option<u32>,
-    /// The budget that ran out was the ops' ([`race_op_budget`]), not the warps'.
-    over_ops: bool,
     /// Op actors the detector may hold (see [`race_op_budget`]).
     op_budget: u64,
 }
@@ -198,24 +221,23 @@ fn env_budget<T: std::str::FromStr + Default + PartialOrd>(name: &str) -> Option
         .filter(|n| *n > T::default())
 }
 
-/// Default of [`race_warp_budget`]: warps one SM group's detector tracks. Measured on a
-/// one-CTA-per-row kernel of 8 warps per CTA on 148 SMs (docs/arch/race.md, "Memory on wide
-/// grids"): 65536 CTAs are 3544 warps per group and 2.7 GB in all; the compiler corpus's
-/// widest launch (softmax_bench2048, 14 CTAs per group) stays far below it.
-pub const DEFAULT_RACE_WARP_BUDGET: u32 = 4096;
+/// Default of [`race_generation_warps`]. Clocks are dense by component and every CTA a group
+/// runs brings new components, so a detector's joins and clocks cost time and memory in
+/// proportion to the warps it has seen: a 16 384-CTA elementwise launch (443 CTAs of 4
+/// warps per group on 148 SMs) took 33× `run` and 1.3 GB in one detector per group
+/// (docs/arch/race.md, "Generations"). 256 keeps every kernel of the compiler corpus
+/// (softmax_bench2048: 56 warps per group) in one generation.
+pub const DEFAULT_RACE_GENERATION_WARPS: u32 = 256;
 
-/// The environment variable that overrides [`DEFAULT_RACE_WARP_BUDGET`].
-pub const RACE_WARP_BUDGET_ENV: &str = "TMEMU_RACE_MAX_WARPS";
+/// The environment variable that overrides [`DEFAULT_RACE_GENERATION_WARPS`].
+pub const RACE_GENERATION_WARPS_ENV: &str = "TMEMU_RACE_GEN_WARPS";
 
-/// Warps one SM group's race detector may track before it gives up (verdict `incomplete`).
-/// Every CTA a group runs brings new warps, which never share a clock component with an
-/// earlier CTA's (that would order the two CTAs, which CUDA does not), and the vector clocks
-/// are dense by component: every clock the detector keeps (live warps, synchronisation
-/// objects, shadow states, ops) grows with the warps the group has run (docs/arch/race.md,
-/// "Memory on wide grids"). `TMEMU_RACE_MAX_WARPS` overrides
+/// Warps one race detector takes before the SM group's next cluster starts a new generation
+/// (a fresh detector; races with the earlier generations' clusters are found by the
+/// comparison of global-memory logs, as between SM groups). `TMEMU_RACE_GEN_WARPS` overrides
 /// the default; an unparsable or zero value keeps it.
-pub fn race_warp_budget() -> u32 {
-    env_budget(RACE_WARP_BUDGET_ENV).unwrap_or(DEFAULT_RACE_WARP_BUDGET)
+pub fn race_generation_warps() -> u32 {
+    env_budget(RACE_GENERATION_WARPS_ENV).unwrap_or(DEFAULT_RACE_GENERATION_WARPS)
 }
 
 impl<'k> RaceObserver<'k> {
@@ -238,40 +260,37 @@ impl<'k> RaceObserver<'k> {
             log: GlobalLog::new(),
             cta_ids: Vec::new(),
             cta_site: Vec::new(),
-            warp_budget: race_warp_budget(),
+            gen_warps: race_generation_warps(),
             warps_seen: 0,
+            older: Vec::new(),
+            slot_gen: Vec::new(),
+            older_live: 0,
+            live_slots: 0,
             over_budget: None,
-            over_ops: false,
             op_budget: race_op_budget(),
         }
     }
 
-    /// The warp budget of this observer (default: [`race_warp_budget`]).
-    pub fn with_warp_budget(mut self, warps: u32) -> Self {
-        self.warp_budget = warps.max(1);
+    /// The generation size of this observer (default: [`race_generation_warps`]).
+    pub fn with_generation_warps(mut self, warps: u32) -> Self {
+        self.gen_warps = warps.max(1);
         self
     }
 
-    /// Why the race check of this group is incomplete (its warp budget ran out), if it is.
+    /// Why the race check of this group is incomplete (the op budget of one of its
+    /// generations ran out), if it is.
     pub fn incomplete_reason(&self) -> Option<String> {
-        let ctas = self.over_budget?;
-        if self.over_ops {
-            return Some(format!(
-                "the race detector's budget of {} asynchronous operations in flight per SM \
-                 group ran out after {ctas} CTAs of one group (operations that are never \
-                 waited for, such as tcgen05.ld without tcgen05.wait::ld in a loop, keep their \
-                 vector clocks): accesses after that were not checked for races. Raise it with \
-                 {RACE_OP_BUDGET_ENV}=N",
-                self.op_budget
-            ));
+        if let Some(r) = self.older.iter().find_map(RaceObserver::incomplete_reason) {
+            return Some(r);
         }
+        let ctas = self.over_budget?;
         Some(format!(
-            "the race detector's budget of {} warps per SM group ran out after {} CTAs of one \
-             group (every CTA a group runs adds its warps to the detector's vector clocks): \
-             accesses after that were not checked for \
-             races. Raise it with {}=N, or check a smaller grid or one with fewer CTAs per SM \
-             (--sms)",
-            self.warp_budget, ctas, RACE_WARP_BUDGET_ENV
+            "the race detector's budget of {} asynchronous operations in flight per SM \
+             group ran out after {ctas} CTAs of one group (operations that are never \
+             waited for, such as tcgen05.ld without tcgen05.wait::ld in a loop, keep their \
+             vector clocks): accesses after that were not checked for races. Raise it with \
+             {RACE_OP_BUDGET_ENV}=N",
+            self.op_budget
         ))
     }
 
@@ -279,16 +298,109 @@ impl<'k> RaceObserver<'k> {
     /// rest of the run. Findings made so far stay (each is a real race). The group's global
     /// log is dropped as well, so no cross-group race is reported on a partial log.
     fn give_up(&mut self) {
-        self.pending = None;
         self.over_budget = Some(self.cta_ids.len() as u32);
-        self.det = RaceDetector::new();
+        self.close();
         self.log = GlobalLog::new();
+    }
+
+    /// Drops the detector and the maps into it, keeping the findings, the global log and the
+    /// CTAs' identities (what [`launch_findings`] needs): a generation whose clusters have all
+    /// finished, or one that gave up.
+    fn close(&mut self) {
+        self.flush();
+        self.flush_cp();
+        self.pending = None;
+        self.det = RaceDetector::new();
         self.ops = HashMap::new();
         self.commits = HashMap::new();
         self.cp_cur = None;
         self.cp_ranges = Vec::new();
-        self.warps = Vec::new();
         self.cta_base = Vec::new();
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Generations
+
+    /// The earlier generation whose cluster occupies `slot`, if that is not this one.
+    #[inline]
+    fn older_for_slot(&mut self, slot: u32) -> Option<&mut RaceObserver<'k>> {
+        let g = *self.slot_gen.get(slot as usize)?;
+        self.older.get_mut(g as usize)
+    }
+
+    /// The earlier generation that issued async op `id`, if this one did not.
+    fn older_for_async(&mut self, id: AsyncId) -> Option<&mut RaceObserver<'k>> {
+        if self.op_entry(id).is_some() {
+            return None;
+        }
+        (self.older.iter_mut()).find(|o| o.live_slots > 0 && o.op_entry(id).is_some())
+    }
+
+    /// The earlier generation that made commit `id`, if this one did not.
+    fn older_for_commit(&mut self, id: CommitId) -> Option<&mut RaceObserver<'k>> {
+        if self.commits.contains_key(&id) {
+            return None;
+        }
+        (self.older.iter_mut()).find(|o| o.live_slots > 0 && o.commits.contains_key(&id))
+    }
+
+    /// A new cluster takes `slot` (before its first CTA's `cta_begin`): the generation that
+    /// ran the slot's previous cluster, if earlier, loses the slot (and is closed when it was
+    /// its last); when this generation has taken its share of warps, the cluster starts a new
+    /// one. The cluster belongs to the current generation.
+    fn new_cluster(&mut self, slot: u32) {
+        let s = slot as usize;
+        if self.slot_gen.len() <= s {
+            self.slot_gen.resize(s + 1, u32::MAX);
+        }
+        let prev = self.slot_gen[s] as usize;
+        if prev < self.older.len() {
+            let o = &mut self.older[prev];
+            o.live_slots -= 1;
+            if o.live_slots == 0 {
+                o.close();
+                self.older_live -= 1;
+            }
+        }
+        if self.warps_seen >= self.gen_warps && self.over_budget.is_none() {
+            self.start_generation(slot);
+        }
+        self.slot_gen[s] = self.older.len() as u32;
+    }
+
+    /// This generation becomes an earlier one (keeping the slots its clusters occupy, other
+    /// than `slot`, which a new cluster takes) and a fresh detector takes its place.
+    fn start_generation(&mut self, slot: u32) {
+        self.flush();
+        self.flush_cp();
+        let fresh = RaceObserver {
+            cluster_dim: self.cluster_dim,
+            gen_warps: self.gen_warps,
+            op_budget: self.op_budget,
+            ..RaceObserver::new(self.kernel)
+        };
+        let mut old = std::mem::replace(self, fresh);
+        self.older = std::mem::take(&mut old.older);
+        self.slot_gen = std::mem::take(&mut old.slot_gen);
+        self.older_live = old.older_live;
+        let me = self.older.len() as u32;
+        old.live_slots = (self.slot_gen.iter().enumerate())
+            .filter(|&(s, &g)| g == me && s != slot as usize)
+            .count() as u32;
+        if old.live_slots == 0 {
+            old.close();
+        } else {
+            self.older_live += 1;
+        }
+        self.older.push(old);
+    }
+
+    /// This observer and its earlier generations, oldest first: each a group of its own for
+    /// the comparison of global-memory logs.
+    fn into_generations(mut self) -> Vec<RaceObserver<'k>> {
+        let mut gens = std::mem::take(&mut self.older);
+        gens.push(self);
+        gens
     }
 
     /// The launch's cluster shape (for the cluster coordinates in contexts; the default is
@@ -305,10 +417,15 @@ impl<'k> RaceObserver<'k> {
         &self.findings
     }
 
-    /// Ends the observation: every finding, in the order found.
-    pub fn into_findings(mut self) -> Vec<RaceFinding> {
-        self.flush();
-        self.findings
+    /// Ends the observation: every finding of every generation, oldest first (without the
+    /// comparison between generations and groups: [`launch_findings`]).
+    pub fn into_findings(self) -> Vec<RaceFinding> {
+        let mut out = Vec::new();
+        for mut g in self.into_generations() {
+            g.flush();
+            out.append(&mut g.findings);
+        }
+        out
     }
 
     /// The findings as engine diagnostics.
@@ -319,9 +436,18 @@ impl<'k> RaceObserver<'k> {
             .collect()
     }
 
-    /// The detector's counters (accesses, ops, slot reuse).
+    /// The detector's counters (accesses, ops, slot reuse), summed over the generations
+    /// (a closed generation's detector is dropped, and its counts with it).
     pub fn stats(&self) -> tmemu_race::Stats {
-        self.det.stats()
+        let mut s = self.det.stats();
+        for o in &self.older {
+            let t = o.det.stats();
+            s.thread_accesses += t.thread_accesses;
+            s.op_accesses += t.op_accesses;
+            s.ops_issued += t.ops_issued;
+            s.forced_reuses += t.forced_reuses;
+        }
+        s
     }
 
     // --------------------------------------------------------------------------------------
@@ -650,7 +776,7 @@ impl<'k> RaceObserver<'k> {
 }
 
 /// [`launch_findings`] and why the race check is incomplete, if it is: the first SM group
-/// whose warp budget ran out (its reason names the budget and how to raise it), with the
+/// whose op budget ran out (its reason names the budget and how to raise it), with the
 /// number of such groups. Callers that can report `incomplete` should use this.
 pub fn launch_results(observers: Vec<RaceObserver<'_>>) -> (Vec<RaceFinding>, Option<String>) {
     let over: Vec<String> = observers
@@ -672,7 +798,12 @@ pub fn launch_results(observers: Vec<RaceObserver<'_>>) -> (Vec<RaceFinding>, Op
 /// races *between* groups (`tmemu_race::cross_group_races`: accesses of clusters on different
 /// SM groups that no synchronisation through global memory can order), TM0212 with the other
 /// group's access as the related span.
-pub fn launch_findings(mut observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
+pub fn launch_findings(observers: Vec<RaceObserver<'_>>) -> Vec<RaceFinding> {
+    // each generation of a group is a group of its own here (module docs, "Generations")
+    let mut observers: Vec<RaceObserver<'_>> = observers
+        .into_iter()
+        .flat_map(RaceObserver::into_generations)
+        .collect();
     for o in &mut observers {
         o.flush();
     }
@@ -818,20 +949,29 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cta_begin(&mut self, at: At, warps: u32) {
+        if at.cta == 0 {
+            // the engine announces a cluster's CTAs in rank order
+            self.new_cluster(at.slot);
+        } else if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.cta_begin(at, warps);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
         self.flush();
         self.warps_seen = self.warps_seen.saturating_add(warps.clamp(1, MAX_WARPS));
-        if self.warps_seen > self.warp_budget {
-            self.give_up();
-            return;
-        }
         self.begin_cta(at, warps);
     }
 
     #[inline(always)]
     fn instruction(&mut self, _at: At) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(_at.slot) {
+                return o.instruction(_at);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -851,6 +991,11 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.memory(at, lane, space, addr, size, kind, order);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -890,6 +1035,11 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.memory_lanes(at, lanes, space, addrs, size, kind, order);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -915,6 +1065,11 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.memory_lanes_vec(at, lanes, space, addrs, size, elems, kind, order);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -922,6 +1077,11 @@ impl Observer for RaceObserver<'_> {
         self.lanes_batch(at, lanes, space, addrs, total, kind, order);
     }
     fn fence(&mut self, at: At, f: Fence) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.fence(at, f);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -934,6 +1094,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_arrive(&mut self, at: At, key: SyncKey, sem: Sem) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.sync_arrive(at, key, sem);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -946,6 +1111,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_complete(&mut self, at: At, key: SyncKey) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.sync_complete(at, key);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -954,6 +1124,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_wait(&mut self, at: At, key: SyncKey, sem: Sem) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.sync_wait(at, key, sem);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -966,6 +1141,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.async_issue(at, id, kind);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -973,7 +1153,6 @@ impl Observer for RaceObserver<'_> {
         let w = self.warp(at);
         self.flush_cp();
         if self.det.stats().op_slots >= self.op_budget {
-            self.over_ops = true;
             self.give_up();
             return;
         }
@@ -1018,6 +1197,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_access(&mut self, id: AsyncId, place: Place, kind: AccessKind) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_async(id) {
+                return o.async_access(id, place, kind);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1045,6 +1229,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_complete(&mut self, id: AsyncId, _time: u64) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_async(id) {
+                return o.async_complete(id, _time);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1061,6 +1250,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_arrive(&mut self, id: AsyncId, key: SyncKey) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_async(id) {
+                return o.async_arrive(id, key);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1071,6 +1265,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_observe(&mut self, at: At, id: AsyncId) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.async_observe(at, id);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1082,6 +1281,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn bulk_group_add(&mut self, at: At, id: AsyncId) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.bulk_group_add(at, id);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1094,6 +1298,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn bulk_group(&mut self, at: At, ev: BulkGroup) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.bulk_group(at, ev);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1106,6 +1315,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cp_async_add(&mut self, at: At, id: AsyncId) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.cp_async_add(at, id);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1124,6 +1338,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cp_async_group(&mut self, at: At, ev: CpAsyncGroup) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.cp_async_group(at, ev);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1141,6 +1360,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn commit(&mut self, at: At, id: CommitId, cta_group: u8) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.commit(at, id, cta_group);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1151,6 +1375,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn commit_fire(&mut self, id: CommitId, keys: &[SyncKey], _time: u64) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_commit(id) {
+                return o.commit_fire(id, keys, _time);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1162,6 +1391,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn tc_wait(&mut self, at: At, which: TcWait) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.tc_wait(at, which);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1174,6 +1408,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn alloc_address_store(&mut self, at: At, space: MemSpace, addr: u64) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.alloc_address_store(at, space, addr);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1185,6 +1424,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn tmem_lifetime(&mut self, at: At, ev: TmemLifetime) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.tmem_lifetime(at, ev);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }
@@ -1214,6 +1458,11 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn warp_exit(&mut self, at: At) {
+        if self.older_live != 0 {
+            if let Some(o) = self.older_for_slot(at.slot) {
+                return o.warp_exit(at);
+            }
+        }
         if self.over_budget.is_some() {
             return;
         }

@@ -361,7 +361,7 @@ impl Gather<'_> {
             return Ok(());
         }
         assert!(
-            out.len() >= (rows as usize - 1) * rs + (k as usize - 1) * ks + 1,
+            out.len() > (rows as usize - 1) * rs + (k as usize - 1) * ks,
             "output too small"
         );
         let (mask, shift) = layout.desc.swizzle.xor_params();
