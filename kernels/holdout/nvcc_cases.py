@@ -642,6 +642,175 @@ def _max_num_case():
              "numpy")
 
 
+def _mma_ws_n256_sat_case():
+    from regen import bf16_bits_to_f64, e4m3_bits_to_f64, f32_to_bf16_bits
+    rng = np.random.default_rng(12401)
+    NCOL = 288
+    e = np.arange(256)
+    v4, v5 = e4m3_bits_to_f64(e.astype(np.uint8)), _e5m2_to_f64(e)
+    ok4 = e[(v4 == 0) | ((np.abs(v4) >= 0.125) & (np.abs(v4) <= 2))]
+    ok5 = e[(v5 == 0) | ((np.abs(v5) >= 0.25) & (np.abs(v5) <= 4))]
+    a1 = rng.choice(ok4, size=(32, 32)).astype(np.uint8)                  # [M][K] e4m3
+    b1 = rng.choice(ok5, size=(256, 32)).astype(np.uint8)                 # [N][K] e5m2
+    a2v = rng.integers(-4, 5, size=(64, 16)) / 4                          # bf16-exact
+    b2v = rng.integers(-4, 5, size=(256, 16)) / 4
+    a2 = f32_to_bf16_bits(a2v.astype(np.float32))
+    b2 = f32_to_bf16_bits(b2v.astype(np.float32))
+    assert np.array_equal(bf16_bits_to_f64(a2), a2v)
+    a3 = rng.integers(0, 256, size=(128, 32)).astype(np.uint8)            # U8
+    sign3 = np.where(np.arange(32) % 2 == 0, 1, -1)                       # column signs of B3
+    b3 = (rng.integers(0, 128, size=(32, 32)) * sign3[:, None]).astype(np.int8)   # [N][K]
+    a4 = rng.integers(-128, 128, size=(128, 32)).astype(np.int8)          # S8
+    b4 = rng.integers(0, 256, size=(64, 32)).astype(np.uint8)             # U8
+    # the preloaded raw block: f32 values on a 1/4 grid in columns 0..191, s32 beyond
+    init = np.zeros((128, NCOL), dtype=np.uint32)
+    finit = (rng.integers(-4, 5, size=(128, 192)) / 4).astype(np.float32)
+    init[:, :192] = finit.view(np.uint32)
+    # MMA 3 block: per column, rows start near the bound the column's sign moves towards
+    # (|A3 B3| <= 32 * 255 * 127 < 2^20), so that some cells saturate and some do not
+    big = (1 << 31) - 1
+    near = rng.integers(0, 1 << 20, size=(128, 32))
+    i3 = np.where(sign3[None, :] > 0, big - near, -(1 << 31) + near)
+    i3[::5] = rng.integers(-1000, 1000, size=i3[::5].shape)               # some far from both
+    init[:, 192:224] = i3.astype(np.int64).astype(np.uint32)
+    i4 = rng.integers(-(1 << 12), 1 << 12, size=(128, 64))
+    init[:, 224:288] = i4.astype(np.int64).astype(np.uint32)
+
+    raw = init.astype(np.float64)          # bit patterns as numbers (u32 output)
+    def put_f32(col0, vals):               # noqa: E306
+        raw[:, col0:col0 + vals.shape[1]] = vals.astype(np.float32).view(np.uint32)
+    # 1: .ws M = 32, N = 256, layout G: D(i, j) -> lane i + 32 (j // 64), column j % 64
+    d1 = e4m3_bits_to_f64(a1) @ _e5m2_to_f64(b1).T                        # [32][256]
+    blk = np.zeros((128, 64))
+    for j in range(256):
+        blk[np.arange(32) + 32 * (j // 64), j % 64] = d1[:, j]
+    put_f32(0, blk)
+    # 2: .ws M = 64, N = 256, layout E: D(i, j) -> lane i + 64 (j // 128), column j % 128
+    d2 = a2v @ b2v.T
+    blk = finit[:, 64:192].astype(np.float64).copy()
+    for j in range(256):
+        blk[np.arange(64) + 64 * (j // 128), j % 128] += d2[:, j]
+    put_f32(64, blk)
+    # 3: saturating s32, layout D
+    d3 = np.clip(i3 + a3.astype(np.int64) @ b3.astype(np.int64).T, -(1 << 31), big)
+    assert np.any(d3 == big) and np.any(d3 == -(1 << 31)) and np.any(np.abs(d3) < (1 << 30))
+    assert np.any((d3 != big) & (i3 > (1 << 30))) and np.any((d3 > -(1 << 31)) & (i3 < -(1 << 30)))
+    raw[:, 192:224] = d3.astype(np.int64).astype(np.uint32)
+    # 4: .ws M = 128 (layout D), s8 x u8, no overflow
+    d4 = i4 + a4.astype(np.int64) @ b4.astype(np.int64).T
+    assert np.abs(d4).max() < (1 << 31)
+    raw[:, 224:288] = d4.astype(np.int64).astype(np.uint32)
+    def bytes_of(x):                       # noqa: E306
+        return np.ascontiguousarray(x).view(np.uint8).reshape(x.shape[0], 32)
+    return Case(
+        "ho_nvcc_mma_ws_n256_sat", grid=[1],
+        buffers=dict(a1=Input(a1, "u8"), b1=Input(b1, "u8"), a2=Input(bytes_of(a2), "u8"),
+                     b2=Input(bytes_of(b2), "u8"), a3=Input(a3, "u8"),
+                     b3=Input(b3.view(np.uint8), "u8"), a4=Input(a4.view(np.uint8), "u8"),
+                     b4=Input(b4, "u8"), init=Input(init, "u32"),
+                     raw=Output("u32", [128, NCOL], raw, 0.0, 0.0,
+                                "bit patterns: e4m3 in {0} U [1/8, 2] x e5m2 in {0} U [1/4, 4], "
+                                "32 products on a 2^-10 grid below 2^8: exact; bf16 on a 1/4 "
+                                "grid, 16 products plus a 1/4-grid preload: exact; integer "
+                                "sums (saturated where the column's sign drives them past "
+                                "s32): exact")),
+        args=dict(a1=Ptr("a1"), b1=Ptr("b1"), a2=Ptr("a2"), b2=Ptr("b2"), a3=Ptr("a3"),
+                  b3=Ptr("b3"), a4=Ptr("a4"), b4=Ptr("b4"), init=Ptr("init"), raw=Ptr("raw")),
+        note="tcgen05.mma.ws kind::f8f6f4 e4m3 x e5m2 M = 32 N = 256 (layout G, 64 columns), "
+             ".ws kind::f16 bf16 M = 64 N = 256 (layout E, 128 columns) onto a preload, "
+             "kind::i8 with the saturate bit, U8 x S8, onto s32 values near INT32_MAX/MIN, "
+             ".ws kind::i8 S8 x U8 M = 128 N = 64; the raw TMEM block (128 x 288) after the "
+             "MMAs, as bit patterns")
+
+
+def _sparse_pack(rng, dense_vals):
+    """2:4 sparsity of one operand: dense_vals [M][K] candidate values; returns (packed [M][K/2]
+    of the values kept, dense [M][K] with the others zeroed, index pairs [M][K/4][2]): each group
+    of 4 keeps two distinct positions i0 < i1 (the mma.sp metadata encoding, mma.md)."""
+    M, K = dense_vals.shape
+    pairs = np.array([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)])
+    idx = pairs[rng.integers(0, 6, size=(M, K // 4))]                        # [M][K/4][2]
+    cols = 4 * np.arange(K // 4)[None, :, None] + idx                         # [M][K/4][2]
+    packed = np.take_along_axis(dense_vals, cols.reshape(M, K // 2), axis=1)
+    dense = np.zeros_like(dense_vals)
+    np.put_along_axis(dense, cols.reshape(M, K // 2), packed, axis=1)
+    return packed, dense, idx
+
+
+def _mma_sparse_case():
+    from regen import e4m3_bits_to_f64
+    rng = np.random.default_rng(12402)
+    M, N = 128, 64
+    # metadata words: nibble g of row m = idx0 | idx1 << 2 (first stored element's position in
+    # bits 1..0). Places (DERIVED from CUTLASS tmem_e_frg, crates/tmem/src/mma/sparse.rs):
+    #   kind::f16 (K 32: 8 nibbles, one column): lane (m % 8) + 8 (g / 4) + 16 (m / 16), bits
+    #   16 ((m / 8) % 2) + 4 (g % 4);  8-bit kinds (K 64: 16 nibbles, two columns): lane m,
+    #   column g / 8, bits 4 (g % 8).
+    meta = np.zeros((128, 5), dtype=np.uint64)
+
+    def put_meta(idx, kind, col0):
+        nib = idx[..., 0] | (idx[..., 1] << 2)
+        for m in range(M):
+            for g in range(nib.shape[1]):
+                if kind == "f16":
+                    lane, col, bit = (m % 8) + 8 * (g // 4) + 16 * (m // 16), 0, 16 * ((m // 8) % 2) + 4 * (g % 4)
+                else:
+                    lane, col, bit = m, g // 8, 4 * (g % 8)
+                meta[lane, col0 + col] |= np.uint64(int(nib[m, g]) << bit)
+
+    # 1: f16, K = 32
+    v1 = rng.integers(-4, 5, size=(M, 32)) / 2
+    p1, d1a, i1 = _sparse_pack(rng, v1)
+    b1 = (rng.integers(-4, 5, size=(N, 32)) / 2)
+    put_meta(i1, "f16", 0)
+    d1 = d1a @ b1.T
+    # 2: s8 x s8, K = 64, onto a preload
+    v2 = rng.integers(-128, 128, size=(M, 64))
+    p2, d2a, i2 = _sparse_pack(rng, v2)
+    b2 = rng.integers(-128, 128, size=(N, 64))
+    put_meta(i2, "i8", 1)
+    init = rng.integers(-(1 << 12), 1 << 12, size=(M, N))
+    d2 = init + d2a @ b2.T
+    # 3: e4m3 x e5m2, K = 64, .ws
+    e = np.arange(256)
+    v4, v5 = e4m3_bits_to_f64(e.astype(np.uint8)), _e5m2_to_f64(e)
+    ok4 = e[(v4 == 0) | ((np.abs(v4) >= 0.125) & (np.abs(v4) <= 2))]
+    ok5 = e[(v5 == 0) | ((np.abs(v5) >= 0.25) & (np.abs(v5) <= 4))]
+    c3 = rng.choice(ok4, size=(M, 64))
+    p3c, _, i3 = _sparse_pack(rng, c3)
+    b3c = rng.choice(ok5, size=(N, 64))
+    put_meta(i3, "i8", 3)
+    d3a = np.zeros((M, 64))
+    cols3 = (4 * np.arange(16)[None, :, None] + i3).reshape(M, 32)
+    np.put_along_axis(d3a, cols3, e4m3_bits_to_f64(p3c.astype(np.uint8)), axis=1)
+    d3 = d3a @ _e5m2_to_f64(b3c).T
+    raw = np.zeros((M, 192))
+    raw[:, 0:64] = d1.astype(np.float32).view(np.uint32)
+    raw[:, 64:128] = d2.astype(np.int64).astype(np.uint32)
+    raw[:, 128:192] = d3.astype(np.float32).view(np.uint32)
+    f16b = lambda x: np.ascontiguousarray(x.astype(np.float16)).view(np.uint8)   # noqa: E731
+    return Case(
+        "ho_nvcc_mma_sparse", grid=[1],
+        buffers=dict(a1=Input(f16b(p1), "u8"), b1=Input(f16b(b1), "u8"),
+                     a2=Input(p2.astype(np.int8).view(np.uint8), "u8"),
+                     b2=Input(b2.astype(np.int8).view(np.uint8), "u8"),
+                     a3=Input(p3c.astype(np.uint8), "u8"), b3=Input(b3c.astype(np.uint8), "u8"),
+                     meta=Input(meta.astype(np.uint32), "u32"),
+                     init=Input(init.astype(np.int64).astype(np.uint32), "u32"),
+                     raw=Output("u32", [M, 192], raw, 0.0, 0.0,
+                                "bit patterns: f16 on a 1/2 grid, 16 kept products on a 1/4 "
+                                "grid below 2^6; s8 sums below 2^21 plus a preload below 2^12; "
+                                "e4m3 x e5m2 on a 2^-10 grid, 32 kept products below 2^8: "
+                                "every result exact")),
+        args=dict(a1=Ptr("a1"), b1=Ptr("b1"), a2=Ptr("a2"), b2=Ptr("b2"), a3=Ptr("a3"),
+                  b3=Ptr("b3"), meta=Ptr("meta"), init=Ptr("init"), raw=Ptr("raw")),
+        note="2:4 sparse MMAs, M = 128, N = 64: tcgen05.mma.sp kind::f16 (K 32, packed A 128x16, "
+             "B with 64B swizzle, metadata in 1 TMEM column), tcgen05.mma.sp kind::i8 s8 x s8 "
+             "(K 64, onto a preload, metadata in 2 columns), tcgen05.mma.ws.sp kind::f8f6f4 "
+             "e4m3 x e5m2 (K 64); metadata cells stored raw by tcgen05.st (layout DERIVED from "
+             "CUTLASS tmem_e_frg); the raw 128 x 192 D block")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -674,7 +843,11 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_tmem_a_forms.cu", "mma_tmem_a_forms", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_tmem_a_forms_case()]),
            ("tmem_max_num.cu", "tmem_max_num", dict(block=[128, 1, 1], shared=0),
-            lambda: [_max_num_case()])]
+            lambda: [_max_num_case()]),
+           ("mma_ws_n256_sat.cu", "mma_ws_n256_sat", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_ws_n256_sat_case()]),
+           ("mma_sparse.cu", "mma_sparse", dict(block=[128, 1, 1], shared=0),
+            lambda: [_mma_sparse_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
