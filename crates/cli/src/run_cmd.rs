@@ -292,13 +292,17 @@ fn run_spec(
     opts.progress = Some(progress.counter());
     phases::mark("engine start");
     let (result, wall, parts) = if tracing || args.races {
+        let read_only: std::sync::Arc<[(u64, u64)]> = session.read_only_ranges(&p.launch).into();
         let (r, wall, observers) = session
             .run_observed_in_place(&opts, |_| {
                 RunObserver::new(
                     None,
                     tracing.then(|| TraceRecorder::new(grid, &mbar_pcs, TRACE_RECORDS_PER_GROUP)),
-                    args.races
-                        .then(|| RaceObserver::new(&p.kernel).with_cluster_dim(cluster)),
+                    args.races.then(|| {
+                        RaceObserver::new(&p.kernel)
+                            .with_cluster_dim(cluster)
+                            .with_read_only(read_only.clone())
+                    }),
                 )
             })
             .map_err(|e| bad(p.launch_error(&e)))?;

@@ -85,8 +85,11 @@ fn measure(path: &Path) -> Result<String, String> {
     let race = best(|| {
         let t = Instant::now();
         let s = Session::new(&kernel, &resolved).unwrap();
-        s.run_observed(&engine, |_| RaceObserver::new(&kernel))
-            .unwrap();
+        let ro: std::sync::Arc<[(u64, u64)]> = s.read_only_ranges(&resolved).into();
+        s.run_observed(&engine, |_| {
+            RaceObserver::new(&kernel).with_read_only(ro.clone())
+        })
+        .unwrap();
         t.elapsed().as_secs_f64()
     });
     let one = CheckOptions {
@@ -145,8 +148,11 @@ fn only(what: &str, path: &Path) -> Result<f64, String> {
         }
         "race" => {
             let s = Session::new(&kernel, &resolved).map_err(|e| e.to_string())?;
-            s.run_observed(&engine, |_| RaceObserver::new(&kernel))
-                .map_err(|e| e.to_string())?;
+            let ro: std::sync::Arc<[(u64, u64)]> = s.read_only_ranges(&resolved).into();
+            s.run_observed(&engine, |_| {
+                RaceObserver::new(&kernel).with_read_only(ro.clone())
+            })
+            .map_err(|e| e.to_string())?;
         }
         "check1" => {
             let one = CheckOptions {

@@ -428,8 +428,9 @@ impl Accumulator {
         let session = Session::new(kernel, resolved)?;
         // None: the kernel's `.reqnctapercluster`, which the observer takes by default
         let cluster = session.launch().cluster;
+        let read_only: std::sync::Arc<[(u64, u64)]> = session.read_only_ranges(resolved).into();
         let (out, observers) = session.run_observed(&cfg.options(base), |_| {
-            let o = RaceObserver::new(kernel);
+            let o = RaceObserver::new(kernel).with_read_only(read_only.clone());
             match cluster {
                 Some(c) => o.with_cluster_dim(c),
                 None => o,

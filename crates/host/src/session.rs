@@ -97,6 +97,38 @@ impl<'k> Session<'k> {
         &self.addrs
     }
 
+    /// The address ranges `[start, end)` of the spec buffers the kernel cannot write by its
+    /// code (`Kernel::written_params`: no global write's address derives from a parameter
+    /// that points into them), sorted: what the race observer may skip the weak reads of,
+    /// verifying that no write lands there (`RaceObserver::with_read_only`). Empty when any
+    /// write's address may come from memory.
+    pub fn read_only_ranges(&self, resolved: &ResolvedLaunch) -> Vec<(u64, u64)> {
+        let Some(written) = &self.kernel.written_params else {
+            return Vec::new();
+        };
+        // the parameter holding a relocated address: the last one starting at or before it
+        let param_of = |off: usize| resolved.param_offsets.iter().rposition(|&o| o <= off);
+        let mut buffer_written = vec![false; self.addrs.len()];
+        for r in &resolved.relocations {
+            let w =
+                param_of(r.param_offset).is_none_or(|p| written.get(p).copied().unwrap_or(true));
+            if w {
+                if let Some(b) = buffer_written.get_mut(r.buffer) {
+                    *b = true;
+                }
+            }
+        }
+        let lens: std::collections::HashMap<u64, u64> =
+            self.global.buffers().map(|(_, a, len)| (a, len)).collect();
+        let mut out: Vec<(u64, u64)> = (self.addrs.iter().zip(&buffer_written))
+            .filter(|(_, &w)| !w)
+            .filter_map(|(&a, _)| Some((a, a + *lens.get(&a)?)))
+            .filter(|(a, e)| a < e)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
     /// Runs the engine once and reads every buffer back. `Err` is a launch the engine
     /// refuses (bad geometry, too much shared memory, ...): the caller adds its prefix.
     pub fn run(&self, opts: &RunOptions) -> Result<Outcome, LaunchError> {

@@ -1159,6 +1159,9 @@ pub struct Kernel {
     pub explicit_cluster: bool,
     /// The kernel uses global/generic atomics (then parallel runs fall back to one thread).
     pub uses_global_atomics: bool,
+    /// For each parameter, whether global memory may be written through it; `None` when any
+    /// buffer may be written (loader/provenance.rs). A prediction the race observer verifies.
+    pub written_params: Option<Vec<bool>>,
     /// Source text lines for diagnostics are kept by the caller; this is the source's line
     /// table of `.loc`-free positions only.
     pub source: std::sync::Arc<str>,

@@ -45,6 +45,16 @@
 //! races between clusters of different generations are found by the comparison of their
 //! global logs, exactly as between SM groups.
 //!
+//! # Read-only buffers
+//!
+//! A weak read of bytes nothing writes during the launch races nothing. The caller passes the
+//! global ranges of the spec buffers no global write of the kernel's code can reach
+//! (`tmemu_sim::Kernel::written_params`, `tmemu_host::Session::read_only_ranges`); weak reads
+//! inside one of them (thread accesses, `cp.async` sources, TMA loads) are neither checked,
+//! recorded nor logged. Every global write is tested against the ranges, and one that lands
+//! there anyway makes the group's check `incomplete` ([`RaceObserver::incomplete_reason`]):
+//! the prediction is verified, so a gap in it costs a verdict, never a missed race.
+//!
 //! # Cost
 //!
 //! The engine reports one event per lane and element (`Observer::memory`); the observer
@@ -52,6 +62,7 @@
 //! merges contiguous lanes into one range, so a coalesced warp access costs one shadow update.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tmemu_ptx::span::Span;
 use tmemu_race::{
@@ -188,6 +199,11 @@ pub struct RaceObserver<'k> {
     older_live: u32,
     /// In an earlier generation: how many slots its clusters still occupy.
     live_slots: u32,
+    /// Global ranges no global write of the kernel's code can reach (`with_read_only`):
+    /// their weak reads are not checked (module docs, "Read-only buffers").
+    read_only: Arc<[(u64, u64)]>,
+    /// The first global write that landed in `read_only` anyway: (address, pc).
+    read_only_hit: Option<(u64, u32)>,
     /// Set when the op budget ran out: the CTAs begun so far. From then on every event is
     /// ignored and the detector's state is dropped; the launch is `incomplete`.
     over_budget: Option<u32>,
@@ -266,6 +282,8 @@ impl<'k> RaceObserver<'k> {
             slot_gen: Vec::new(),
             older_live: 0,
             live_slots: 0,
+            read_only: Arc::from([]),
+            read_only_hit: None,
             over_budget: None,
             op_budget: race_op_budget(),
         }
@@ -277,11 +295,77 @@ impl<'k> RaceObserver<'k> {
         self
     }
 
+    /// Global ranges `[start, end)` (sorted) that no global write of the kernel's code can
+    /// reach (`tmemu_host::Session::read_only_ranges`): their weak reads are not checked,
+    /// and a write that lands there anyway makes the check `incomplete`.
+    pub fn with_read_only(mut self, ranges: Arc<[(u64, u64)]>) -> Self {
+        self.read_only = ranges;
+        self
+    }
+
+    /// Whether `[lo, hi)` lies in one read-only range.
+    #[inline]
+    fn in_read_only(&self, lo: u64, hi: u64) -> bool {
+        self.read_only.iter().any(|&(s, e)| s <= lo && hi <= e)
+    }
+
+    /// A global write to `[lo, hi)`: remembered when it touches a read-only range.
+    #[inline]
+    fn guard_read_only(&mut self, lo: u64, hi: u64, pc: u32) {
+        if !self.read_only.is_empty()
+            && self.read_only_hit.is_none()
+            && self.read_only.iter().any(|&(s, e)| lo < e && s < hi)
+        {
+            self.read_only_hit = Some((lo, pc));
+        }
+    }
+
+    /// Whether a global access of `size` bytes at each of `addrs` is a weak read of read-only
+    /// bytes (then skipped), after guarding a write.
+    #[inline]
+    fn skip_global(
+        &mut self,
+        addrs: impl Iterator<Item = u64>,
+        size: u64,
+        kind: AccessKind,
+        order: MemOrder,
+        pc: u32,
+    ) -> bool {
+        if self.read_only.is_empty() {
+            return false;
+        }
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for a in addrs {
+            lo = lo.min(a);
+            hi = hi.max(a.saturating_add(size));
+        }
+        lo < hi && self.skip_range(lo, hi, kind, order, pc)
+    }
+
+    /// [`Self::skip_global`] of an access whose bytes lie in `[lo, hi)`.
+    #[inline]
+    fn skip_range(&mut self, lo: u64, hi: u64, kind: AccessKind, order: MemOrder, pc: u32) -> bool {
+        if kind == AccessKind::Write {
+            self.guard_read_only(lo, hi, pc);
+            return false;
+        }
+        order == MemOrder::Weak && self.in_read_only(lo, hi)
+    }
+
     /// Why the race check of this group is incomplete (the op budget of one of its
     /// generations ran out), if it is.
     pub fn incomplete_reason(&self) -> Option<String> {
         if let Some(r) = self.older.iter().find_map(RaceObserver::incomplete_reason) {
             return Some(r);
+        }
+        if let Some((addr, pc)) = self.read_only_hit {
+            let line = self.span_of(SpanToken(pc)).line;
+            return Some(format!(
+                "the write to global address {addr:#x} at line {line} landed in a buffer that \
+                 no global write of the kernel's code was found to reach, so the weak reads of \
+                 that buffer were not checked for races (docs/arch/race.md, \"Read-only \
+                 buffers\")"
+            ));
         }
         let ctas = self.over_budget?;
         Some(format!(
@@ -377,6 +461,7 @@ impl<'k> RaceObserver<'k> {
             cluster_dim: self.cluster_dim,
             gen_warps: self.gen_warps,
             op_budget: self.op_budget,
+            read_only: self.read_only.clone(),
             ..RaceObserver::new(self.kernel)
         };
         let mut old = std::mem::replace(self, fresh);
@@ -646,6 +731,18 @@ impl<'k> RaceObserver<'k> {
         order: MemOrder,
     ) {
         self.flush();
+        if space == MemSpace::Global && !self.read_only.is_empty() {
+            // the active lanes' lowest and highest address, without branches
+            let (mut lo, mut hi) = (u64::MAX, 0u64);
+            for (l, &a) in addrs.iter().enumerate() {
+                let on = lanes >> l & 1 != 0;
+                lo = lo.min(if on { a } else { u64::MAX });
+                hi = hi.max(if on { a } else { 0 });
+            }
+            if lo <= hi && self.skip_range(lo, hi.saturating_add(size), kind, order, at.pc) {
+                return;
+            }
+        }
         let w = self.warp(at);
         let mut n = 0;
         let mut buf = [0u64; 32];
@@ -689,6 +786,17 @@ impl<'k> RaceObserver<'k> {
     #[inline]
     fn flush(&mut self) {
         if let Some((k, at)) = self.pending.take() {
+            if k.space == MemSpace::Global {
+                let addrs = std::mem::take(&mut self.addrs);
+                let skip =
+                    self.skip_global(addrs.iter().copied(), k.size as u64, k.kind, k.order, k.pc);
+                self.addrs = addrs;
+                if skip {
+                    self.addrs.clear();
+                    self.lanes.clear();
+                    return;
+                }
+            }
             self.log_access(at, k.space, k.size as u64, k.kind, k.order);
             self.lanes.clear();
             self.det.access_lanes(
@@ -1214,6 +1322,10 @@ impl Observer for RaceObserver<'_> {
             len,
         } = place
         {
+            // an op's global reads are weak (a TMA load, a copy's source)
+            if self.skip_global(std::iter::once(addr), len, kind, MemOrder::Weak, at.pc) {
+                return;
+            }
             let site = self.site(at);
             let lane = at.lanes.trailing_zeros().min(31) as u8;
             self.log.op_access(site, lane, addr, len, kind, reduce);

@@ -7,3 +7,4 @@ mod api;
 mod check_explore;
 mod corpus;
 mod gemm;
+mod read_only;

@@ -10,6 +10,7 @@
 //! `.local` variables), which is why recursion is refused.
 
 mod decode;
+mod provenance;
 mod reset;
 
 use std::cell::Cell;
@@ -882,6 +883,8 @@ pub fn load(
     let (reset_r32, reset_r64) =
         reset::registers_to_zero(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64);
 
+    let written_params = provenance::written_params(&funcs);
+
     let mut reqntid = None;
     let mut maxntid = None;
     let mut maxnreg = None;
@@ -927,6 +930,7 @@ pub fn load(
         reqnctapercluster: reqncta,
         explicit_cluster: explicit,
         uses_global_atomics: g.uses_global_atomics,
+        written_params,
         source: Arc::from(src),
         reset_r32,
         reset_r64,
