@@ -285,6 +285,20 @@ fn mbar_address_fault(
     (rule, msg)
 }
 
+/// The memory semantics an arrive on the mbarrier of CTA `c` has for the race check. A release
+/// synchronises with an acquire only when each one's scope includes the other thread (PTX ISA
+/// §8, morally strong); waits are always by threads of the barrier's CTA, so an arrive with
+/// an explicit `.release.cta` by a thread of another CTA (a `.shared::cluster` arrive on a
+/// peer's barrier, NVIDIA/cutlass PR #3647) releases nothing to them: it is a relaxed
+/// arrival. The default scope is trusted as `.cluster` (MbarInst::cta_scope).
+fn arrive_sem(i: &MbarInst, c: usize, me: usize) -> Sem {
+    if i.sem == Sem::Ordering && i.cta_scope && c != me {
+        Sem::Relaxed
+    } else {
+        i.sem
+    }
+}
+
 fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarInst) -> Flow {
     if let Some(flow) = super::mbar_wait::uniform(w, cx, mask, i) {
         return flow;
@@ -519,7 +533,7 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
         };
         if matches!(i.op, MbarOp::Arrive { .. }) {
             let at = cx.at(w, 1 << l);
-            cx.obs.sync_arrive(at, key, i.sem);
+            cx.obs.sync_arrive(at, key, arrive_sem(i, c, cx.me));
         }
         if completed {
             let at = cx.at(w, 1 << l);
