@@ -685,6 +685,45 @@ pub(crate) fn mbar_overwritten_lane<O: Observer>(
     mbar_overwritten(w, cx, what, 1 << lane, c, &offs, size);
 }
 
+/// TM0507 for an aligned blocking barrier (`bar.sync`, `barrier.sync.aligned`) that joins an
+/// instance of named barrier `id` whose first aligned participant executed another instruction,
+/// at `first` (mlc-ai/TIRx-kernels PR #21): `.aligned` promises that all threads taking part
+/// execute the same barrier instruction (PTX ISA §9.7.13.1); role branches that meet at one
+/// barrier from two sites must use the unaligned `barrier.sync`.
+#[cold]
+#[inline(never)]
+fn split_aligned_barrier<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    pc: u32,
+    mask: u32,
+    id: u32,
+    first: u32,
+) {
+    let seen = cx.env.k.info[first as usize].span;
+    cx.diag(
+        w,
+        pc,
+        mask,
+        rules::DIVERGENT_ALIGNED,
+        format!(
+            "aligned barrier {id} is completed from two instructions: this one and line {} \
+             joined the same instance; `bar.sync`/`barrier.sync.aligned` requires every \
+             participating thread to execute the same barrier instruction (use the \
+             unaligned `barrier.sync` when roles meet from different branches)",
+            seen.line
+        ),
+    );
+    if let Some(d) = cx.out.diagnostics.last_mut() {
+        if d.rule.id == rules::DIVERGENT_ALIGNED.id && d.related.is_empty() {
+            d.related.push((
+                seen,
+                "the instance's first participant executed this barrier".to_string(),
+            ));
+        }
+    }
+}
+
 /// Leaves the lanes of `parked` (whose waits are pushed) at `pc` and moves the other lanes of
 /// the group, `stay`, past it.
 pub(super) fn park_lanes(w: &mut Warp, pc: u32, stay: u32, parked: u32) -> Flow {
@@ -749,6 +788,18 @@ pub(super) fn exec<O: Observer>(
                 bar.red_or = false;
                 bar.red_popc = 0;
             }
+            let other_site = if b.aligned && b.kind != BarKind::Arrive {
+                match bar.aligned_site {
+                    0 => {
+                        bar.aligned_site = pc + 1;
+                        None
+                    }
+                    s if s != pc + 1 => Some(s - 1),
+                    _ => None,
+                }
+            } else {
+                None
+            };
             bar.arrived += mask.count_ones();
             bar.red_popc += pred.count_ones();
             bar.red_and &= pred == mask;
@@ -756,6 +807,9 @@ pub(super) fn exec<O: Observer>(
             let gen = bar.gen;
             check_bars(cta);
             let done = cta.bars[id as usize].gen != gen;
+            if let Some(first) = other_site {
+                split_aligned_barrier(w, cx, pc, mask, id, first);
+            }
             let at = cx.at(w, mask);
             let key = SyncKey::CtaBarrier { cta: me as u32, id };
             cx.obs.sync_arrive(at, key, Sem::Ordering);
