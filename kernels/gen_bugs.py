@@ -637,6 +637,23 @@ BUGS = [
         grid=1, block=256, args=[U32_IOTA(256), U32_OUT(256)], buggy_verdict="violation",
         findings=[Finding("TM0211", "error", "read", "ld.shared.u32", related="store"),
                   Finding("TM0211", "error", "store", "st.shared.u32", related="read")]),
+    Bug("pair_cp_reads_unwaited_peer_stage", "https://github.com/NVIDIA/cutlass/issues/3643",
+        "Each CTA of the pair loads its half of the scale factors into its own shared memory "
+        "with a bulk copy tracked by its local mbarrier; only the leader waits, on its own "
+        "barrier, before the .cta_group::2 tcgen05.cp that reads the same offset in both "
+        "CTAs (the issue's first root cause: 'There is no path from the peer's sfb_smem_full "
+        "to the leader'). The peer's copy may still be writing what the tcgen05.cp reads: "
+        "TM0213 at the tcgen05.cp, related to the peer's bulk copy, or, when the peer issues "
+        "its copy after the tcgen05.cp, TM0209 at the copy, related to the tcgen05.cp (by "
+        "schedule). Fix (PR #3647): the peer waits for its copy and arrives (release.cluster) "
+        "on a leader barrier the leader waits on too.",
+        grid=2, block=128, cluster=2, args=[U32_IOTA(2048), U32_OUT(256)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0213", "error", "cp", "tcgen05.cp.cta_group::2.128x256b",
+                          related="load"),
+                  Finding("TM0209", "error", "load",
+                          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+                          related="cp")]),
 ]
 
 
@@ -847,6 +864,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | loop_buffer_rewritten_before_lagging_read | sgl-project/sglang PR #37288 | TM0211 at the next iteration's st.shared, related: the lagging ld.shared, and at the read, related: the store (by schedule) |
 | mbarrier_reused_without_inval | triton-lang/triton PR #3858 | TM0233 at the st.shared that reuses a still-valid mbarrier's bytes as scratch |
 | cta_scope_arrive_on_peer_barrier | NVIDIA/cutlass PR #3647 (issue #3643; cutlass#3324 the same class) | TM0211 at the leader's ld.shared::cluster, related: the peer's st.shared published only by an mbarrier.arrive.release.cta on the leader's barrier |
+| pair_cp_reads_unwaited_peer_stage | NVIDIA/cutlass#3643 (PR #3647) | TM0213 at the leader's .cta_group::2 tcgen05.cp, related: the peer's unwaited bulk copy into the stage it reads; TM0209 at the copy, related: the tcgen05.cp (by schedule) |
 | remote_arrive_by_every_lane | triton-lang/triton PR #9498 (review) | TM0232 at the mbarrier.arrive.shared::cluster executed by 32 lanes on a count-1 peer barrier; hang (TM0225) at the try_wait |
 | aligned_barrier_split_roles | mlc-ai/TIRx-kernels PR #21 (PR #66) | TM0507 at the bar.sync that joins a barrier instance whose first participant executed the other role's bar.sync (either site, by schedule) |
 | named_barrier_id_collision | flashinfer-ai/flashinfer PR #4533 (tile-ai/tilelang PR #2360 review) | TM0211 at the ld.shared of another warp's partial, related: its st.shared, and at the store, related: the read (by schedule): two warpgroups' reductions share bar.sync id 1 |
