@@ -14,7 +14,7 @@ const PTX: &str = r#".version 8.7
 
 .visible .entry bs(.param .u32 mode)
 {
-    .reg .b32 %r<20>;
+    .reg .b32 %r<40>;
     .reg .pred %p<8>;
     ld.param.u32 %r30, [mode];
     mov.u32 %r1, %tid.x;
