@@ -6,7 +6,8 @@
 // complete phases 1..31 with no wait in between (PTX ISA §9.7.13.15.4: a wait must observe each
 // phase before an arrive-on in the next): TM0232 at the arrive; after 32 completions the
 // parity the waiter asks for (0) names the current, incomplete phase 32, so the wait never
-// succeeds: a hang (TM0225) at the try_wait. Fixed: one elected lane arrives.
+// succeeds: a hang (TM0225) at the try_wait, and at the bar.sync where warp 1 waits for warp 0.
+// Fixed: one elected lane arrives.
 // Launch: grid 2, cluster 2, 64 threads.
 #include "bugs.cuh"
 
@@ -43,5 +44,5 @@ extern "C" __global__ void remote_arrive_by_every_lane(const uint32_t* in, uint3
           : "memory");
     } while (!done);
   }
-  __syncthreads();
+  asm volatile("bar.sync 0;" SITE("sync")::: "memory");  // warp 1 waits here for warp 0
 }
