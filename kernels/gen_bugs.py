@@ -604,12 +604,14 @@ BUGS = [
         "mbarrier arrival'). The first arrival completes phase 0, the next 31 complete phases "
         "1..31 with no wait between them (§9.7.13.15.4): TM0232 at the arrive; the waiter's "
         "parity 0 then names the incomplete phase 32, so its try_wait never succeeds: hang "
-        "(TM0225) at the try_wait. Fix: one lane arrives.",
+        "(TM0225) at the try_wait and at the bar.sync where warp 1 waits for warp 0. Fix: one "
+        "lane arrives.",
         grid=2, block=64, cluster=2, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="hang",
         findings=[Finding("TM0232", "error", "arrive",
                           "mbarrier.arrive.release.cluster.shared::cluster.b64"),
                   Finding("TM0225", "hang", "hang",
-                          "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64")]),
+                          "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"),
+                  Finding("TM0225", "hang", "sync", "bar.sync 0")]),
     Bug("aligned_barrier_split_roles", "https://github.com/mlc-ai/TIRx-kernels/pull/21",
         "A named barrier (id 1, 64 threads) joins a producer warp and a consumer warp that "
         "reach it from different role branches, each through its own `bar.sync 1, 64`. "
@@ -654,6 +656,18 @@ BUGS = [
                   Finding("TM0209", "error", "load",
                           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
                           related="cp")]),
+    Bug("bulk_store_released_after_read_wait", "https://github.com/triton-lang/triton/pull/10415",
+        "The producer warp writes a tile to global memory with a bulk store, waits with "
+        "cp.async.bulk.wait_group.read 0 (which only waits for the copy's reads of shared "
+        "memory, §9.7.9.25.4.4) and publishes a flag with st.release; the consumer warp "
+        "acquires the flag and reads the tile while the store's global writes may be in "
+        "flight (the PR: the store followed by a release atomic 'does not release the store'; "
+        "HazyResearch/ThunderKittens#194 asks the same of store_async_read_wait before a "
+        "signal): TM0213 at the consumer's ld.global, related to the bulk store. Fix (the PR): "
+        "cp.async.bulk.wait_group 0 before the release.",
+        grid=1, block=64, args=[U32_IOTA(32), U32_OUT(32), U32_OUT(1), U32_OUT(32)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0213", "error", "read", "ld.global.u32", related="store")]),
 ]
 
 
@@ -865,7 +879,8 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | mbarrier_reused_without_inval | triton-lang/triton PR #3858 | TM0233 at the st.shared that reuses a still-valid mbarrier's bytes as scratch |
 | cta_scope_arrive_on_peer_barrier | NVIDIA/cutlass PR #3647 (issue #3643; cutlass#3324 the same class) | TM0211 at the leader's ld.shared::cluster, related: the peer's st.shared published only by an mbarrier.arrive.release.cta on the leader's barrier |
 | pair_cp_reads_unwaited_peer_stage | NVIDIA/cutlass#3643 (PR #3647) | TM0213 at the leader's .cta_group::2 tcgen05.cp, related: the peer's unwaited bulk copy into the stage it reads; TM0209 at the copy, related: the tcgen05.cp (by schedule) |
-| remote_arrive_by_every_lane | triton-lang/triton PR #9498 (review) | TM0232 at the mbarrier.arrive.shared::cluster executed by 32 lanes on a count-1 peer barrier; hang (TM0225) at the try_wait |
+| bulk_store_released_after_read_wait | triton-lang/triton PR #10415 (HazyResearch/ThunderKittens#194) | TM0213 at the consumer's ld.global of the tile, related: the bulk store waited only with wait_group.read before the flag's release |
+| remote_arrive_by_every_lane | triton-lang/triton PR #9498 (review) | TM0232 at the mbarrier.arrive.shared::cluster executed by 32 lanes on a count-1 peer barrier; hang (TM0225) at the try_wait and the final bar.sync |
 | aligned_barrier_split_roles | mlc-ai/TIRx-kernels PR #21 (PR #66) | TM0507 at the bar.sync that joins a barrier instance whose first participant executed the other role's bar.sync (either site, by schedule) |
 | named_barrier_id_collision | flashinfer-ai/flashinfer PR #4533 (tile-ai/tilelang PR #2360 review) | TM0211 at the ld.shared of another warp's partial, related: its st.shared, and at the store, related: the read (by schedule): two warpgroups' reductions share bar.sync id 1 |
 
