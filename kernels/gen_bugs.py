@@ -583,6 +583,91 @@ BUGS = [
         "bar.syncs before the reuse.",
         grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="violation",
         findings=[Finding("TM0233", "error", "reuse", "st.shared.u32")]),
+    Bug("cta_scope_arrive_on_peer_barrier", "https://github.com/NVIDIA/cutlass/pull/3647",
+        "The non-leader CTA stores its half of an operand into its own shared memory and "
+        "signals the leader through the leader's mbarrier with an explicit CTA-scope release, "
+        "mbarrier.arrive.release.cta.shared::cluster (the CuTe DSL example's "
+        "mbarrier_arrive(remote, scope=CTA)); the leader waits (acquire.cluster) and reads the "
+        "peer's buffer. A release and an acquire synchronise only when each one's scope "
+        "includes the other thread (PTX ISA §8, morally strong); a CTA-scope release by a "
+        "thread of another CTA reaches no waiter of the barrier, so the store and the remote "
+        "load are a data race: TM0211 at the ld.shared::cluster, related to the st.shared. "
+        "Fix (PR #3647; cutlass#3324 the same class): mbarrier.arrive.release.cluster.",
+        grid=2, block=32, cluster=2, args=[U32_IOTA(32), U32_OUT(64)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "load", "ld.shared::cluster.u32",
+                          related="store")]),
+    Bug("remote_arrive_by_every_lane", "https://github.com/triton-lang/triton/pull/9498",
+        "Before the pair's collective dealloc each CTA arrives on its peer's handshake mbarrier "
+        "(count 1) with `@p mbarrier.arrive.shared::cluster` under the predicate tid < 32, so "
+        "all 32 lanes of warp 0 arrive (the review of the PR: 'Use a single thread for 2CTA "
+        "mbarrier arrival'). The first arrival completes phase 0, the next 31 complete phases "
+        "1..31 with no wait between them (§9.7.13.15.4): TM0232 at the arrive; the waiter's "
+        "parity 0 then names the incomplete phase 32, so its try_wait never succeeds: hang "
+        "(TM0225) at the try_wait and at the bar.sync where warp 1 waits for warp 0. Fix: one "
+        "lane arrives.",
+        grid=2, block=64, cluster=2, args=[U32_IOTA(128), U32_OUT(128)], buggy_verdict="hang",
+        findings=[Finding("TM0232", "error", "arrive",
+                          "mbarrier.arrive.release.cluster.shared::cluster.b64"),
+                  Finding("TM0225", "hang", "hang",
+                          "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"),
+                  Finding("TM0225", "hang", "sync", "bar.sync 0")]),
+    Bug("aligned_barrier_split_roles", "https://github.com/mlc-ai/TIRx-kernels/pull/21",
+        "A named barrier (id 1, 64 threads) joins a producer warp and a consumer warp that "
+        "reach it from different role branches, each through its own `bar.sync 1, 64`. "
+        "bar.sync is barrier.sync.aligned: all threads taking part must execute the same "
+        "barrier instruction (PTX ISA §9.7.13.1); one generation completed from two static "
+        "sites is undefined (compute-sanitizer synccheck reports a divergent barrier). "
+        "TM0507 at the site that joins the instance second, related to the first (by "
+        "schedule: the consumer's bar.sync or the producer's). Fix (the PR): the unaligned "
+        "barrier.sync at both sites.",
+        grid=1, block=64, args=[U32_IOTA(64), U32_OUT(32)], buggy_verdict="violation",
+        findings=[Finding("TM0507", "error", "consumer", "bar.sync 1, 64",
+                          related="producer"),
+                  Finding("TM0507", "error", "producer", "bar.sync 1, 64",
+                          related="consumer")]),
+    Bug("named_barrier_id_collision", "https://github.com/flashinfer-ai/flashinfer/pull/4533",
+        "Two warpgroups each reduce through shared memory with bar.sync 1, 128: the same "
+        "named barrier id (the PR's fix 2, 'a named-barrier id collision in the correction "
+        "warpgroup'; the review of tile-ai/tilelang PR #2360: concurrent warpgroup "
+        "reductions 'must use DIFFERENT barrier IDs or the bar.sync waits on the wrong "
+        "cohort'). An instance completes when any 128 threads arrived (§9.7.13.1), so warps "
+        "0, 1, 4 and 5 (the early halves of both groups) complete one and warp 1 reads the "
+        "partial of warp 2, which is not written yet: TM0211 at the ld.shared, related to the "
+        "st.shared, or at the store, related to the read (by schedule). Fix: one id per "
+        "warpgroup.",
+        grid=1, block=256, args=[U32_IOTA(256), U32_OUT(256)], buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "read", "ld.shared.u32", related="store"),
+                  Finding("TM0211", "error", "store", "st.shared.u32", related="read")]),
+    Bug("pair_cp_reads_unwaited_peer_stage", "https://github.com/NVIDIA/cutlass/issues/3643",
+        "Each CTA of the pair loads its half of the scale factors into its own shared memory "
+        "with a bulk copy tracked by its local mbarrier; only the leader waits, on its own "
+        "barrier, before the .cta_group::2 tcgen05.cp that reads the same offset in both "
+        "CTAs (the issue's first root cause: 'There is no path from the peer's sfb_smem_full "
+        "to the leader'). The peer's copy may still be writing what the tcgen05.cp reads: "
+        "TM0213 at the tcgen05.cp, related to the peer's bulk copy, or, when the peer issues "
+        "its copy after the tcgen05.cp, TM0209 at the copy, related to the tcgen05.cp (by "
+        "schedule). Fix (PR #3647): the peer waits for its copy and arrives (release.cluster) "
+        "on a leader barrier the leader waits on too.",
+        grid=2, block=128, cluster=2, args=[U32_IOTA(2048), U32_OUT(256)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0213", "error", "cp", "tcgen05.cp.cta_group::2.128x256b",
+                          related="load"),
+                  Finding("TM0209", "error", "load",
+                          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+                          related="cp")]),
+    Bug("bulk_store_released_after_read_wait", "https://github.com/triton-lang/triton/pull/10415",
+        "The producer warp writes a tile to global memory with a bulk store, waits with "
+        "cp.async.bulk.wait_group.read 0 (which only waits for the copy's reads of shared "
+        "memory, §9.7.9.25.4.4) and publishes a flag with st.release; the consumer warp "
+        "acquires the flag and reads the tile while the store's global writes may be in "
+        "flight (the PR: the store followed by a release atomic 'does not release the store'; "
+        "HazyResearch/ThunderKittens#194 asks the same of store_async_read_wait before a "
+        "signal): TM0213 at the consumer's ld.global, related to the bulk store. Fix (the PR): "
+        "cp.async.bulk.wait_group 0 before the release.",
+        grid=1, block=64, args=[U32_IOTA(32), U32_OUT(32), U32_OUT(1), U32_OUT(32)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0213", "error", "read", "ld.global.u32", related="store")]),
 ]
 
 
@@ -792,6 +877,12 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | mbarrier_inval_before_last_wait | NVIDIA/Fuser PR #1663 | TM0220 at warp 1's try_wait on the invalidated barrier; hang (TM0225) at that try_wait and at warp 0's bar.sync |
 | loop_buffer_rewritten_before_lagging_read | sgl-project/sglang PR #37288 | TM0211 at the next iteration's st.shared, related: the lagging ld.shared, and at the read, related: the store (by schedule) |
 | mbarrier_reused_without_inval | triton-lang/triton PR #3858 | TM0233 at the st.shared that reuses a still-valid mbarrier's bytes as scratch |
+| cta_scope_arrive_on_peer_barrier | NVIDIA/cutlass PR #3647 (issue #3643; cutlass#3324 the same class) | TM0211 at the leader's ld.shared::cluster, related: the peer's st.shared published only by an mbarrier.arrive.release.cta on the leader's barrier |
+| pair_cp_reads_unwaited_peer_stage | NVIDIA/cutlass#3643 (PR #3647) | TM0213 at the leader's .cta_group::2 tcgen05.cp, related: the peer's unwaited bulk copy into the stage it reads; TM0209 at the copy, related: the tcgen05.cp (by schedule) |
+| bulk_store_released_after_read_wait | triton-lang/triton PR #10415 (HazyResearch/ThunderKittens#194) | TM0213 at the consumer's ld.global of the tile, related: the bulk store waited only with wait_group.read before the flag's release |
+| remote_arrive_by_every_lane | triton-lang/triton PR #9498 (review) | TM0232 at the mbarrier.arrive.shared::cluster executed by 32 lanes on a count-1 peer barrier; hang (TM0225) at the try_wait and the final bar.sync |
+| aligned_barrier_split_roles | mlc-ai/TIRx-kernels PR #21 (PR #66) | TM0507 at the bar.sync that joins a barrier instance whose first participant executed the other role's bar.sync (either site, by schedule) |
+| named_barrier_id_collision | flashinfer-ai/flashinfer PR #4533 (tile-ai/tilelang PR #2360 review) | TM0211 at the ld.shared of another warp's partial, related: its st.shared, and at the store, related: the read (by schedule): two warpgroups' reductions share bar.sync id 1 |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.

@@ -1115,6 +1115,11 @@ pub struct MbarInst {
     pub b: Option<Any>,
     /// `.relaxed` or the default `.release` (arrive) / `.acquire` (waits).
     pub sem: crate::observer::Sem,
+    /// An explicit `.cta` scope (`.release.cta`, `.acquire.cta`). A release at CTA scope by a
+    /// thread of another CTA synchronises with no waiter of the barrier (PTX ISA §8, morally
+    /// strong). Deviation that hides races: the default scope, also `.cta` by the ISA, is
+    /// trusted as `.cluster` (CUTLASS's ClusterBarrier emits it for its cross-CTA handshakes).
+    pub cta_scope: bool,
 }
 
 /// Where an instruction came from, for diagnostics.

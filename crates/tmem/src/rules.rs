@@ -1193,8 +1193,8 @@ pub const DIVERGENT_ALIGNED_INSTRUCTION: Rule = Rule {
     section: "§9.7.13.1 (bar.sync .aligned), §9.7.13.3",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "An .aligned instruction (bar.sync, barrier.cluster, warp-synchronous collectives) executed by a divergent subset of the warp.",
-    hardware: "Undefined behaviour: hangs or wrong synchronisation.",
+    summary: "An .aligned instruction (bar.sync, barrier.cluster, warp-synchronous collectives) executed by a divergent subset of the warp; or one instance of a named barrier completed by aligned blocking participants (bar.sync, bar.red, barrier.sync.aligned) at two different instructions (.aligned: all participating threads execute the same barrier instruction; role branches that meet at one barrier use the unaligned barrier.sync).",
+    hardware: "Undefined behaviour: hangs or wrong synchronisation (compute-sanitizer synccheck reports a divergent barrier; mlc-ai/TIRx-kernels PR #21).",
     checked_by: Some("tmemu_sim"),
 };
 

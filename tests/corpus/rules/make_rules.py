@@ -1822,17 +1822,19 @@ add_engine("TM0228-mbarrier-nocomplete-completes", "keep", "clean",
 
 
 def cluster_rearrive(twice: bool) -> list[str]:
-    """Warp 0 arrives (twice in the break) before warp 1 arrives at all: bar.sync 1 orders
-    warp 0's arrivals first under every schedule without completing the cluster barrier."""
+    """Warp 0 arrives (twice in the break) before warp 1 arrives at all: barrier 1 orders
+    warp 0's arrivals first under every schedule without completing the cluster barrier. The
+    two warps meet at barrier 1 from two branches, so it is the unaligned `barrier.sync`
+    (`bar.sync` at two sites is TM0507)."""
     return [
         "    @!%p1 bra L_SECOND;",
         "    barrier.cluster.arrive;",
         *(["    barrier.cluster.arrive;" + E("TM0229")] if twice else []),
-        "    bar.sync 1, 64;",
+        "    barrier.sync 1, 64;",
         "    barrier.cluster.wait;",
         "    bra.uni L_DONE;",
         "L_SECOND:",
-        "    bar.sync 1, 64;",
+        "    barrier.sync 1, 64;",
         "    barrier.cluster.arrive;",
         "    barrier.cluster.wait;",
         "L_DONE:",

@@ -508,6 +508,10 @@ pub struct CtaBar {
     /// All non-exited threads (no count operand).
     pub all: bool,
     pub gen: u64,
+    /// 1 + the pc of the first aligned blocking participant (`bar.sync`, `barrier.sync.aligned`)
+    /// of the current instance; 0 = none yet. Every aligned blocking participant of one
+    /// instance must execute that instruction (PTX ISA §9.7.13.1; TM0507).
+    pub aligned_site: u32,
     pub red_popc: u32,
     pub red_and: bool,
     pub red_or: bool,

@@ -285,6 +285,20 @@ fn mbar_address_fault(
     (rule, msg)
 }
 
+/// The memory semantics an arrive on the mbarrier of CTA `c` has for the race check. A release
+/// synchronises with an acquire only when each one's scope includes the other thread (PTX ISA
+/// §8, morally strong); waits are always by threads of the barrier's CTA, so an arrive with
+/// an explicit `.release.cta` by a thread of another CTA (a `.shared::cluster` arrive on a
+/// peer's barrier, NVIDIA/cutlass PR #3647) releases nothing to them: it is a relaxed
+/// arrival. The default scope is trusted as `.cluster` (MbarInst::cta_scope).
+fn arrive_sem(i: &MbarInst, c: usize, me: usize) -> Sem {
+    if i.sem == Sem::Ordering && i.cta_scope && c != me {
+        Sem::Relaxed
+    } else {
+        i.sem
+    }
+}
+
 fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarInst) -> Flow {
     if let Some(flow) = super::mbar_wait::uniform(w, cx, mask, i) {
         return flow;
@@ -519,7 +533,7 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
         };
         if matches!(i.op, MbarOp::Arrive { .. }) {
             let at = cx.at(w, 1 << l);
-            cx.obs.sync_arrive(at, key, i.sem);
+            cx.obs.sync_arrive(at, key, arrive_sem(i, c, cx.me));
         }
         if completed {
             let at = cx.at(w, 1 << l);
@@ -671,6 +685,45 @@ pub(crate) fn mbar_overwritten_lane<O: Observer>(
     mbar_overwritten(w, cx, what, 1 << lane, c, &offs, size);
 }
 
+/// TM0507 for an aligned blocking barrier (`bar.sync`, `barrier.sync.aligned`) that joins an
+/// instance of named barrier `id` whose first aligned participant executed another instruction,
+/// at `first` (mlc-ai/TIRx-kernels PR #21): `.aligned` promises that all threads taking part
+/// execute the same barrier instruction (PTX ISA §9.7.13.1); role branches that meet at one
+/// barrier from two sites must use the unaligned `barrier.sync`.
+#[cold]
+#[inline(never)]
+fn split_aligned_barrier<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    pc: u32,
+    mask: u32,
+    id: u32,
+    first: u32,
+) {
+    let seen = cx.env.k.info[first as usize].span;
+    cx.diag(
+        w,
+        pc,
+        mask,
+        rules::DIVERGENT_ALIGNED,
+        format!(
+            "aligned barrier {id} is completed from two instructions: this one and line {} \
+             joined the same instance; `bar.sync`/`barrier.sync.aligned` requires every \
+             participating thread to execute the same barrier instruction (use the \
+             unaligned `barrier.sync` when roles meet from different branches)",
+            seen.line
+        ),
+    );
+    if let Some(d) = cx.out.diagnostics.last_mut() {
+        if d.rule.id == rules::DIVERGENT_ALIGNED.id && d.related.is_empty() {
+            d.related.push((
+                seen,
+                "the instance's first participant executed this barrier".to_string(),
+            ));
+        }
+    }
+}
+
 /// Leaves the lanes of `parked` (whose waits are pushed) at `pc` and moves the other lanes of
 /// the group, `stay`, past it.
 pub(super) fn park_lanes(w: &mut Warp, pc: u32, stay: u32, parked: u32) -> Flow {
@@ -735,6 +788,18 @@ pub(super) fn exec<O: Observer>(
                 bar.red_or = false;
                 bar.red_popc = 0;
             }
+            let other_site = if b.aligned && b.kind != BarKind::Arrive {
+                match bar.aligned_site {
+                    0 => {
+                        bar.aligned_site = pc + 1;
+                        None
+                    }
+                    s if s != pc + 1 => Some(s - 1),
+                    _ => None,
+                }
+            } else {
+                None
+            };
             bar.arrived += mask.count_ones();
             bar.red_popc += pred.count_ones();
             bar.red_and &= pred == mask;
@@ -742,6 +807,9 @@ pub(super) fn exec<O: Observer>(
             let gen = bar.gen;
             check_bars(cta);
             let done = cta.bars[id as usize].gen != gen;
+            if let Some(first) = other_site {
+                split_aligned_barrier(w, cx, pc, mask, id, first);
+            }
             let at = cx.at(w, mask);
             let key = SyncKey::CtaBarrier { cta: me as u32, id };
             cx.obs.sync_arrive(at, key, Sem::Ordering);

@@ -2486,6 +2486,7 @@ fn mbar(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
         } else {
             Sem::Ordering
         },
+        cta_scope: d.has("cta"),
     })))
 }
 
@@ -2580,6 +2581,7 @@ fn cp(d: &mut D<'_, '_, '_, '_>) -> R<Inst> {
                 dp: None,
                 b: None,
                 sem: Sem::Ordering,
+                cta_scope: false,
             }),
             noinc,
         ));
