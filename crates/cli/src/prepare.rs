@@ -176,7 +176,9 @@ impl LaunchSites {
             LaunchKey::Grid => ("grid", Some(&s.grid)),
             LaunchKey::Block => ("block", Some(&s.block)),
             LaunchKey::Cluster => ("cluster", s.cluster.as_ref()),
-            LaunchKey::SharedBytes => ("shared_bytes", s.shared_bytes.as_ref()),
+            LaunchKey::SharedBytes | LaunchKey::StaticShared => {
+                ("shared_bytes", s.shared_bytes.as_ref())
+            }
             LaunchKey::Launch => ("", None),
         };
         match site.filter(|s| s.line > 0) {
@@ -237,6 +239,16 @@ fn entry_error(spec: &Spec, shown: &str, message: String) -> String {
 impl Prepared {
     /// [`LaunchSites::launch_error`] of this launch.
     pub fn launch_error(&self, e: &LaunchError) -> String {
+        // static shared memory alone too large: the PTX's declaration is at fault, not a key
+        if e.1 == LaunchKey::StaticShared {
+            if let Some(d) = self.kernel.static_shared_span.filter(|d| d.line > 0) {
+                return format!(
+                    "{}:{}:{}: error: launch: {} (the largest static .shared variable is \
+                     declared here)",
+                    self.shown, d.line, d.col, e.0
+                );
+            }
+        }
         self.sites.launch_error(e)
     }
 

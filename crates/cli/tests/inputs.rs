@@ -66,6 +66,14 @@ const CASES: &[(&str, &[&str], i32)] = &[
         &["check", "D/smem_over.toml"],
         2,
     ),
+    // static shared memory alone past the limit names its largest declaration in the PTX
+    // (it named no place: the spec has no shared_bytes key)
+    (
+        "launch_static_shared_memory_over_limit",
+        &["run", "D/smem_static_over.toml"],
+        2,
+    ),
+    ("shared_variable_of_4_gib", &["run", "D/smem_4gib.toml"], 2),
     (
         "launch_cluster_over_sms",
         &["explore", "D/cluster4.toml", "--runs", "1", "--sms", "2"],

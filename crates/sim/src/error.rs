@@ -97,6 +97,8 @@ pub enum LaunchKey {
     Cluster,
     /// Dynamic shared memory (with the kernel's static shared memory).
     SharedBytes,
+    /// The kernel's static shared memory alone (`Kernel::static_shared_span` names it).
+    StaticShared,
     /// None of them alone (the host could not start threads, the CTA does not fit an SM).
     Launch,
 }

@@ -255,7 +255,11 @@ pub fn check_launch(
             "{smem} bytes of shared memory per CTA ({} static + {} dynamic) exceed the limit of {}",
             k.static_shared, l.dyn_shared, lim.smem_per_cta
         ),
-            SharedBytes,
+            if k.static_shared as u64 > lim.smem_per_cta as u64 {
+                StaticShared
+            } else {
+                SharedBytes
+            },
         );
     }
     let warps = (threads as u32).div_ceil(32);

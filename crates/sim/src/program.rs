@@ -1149,6 +1149,9 @@ pub struct Kernel {
     pub param_bytes: u32,
     /// Static shared memory bytes (before the dynamic `.extern .shared` area).
     pub static_shared: u32,
+    /// The declaration of the largest static `.shared` variable (where a launch error about
+    /// too much static shared memory points).
+    pub static_shared_span: Option<tmemu_ptx::span::Span>,
     /// Offset of the dynamic shared area (aligned).
     pub dyn_shared_offset: u32,
     /// Bytes of `.local` per thread (variables and call parameter slots).

@@ -85,9 +85,32 @@ pub(crate) fn type_size(t: ScalarType) -> Option<u32> {
 struct ModuleLayout {
     globals_by_name: NameMap<String>,
     static_shared: u32,
+    /// The largest static `.shared` variable: (bytes, its declaration), for a launch whose
+    /// static shared memory is too large to name the place.
+    largest_shared: Option<(u64, Span)>,
     dyn_shared_offset: u32,
     const_image: Vec<u8>,
     globals: Vec<GlobalVar>,
+}
+
+impl ModuleLayout {
+    /// Places a static `.shared` variable of `size` bytes; returns its offset. Sizes past the
+    /// 32-bit shared window are refused here (they used to wrap silently).
+    fn place_shared(&mut self, size: u64, align: u32, span: Span) -> Result<u32, LoadError> {
+        let off = self.static_shared.next_multiple_of(align.max(1));
+        let end = (off as u64).saturating_add(size);
+        if end > u32::MAX as u64 / 2 {
+            return invalid(
+                format!("{end} bytes of static shared memory: far past any GPU's shared memory"),
+                span,
+            );
+        }
+        self.static_shared = end as u32;
+        if self.largest_shared.is_none_or(|(s, _)| size > s) {
+            self.largest_shared = Some((size, span));
+        }
+        Ok(off)
+    }
 }
 
 fn var_bytes(v: &VarDecl<'_>) -> Result<(u64, u32), LoadError> {
@@ -180,6 +203,7 @@ fn layout_module(m: &Module<'_>, funcs: &[&Function<'_>]) -> Result<ModuleLayout
     let mut lay = ModuleLayout {
         globals_by_name: NameMap::default(),
         static_shared: 0,
+        largest_shared: None,
         dyn_shared_offset: 0,
         const_image: Vec::new(),
         globals: Vec::new(),
@@ -199,8 +223,7 @@ fn layout_module(m: &Module<'_>, funcs: &[&Function<'_>]) -> Result<ModuleLayout
                     continue;
                 }
                 let (size, align) = var_bytes(v)?;
-                let off = lay.static_shared.next_multiple_of(align);
-                lay.static_shared = off + size as u32;
+                let off = lay.place_shared(size, align, v.span)?;
                 lay.globals_by_name.insert(
                     name,
                     Sym::Var(VarSpace::Shared, (mem::SHARED_BASE + off) as u64),
@@ -256,8 +279,7 @@ fn layout_module(m: &Module<'_>, funcs: &[&Function<'_>]) -> Result<ModuleLayout
                     if matches!(v.space, StateSpace::Shared | StateSpace::SharedCta) =>
                 {
                     let (size, align) = var_bytes(v)?;
-                    let off = lay.static_shared.next_multiple_of(align);
-                    lay.static_shared = off + size as u32;
+                    let off = lay.place_shared(size, align, v.span)?;
                     lay.globals_by_name.insert(
                         format!("{fname}::{}", v.name.name),
                         Sym::Var(VarSpace::Shared, (mem::SHARED_BASE + off) as u64),
@@ -920,6 +942,7 @@ pub fn load(
         params,
         param_bytes,
         static_shared: lay.static_shared,
+        static_shared_span: lay.largest_shared.map(|(_, s)| s),
         dyn_shared_offset: lay.dyn_shared_offset,
         local_bytes: g.local_bytes,
         const_image: lay.const_image,
