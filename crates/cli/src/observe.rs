@@ -202,6 +202,15 @@ impl Observer for RunObserver<'_> {
         self.race.is_some() || self.trace.is_some()
     }
 
+    fn ignores_global_read(&self, lo: u64, hi: u64) -> bool {
+        // the trace records every access
+        self.trace.is_none()
+            && self
+                .race
+                .as_ref()
+                .is_some_and(|r| r.ignores_global_read(lo, hi))
+    }
+
     fn memory(
         &mut self,
         at: At,

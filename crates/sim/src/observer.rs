@@ -149,6 +149,14 @@ pub trait Observer {
         false
     }
 
+    /// Whether a weak (non-atomic) read of global bytes `[lo, hi)` by an asynchronous copy
+    /// may go unreported: the engine then skips building its ranges (a `cp.async`'s source
+    /// rows). The race observer ignores the reads of buffers the kernel never writes.
+    #[inline(always)]
+    fn ignores_global_read(&self, _lo: u64, _hi: u64) -> bool {
+        false
+    }
+
     /// A CTA of a newly resident cluster, before any of its `warps` warps runs (`at.warp` 0,
     /// `at.lanes` 0, `at.pc` the entry).
     #[inline(always)]

@@ -1056,6 +1056,12 @@ impl Observer for RaceObserver<'_> {
         true
     }
 
+    #[inline]
+    fn ignores_global_read(&self, lo: u64, hi: u64) -> bool {
+        // an op's global reads are weak; ignored by every generation alike (one list)
+        self.in_read_only(lo, hi)
+    }
+
     fn cta_begin(&mut self, at: At, warps: u32) {
         if at.cta == 0 {
             // the engine announces a cluster's CTAs in rank order

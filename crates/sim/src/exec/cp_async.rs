@@ -338,7 +338,14 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
         };
         cx.obs.async_access(id, place, AccessKind::Write);
     }
-    let n = merged_ranges(&mut src[..ns], &mut ranges);
+    let (lo, hi) = (src[..ns].iter()).fold((u64::MAX, 0), |(lo, hi), &(a, n)| {
+        (lo.min(a), hi.max(a.saturating_add(n)))
+    });
+    let n = if lo < hi && cx.obs.ignores_global_read(lo, hi) {
+        0
+    } else {
+        merged_ranges(&mut src[..ns], &mut ranges)
+    };
     for &(s, e) in &ranges[..n] {
         let place = Place::Mem {
             space: MemSpace::Global,
