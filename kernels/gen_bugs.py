@@ -668,6 +668,49 @@ BUGS = [
         grid=1, block=64, args=[U32_IOTA(32), U32_OUT(32), U32_OUT(1), U32_OUT(32)],
         buggy_verdict="violation",
         findings=[Finding("TM0213", "error", "read", "ld.global.u32", related="store")]),
+    # Session 11 (batch 11)
+    Bug("fresh_barrier_wait_parity_one", "https://github.com/tile-ai/tilelang/issues/2927",
+        "A cluster copy in a loop signals a different mbarrier bar[s] each iteration (rank 0 "
+        "multicasts a bulk copy to both CTAs), but the wait is bar[s].wait(s & 1), the parity "
+        "of one barrier reused every iteration (the issue: the lowered wait's parity 'is "
+        "derived from the enclosing loop iteration, not from the phase history of the barrier "
+        "that was actually passed'). bar[1] completes only its phase 0, so parity 1 names "
+        "either the phase before it (complete: the wait returns at once and the read races "
+        "the copy, the report's silent corruption) or, once the copy has landed, the current "
+        "phase 1, which nothing completes. tmemu completes bulk copies at issue, so it sees "
+        "the second branch: hang (TM0225) at the try_wait in both CTAs. Fix: parity 0, the "
+        "first phase of every bar[s].",
+        grid=2, block=32, cluster=2, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
+    Bug("tile_info_mailbox_without_ack", "https://github.com/NVlabs/cuda-oxide/pull/1066",
+        "The scheduler warp publishes each tile's coordinates in a shared mailbox and signals "
+        "a ready mbarrier; the MMA and epilogue warps read the mailbox after waiting on it, but "
+        "the mailbox has no free barrier (the review: TILE_INFO is published and read 'with no "
+        "ack barrier'): the scheduler is paced only by the MMA warp's stage-empty barrier, so "
+        "its store of tile 1 is unordered with the epilogue warp's read of tile 0: TM0211 at "
+        "the scheduler's st.shared, related to the epilogue's ld.shared. Fix (the PR's "
+        "TILE_INFO_FREE, count = the consumer warps): every consumer warp arrives on the free "
+        "barrier the scheduler waits on before the next publish.",
+        grid=1, block=96, args=[U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "publish", "st.shared.u32", related="read")]),
+    Bug("persistent_rendezvous_parity_zero",
+        "https://github.com/facebookexperimental/triton/pull/3420",
+        "A persistent 2-CTA loop: the peer writes each tile's half and arrives (release."
+        "cluster) on the leader's full barrier; the leader waits with parity 0 on every tile "
+        "(the PR: a copy that 'always waits on phase zero' across CLC tiles), reads the half "
+        "through DSMEM and releases it on the peer's empty barrier. On tile 1 the leader's "
+        "wait returns at once (phase 0 is complete), the leader runs ahead and its release "
+        "lands in phase 1 of the peer's empty barrier before any wait observed phase 0: "
+        "TM0232 at that arrive (synccheck's 'Missing wait' in the PR). The peer's parity 0 "
+        "then names phase 2, which nothing completes: hang (TM0225) at its try_wait and at "
+        "the leader's barrier.cluster.wait (the PR: the kernel 'can hang intermittently'). "
+        "Fix: the leader waits on the tile's parity t & 1.",
+        grid=2, block=32, cluster=2, args=[U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0232", "error", "release",
+                          "mbarrier.arrive.release.cluster.shared::cluster.b64"),
+                  Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64"),
+                  Finding("TM0225", "hang", "cluster_wait",
+                          "barrier.cluster.wait.acquire.aligned")]),
 ]
 
 
@@ -883,6 +926,9 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | remote_arrive_by_every_lane | triton-lang/triton PR #9498 (review) | TM0232 at the mbarrier.arrive.shared::cluster executed by 32 lanes on a count-1 peer barrier; hang (TM0225) at the try_wait and the final bar.sync |
 | aligned_barrier_split_roles | mlc-ai/TIRx-kernels PR #21 (PR #66) | TM0507 at the bar.sync that joins a barrier instance whose first participant executed the other role's bar.sync (either site, by schedule) |
 | named_barrier_id_collision | flashinfer-ai/flashinfer PR #4533 (tile-ai/tilelang PR #2360 review) | TM0211 at the ld.shared of another warp's partial, related: its st.shared, and at the store, related: the read (by schedule): two warpgroups' reductions share bar.sync id 1 |
+| fresh_barrier_wait_parity_one | tile-ai/tilelang#2927 | hang (TM0225) at the try_wait on parity 1 of a barrier whose only phase is 0 (tmemu completes the copy at issue; on hardware the wait may also return at once and the read race the copy) |
+| tile_info_mailbox_without_ack | NVlabs/cuda-oxide PR #1066 | TM0211 at the scheduler's st.shared of the next tile's info, related: the epilogue warp's ld.shared (the mailbox has no free barrier) |
+| persistent_rendezvous_parity_zero | facebookexperimental/triton PR #3420 | TM0232 at the leader's release arrive on the peer's empty barrier (its wait on parity 0 returned at once on tile 1); hang (TM0225) at the peer's try_wait and the leader's barrier.cluster.wait |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
