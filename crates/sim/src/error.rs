@@ -37,6 +37,7 @@ pub mod rules {
     pub const STEP_BUDGET: Rule = of(&catalogue::STEP_BUDGET_EXHAUSTED);
     pub const DIVERGENT_ALIGNED: Rule = of(&catalogue::DIVERGENT_ALIGNED_INSTRUCTION);
     pub const BAD_BARRIER: Rule = of(&catalogue::INVALID_BARRIER_OPERAND);
+    pub const BAR_REARRIVE: Rule = of(&catalogue::BARRIER_REARRIVE);
     pub const SYNC_MASK: Rule = of(&catalogue::SYNC_MEMBERMASK_MISMATCH);
     pub const CALL_DEPTH: Rule = of(&catalogue::CALL_DEPTH_EXCEEDED);
     pub const MBAR_UNINIT: Rule = of(&catalogue::MBARRIER_UNINITIALIZED);

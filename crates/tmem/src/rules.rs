@@ -1242,6 +1242,17 @@ pub const UNMODELLED_FORM: Rule = Rule {
     checked_by: Some("tmemu_sim"),
 };
 
+pub const BARRIER_REARRIVE: Rule = Rule {
+    id: "TM0512",
+    name: "barrier-rearrive",
+    section: "§9.7.13.1 (bar/barrier)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Threads of a warp that executed barrier{.cta}.arrive (bar.arrive) on a named barrier execute another barrier{.cta} instruction (arrive, sync or red) on the same barrier before that barrier instance completed (tmemu compares the lanes of each warp, so lanes of one warp arriving separately from divergent branches are not reported) (\"Care must be taken to keep a warp from executing more barrier{.cta} instructions than intended (barrier{.cta}.arrive followed by any other barrier{.cta} instruction to the same barrier) prior to the reset of the barrier\"). Typical cause: a producer that signals each tile with bar.arrive runs a tile ahead of the consumer's bar.sync.",
+    hardware: "Unpredictable per the ISA. The surplus arrival is counted toward the current instance, which completes without the threads it was meant to wait for; a later instance starves and its waiters hang (flashinfer-ai/flashinfer PR #4732: IO warps parked on BAR.SYNC after the math warps exited).",
+    checked_by: Some("tmemu_sim (exec/sync.rs)"),
+};
+
 /// The `section` of a rule that is a limit of tmemu itself, not of the PTX ISA.
 pub const TMEMU_LIMIT: &str = "(tmemu limit, not a PTX ISA rule)";
 
@@ -1348,6 +1359,7 @@ pub static RULES: &[Rule] = &[
     SYNC_MEMBERMASK_MISMATCH,
     CALL_DEPTH_EXCEEDED,
     UNMODELLED_FORM,
+    BARRIER_REARRIVE,
 ];
 
 /// The rule with this ID (exact, case-sensitive), if catalogued.

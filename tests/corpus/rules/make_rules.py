@@ -2112,6 +2112,18 @@ add_engine("TM0509-sync-membermask-mismatch", "keep", "clean",
            ["The membermask names all 32 executing lanes."],
            ["    mov.u32 %r22, -1;", "    shfl.sync.idx.b32 %r20, %r1, 0, 31, %r22;"])
 
+add_engine("TM0512-barrier-rearrive", "break", "violation",
+           ["The warp signals barrier 1 (64 threads) with bar.arrive for two rounds in a row",
+            "(a producer running a round ahead of its consumer, flashinfer-ai/flashinfer PR",
+            "#4732): its second bar.arrive joins the instance its first one joined, before that",
+            "instance completed; the two arrivals of its 32 threads complete it on their own."],
+           ["    bar.arrive 1, 64;", "    bar.arrive 1, 64;" + E("TM0512")])
+add_engine("TM0512-barrier-rearrive", "keep", "clean",
+           ["The producer warp alternates ids 1 and 2 by round, so each instance gets one",
+            "bar.arrive of warp 0 and one bar.sync of warp 1 (the PR's fix), in any order."],
+           ["    @%p1 bar.arrive 1, 64;", "    @%p1 bar.arrive 2, 64;", "    @%p1 bra.uni L_EXIT;",
+            "    bar.sync 1, 64;", "    bar.sync 2, 64;"], block=64)
+
 
 def call_site(callee: str, arg: str, res: str, mark: str = "") -> list[str]:
     """A call through .param space, as nvcc writes it."""

@@ -512,6 +512,13 @@ pub struct CtaBar {
     /// of the current instance; 0 = none yet. Every aligned blocking participant of one
     /// instance must execute that instruction (PTX ISA §9.7.13.1; TM0507).
     pub aligned_site: u32,
+    /// Per warp of the CTA (index < 32): the lanes that executed `bar.arrive` /
+    /// `barrier.arrive` in the current instance, and 1 + the pc of that arrive. A further
+    /// barrier instruction of those lanes on this barrier before the instance completes is
+    /// TM0512 (PTX ISA §9.7.13.1: "barrier{.cta}.arrive followed by any other barrier{.cta}
+    /// instruction to the same barrier prior to the reset of the barrier").
+    pub arrive_lanes: [u32; 32],
+    pub arrive_site: [u32; 32],
     pub red_popc: u32,
     pub red_and: bool,
     pub red_or: bool,

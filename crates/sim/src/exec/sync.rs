@@ -184,7 +184,7 @@ fn bar_expected(cta: &CtaState, id: usize) -> u32 {
 /// Completes CTA barriers whose expected count is now met (after arrivals or exits).
 pub(crate) fn check_bars(cta: &mut CtaState) {
     for id in 0..16 {
-        let b = cta.bars[id];
+        let b = &cta.bars[id];
         if b.arrived > 0 && b.arrived >= bar_expected(cta, id) {
             let b = &mut cta.bars[id];
             b.gen += 1;
@@ -724,6 +724,42 @@ fn split_aligned_barrier<O: Observer>(
     }
 }
 
+/// TM0512: the warp of `w` executes a barrier instruction on named barrier `id` after its own
+/// `bar.arrive` at `first` (a pc) joined the same, still incomplete, instance.
+#[cold]
+#[inline(never)]
+fn barrier_rearrive<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    pc: u32,
+    mask: u32,
+    id: u32,
+    first: u32,
+) {
+    let seen = cx.env.k.info[first as usize].span;
+    cx.diag(
+        w,
+        pc,
+        mask,
+        rules::BAR_REARRIVE,
+        format!(
+            "warp {} executes a barrier instruction on barrier {id} after its bar.arrive (line {}) \
+             joined the same instance, which has not completed: its threads count twice toward \
+             one instance (a producer that signals with bar.arrive ran ahead of the consumer's \
+             bar.sync; use one barrier id per outstanding round)",
+            w.id, seen.line
+        ),
+    );
+    if let Some(d) = cx.out.diagnostics.last_mut() {
+        if d.rule.id == rules::BAR_REARRIVE.id && d.related.is_empty() {
+            d.related.push((
+                seen,
+                "this warp's earlier bar.arrive joined the same barrier instance".to_string(),
+            ));
+        }
+    }
+}
+
 /// Leaves the lanes of `parked` (whose waits are pushed) at `pc` and moves the other lanes of
 /// the group, `stay`, past it.
 pub(super) fn park_lanes(w: &mut Warp, pc: u32, stay: u32, parked: u32) -> Flow {
@@ -800,6 +836,14 @@ pub(super) fn exec<O: Observer>(
             } else {
                 None
             };
+            // TM0512: this warp already arrived (non-blocking) in the current instance
+            let wi = (w.id as usize).min(31);
+            let rearrive =
+                (bar.arrive_lanes[wi] & mask != 0).then(|| bar.arrive_site[wi] - 1);
+            if b.kind == BarKind::Arrive {
+                bar.arrive_lanes[wi] |= mask;
+                bar.arrive_site[wi] = pc + 1;
+            }
             bar.arrived += mask.count_ones();
             bar.red_popc += pred.count_ones();
             bar.red_and &= pred == mask;
@@ -809,6 +853,9 @@ pub(super) fn exec<O: Observer>(
             let done = cta.bars[id as usize].gen != gen;
             if let Some(first) = other_site {
                 split_aligned_barrier(w, cx, pc, mask, id, first);
+            }
+            if let Some(first) = rearrive {
+                barrier_rearrive(w, cx, pc, mask, id, first);
             }
             let at = cx.at(w, mask);
             let key = SyncKey::CtaBarrier { cta: me as u32, id };
