@@ -711,6 +711,20 @@ BUGS = [
                   Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64"),
                   Finding("TM0225", "hang", "cluster_wait",
                           "barrier.cluster.wait.acquire.aligned")]),
+    Bug("named_barrier_arrive_runahead", "https://github.com/flashinfer-ai/flashinfer/pull/4732",
+        "A producer ('math') warp signals each tile with bar.arrive 1, 64 and the consumer "
+        "('IO') warp waits with bar.sync 1, 64; nothing keeps the producer from arriving for "
+        "tile 1 before the consumer's bar.sync of tile 0 (the PR: 'Math can arrive for tile "
+        "ti, run ti+1, and arrive again before IO syncs ti ... The surplus arrival completes "
+        "the phase without IO; a later phase starves'). The ISA: keep a warp from executing "
+        "barrier{.cta}.arrive followed by any other barrier{.cta} instruction to the same "
+        "barrier prior to its reset (§9.7.13.1): TM0512 at the second bar.arrive (related: "
+        "the first, the same instruction in the loop); its two arrivals complete the instance "
+        "alone and the consumer's bar.sync starts one nobody completes: hang (TM0504). Fix "
+        "(the PR): alternate the handshake between ids 1 and 5 by tile parity.",
+        grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
+        findings=[Finding("TM0512", "error", "arrive", "bar.arrive", related="arrive"),
+                  Finding("TM0504", "hang", "sync", "bar.sync")]),
 ]
 
 
@@ -929,6 +943,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | fresh_barrier_wait_parity_one | tile-ai/tilelang#2927 | hang (TM0225) at the try_wait on parity 1 of a barrier whose only phase is 0 (tmemu completes the copy at issue; on hardware the wait may also return at once and the read race the copy) |
 | tile_info_mailbox_without_ack | NVlabs/cuda-oxide PR #1066 | TM0211 at the scheduler's st.shared of the next tile's info, related: the epilogue warp's ld.shared (the mailbox has no free barrier) |
 | persistent_rendezvous_parity_zero | facebookexperimental/triton PR #3420 | TM0232 at the leader's release arrive on the peer's empty barrier (its wait on parity 0 returned at once on tile 1); hang (TM0225) at the peer's try_wait and the leader's barrier.cluster.wait |
+| named_barrier_arrive_runahead | flashinfer-ai/flashinfer PR #4732 (issue #3700) | TM0512 at the producer's second bar.arrive on barrier 1 before the instance its first one joined completed; hang (TM0504) at the consumer's bar.sync |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
