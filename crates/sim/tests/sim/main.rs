@@ -9,6 +9,7 @@ mod assertfail;
 mod atom_h100;
 mod atom_half;
 mod atom_vec;
+mod bar_rearrive;
 mod bar_split_sites;
 mod clc;
 mod cluster_rank_bits;
