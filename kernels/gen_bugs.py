@@ -725,6 +725,21 @@ BUGS = [
         grid=1, block=64, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
         findings=[Finding("TM0512", "error", "arrive", "bar.arrive", related="arrive"),
                   Finding("TM0504", "hang", "sync", "bar.sync")]),
+    Bug("phase_flipped_on_empty_tile", "https://github.com/Dao-AILab/flash-attention/pull/2258",
+        "The consumer flips its mbarrier phase on every tile, also on an empty tile for which "
+        "the producer never arrives (the PR's item 4: 'a spurious phase flip "
+        "o_corr_consumer_phase ... for empty tiles ... mma never arrives on this'). The "
+        "producer fills a shared slot for tiles 0 and 2 and arrives on full; the consumer "
+        "waits on full, reads and releases the slot on empty. After the flip of empty tile 1 "
+        "the consumer's parity 0 names the completed phase 0 of full, its wait returns at once "
+        "and it releases empty again in phase 1 before any wait observed phase 0: TM0232 at "
+        "that mbarrier.arrive; the producer's parity 0 then names the incomplete phase 2: "
+        "hang (TM0225) at its try_wait (the PR: 'we hang'). Fix: flip only on tiles the "
+        "consumer waited for.",
+        grid=1, block=64, args=[U32_IOTA(96), U32_OUT(96)], buggy_verdict="hang",
+        findings=[Finding("TM0232", "error", "release",
+                          "mbarrier.arrive.release.cta.shared::cta.b64"),
+                  Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
 ]
 
 
@@ -944,6 +959,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | tile_info_mailbox_without_ack | NVlabs/cuda-oxide PR #1066 | TM0211 at the scheduler's st.shared of the next tile's info, related: the epilogue warp's ld.shared (the mailbox has no free barrier) |
 | persistent_rendezvous_parity_zero | facebookexperimental/triton PR #3420 | TM0232 at the leader's release arrive on the peer's empty barrier (its wait on parity 0 returned at once on tile 1); hang (TM0225) at the peer's try_wait and the leader's barrier.cluster.wait |
 | named_barrier_arrive_runahead | flashinfer-ai/flashinfer PR #4732 (issue #3700) | TM0512 at the producer's second bar.arrive on barrier 1 before the instance its first one joined completed; hang (TM0504) at the consumer's bar.sync |
+| phase_flipped_on_empty_tile | Dao-AILab/flash-attention PR #2258 | TM0232 at the consumer's release arrive after its phase flipped on an empty tile (its wait returned at once); hang (TM0225) at the producer's try_wait |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
