@@ -838,8 +838,7 @@ pub(super) fn exec<O: Observer>(
             };
             // TM0512: this warp already arrived (non-blocking) in the current instance
             let wi = (w.id as usize).min(31);
-            let rearrive =
-                (bar.arrive_lanes[wi] & mask != 0).then(|| bar.arrive_site[wi] - 1);
+            let rearrive = (bar.arrive_lanes[wi] & mask != 0).then(|| bar.arrive_site[wi] - 1);
             if b.kind == BarKind::Arrive {
                 bar.arrive_lanes[wi] |= mask;
                 bar.arrive_site[wi] = pc + 1;
