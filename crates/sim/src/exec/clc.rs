@@ -259,7 +259,7 @@ fn try_cancel<O: Observer>(
     let me = (cx.cluster.index, cx.me as u32);
     if let Some(&(_, _, seen_pc)) = cx.clc.failed_seen.iter().find(|f| (f.0, f.1) == me) {
         let seen = cx.env.k.info[seen_pc as usize].span;
-        cx.diag(
+        cx.diag_related(
             w,
             pc,
             1 << l,
@@ -270,13 +270,8 @@ fn try_cancel<O: Observer>(
                  request undefined; tmemu answers it with a failure",
                 seen.line
             ),
+            Some((seen, "the failed response observed here".to_string())),
         );
-        if let Some(d) = cx.out.diagnostics.last_mut() {
-            if d.rule.id == TRY_CANCEL_AFTER_FAILURE.id && d.related.is_empty() {
-                d.related
-                    .push((seen, "the failed response observed here".to_string()));
-            }
-        }
     }
     let size = cx.ctas[cx.me].shared.len() as u64;
     if off % 16 != 0 || moff % 8 != 0 {

@@ -643,6 +643,20 @@ impl<O: Observer> Ctx<'_, '_, O> {
     }
 
     pub fn diag(&mut self, w: &Warp, pc: u32, lanes: u32, rule: Rule, message: String) {
+        self.diag_related(w, pc, lanes, rule, message, None);
+    }
+
+    /// [`Ctx::diag`] with a related span and its label (the earlier instruction a finding
+    /// refers to).
+    pub fn diag_related(
+        &mut self,
+        w: &Warp,
+        pc: u32,
+        lanes: u32,
+        rule: Rule,
+        message: String,
+        related: Option<(tmemu_ptx::span::Span, String)>,
+    ) {
         if self.out.diagnostics.len() >= MAX_DIAGNOSTICS {
             self.out.diagnostics_dropped += 1;
             return;
@@ -659,7 +673,7 @@ impl<O: Observer> Ctx<'_, '_, O> {
                 lanes,
                 pc,
             },
-            related: Vec::new(),
+            related: related.into_iter().collect(),
         });
     }
 

@@ -701,7 +701,7 @@ fn split_aligned_barrier<O: Observer>(
     first: u32,
 ) {
     let seen = cx.env.k.info[first as usize].span;
-    cx.diag(
+    cx.diag_related(
         w,
         pc,
         mask,
@@ -713,15 +713,11 @@ fn split_aligned_barrier<O: Observer>(
              unaligned `barrier.sync` when roles meet from different branches)",
             seen.line
         ),
+        Some((
+            seen,
+            "the instance's first participant executed this barrier".to_string(),
+        )),
     );
-    if let Some(d) = cx.out.diagnostics.last_mut() {
-        if d.rule.id == rules::DIVERGENT_ALIGNED.id && d.related.is_empty() {
-            d.related.push((
-                seen,
-                "the instance's first participant executed this barrier".to_string(),
-            ));
-        }
-    }
 }
 
 /// TM0512: the warp of `w` executes a barrier instruction on named barrier `id` after its own
@@ -737,7 +733,7 @@ fn barrier_rearrive<O: Observer>(
     first: u32,
 ) {
     let seen = cx.env.k.info[first as usize].span;
-    cx.diag(
+    cx.diag_related(
         w,
         pc,
         mask,
@@ -749,15 +745,11 @@ fn barrier_rearrive<O: Observer>(
              bar.sync; use one barrier id per outstanding round)",
             w.id, seen.line
         ),
+        Some((
+            seen,
+            "this warp's earlier bar.arrive joined the same barrier instance".to_string(),
+        )),
     );
-    if let Some(d) = cx.out.diagnostics.last_mut() {
-        if d.rule.id == rules::BAR_REARRIVE.id && d.related.is_empty() {
-            d.related.push((
-                seen,
-                "this warp's earlier bar.arrive joined the same barrier instance".to_string(),
-            ));
-        }
-    }
 }
 
 /// Leaves the lanes of `parked` (whose waits are pushed) at `pc` and moves the other lanes of
