@@ -740,6 +740,18 @@ BUGS = [
         findings=[Finding("TM0232", "error", "release",
                           "mbarrier.arrive.release.cta.shared::cta.b64"),
                   Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64")]),
+    Bug("operand_tile_overwritten_next_k_step", "https://github.com/pytorch/helion/pull/2975",
+        "Each K step every thread stores its element of the A tile to shared memory, the CTA "
+        "synchronises (bar.sync 0) and every thread copies a row written by the other warp into "
+        "registers for the multiply; nothing at the end of the step keeps a thread that "
+        "finished its multiply from storing the next step's tile while a sibling warp still "
+        "copies this step's (the PR: a write-after-read hazard, 'mismatch counts swing 264..725 "
+        "across runs'). TM0211 at the next step's st.shared, related to the lagging ld.shared, "
+        "or at the read, related to the store (by schedule). Fix (the PR): a trailing "
+        "bar.sync 0 after the multiply of every K step.",
+        grid=1, block=64, args=[U32_IOTA(192), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "store", "st.shared.u32", related="read"),
+                  Finding("TM0211", "error", "read", "ld.shared.u32", related="store")]),
 ]
 
 
@@ -960,6 +972,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | persistent_rendezvous_parity_zero | facebookexperimental/triton PR #3420 | TM0232 at the leader's release arrive on the peer's empty barrier (its wait on parity 0 returned at once on tile 1); hang (TM0225) at the peer's try_wait and the leader's barrier.cluster.wait |
 | named_barrier_arrive_runahead | flashinfer-ai/flashinfer PR #4732 (issue #3700) | TM0512 at the producer's second bar.arrive on barrier 1 before the instance its first one joined completed; hang (TM0504) at the consumer's bar.sync |
 | phase_flipped_on_empty_tile | Dao-AILab/flash-attention PR #2258 | TM0232 at the consumer's release arrive after its phase flipped on an empty tile (its wait returned at once); hang (TM0225) at the producer's try_wait |
+| operand_tile_overwritten_next_k_step | pytorch/helion PR #2975 | TM0211 at the next K step's st.shared of the operand tile, related: a lagging warp's ld.shared, and at the read, related: the store (by schedule) |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
