@@ -752,6 +752,25 @@ BUGS = [
         grid=1, block=64, args=[U32_IOTA(192), U32_OUT(64)], buggy_verdict="violation",
         findings=[Finding("TM0211", "error", "store", "st.shared.u32", related="read"),
                   Finding("TM0211", "error", "read", "ld.shared.u32", related="store")]),
+    Bug("multicast_bytes_missing_from_receiver_expect_tx",
+        "https://github.com/flashinfer-ai/flashinfer-bench/pull/183",
+        "In a cluster of two CTAs each CTA loads its A tile with a bulk copy on its local full "
+        "mbarrier and rank 0 multicasts the shared B tile into both CTAs; the multicast "
+        "signals complete_tx on the barrier at the same offset in every destination CTA "
+        "(PTX ISA §9.7.9.25.4.1), but each CTA arms its barrier with bytes_a + (rank == 0 ? "
+        "bytes_b : 0) (the review: 'every destination CTA ... must set up (init + expect-tx) "
+        "its own local mbarrier'). Rank 1's phase completes on whichever 128 bytes land first: "
+        "A first, and its read of B races the multicast's write (TM0211 at the multicast, "
+        "related to the ld.shared of B); B first (the tx-count goes negative before the "
+        "expect_tx), and it reads A while its own copy is in flight (TM0213 at the ld.shared "
+        "of A, related to the A copy), by schedule. Fix: every destination CTA expects "
+        "bytes_a + bytes_b.",
+        grid=2, block=32, cluster=2, args=[U32_IOTA(64), U32_IOTA(32), U32_OUT(64)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "multicast",
+                          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                          ".multicast::cluster", related="read_b"),
+                  Finding("TM0213", "error", "read_a", "ld.shared.u32", related="copy_a")]),
 ]
 
 
@@ -973,6 +992,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | named_barrier_arrive_runahead | flashinfer-ai/flashinfer PR #4732 (issue #3700) | TM0512 at the producer's second bar.arrive on barrier 1 before the instance its first one joined completed; hang (TM0504) at the consumer's bar.sync |
 | phase_flipped_on_empty_tile | Dao-AILab/flash-attention PR #2258 | TM0232 at the consumer's release arrive after its phase flipped on an empty tile (its wait returned at once); hang (TM0225) at the producer's try_wait |
 | operand_tile_overwritten_next_k_step | pytorch/helion PR #2975 | TM0211 at the next K step's st.shared of the operand tile, related: a lagging warp's ld.shared, and at the read, related: the store (by schedule) |
+| multicast_bytes_missing_from_receiver_expect_tx | flashinfer-ai/flashinfer-bench PR #183 (review) | TM0211 at rank 0's multicast cp.async.bulk, related: rank 1's ld.shared of B (its phase completed on A alone), and TM0213 at rank 1's ld.shared of A, related: its A copy (the phase completed on B's bytes), by schedule |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.

@@ -32,6 +32,12 @@ const PENDING: &[(&str, &str)] = &[
      read (TM0213) is seen. `tmemu check` runs further schedules and reports both",
     ),
     (
+        "multicast_bytes_missing_from_receiver_expect_tx",
+        "the early read of A (TM0213) needs the multicast's complete_tx to reach rank 1's \
+     barrier before its own A copy; `run`'s one schedule lands A first, so only the read of B \
+     racing the multicast (TM0211) is seen. `tmemu check` runs further schedules and reports both",
+    ),
+    (
         "st_bulk_clear_without_barrier",
         "the race is reported at whichever access comes second: `run`'s one schedule runs \
      thread 0's st.bulk before warp 1, so it reports the read and the store (TM0211), never the \
