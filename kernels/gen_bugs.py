@@ -771,6 +771,20 @@ BUGS = [
                           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
                           ".multicast::cluster", related="read_b"),
                   Finding("TM0213", "error", "read_a", "ld.shared.u32", related="copy_a")]),
+    Bug("bulk_store_wait_after_stage_rewrite",
+        "https://github.com/flashinfer-ai/flashinfer/pull/4576",
+        "The output tile is double buffered in shared memory; each iteration the threads write "
+        "the current stage with st.shared, fence.proxy.async, meet at named barrier 1, and one "
+        "thread issues the stage's bulk store (a bulk async-group). Its "
+        "cp.async.bulk.wait_group.read 1 comes after the stage's writes (the review: 'Move "
+        "the bulk-store wait before the smem_y writes ... the stage written at Line 1477 is "
+        "the same stage that the TMA store issued two iterations earlier still reads'), so "
+        "from the third iteration on the threads rewrite a stage whose store was never "
+        "observed to finish reading it (PTX ISA §9.7.9.25.2): TM0209 at the st.shared, "
+        "related to the bulk store. Fix: wait_group.read 1 at the top of the iteration, "
+        "published by a named barrier before any thread writes the stage.",
+        grid=1, block=64, args=[U32_IOTA(256), U32_OUT(256)], buggy_verdict="violation",
+        findings=[Finding("TM0209", "error", "write", "st.shared.u32", related="store")]),
 ]
 
 
@@ -993,6 +1007,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | phase_flipped_on_empty_tile | Dao-AILab/flash-attention PR #2258 | TM0232 at the consumer's release arrive after its phase flipped on an empty tile (its wait returned at once); hang (TM0225) at the producer's try_wait |
 | operand_tile_overwritten_next_k_step | pytorch/helion PR #2975 | TM0211 at the next K step's st.shared of the operand tile, related: a lagging warp's ld.shared, and at the read, related: the store (by schedule) |
 | multicast_bytes_missing_from_receiver_expect_tx | flashinfer-ai/flashinfer-bench PR #183 (review) | TM0211 at rank 0's multicast cp.async.bulk, related: rank 1's ld.shared of B (its phase completed on A alone), and TM0213 at rank 1's ld.shared of A, related: its A copy (the phase completed on B's bytes), by schedule |
+| bulk_store_wait_after_stage_rewrite | flashinfer-ai/flashinfer PR #4576 (review) | TM0209 at the st.shared rewriting a double-buffered output stage, related: the bulk store from two iterations back (its wait_group.read comes after the writes) |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
