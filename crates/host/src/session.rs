@@ -118,15 +118,14 @@ impl<'k> Session<'k> {
                 }
             }
         }
-        let lens: std::collections::HashMap<u64, u64> =
-            self.global.buffers().map(|(_, a, len)| (a, len)).collect();
-        let mut out: Vec<(u64, u64)> = (self.addrs.iter().zip(&buffer_written))
-            .filter(|(_, &w)| !w)
-            .filter_map(|(&a, _)| Some((a, a + *lens.get(&a)?)))
-            .filter(|(a, e)| a < e)
-            .collect();
-        out.sort_unstable();
-        out
+        let read_only =
+            |a: u64| (self.addrs.iter().zip(&buffer_written)).any(|(&b, &w)| b == a && !w);
+        // the global memory's buffers are in address order
+        self.global
+            .buffers()
+            .filter(|&(_, a, len)| len > 0 && read_only(a))
+            .map(|(_, a, len)| (a, a + len))
+            .collect()
     }
 
     /// Runs the engine once and reads every buffer back. `Err` is a launch the engine

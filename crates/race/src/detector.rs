@@ -250,6 +250,21 @@ pub struct Stats {
     pub ops_merged: u64,
 }
 
+/// Counters of several detectors (an SM group's generations), added field by field.
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.thread_accesses += o.thread_accesses;
+        self.op_accesses += o.op_accesses;
+        self.ops_issued += o.ops_issued;
+        self.op_slots += o.op_slots;
+        self.slots_reused += o.slots_reused;
+        self.forced_reuses += o.forced_reuses;
+        self.duplicate_findings += o.duplicate_findings;
+        self.stale_handles += o.stale_handles;
+        self.ops_merged += o.ops_merged;
+    }
+}
+
 #[derive(Default)]
 struct Memories {
     /// Dense shadows (crate `dense`); the run-length map when `reference`. Indexed by the

@@ -405,24 +405,30 @@ impl<'k> RaceObserver<'k> {
     // --------------------------------------------------------------------------------------
     // Generations
 
-    /// The earlier generation whose cluster occupies `slot`, if that is not this one.
-    #[inline]
+    /// The earlier generation whose cluster occupies `slot`, if that is not this one. One
+    /// predictable branch on every event while no earlier generation runs.
+    #[inline(always)]
     fn older_for_slot(&mut self, slot: u32) -> Option<&mut RaceObserver<'k>> {
+        if self.older_live == 0 {
+            return None;
+        }
         let g = *self.slot_gen.get(slot as usize)?;
         self.older.get_mut(g as usize)
     }
 
     /// The earlier generation that issued async op `id`, if this one did not.
+    #[inline]
     fn older_for_async(&mut self, id: AsyncId) -> Option<&mut RaceObserver<'k>> {
-        if self.op_entry(id).is_some() {
+        if self.older_live == 0 || self.op_entry(id).is_some() {
             return None;
         }
         (self.older.iter_mut()).find(|o| o.live_slots > 0 && o.op_entry(id).is_some())
     }
 
     /// The earlier generation that made commit `id`, if this one did not.
+    #[inline]
     fn older_for_commit(&mut self, id: CommitId) -> Option<&mut RaceObserver<'k>> {
-        if self.commits.contains_key(&id) {
+        if self.older_live == 0 || self.commits.contains_key(&id) {
             return None;
         }
         (self.older.iter_mut()).find(|o| o.live_slots > 0 && o.commits.contains_key(&id))
@@ -526,11 +532,7 @@ impl<'k> RaceObserver<'k> {
     pub fn stats(&self) -> tmemu_race::Stats {
         let mut s = self.det.stats();
         for o in &self.older {
-            let t = o.det.stats();
-            s.thread_accesses += t.thread_accesses;
-            s.op_accesses += t.op_accesses;
-            s.ops_issued += t.ops_issued;
-            s.forced_reuses += t.forced_reuses;
+            s += o.det.stats();
         }
         s
     }
@@ -1066,10 +1068,8 @@ impl Observer for RaceObserver<'_> {
         if at.cta == 0 {
             // the engine announces a cluster's CTAs in rank order
             self.new_cluster(at.slot);
-        } else if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.cta_begin(at, warps);
-            }
+        } else if let Some(o) = self.older_for_slot(at.slot) {
+            return o.cta_begin(at, warps);
         }
         if self.over_budget.is_some() {
             return;
@@ -1080,11 +1080,9 @@ impl Observer for RaceObserver<'_> {
     }
 
     #[inline(always)]
-    fn instruction(&mut self, _at: At) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(_at.slot) {
-                return o.instruction(_at);
-            }
+    fn instruction(&mut self, at: At) {
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.instruction(at);
         }
         if self.over_budget.is_some() {
             return;
@@ -1105,10 +1103,8 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.memory(at, lane, space, addr, size, kind, order);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.memory(at, lane, space, addr, size, kind, order);
         }
         if self.over_budget.is_some() {
             return;
@@ -1149,10 +1145,8 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.memory_lanes(at, lanes, space, addrs, size, kind, order);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.memory_lanes(at, lanes, space, addrs, size, kind, order);
         }
         if self.over_budget.is_some() {
             return;
@@ -1179,10 +1173,8 @@ impl Observer for RaceObserver<'_> {
         kind: AccessKind,
         order: MemOrder,
     ) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.memory_lanes_vec(at, lanes, space, addrs, size, elems, kind, order);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.memory_lanes_vec(at, lanes, space, addrs, size, elems, kind, order);
         }
         if self.over_budget.is_some() {
             return;
@@ -1191,10 +1183,8 @@ impl Observer for RaceObserver<'_> {
         self.lanes_batch(at, lanes, space, addrs, total, kind, order);
     }
     fn fence(&mut self, at: At, f: Fence) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.fence(at, f);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.fence(at, f);
         }
         if self.over_budget.is_some() {
             return;
@@ -1208,10 +1198,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_arrive(&mut self, at: At, key: SyncKey, sem: Sem) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.sync_arrive(at, key, sem);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.sync_arrive(at, key, sem);
         }
         if self.over_budget.is_some() {
             return;
@@ -1225,10 +1213,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_complete(&mut self, at: At, key: SyncKey) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.sync_complete(at, key);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.sync_complete(at, key);
         }
         if self.over_budget.is_some() {
             return;
@@ -1238,10 +1224,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn sync_wait(&mut self, at: At, key: SyncKey, sem: Sem) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.sync_wait(at, key, sem);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.sync_wait(at, key, sem);
         }
         if self.over_budget.is_some() {
             return;
@@ -1255,10 +1239,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.async_issue(at, id, kind);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.async_issue(at, id, kind);
         }
         if self.over_budget.is_some() {
             return;
@@ -1311,10 +1293,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_access(&mut self, id: AsyncId, place: Place, kind: AccessKind) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_async(id) {
-                return o.async_access(id, place, kind);
-            }
+        if let Some(o) = self.older_for_async(id) {
+            return o.async_access(id, place, kind);
         }
         if self.over_budget.is_some() {
             return;
@@ -1347,10 +1327,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_complete(&mut self, id: AsyncId, _time: u64) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_async(id) {
-                return o.async_complete(id, _time);
-            }
+        if let Some(o) = self.older_for_async(id) {
+            return o.async_complete(id, _time);
         }
         if self.over_budget.is_some() {
             return;
@@ -1368,10 +1346,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_arrive(&mut self, id: AsyncId, key: SyncKey) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_async(id) {
-                return o.async_arrive(id, key);
-            }
+        if let Some(o) = self.older_for_async(id) {
+            return o.async_arrive(id, key);
         }
         if self.over_budget.is_some() {
             return;
@@ -1383,10 +1359,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn async_observe(&mut self, at: At, id: AsyncId) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.async_observe(at, id);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.async_observe(at, id);
         }
         if self.over_budget.is_some() {
             return;
@@ -1399,10 +1373,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn bulk_group_add(&mut self, at: At, id: AsyncId) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.bulk_group_add(at, id);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.bulk_group_add(at, id);
         }
         if self.over_budget.is_some() {
             return;
@@ -1416,10 +1388,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn bulk_group(&mut self, at: At, ev: BulkGroup) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.bulk_group(at, ev);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.bulk_group(at, ev);
         }
         if self.over_budget.is_some() {
             return;
@@ -1433,10 +1403,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cp_async_add(&mut self, at: At, id: AsyncId) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.cp_async_add(at, id);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.cp_async_add(at, id);
         }
         if self.over_budget.is_some() {
             return;
@@ -1456,10 +1424,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn cp_async_group(&mut self, at: At, ev: CpAsyncGroup) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.cp_async_group(at, ev);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.cp_async_group(at, ev);
         }
         if self.over_budget.is_some() {
             return;
@@ -1478,10 +1444,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn commit(&mut self, at: At, id: CommitId, cta_group: u8) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.commit(at, id, cta_group);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.commit(at, id, cta_group);
         }
         if self.over_budget.is_some() {
             return;
@@ -1493,10 +1457,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn commit_fire(&mut self, id: CommitId, keys: &[SyncKey], _time: u64) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_commit(id) {
-                return o.commit_fire(id, keys, _time);
-            }
+        if let Some(o) = self.older_for_commit(id) {
+            return o.commit_fire(id, keys, _time);
         }
         if self.over_budget.is_some() {
             return;
@@ -1509,10 +1471,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn tc_wait(&mut self, at: At, which: TcWait) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.tc_wait(at, which);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.tc_wait(at, which);
         }
         if self.over_budget.is_some() {
             return;
@@ -1526,10 +1486,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn alloc_address_store(&mut self, at: At, space: MemSpace, addr: u64) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.alloc_address_store(at, space, addr);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.alloc_address_store(at, space, addr);
         }
         if self.over_budget.is_some() {
             return;
@@ -1542,10 +1500,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn tmem_lifetime(&mut self, at: At, ev: TmemLifetime) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.tmem_lifetime(at, ev);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.tmem_lifetime(at, ev);
         }
         if self.over_budget.is_some() {
             return;
@@ -1576,10 +1532,8 @@ impl Observer for RaceObserver<'_> {
     }
 
     fn warp_exit(&mut self, at: At) {
-        if self.older_live != 0 {
-            if let Some(o) = self.older_for_slot(at.slot) {
-                return o.warp_exit(at);
-            }
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.warp_exit(at);
         }
         if self.over_budget.is_some() {
             return;

@@ -69,11 +69,7 @@ pub fn run_spec(spec_path: &Path, opts: &RunOptions) -> Result<RaceRun, NotRun> 
     let mut findings = Vec::new();
     let mut stats = tmemu_race::Stats::default();
     for o in &observers {
-        let s = o.stats();
-        stats.thread_accesses += s.thread_accesses;
-        stats.op_accesses += s.op_accesses;
-        stats.ops_issued += s.ops_issued;
-        stats.forced_reuses += s.forced_reuses;
+        stats += o.stats();
     }
     // each group's findings, then the global-memory races between groups
     findings.extend(tmemu_check::dynamic::launch_findings(observers));

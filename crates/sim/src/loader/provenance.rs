@@ -317,7 +317,7 @@ fn global_write_address<'a, 'src>(ins: &'a Instruction<'src>) -> Option<&'a Oper
         // st.async / red.async: shared::cluster only
         "st" | "red" if m.contains("async") => false,
         "st" | "atom" | "red" => !private(),
-        "cp" | "cp.async" => {
+        "cp" => {
             // `cp{.reduce}.async{.bulk{.tensor.Nd}}.DST.SRC...`: the first space is the
             // destination; `cp.async.bulk.prefetch*` writes nothing
             if m.contains("prefetch") {
