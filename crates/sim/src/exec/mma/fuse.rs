@@ -2,8 +2,8 @@
 //! long K.
 //!
 //! A K loop issues, per stage, a few MMAs of K = 16 (f16) into one D. Executed one by one,
-//! each is a 128×N×16 GEMM whose packing and decode dominate; fused, the whole loop is one
-//! 128×N×K GEMM at native speed. Each MMA still *gathers* its operands (decodes A and B from
+//! each is a 128×N×16 GEMM whose packing and decode dominate; fused, every 256 of the loop's K
+//! are one 128×N×256 GEMM at native speed. Each MMA still *gathers* its operands (decodes A and B from
 //! shared memory, applies block scales and the `.ws` zero-column mask) at its completion, as
 //! the unfused path does, so a program that overwrites a stage after the MMA completed sees
 //! exactly what it sees unfused; only the multiply-add into D is deferred: the decoded
@@ -12,7 +12,7 @@
 //! ([`Panels::flush_overlapping`], called from every TMEM access of the engine:
 //! `tcgen05.ld/st/cp/shift`, an MMA reading TMEM columns or writing D differently, `dealloc`;
 //! `TcState::tmem_mut` flushes everything of its SM, so a new TMEM reader cannot miss one),
-//! when its K capacity is reached, or never when nothing reads D again (the cells are then
+//! when its K capacity of one [`BLOCK_K`] block is reached, or never when nothing reads D again (the cells are then
 //! unobservable).
 //!
 //! ## What fuses
@@ -50,9 +50,6 @@ use super::{Checked, MmaOp};
 /// GEMM kernel splits K in blocks of this size itself). 128 gathers as fast and 64 or 16
 /// slow the GEMMs (597 and 859 µs).
 const BLOCK_K: usize = 256;
-/// Float capacity of one panel (A and B together): 2^19 floats = 2 MiB, K = 2048 for
-/// M = N = 128, K = 1360 for M = 128, N = 256. At the cap the panel flushes and goes on.
-const PANEL_FLOATS: usize = 1 << 19;
 /// Floats all open panels of an SM group may hold; above it every panel flushes.
 const TOTAL_FLOATS: usize = 1 << 23;
 
@@ -110,11 +107,11 @@ impl Panel {
         (self.m + self.n) * self.kcap
     }
 
-    /// Makes the block that K position `kt` falls in exist in both buffers. Blocks are
-    /// zero-filled when K first reaches them rather than the whole capacity when the panel
-    /// opens: a K loop of 1024 fills half of a 128x128 panel's 2 × 1 MiB, and a buffer's first
-    /// fill is its pages' first touch (page faults on every worker thread, perf.md session 9).
-    /// The capacity is reserved at open, so growing never moves the buffers.
+    /// Makes the block that K position `kt` falls in exist in both buffers, zero-filled the
+    /// first time (a buffer's first fill is its pages' first touch: page faults on every
+    /// worker thread, perf.md session 9). The capacity is reserved at open, so growing never
+    /// moves the buffers. (A panel is one block since session 12; blocks are kept general so
+    /// a capacity of several blocks stays a one-line change.)
     fn reach(&mut self, kt: usize) {
         let blocks = kt / self.kb + 1;
         for (buf, rows) in [(&mut self.a, self.m), (&mut self.b, self.n)] {
@@ -451,7 +448,14 @@ impl Panels {
     fn open(&mut self, key: Key, c: &Checked, op: &MmaOp, k: usize) -> usize {
         let (m, n) = (c.idesc.m as usize, c.idesc.n as usize);
         let kb = (BLOCK_K / k).max(1) * k;
-        let kcap = (PANEL_FLOATS / (m + n) / kb).max(1) * kb;
+        // One block: a full block is multiplied into D at once (`reserve`) and the block's
+        // buffers take the next K. The GEMMs are the ones a longer panel would run block by
+        // block at its flush, in the same order on the same operands, so D gets the same
+        // bits; but each block is multiplied while its gathers are still in cache, and a
+        // thread's panels stay at (M + N) · 256 floats instead of growing with the loop's K
+        // (1 MiB per CTA for 128×128×1024, perf.md session 12: with a 2 MiB last-level cache
+        // a third of the misses).
+        let kcap = kb;
         let c0 = op.d_taddr & 0xFFFF;
         let mut p = self.spare.pop().unwrap_or_else(|| {
             // buffers of an earlier SM group's panels (their stale values are never read)
