@@ -814,98 +814,110 @@ pub fn load(
     call_graph(f, &by_name, &mut path, &mut funcs)?;
     let lay = layout_module(m, &funcs)?;
 
-    let (params, param_bytes) = param_layout(f.params.as_deref().unwrap_or(&[]))?;
-    let mut g = Gen {
-        src,
-        code: Vec::new(),
-        guards: Vec::new(),
-        info: Vec::new(),
-        n_r32: 0,
-        n_r64: 0,
-        n_pred: 0,
-        local_bytes: 0,
-        module_syms: &lay.globals_by_name,
-        func_pc: vec![0; funcs.len()],
-        func_slots: Vec::new(),
-        uses_global_atomics: false,
-        call_fixups: Vec::new(),
-        cur_func: String::new(),
-        named: reset::Named::default(),
-        mods: Vec::new(),
-    };
-    // param slots of every .func
-    for (i, fun) in funcs.iter().enumerate() {
-        let mut ps = Vec::new();
-        let mut rs = Vec::new();
-        if i > 0 {
-            for (list, out) in [
-                (fun.params.as_deref().unwrap_or(&[]), &mut ps),
-                (&fun.returns[..], &mut rs),
-            ] {
-                for p in list {
-                    if p.space == StateSpace::Reg {
-                        return unsupported("register (.reg) parameters of a .func", p.span);
+    // The code generation and the parameter-provenance analysis both read only the parsed
+    // functions: on a pool thread (`tmemu run` loads the PTX on one while the fills run) an
+    // idle worker takes the analysis (~20 % of the load, issue 7's benchmark), which
+    // otherwise came after the code on the path to the first CTA.
+    let build = || -> Result<_, LoadError> {
+        let (params, param_bytes) = param_layout(f.params.as_deref().unwrap_or(&[]))?;
+        let mut g = Gen {
+            src,
+            code: Vec::new(),
+            guards: Vec::new(),
+            info: Vec::new(),
+            n_r32: 0,
+            n_r64: 0,
+            n_pred: 0,
+            local_bytes: 0,
+            module_syms: &lay.globals_by_name,
+            func_pc: vec![0; funcs.len()],
+            func_slots: Vec::new(),
+            uses_global_atomics: false,
+            call_fixups: Vec::new(),
+            cur_func: String::new(),
+            named: reset::Named::default(),
+            mods: Vec::new(),
+        };
+        // param slots of every .func
+        for (i, fun) in funcs.iter().enumerate() {
+            let mut ps = Vec::new();
+            let mut rs = Vec::new();
+            if i > 0 {
+                for (list, out) in [
+                    (fun.params.as_deref().unwrap_or(&[]), &mut ps),
+                    (&fun.returns[..], &mut rs),
+                ] {
+                    for p in list {
+                        if p.space == StateSpace::Reg {
+                            return unsupported("register (.reg) parameters of a .func", p.span);
+                        }
+                        let (info, size) = param_layout(std::slice::from_ref(p))?;
+                        let off = g.alloc_local(size, info[0].align);
+                        out.push((off, size));
                     }
-                    let (info, size) = param_layout(std::slice::from_ref(p))?;
-                    let off = g.alloc_local(size, info[0].align);
-                    out.push((off, size));
                 }
             }
+            g.func_slots.push((ps, rs));
         }
-        g.func_slots.push((ps, rs));
-    }
-    for (i, fun) in funcs.iter().enumerate() {
-        let body = fun.body.as_ref().expect("bodies checked");
-        let start = g.code.len() as u32;
-        g.func_pc[i] = start;
-        g.cur_func = fun.name.name.to_string();
-        // the function's names in the order a map overwritten in turn would keep: functions,
-        // then parameters, then labels
-        let mut fsyms = Scope::default();
-        for (j, fun2) in funcs.iter().enumerate() {
-            fsyms.insert(fun2.name.name, Sym::Func(j));
-        }
-        if i == 0 {
-            for (p, info) in f.params.as_deref().unwrap_or(&[]).iter().zip(&params) {
-                fsyms.insert(p.name.name, Sym::Var(VarSpace::KParam, info.offset as u64));
+        for (i, fun) in funcs.iter().enumerate() {
+            let body = fun.body.as_ref().expect("bodies checked");
+            let start = g.code.len() as u32;
+            g.func_pc[i] = start;
+            g.cur_func = fun.name.name.to_string();
+            // the function's names in the order a map overwritten in turn would keep: functions,
+            // then parameters, then labels
+            let mut fsyms = Scope::default();
+            for (j, fun2) in funcs.iter().enumerate() {
+                fsyms.insert(fun2.name.name, Sym::Func(j));
             }
-        } else {
-            let (ps, rs) = &g.func_slots[i];
-            for (p, (off, _)) in fun.params.as_deref().unwrap_or(&[]).iter().zip(ps) {
-                fsyms.insert(p.name.name, Sym::Var(VarSpace::Local, *off as u64));
+            if i == 0 {
+                for (p, info) in f.params.as_deref().unwrap_or(&[]).iter().zip(&params) {
+                    fsyms.insert(p.name.name, Sym::Var(VarSpace::KParam, info.offset as u64));
+                }
+            } else {
+                let (ps, rs) = &g.func_slots[i];
+                for (p, (off, _)) in fun.params.as_deref().unwrap_or(&[]).iter().zip(ps) {
+                    fsyms.insert(p.name.name, Sym::Var(VarSpace::Local, *off as u64));
+                }
+                for (p, (off, _)) in fun.returns.iter().zip(rs) {
+                    fsyms.insert(p.name.name, Sym::Var(VarSpace::Local, *off as u64));
+                }
             }
-            for (p, (off, _)) in fun.returns.iter().zip(rs) {
-                fsyms.insert(p.name.name, Sym::Var(VarSpace::Local, *off as u64));
+            assign_labels(body, start, &mut fsyms);
+            let mut sc = Scopes::new(&lay.globals_by_name, vec![fsyms], src);
+            gen_block(&mut g, &mut sc, body)?;
+            // falling off the end of a function returns
+            g.code.push(Inst::Ret);
+            g.guards.push(None);
+            g.named.push_none();
+            g.info.push(InstInfo {
+                span: body.span,
+                opcode: Span {
+                    end: body.span.start,
+                    ..body.span
+                },
+            });
+        }
+        for (pc, callee) in std::mem::take(&mut g.call_fixups) {
+            if let Inst::Call(c) = &mut g.code[pc] {
+                c.target = g.func_pc[callee];
             }
         }
-        assign_labels(body, start, &mut fsyms);
-        let mut sc = Scopes::new(&lay.globals_by_name, vec![fsyms], src);
-        gen_block(&mut g, &mut sc, body)?;
-        // falling off the end of a function returns
-        g.code.push(Inst::Ret);
-        g.guards.push(None);
-        g.named.push_none();
-        g.info.push(InstInfo {
-            span: body.span,
-            opcode: Span {
-                end: body.span.start,
-                ..body.span
-            },
-        });
-    }
-    for (pc, callee) in std::mem::take(&mut g.call_fixups) {
-        if let Inst::Call(c) = &mut g.code[pc] {
-            c.target = g.func_pc[callee];
-        }
-    }
 
-    let roots: Vec<u32> = std::iter::once(0)
-        .chain(g.func_pc.iter().copied())
-        .collect();
-    let (reset_r32, reset_r64) =
-        reset::registers_to_zero(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64);
-
-    let written_params = provenance::written_params(&funcs);
+        let roots: Vec<u32> = std::iter::once(0)
+            .chain(g.func_pc.iter().copied())
+            .collect();
+        let (reset_r32, reset_r64) =
+            reset::registers_to_zero(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64);
+        Ok((params, param_bytes, g, reset_r32, reset_r64))
+    };
+    let provenance = || provenance::written_params(&funcs);
+    let (built, written_params) = if rayon::current_thread_index().is_some() {
+        rayon::join(build, provenance)
+    } else {
+        (build(), provenance())
+    };
+    let (params, param_bytes, g, reset_r32, reset_r64) = built?;
 
     let mut reqntid = None;
     let mut maxntid = None;
