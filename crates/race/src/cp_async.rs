@@ -42,6 +42,8 @@ pub(super) struct OpenCpAsync {
     lanes: u32,
     /// The instructions merged so far.
     spans: SmallVec<[SpanToken; 16]>,
+    /// The issuer's `Views::changes` when the op last took its views.
+    views: u64,
 }
 
 impl RaceDetector {
@@ -61,17 +63,24 @@ impl RaceDetector {
                 if let Some(op) = op_mut(&mut self.actors, open.op) {
                     open.spans.push(span);
                     // Views only grow: the last member's view is the join of all members'.
-                    op.gen.clear();
-                    op.gen.join(&ws.gen);
-                    op.gen.join(&ws.tc);
-                    op.pf.clear();
-                    op.pf.join(&ws.pf);
-                    // `tc` is left as it is: a cp.async touches no TMEM, and its completion
-                    // clock (`gen` ∪ `tc`) needs only `gen`, which holds each member's `tc`.
-                    // Nothing completes an open op but an eager `complete`; the race observer
-                    // leaves it to the first observation (`done_clock`).
-                    if let Some(done) = op.done.as_mut() {
-                        done.join(&op.gen);
+                    // Unchanged since the op took them (no event of the warp in between: a
+                    // Triton stage's copies), they are the op's already, and so is `done`'s
+                    // join of them.
+                    if open.views != ws.v.changes() {
+                        open.views = ws.v.changes();
+                        op.gen.clear();
+                        op.gen.join(ws.v.gen());
+                        op.gen.join(ws.v.tc());
+                        op.pf.clear();
+                        op.pf.join(ws.v.pf());
+                        // `tc` is left as it is: a cp.async touches no TMEM, and its
+                        // completion clock (`gen` ∪ `tc`) needs only `gen`, which holds each
+                        // member's `tc`. Nothing completes an open op but an eager
+                        // `complete`; the race observer leaves it to the first observation
+                        // (`done_clock`).
+                        if let Some(done) = op.done.as_mut() {
+                            done.join(&op.gen);
+                        }
                     }
                     op.span = span;
                     self.stats.ops_merged += 1;
@@ -79,6 +88,9 @@ impl RaceDetector {
                 }
             }
         }
+        // before `issue`, which takes the views first: a change it made after could only
+        // cost a refresh
+        let views = ws.v.changes();
         let id = self.issue(w, OpKind::CpAsync, span);
         self.group_add(GroupSeq::CpAsync, w, lanes, id);
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
@@ -86,6 +98,7 @@ impl RaceDetector {
             op: id,
             lanes,
             spans: SmallVec::from_slice(&[span]),
+            views,
         });
         id
     }

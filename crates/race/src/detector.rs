@@ -7,7 +7,7 @@ use std::ops::Range;
 use smallvec::SmallVec;
 
 use crate::access::Check;
-use crate::clock::{ActorIdx, Stamp, Time, VClock};
+use crate::clock::{ActorIdx, Stamp, Time, VClock, Views};
 use crate::dense::{FxBuild, MemShadow, Shadow};
 use crate::event::{
     AccessKind, Agent, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SpanToken, SyncKey, TmemRect,
@@ -69,10 +69,9 @@ struct GroupOps {
 struct WarpState {
     actor: ActorIdx,
     live: bool,
-    gen: VClock,
-    pf: VClock,
-    /// The tcgen05 view: what the warp's next async tcgen05 op is ordered after.
-    tc: VClock,
+    /// Generic, proxy-fenced, and the tcgen05 view (what the warp's next async tcgen05 op is
+    /// ordered after).
+    v: Views,
     /// Published by `fence::before_thread_sync`, released by every later synchronisation.
     tc_pub: VClock,
     /// Acquired by synchronisations, joined into `tc` by `fence::after_thread_sync`.
@@ -129,16 +128,14 @@ fn lanes_of(mask: u32) -> impl Iterator<Item = usize> {
 
 impl WarpState {
     fn new(actor: ActorIdx) -> Self {
-        let mut gen = VClock::new();
-        gen.raise(actor, 1);
+        let mut v = Views::default();
+        v.gen_mut().raise(actor, 1);
         WarpState {
             actor,
             live: true,
-            pf: VClock::new(),
-            tc: VClock::new(),
+            v,
             tc_pub: VClock::new(),
             tc_acq: VClock::new(),
-            gen,
             fence_rel: None,
             fence_acq: Channels::default(),
             groups: Default::default(),
@@ -166,22 +163,22 @@ impl WarpState {
     fn now(&self) -> Stamp {
         Stamp {
             actor: self.actor,
-            time: self.gen.get(self.actor),
+            time: self.v.gen().get(self.actor),
         }
     }
 
     fn release_channels(&self) -> Channels {
         Channels {
-            gen: self.gen.clone(),
-            pf: self.pf.clone(),
+            gen: self.v.gen().clone(),
+            pf: self.v.pf().clone(),
             tc: self.tc_pub.clone(),
         }
     }
 
     fn acquire(&mut self, ch: &Channels, ordering: bool) {
         if ordering {
-            self.gen.join(&ch.gen);
-            self.pf.join(&ch.pf);
+            self.v.gen_mut().join(&ch.gen);
+            self.v.pf_mut().join(&ch.pf);
         }
         self.tc_acq.join(&ch.tc);
     }
@@ -725,9 +722,9 @@ impl RaceDetector {
             pipe: 0,
         };
         let view = View {
-            hb: &ws.gen,
-            pf: &ws.pf,
-            generic: &ws.gen,
+            hb: ws.v.gen(),
+            pf: ws.v.pf(),
+            generic: ws.v.gen(),
         };
         let mut out = std::mem::take(&mut self.scratch);
         let mem = self.mem.mem(space);
@@ -787,7 +784,7 @@ impl RaceDetector {
     ) {
         let ws = self.warp(w);
         let stamp = ws.now();
-        ws.tc.raise(stamp.actor, stamp.time);
+        ws.v.tc_mut().raise(stamp.actor, stamp.time);
         ws.tc_pub.raise(stamp.actor, stamp.time);
         let Some(peer) = peer else { return };
         let rec = Rec {
@@ -871,8 +868,8 @@ impl RaceDetector {
         span: SpanToken,
     ) {
         let ws = self.warp(w);
-        let mut view = ws.gen.clone();
-        view.join(&ws.tc);
+        let mut view = ws.v.gen().clone();
+        view.join(ws.v.tc());
         let rec = Rec {
             stamp: ws.now(),
             span,
@@ -981,9 +978,9 @@ impl RaceDetector {
             pipe: 0,
         };
         let view = View {
-            hb: &ws.gen,
-            pf: &ws.pf,
-            generic: &ws.gen,
+            hb: ws.v.gen(),
+            pf: ws.v.pf(),
+            generic: ws.v.gen(),
         };
         let mut out = std::mem::take(&mut self.scratch);
         check_range(
@@ -1000,7 +997,7 @@ impl RaceDetector {
             if releases {
                 let ch = ws.release_channels();
                 self.locs.entry((space, addr)).or_default().join(&ch);
-                ws.gen.tick(ws.actor);
+                ws.v.gen_mut().tick(ws.actor);
             } else if let Some(fr) = &ws.fence_rel {
                 self.locs.entry((space, addr)).or_default().join(fr);
             }
@@ -1022,21 +1019,19 @@ impl RaceDetector {
         let ws = self.warp(w);
         match f {
             Fence::ProxyAsync => {
-                let g = ws.gen.clone();
-                ws.pf.join(&g);
+                let (gen, pf, _) = ws.v.all_mut();
+                pf.join(gen);
             }
             Fence::AcqRel => {
                 let fa = std::mem::take(&mut ws.fence_acq);
                 ws.acquire(&fa, true);
                 ws.fence_rel = Some(ws.release_channels());
-                ws.gen.tick(ws.actor);
+                ws.v.gen_mut().tick(ws.actor);
             }
-            Fence::TcBeforeThreadSync => ws.tc_pub = ws.tc.clone(),
+            Fence::TcBeforeThreadSync => ws.tc_pub = ws.v.tc().clone(),
             Fence::TcAfterThreadSync => {
-                let WarpState {
-                    tc, tc_acq, gen, ..
-                } = ws;
-                tc.join(tc_acq);
+                let (gen, _, tc) = ws.v.all_mut();
+                tc.join(&ws.tc_acq);
                 tc.join(gen);
             }
         }
@@ -1050,10 +1045,10 @@ impl RaceDetector {
         let obj = self.sync.entry(key).or_default();
         match sem {
             Sem::Ordering => {
-                obj.pending.gen.join(&ws.gen);
-                obj.pending.pf.join(&ws.pf);
+                obj.pending.gen.join(ws.v.gen());
+                obj.pending.pf.join(ws.v.pf());
                 obj.pending.tc.join(&ws.tc_pub);
-                ws.gen.tick(ws.actor);
+                ws.v.gen_mut().tick(ws.actor);
             }
             Sem::Relaxed => obj.pending.tc.join(&ws.tc_pub),
         }
@@ -1113,21 +1108,21 @@ impl RaceDetector {
         // A bulk copy has two completion ticks (reads, then writes); other ops one.
         *next_time = next_time.saturating_add(if kind == OpKind::Bulk { 3 } else { 2 });
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
-        let mut tc = ws.tc.clone();
+        let mut tc = ws.v.tc().clone();
         if kind.agent().is_tcgen05() {
             pipeline_chain(&self.actors, kind, &mut tc);
         }
-        let mut gen = ws.gen.clone();
-        gen.join(&ws.tc);
+        let mut gen = ws.v.gen().clone();
+        gen.join(ws.v.tc());
         let id = OpId { actor, issue };
         let mut refs = 0;
         if kind.agent().is_tcgen05() {
             // Program order: later tcgen05 ops of this warp are issued after this one.
-            ws.tc.raise(actor, issue);
+            ws.v.tc_mut().raise(actor, issue);
             // Thread synchronisation carries the issue (not the completion) in the generic
             // view: a pipelined successor ordered after it only by an unfenced sync is the
             // TM0207 case (the fences are what make the pair pipelined across threads).
-            ws.gen.raise(actor, issue);
+            ws.v.gen_mut().raise(actor, issue);
             ws.issued_tcgen05 = true;
         }
         match kind {
@@ -1151,7 +1146,7 @@ impl RaceDetector {
             span,
             issue,
             gen,
-            pf: ws.pf.clone(),
+            pf: ws.v.pf().clone(),
             tc,
             done: None,
             refs,
@@ -1315,8 +1310,8 @@ impl RaceDetector {
             .and_then(|op| op.done.as_ref())
             .expect("completed");
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
-        ws.gen.join(done);
-        ws.pf.join(done);
+        ws.v.gen_mut().join(done);
+        ws.v.pf_mut().join(done);
     }
 
     /// A `.bulk_group` copy (`cp.async.bulk` to global, a TMA store or reduction) joined the
@@ -1457,8 +1452,8 @@ impl RaceDetector {
             };
             let t = access_time(op.kind, id.issue, AccessKind::Read);
             let ws = self.warps[w.0 as usize].as_mut().expect("registered");
-            ws.gen.raise(id.actor, t);
-            ws.pf.raise(id.actor, t);
+            ws.v.gen_mut().raise(id.actor, t);
+            ws.v.pf_mut().raise(id.actor, t);
         }
         if done.len() > 16 {
             done.sort_unstable();
@@ -1495,8 +1490,8 @@ impl RaceDetector {
         for &id in ops {
             if let Some(done) = self.done_clock(id).cloned() {
                 let ws = self.warps[w.0 as usize].as_mut().expect("registered");
-                ws.gen.join(&done);
-                ws.tc.join(&done);
+                ws.v.gen_mut().join(&done);
+                ws.v.tc_mut().join(&done);
                 // A completed load/store is published by any later synchronisation, fenced or
                 // not (`ld; fence::before; wait::ld; arrive.relaxed` must stay silent; the
                 // strict reading would also want the fence after the wait: a deliberate miss).
@@ -1514,11 +1509,11 @@ impl RaceDetector {
         // The commit arrive is a release at cluster scope and implies before_thread_sync
         // (sync.md §4.2): it carries the warp's generic and full tcgen05 views.
         let mut clocks = ws.release_channels();
-        clocks.tc.join(&ws.tc);
+        clocks.tc.join(ws.v.tc());
         clocks.gen.join(&g.done);
         clocks.tc.join(&g.done);
         let ops = g.inflight.clone();
-        ws.gen.tick(ws.actor);
+        ws.v.gen_mut().tick(ws.actor);
         for &id in &ops {
             if let Some(op) = op_mut(&mut self.actors, id) {
                 op.refs += 1;
@@ -1626,9 +1621,10 @@ impl RaceDetector {
                     // need not. Kernels without tcgen05 fences (Triton, Gluon) observe mma
                     // completions only through mbarrier waits: their slots were never reused
                     // before the cap (clocks as long as 256 op slots, forced reuses).
-                    let gen = w.gen.covers(stamp);
+                    let gen = w.v.gen().covers(stamp);
                     let exempt = !w.issued_tcgen05 && i != issuer.0 as usize;
-                    (!touches_mem || gen) && (!touches_tmem || exempt || gen || w.tc.covers(stamp))
+                    (!touches_mem || gen)
+                        && (!touches_tmem || exempt || gen || w.v.tc().covers(stamp))
                 }),
         )
     }
