@@ -579,6 +579,12 @@ pub struct GlobalSpan<'m> {
 }
 
 impl GlobalSpan<'_> {
+    /// The device address of the span buffer's byte 0 (an offset's address is this plus it).
+    #[inline(always)]
+    pub fn addr(self) -> u64 {
+        self.buf.addr
+    }
+
     /// Loads `size` (1, 2, 4, 8) bytes at device address `addr`, zero-extended.
     ///
     /// # Safety

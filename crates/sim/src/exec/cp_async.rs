@@ -19,10 +19,12 @@
 //!   loads are naturally aligned, and leaves a misaligned lane to the per-lane path.
 //!
 //! Events: neither path reports the copy's loads and stores as thread accesses (they go
-//! through `memory::{load, store}`, which are not observed). Instead [`observe`] reports the
-//! warp-instruction's copies as one asynchronous op (`OpKind::CpAsync`) before either path
-//! runs, so both emit the same events; the race model completes it where each thread observes
-//! it (`cp.async.wait_group`, `wait_all`, `cp.async.mbarrier.arrive`).
+//! through `memory::{load, store}`, which are not observed). Instead the warp-instruction's
+//! copies are reported as one asynchronous op (`OpKind::CpAsync`): by this path from the
+//! offsets its scans computed ([`observe_offsets`]), else by [`observe`] from the registers
+//! before the per-lane path runs, the same events either way (test
+//! `cp_async_events_equal_the_per_lane_path`); the race model completes it where each thread
+//! observes it (`cp.async.wait_group`, `wait_all`, `cp.async.mbarrier.arrive`).
 //!
 //! Copies complete at issue (the engine's `immediate` completion policy, see memory.rs), so
 //! the source bytes are read and the destination written here.
@@ -84,6 +86,7 @@ pub(super) fn warp<O: Observer>(
                     _ => copy_full_warp::<4>(span, &src, p, &offs),
                 }
             }
+            observe_offsets(w, cx, mask, size, &offs, Sources::Lanes(&src, &n));
             mbar_guard(w, cx, "cp.async write", mask, me, &offs, size);
             return true;
         }
@@ -98,6 +101,7 @@ pub(super) fn warp<O: Observer>(
             _ => copy_lanes::<4>(span, &src, p, &offs, &n, mask),
         }
     }
+    observe_offsets(w, cx, mask, size, &offs, Sources::Lanes(&src, &n));
     mbar_guard(w, cx, "cp.async write", mask, me, &offs, size);
     true
 }
@@ -266,6 +270,11 @@ fn full_warp_with<S: Scans, O: Observer>(
             }
         }
     }
+    let src = match span {
+        Some(span) => Sources::Offsets(span.addr(), &soffs),
+        None => Sources::None,
+    };
+    observe_offsets(w, cx, u32::MAX, size, &doffs, src);
     // TM0233: one compare unless the CTA has a valid mbarrier
     mbar_guard(w, cx, "cp.async write", u32::MAX, cx.me, &doffs, size);
     true
@@ -356,6 +365,188 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
     }
     cx.obs.async_complete(id, cx.out.warp_instructions);
     cx.obs.cp_async_add(at, id);
+}
+
+/// The source bytes of the lanes a warp-wide copy reads, as its scans left them.
+enum Sources<'a> {
+    /// No lane reads a byte.
+    None,
+    /// Every lane reads its whole chunk, at the buffer address plus its offset.
+    Offsets(u64, &'a [u32; 32]),
+    /// Lane `l` reads `n[l]` bytes (at most the copy size; 0: none) at `addrs[l]`.
+    Lanes(&'a [u64; 32], &'a [u32; 32]),
+}
+
+/// [`observe`] of a copy the warp-wide path made, from what its scans computed: each lane of
+/// `mask` wrote `size` bytes at `doffs[l]` (a multiple of `size`) in the executing CTA's
+/// window, and read `src`. The same events `observe` reports from the registers (test
+/// `cp_async_events_equal_the_per_lane_path`) without computing the addresses, lane items and
+/// sorted ranges again (~1 600 host instructions per warp-instruction of a checked
+/// matmul_fp16_div16_bench1024, perf.md session 12), the destination ranges from
+/// [`line_ranges`], and the source lanes not even listed when the observer ignores their
+/// extent (read-only inputs).
+#[inline(always)]
+fn observe_offsets<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    size: u32,
+    doffs: &[u32; 32],
+    src: Sources<'_>,
+) {
+    if !cx.obs.wants_memory() {
+        return;
+    }
+    observe_offsets_cold(w, cx, mask, size, doffs, src);
+}
+
+#[inline(never)]
+fn observe_offsets_cold<O: Observer>(
+    w: &Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    size: u32,
+    doffs: &[u32; 32],
+    src: Sources<'_>,
+) {
+    let id = cx.tc.async_id();
+    let at = cx.at(w, mask);
+    cx.obs.async_issue(at, id, OpKind::CpAsync);
+    let mut out = [(0u32, 0u32); 32];
+    let k = line_ranges(doffs, mask, size.trailing_zeros(), &mut out);
+    let cta = cx.me as u32;
+    for &(s, e) in &out[..k] {
+        let place = Place::Mem {
+            space: MemSpace::Shared { cta },
+            addr: u64::from(s),
+            len: u64::from(e - s),
+        };
+        cx.obs.async_access(id, place, AccessKind::Write);
+    }
+    // the reading lanes' extent, then (unless the observer ignores it) their items
+    let (lo, hi) = match src {
+        Sources::None => (u64::MAX, 0),
+        Sources::Offsets(base, offs) => {
+            let (mut lo, mut hi) = (u32::MAX, 0u32);
+            for &o in offs.iter() {
+                lo = lo.min(o);
+                hi = hi.max(o);
+            }
+            (base + u64::from(lo), base + u64::from(hi) + u64::from(size))
+        }
+        Sources::Lanes(addrs, n) => {
+            let (mut lo, mut hi) = (u64::MAX, 0u64);
+            for l in 0..32 {
+                let on = mask >> l & 1 != 0 && n[l] != 0;
+                lo = lo.min(if on { addrs[l] } else { u64::MAX });
+                hi = hi.max(if on {
+                    addrs[l].saturating_add(u64::from(n[l]))
+                } else {
+                    0
+                });
+            }
+            (lo, hi)
+        }
+    };
+    if lo < hi && !cx.obs.ignores_global_read(lo, hi) {
+        let mut items = [(0u64, 0u64); 32];
+        let ns = match src {
+            Sources::None => 0,
+            Sources::Offsets(base, offs) => {
+                for (x, &o) in items.iter_mut().zip(offs.iter()) {
+                    *x = (base + u64::from(o), u64::from(size));
+                }
+                32
+            }
+            Sources::Lanes(addrs, n) => {
+                let mut ns = 0;
+                for l in 0..32 {
+                    if mask >> l & 1 != 0 && n[l] != 0 {
+                        items[ns] = (addrs[l], u64::from(n[l]));
+                        ns += 1;
+                    }
+                }
+                ns
+            }
+        };
+        let mut ranges = [(0u64, 0u64); 32];
+        let n = merged_ranges(&mut items[..ns], &mut ranges);
+        for &(s, e) in &ranges[..n] {
+            let place = Place::Mem {
+                space: MemSpace::Global,
+                addr: s,
+                len: e - s,
+            };
+            cx.obs.async_access(id, place, AccessKind::Read);
+        }
+    }
+    cx.obs.async_complete(id, cx.out.warp_instructions);
+    cx.obs.cp_async_add(at, id);
+}
+
+/// The maximal ranges `[start, end)` covered by the chunks `[offs[l], offs[l] + 2^shift)` of
+/// the lanes of `mask` (each offset a multiple of the chunk size), in address order; returns
+/// how many. Chunk `c` (its offset over the chunk size) is bit `c % 64` of line `c / 64`: the
+/// lanes' lines are found in lane order with the last one at hand (a warp's 16-byte chunks of
+/// four swizzled 128-byte rows, Triton's A tile, are one line; its B tile's two 64-column
+/// halves, 8 KiB apart, two lines that alternate every 8 lanes), the few lines sorted, and
+/// their runs of ones joined across lines. No sort of the lanes, no pass per line:
+/// [`chunk_ranges`] and [`merged_ranges`] took ~620 and ~1 450 host instructions per such
+/// warp, this ~750 (a vector pass for the lines and one compare per line present measured
+/// ~790).
+fn line_ranges(offs: &[u32; 32], mask: u32, shift: u32, out: &mut [(u32, u32); 32]) -> usize {
+    let (mut line, mut bits) = ([0u32; 32], [0u64; 32]);
+    let (mut nl, mut cur) = (0usize, 0usize);
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let c = offs[l] >> shift;
+        let (ln, bit) = (c >> 6, 1u64 << (c & 63));
+        if cur >= nl || line[cur] != ln {
+            cur = match line[..nl].iter().position(|&x| x == ln) {
+                Some(i) => i,
+                None => {
+                    line[nl] = ln;
+                    nl += 1;
+                    nl - 1
+                }
+            };
+        }
+        bits[cur] |= bit;
+    }
+    // insertion sort: one or two lines in the warps that matter
+    for i in 1..nl {
+        let mut j = i;
+        while j > 0 && line[j - 1] > line[j] {
+            line.swap(j - 1, j);
+            bits.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let mut k = 0usize;
+    for i in 0..nl {
+        let (base, mut b) = (line[i] << 6, bits[i]);
+        while b != 0 {
+            let first = b.trailing_zeros();
+            let run = (!(b >> first)).trailing_zeros();
+            let (s, e) = ((base + first) << shift, (base + first + run) << shift);
+            // a run reaching the top of its line may continue in the next
+            match k.checked_sub(1).map(|j| &mut out[j]) {
+                Some(r) if r.1 == s => r.1 = e,
+                _ => {
+                    out[k] = (s, e);
+                    k += 1;
+                }
+            }
+            b = if first + run >= 64 {
+                0
+            } else {
+                b & !((1u64 << (first + run)) - 1)
+            };
+        }
+    }
+    k
 }
 
 /// The copies of the lanes of `mask` as destination items `(cta << 32 | offset, size)` (a
@@ -702,7 +893,7 @@ unsafe fn write_le(p: *mut u8, size: u32, v: u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::{chunk_ranges, lane_items, lane_items_per_lane, merged_ranges};
+    use super::{chunk_ranges, lane_items, lane_items_per_lane, line_ranges, merged_ranges};
 
     /// The warp-at-once items equal `resolve`'s lane by lane: rank bits 0, the executing
     /// CTA's or another's (left out with its source), source sizes 0 (no source item),
@@ -818,5 +1009,65 @@ mod tests {
         }
         // the one-word path is taken in most whole-chunk cases
         assert!(one_word > 10_000, "{one_word}");
+    }
+
+    /// The lines' ranges equal the sorted union of the active lanes' chunks: swizzled rows,
+    /// Triton's B tile halves 63 to 65 chunks apart (touching or not, across lines or not),
+    /// scattered chunks over many lines, duplicate chunks and any lane mask.
+    #[test]
+    fn line_ranges_are_the_sorted_union() {
+        let mut x = 0x2f6b_1d3a_94c7_e805u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut windows = [0usize; 3];
+        for case in 0..30_000 {
+            let shift = (next() % 5) as u32;
+            let size = 1u64 << shift;
+            let base = (next() % 4096) * size;
+            let mask = match case % 4 {
+                0 | 1 => u32::MAX,
+                _ => next() as u32,
+            };
+            let offs: [u32; 32] = std::array::from_fn(|l| {
+                let l = l as u64;
+                let chunk = match case % 6 {
+                    0 => (l & !7) | ((l ^ (l >> 3)) & 7),
+                    // the halves of 16 lanes' row, 64 chunks (or 63, 65: touching, apart) apart
+                    1 => (l >> 4) * 8 + (l & 7) + ((l >> 3) & 1) * (63 + next() % 3),
+                    2 => next() % 300,
+                    3 => next() % 70,
+                    4 => l * (1 + next() % 4) * 16,
+                    _ => next() % 5000,
+                };
+                (base + chunk * size) as u32
+            });
+            let mut out = [(0, 0); 32];
+            let k = line_ranges(&offs, mask, shift, &mut out);
+            let items: Vec<(u64, u64)> = (0..32)
+                .filter(|l| mask >> l & 1 != 0)
+                .map(|l| (u64::from(offs[l]), size))
+                .collect();
+            let got: Vec<(u64, u64)> = out[..k]
+                .iter()
+                .map(|&(s, e)| (u64::from(s), u64::from(e)))
+                .collect();
+            assert_eq!(got, naive(&items), "{offs:?} {mask:#x} {shift}");
+            // the lanes' span in chunks: within one line's width, two, or more
+            let (lo, hi) = (
+                items.iter().map(|x| x.0).min(),
+                items.iter().map(|x| x.0).max(),
+            );
+            if let (Some(lo), Some(hi)) = (lo, hi) {
+                windows
+                    [((hi - lo) >> shift >= 64) as usize + ((hi - lo) >> shift >= 128) as usize] +=
+                    1;
+            }
+        }
+        // each often
+        assert!(windows.iter().all(|&n| n > 3000), "{windows:?}");
     }
 }

@@ -1167,10 +1167,12 @@ pub(super) fn exec_copy<O: Observer>(
     inst: &Inst,
 ) -> Flow {
     if let Inst::CpAsync(ref c) = *inst {
-        super::cp_async::observe(w, cx, mask, c);
+        // the warp-wide path reports the copy from its own scans; when it declines, having
+        // touched nothing, the same events come from the registers before the per-lane copy
         if super::cp_async::warp(w, cx, mask, c) {
             return Flow::Next;
         }
+        super::cp_async::observe(w, cx, mask, c);
     }
     for l in 0..32 {
         if mask >> l & 1 == 0 {

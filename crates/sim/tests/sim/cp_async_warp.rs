@@ -4,7 +4,7 @@
 //! one that wants per-lane events (fast path off) must leave the same bytes, diagnostics and
 //! accesses; where no lane faults the bytes must be the model's.
 
-use tmemu_sim::observer::{AccessKind, At, MemOrder, MemSpace, Observer};
+use tmemu_sim::observer::{AccessKind, AsyncId, At, MemOrder, MemSpace, Observer, OpKind, Place};
 use tmemu_sim::{install_globals, run, run_observed, GlobalMemory, RunOptions};
 
 use crate::support::{load_src, param_block, plain_launch};
@@ -534,4 +534,104 @@ fn full_warp_faults_and_edges_equal_the_per_lane_path() {
         }
     }
     assert_eq!(full_runs, 6);
+}
+
+/// Records the async-op events of the copies in order; `ignore` answers
+/// `ignores_global_read`: 0 never, 1 always, 2 for extents under 600 bytes.
+struct Asyncs {
+    ignore: u8,
+    events: Vec<String>,
+}
+
+impl Observer for Asyncs {
+    fn wants_memory(&self) -> bool {
+        true
+    }
+    fn wants_memory_lanes(&self) -> bool {
+        true
+    }
+    fn ignores_global_read(&self, lo: u64, hi: u64) -> bool {
+        match self.ignore {
+            0 => false,
+            1 => true,
+            _ => hi - lo < 600,
+        }
+    }
+    fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
+        let e = format!("issue {id:?} pc {} lanes {:#x} {kind:?}", at.pc, at.lanes);
+        self.events.push(e);
+    }
+    fn async_access(&mut self, id: AsyncId, place: Place, kind: AccessKind) {
+        self.events
+            .push(format!("access {id:?} {place:?} {kind:?}"));
+    }
+    fn async_complete(&mut self, id: AsyncId, time: u64) {
+        self.events.push(format!("complete {id:?} {time}"));
+    }
+    fn cp_async_add(&mut self, at: At, id: AsyncId) {
+        let e = format!("add {id:?} pc {} lanes {:#x}", at.pc, at.lanes);
+        self.events.push(e);
+    }
+}
+
+/// The warp-wide path reports its copies from its scans' offsets (`cp_async::observe_offsets`),
+/// the per-lane path's caller from the registers (`cp_async::observe`): the same events in the
+/// same order, on the three kernels above (full warps, swizzled and duplicate destinations,
+/// partial and empty sources, lanes that fault, predicated-off lanes), with the observer
+/// ignoring no source, every source, or the narrow ones.
+#[test]
+fn cp_async_events_equal_the_per_lane_path() {
+    let kernels = [
+        (load_src(PTX, "cpa.ptx"), 0),
+        (load_src(FULL_PTX, "cpa_full.ptx"), 1),
+        (load_src(WARP_PTX, "cpa_warp.ptx"), 2),
+    ];
+    // (bad lane, source skew, destination skew, n or dup)
+    let cases: [(u32, u64, u32, u32); 9] = [
+        (99, 0, 0, 16),
+        (99, 0, 0, 0),
+        (99, 0, 0, 5),
+        (3, 0, 992, 16),
+        (5, 1 << 20, 0, 0),
+        (6, 4, 0, 16),
+        (7, 0, 8, 16),
+        (12, 0, 1 << 24, 16),
+        (2, 0, 4, 40),
+    ];
+    let mut events = 0;
+    for (k, form) in &kernels {
+        for (bad, skew, dskew, n) in cases {
+            for ignore in 0..3u8 {
+                let run_one = |reference_paths: bool| {
+                    let mut g = GlobalMemory::new();
+                    install_globals(k, &mut g).unwrap();
+                    let out = g.alloc("out", &[0xeeu8; 1024]);
+                    let inp = g.alloc("in", &input());
+                    let params = match form {
+                        0 => param_block(k, [out, inp, bad as u64, skew, dskew as u64]),
+                        // lane `bad` (or none) doubles up on lane 0's destination
+                        1 => param_block(k, [out, inp, n as u64, bad as u64]),
+                        _ => param_block(k, [out, inp, bad as u64, skew, dskew as u64, n as u64]),
+                    };
+                    let launch = plain_launch([1, 1, 1], [32, 1, 1], params);
+                    let opts = RunOptions {
+                        reference_paths,
+                        ..RunOptions::default()
+                    };
+                    let (r, mut o) = run_observed(k, &launch, &g, &opts, |_| Asyncs {
+                        ignore,
+                        events: vec![],
+                    })
+                    .expect("launch");
+                    let diags = r.diagnostics.len();
+                    (std::mem::take(&mut o[0].events), diags)
+                };
+                let what = format!("kernel {form} case {bad} {skew} {dskew} {n} ignore {ignore}");
+                let (fast, per_lane) = (run_one(false), run_one(true));
+                assert_eq!(fast, per_lane, "{what}");
+                events += fast.0.len();
+            }
+        }
+    }
+    assert!(events > 1000, "{events}");
 }
