@@ -978,6 +978,30 @@ where
         }
         #[cfg(debug_assertions)]
         assert_eq!(b.lookup(pn), Some(pi), "the planes' page tables disagree");
+        // Whole pages whose single id in each plane is that plane's last group's (a
+        // `cp.async` tile rewritten: the last copy's write state and the operand's read set
+        // over every page): both groups grow a page at a time to the end of the chunk, as
+        // `groups_page` would grow them (and `oa`, `ob` stay: a page of the last group's id
+        // keeps "every byte one id" as it was).
+        if let (Some(&(_, _, la)), Some(&(_, _, lb))) = (ga.last(), gb.last()) {
+            let whole = ((end - pos) >> PAGE_BITS) as usize;
+            if pos == base && whole > 0 {
+                let room = whole.min(CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)));
+                let k = (a.pages[pi..pi + room].iter())
+                    .zip(&b.pages[pi..pi + room])
+                    .take_while(|(x, y)| {
+                        matches!(x, Page::Runs { n: 1, ids, .. } if ids[0] == la)
+                            && matches!(y, Page::Runs { n: 1, ids, .. } if ids[0] == lb)
+                    })
+                    .count();
+                if k > 0 {
+                    pos += (k as u64) << PAGE_BITS;
+                    ga.last_mut().expect("nonempty").1 = pos;
+                    gb.last_mut().expect("nonempty").1 = pos;
+                    continue;
+                }
+            }
+        }
         a.groups_page(pi, base, pos, page_end, ga, &mut oa);
         b.groups_page(pi, base, pos, page_end, gb, &mut ob);
         pos = page_end;
