@@ -332,6 +332,133 @@ pub(crate) fn ordered_in(hb: &VClock, prev: &Rec, next: &Rec, tmem: bool) -> boo
             && hb.get(prev.stamp.actor).saturating_add(1) >= prev.stamp.time)
 }
 
+/// The maximal ranges of the bytes of `size`-byte accesses at `addrs`, in address order.
+///
+/// Intervals that touch are merged first in arrival order (a lane's vector elements and
+/// coalesced lanes arrive adjacent), then the runs are sorted (only when they are not in
+/// order already: swizzled or transposed lanes) and merged again. Same ranges as sorting
+/// every address, for a sort of the few runs instead of up to 128 addresses.
+pub(crate) fn lane_runs(addrs: &[u64], size: u64, runs: &mut SmallVec<[(u64, u64); 32]>) {
+    runs.clear();
+    let Some((&first, rest)) = addrs.split_first() else {
+        return;
+    };
+    // A coalesced access (each lane's bytes right after the previous lane's) is one range:
+    // no run list and no sort (what the general path below makes of it too).
+    let mut end = first.saturating_add(size);
+    if rest.iter().all(|&a| {
+        let next = a == end;
+        end = a.saturating_add(size);
+        next
+    }) {
+        runs.push((first, end));
+        return;
+    }
+    let (mut s, mut e) = (first, first.saturating_add(size));
+    for &a in rest {
+        if a >= s && a <= e {
+            e = e.max(a.saturating_add(size));
+        } else {
+            runs.push((s, e));
+            (s, e) = (a, a.saturating_add(size));
+        }
+    }
+    runs.push((s, e));
+    if !runs.windows(2).all(|p| p[0].0 <= p[1].0) {
+        runs.sort_unstable();
+    }
+    // Merged in place: the maximal ranges, in address order.
+    let mut n = 0;
+    for i in 0..runs.len() {
+        let (s, e) = runs[i];
+        if n > 0 && s <= runs[n - 1].1 {
+            runs[n - 1].1 = runs[n - 1].1.max(e);
+        } else {
+            runs[n] = (s, e);
+            n += 1;
+        }
+    }
+    runs.truncate(n);
+}
+
+/// The largest lane size [`lane_mask_runs`] maps (a `.v4.b128`-sized lane is 64 bytes).
+const MAP_MAX_SIZE: u64 = 64;
+
+/// [`lane_runs`] of the active lanes of `lanes` (bit `l`: `addrs[l]`), lowest lane first.
+///
+/// Inactive lanes take the first active lane's address (its bytes again: the union is the
+/// same), so the passes below run over all 32 lanes without a branch per lane (branches on
+/// the lanes mispredict, and fixed-length loops unroll). A coalesced access (each lane's
+/// bytes right after the previous lane's) is one range. Otherwise, when `size` is a power of
+/// two, every lane is a multiple of `size` away from the lowest one and the highest fewer
+/// than 64 elements above it, each lane is one bit of a map of `size`-byte elements from the
+/// lowest address, and the maximal ranges are the map's runs of ones, in address order: no
+/// run list, no sort, no merge. Other accesses take [`lane_runs`] of the active lanes.
+/// Why: matmul_fp16_bench1024 stages every operand element with a swizzled `st.shared.b16`,
+/// whose run merge and sort were ~900 of the ~1 800 host instructions each cost (perf.md,
+/// session 12). `tests::lane_props` holds the two to the same ranges.
+pub(crate) fn lane_mask_runs(
+    lanes: u32,
+    addrs: &[u64; 32],
+    size: u64,
+    runs: &mut SmallVec<[(u64, u64); 32]>,
+) {
+    runs.clear();
+    if lanes == 0 {
+        return;
+    }
+    let filled;
+    let a = if lanes == u32::MAX {
+        addrs
+    } else {
+        let f = addrs[lanes.trailing_zeros() as usize];
+        filled = std::array::from_fn(|l| if lanes >> l & 1 != 0 { addrs[l] } else { f });
+        &filled
+    };
+    let mut adj = 0;
+    for l in 1..32 {
+        adj |= a[l].wrapping_sub(a[l - 1]) ^ size;
+    }
+    if adj == 0 && size <= MAP_MAX_SIZE {
+        // not wrapped around the address space, and no lane's end saturates (the reference's
+        // ends are then exact)
+        if let Some(end) = a[0].checked_add(32 * size) {
+            runs.push((a[0], end));
+            return;
+        }
+    }
+    if size.is_power_of_two() && size <= MAP_MAX_SIZE {
+        let lo = a.iter().fold(u64::MAX, |lo, &x| lo.min(x));
+        let sh = size.trailing_zeros();
+        let (mut bits, mut off_grid, mut span) = (0u64, 0u64, 0u64);
+        for &x in a {
+            let off = x - lo;
+            off_grid |= off;
+            span |= off >> sh;
+            bits |= 1 << ((off >> sh) & 63);
+        }
+        // `span < 64`: every element index below 64 (an OR of such is below 64 too); the last
+        // byte of the map representable, so no end saturates
+        if off_grid & (size - 1) == 0 && span < 64 && lo.checked_add(64 << sh).is_some() {
+            while bits != 0 {
+                let s = bits.trailing_zeros();
+                // `>> s` leaves zeros above the map's top, so a run reaching bit 63 ends at 64
+                let e = s + (!(bits >> s)).trailing_zeros();
+                runs.push((lo + (u64::from(s) << sh), lo + (u64::from(e) << sh)));
+                bits &= u64::MAX.checked_shl(e).unwrap_or(0);
+            }
+            return;
+        }
+    }
+    let mut buf = [0u64; 32];
+    let mut n = 0;
+    for (l, &x) in addrs.iter().enumerate() {
+        buf[n & 31] = x;
+        n += (lanes >> l & 1) as usize;
+    }
+    lane_runs(&buf[..n], size, runs);
+}
+
 /// Checks an access of `[start, end)` against the shadow state and records it.
 #[allow(clippy::too_many_arguments)]
 fn check_range(
@@ -608,68 +735,55 @@ impl RaceDetector {
         order: MemOrder,
         span: SpanToken,
     ) {
-        // The maximal ranges of the lanes' bytes: intervals that touch are merged first in
-        // arrival order (a lane's vector elements and coalesced lanes arrive adjacent), then
-        // the runs are sorted (only when they are not in order already: swizzled or transposed
-        // lanes) and merged again. Same ranges as sorting every address, for a sort of the
-        // few runs instead of up to 128 addresses.
-        let Some((&first, rest)) = addrs.split_first() else {
-            return;
-        };
-        // A coalesced access (each lane's bytes right after the previous lane's) is one range:
-        // no run list and no sort (what the general path below makes of it too).
-        let mut end = first.saturating_add(size);
-        if rest.iter().all(|&a| {
-            let next = a == end;
-            end = a.saturating_add(size);
-            next
-        }) {
-            self.thread_access(
-                w,
-                space,
-                first,
-                end - first,
-                kind,
-                order,
-                span,
-                Agent::Thread,
-            );
-            return;
-        }
-        let mut runs: SmallVec<[(u64, u64); 32]> = SmallVec::new();
-        let (mut s, mut e) = (first, first.saturating_add(size));
-        for &a in rest {
-            if a >= s && a <= e {
-                e = e.max(a.saturating_add(size));
-            } else {
-                runs.push((s, e));
-                (s, e) = (a, a.saturating_add(size));
-            }
-        }
-        runs.push((s, e));
-        if !runs.windows(2).all(|p| p[0].0 <= p[1].0) {
-            runs.sort_unstable();
-        }
-        // Merged in place: the maximal ranges, in address order.
-        let mut n = 0;
-        for i in 0..runs.len() {
-            let (s, e) = runs[i];
-            if n > 0 && s <= runs[n - 1].1 {
-                runs[n - 1].1 = runs[n - 1].1.max(e);
-            } else {
-                runs[n] = (s, e);
-                n += 1;
-            }
-        }
-        runs.truncate(n);
+        let mut runs = SmallVec::new();
+        lane_runs(addrs, size, &mut runs);
+        self.access_runs(w, space, &runs, kind, order, span);
+    }
+
+    /// [`RaceDetector::access_lanes`] of the lanes of `lanes` (bit `l`: lane `l` is active,
+    /// at `addrs[l]`; the others' entries are ignored), as the engine reports them: the same
+    /// ranges, built without compacting the active lanes first and, when the lanes' bytes lie
+    /// on one grid of `size`-byte elements (naturally aligned lanes) within 64 elements, as the
+    /// runs of a bitmap: no run list to merge and no sort. Why: matmul_fp16_bench1024 stages
+    /// every operand element with a `st.shared.b16` whose swizzled lanes land out of order in
+    /// a few 16-byte chunks; the general merge and its sort were ~900 host instructions of the
+    /// ~1 800 each such store cost (perf.md, session 12).
+    #[allow(clippy::too_many_arguments)]
+    pub fn access_lane_mask(
+        &mut self,
+        w: WarpId,
+        space: MemSpace,
+        lanes: u32,
+        addrs: &[u64; 32],
+        size: u64,
+        kind: AccessKind,
+        order: MemOrder,
+        span: SpanToken,
+    ) {
+        let mut runs = SmallVec::new();
+        lane_mask_runs(lanes, addrs, size, &mut runs);
+        self.access_runs(w, space, &runs, kind, order, span);
+    }
+
+    /// The accesses of one warp-instruction whose bytes are the maximal ranges `runs`, in
+    /// address order.
+    fn access_runs(
+        &mut self,
+        w: WarpId,
+        space: MemSpace,
+        runs: &[(u64, u64)],
+        kind: AccessKind,
+        order: MemOrder,
+        span: SpanToken,
+    ) {
         // The ranges of one instruction are checked under one record and one view unless an
         // acquire (per-location clocks) or a release (a tick) changes the view between them.
         let (releases, acquires) = order.flags();
         if runs.len() > 1 && !acquires && !(kind == AccessKind::Write && releases) {
-            self.thread_ranges(w, space, &runs, kind, order, span);
+            self.thread_ranges(w, space, runs, kind, order, span);
             return;
         }
-        for &(start, end) in &runs {
+        for &(start, end) in runs {
             self.thread_access(
                 w,
                 space,
@@ -1811,6 +1925,108 @@ mod tests {
             lanes,
             col,
             cols,
+        }
+    }
+
+    /// [`lane_mask_runs`] as [`lane_runs`] of the compacted active lanes (its fallback).
+    fn reference_lane_runs(lanes: u32, addrs: &[u64; 32], size: u64) -> Vec<(u64, u64)> {
+        let active: Vec<u64> = (0..32)
+            .filter(|l| lanes >> l & 1 != 0)
+            .map(|l| addrs[l])
+            .collect();
+        let mut runs = SmallVec::new();
+        lane_runs(&active, size, &mut runs);
+        runs.to_vec()
+    }
+
+    fn mask_runs(lanes: u32, addrs: &[u64; 32], size: u64) -> Vec<(u64, u64)> {
+        let mut runs = SmallVec::new();
+        lane_mask_runs(lanes, addrs, size, &mut runs);
+        runs.to_vec()
+    }
+
+    /// matmul_fp16_bench1024's swizzled `st.shared.b16`: lane `l` at `2l ^ 144`, the 16-byte
+    /// chunks swapped pairwise: one range.
+    #[test]
+    fn swizzled_half_words_are_one_range() {
+        let addrs: [u64; 32] = std::array::from_fn(|l| 0x400 + ((2 * l as u64) ^ 144));
+        assert_eq!(mask_runs(u32::MAX, &addrs, 2), vec![(0x480, 0x4c0)]);
+        assert_eq!(
+            reference_lane_runs(u32::MAX, &addrs, 2),
+            vec![(0x480, 0x4c0)]
+        );
+    }
+
+    /// The top of the address space: a lane at `u64::MAX` is an empty saturated run.
+    #[test]
+    fn lanes_at_the_top_of_the_address_space() {
+        for size in [1u64, 2, 4] {
+            for (lo, hi) in [
+                (u64::MAX - 64 * size, u64::MAX),
+                (u64::MAX - 3 * size, u64::MAX),
+            ] {
+                let mut addrs = [lo; 32];
+                addrs[1] = hi;
+                for lanes in [3u32, u32::MAX] {
+                    assert_eq!(
+                        mask_runs(lanes, &addrs, size),
+                        reference_lane_runs(lanes, &addrs, size),
+                        "size {size} lo {lo:#x} lanes {lanes:#x}"
+                    );
+                }
+            }
+        }
+    }
+
+    mod lane_props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4096))]
+            /// The bitmap of `lane_mask_runs` gives the ranges of the run merge: lanes on and off the
+            /// element grid, spans below and above 64 elements, sizes that are not powers of two,
+            /// addresses at the top of the address space.
+            #[test]
+            fn lane_mask_runs_match_lane_runs(
+                lanes in prop_oneof![
+                    Just(u32::MAX),
+                    any::<u32>(),
+                    (0u32..32).prop_map(|l| 1u32 << l),
+                ],
+                size in prop_oneof![
+                    (0u32..6).prop_map(|k| 1u64 << k),
+                    Just(3u64),
+                    Just(12u64),
+                ],
+                base in prop_oneof![
+                    Just(0u64),
+                    0u64..1 << 40,
+                    (0u64..256).prop_map(|d| u64::MAX - d),
+                    any::<u64>(),
+                ],
+                offs in proptest::array::uniform32(0u64..160),
+                spread in 1u64..4,
+                aligned in any::<bool>(),
+                mode in 0u8..4,
+            ) {
+                let addrs: [u64; 32] = std::array::from_fn(|l| {
+                    let off = match mode {
+                        0 => offs[l] * spread,
+                        1 => (size * l as u64) ^ (offs[0] & !(size - 1)),
+                        // spans of about 64 elements, the bitmap's limit
+                        2 => offs[l] % 66 * size,
+                        // coalesced
+                        _ => size * l as u64,
+                    };
+                    let off = if aligned { off / size * size } else { off };
+                    base.wrapping_add(off)
+                });
+                prop_assert_eq!(
+                    mask_runs(lanes, &addrs, size),
+                    reference_lane_runs(lanes, &addrs, size)
+                );
+            }
         }
     }
 

@@ -746,14 +746,6 @@ impl<'k> RaceObserver<'k> {
             }
         }
         let w = self.warp(at);
-        let mut n = 0;
-        let mut buf = [0u64; 32];
-        for (l, &a) in addrs.iter().enumerate() {
-            if lanes >> l & 1 != 0 {
-                buf[n] = a;
-                n += 1;
-            }
-        }
         if space == MemSpace::Global {
             let site = self.site(at);
             self.log
@@ -761,10 +753,11 @@ impl<'k> RaceObserver<'k> {
         } else {
             self.log_access(at, space, size, kind, order);
         }
-        self.det.access_lanes(
+        self.det.access_lane_mask(
             w,
             Self::space(at.slot, space),
-            &buf[..n],
+            lanes,
+            addrs,
             size,
             kind,
             order,
