@@ -22,6 +22,13 @@
 //! per access, `planes.rs`): not taking a new epoch for an access outside a batch fails here
 //! too. (The new epoch a write takes is defensive: no batch mixes reads and writes, so no
 //! stream can tell it apart.)
+//!
+//! Session 12: every other lane batch goes through `access_lane_mask` (the engine's form: the
+//! mask and all 32 addresses, a vector lane as one access of its elements), whose ranges come
+//! from a bitmap; and a write within one page whose bytes hold one id per plane takes
+//! `PlaneShadow::check`'s one-page path. Checked to have teeth: the mask ignored, the
+//! one-page write checked against the write plane only, and the one-page write leaving the
+//! read plane as it was each fail here.
 
 use proptest::prelude::*;
 use tmemu_race::*;
@@ -247,12 +254,32 @@ fn run(d: &mut RaceDetector, evs: &[Ev], naive_lanes: bool) -> Vec<Race> {
                             s,
                         );
                     }
-                } else {
+                } else if span % 2 == 0 {
                     d.access_lanes(
                         warps[w as usize],
                         space(global),
                         &addrs,
                         size,
+                        kind,
+                        order(o),
+                        s,
+                    );
+                } else {
+                    // The engine's form: all 32 lanes' addresses and the mask (an inactive
+                    // lane's entry is junk), a vector lane as one access of its elements.
+                    let mut lane_addrs = [0xdead_beef_u64; 32];
+                    for (l, a) in lane_addrs.iter_mut().enumerate() {
+                        if lanes >> l & 1 != 0 {
+                            *a = addrs[(lanes & ((1u64 << l) - 1) as u32).count_ones() as usize
+                                * vec as usize];
+                        }
+                    }
+                    d.access_lane_mask(
+                        warps[w as usize],
+                        space(global),
+                        lanes,
+                        &lane_addrs,
+                        size * vec,
                         kind,
                         order(o),
                         s,
