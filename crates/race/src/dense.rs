@@ -545,6 +545,19 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// byte of one id; the id assigned last in this batch is reused when it holds `value`.
     /// `one`: the id every byte holds, when the caller knows (else it is looked up).
     pub fn assign(&mut self, start: u64, end: u64, value: &C, one: Option<CellId>) {
+        self.assign_in(None, start, end, value, one);
+    }
+
+    /// [`DenseShadow::assign`], in page `pi` when the caller knows that it holds every byte
+    /// (then `one` must be the id they all hold, as [`one_page_both`] finds them).
+    pub fn assign_in(
+        &mut self,
+        pi: Option<usize>,
+        start: u64,
+        end: u64,
+        value: &C,
+        one: Option<CellId>,
+    ) {
         if start >= end {
             return;
         }
@@ -583,7 +596,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         match one {
             Some(id) => {
                 self.unref(id, n);
-                self.fill(start, end, new);
+                self.fill_in(pi, start, end, new);
             }
             None => self.refill(start, end, new),
         }
@@ -614,13 +627,19 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// Every byte of `[start, end)` back to the never-accessed state (`C::default()`).
     /// `one`: the id every byte holds, when the caller knows (else it is looked up).
     pub fn clear(&mut self, start: u64, end: u64, one: Option<CellId>) {
+        self.clear_in(None, start, end, one);
+    }
+
+    /// [`DenseShadow::clear`], in page `pi` when the caller knows that it holds every byte
+    /// (then `one` must be the id they all hold).
+    pub fn clear_in(&mut self, pi: Option<usize>, start: u64, end: u64, one: Option<CellId>) {
         if start >= end {
             return;
         }
         if let Some(id) = one.or_else(|| self.single_id(start, end)) {
             if id != NEVER {
                 self.unref(id, end - start);
-                self.fill(start, end, NEVER);
+                self.fill_in(pi, start, end, NEVER);
             }
             return;
         }

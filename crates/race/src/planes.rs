@@ -266,6 +266,29 @@ impl PlaneShadow {
                     }
                 }
             }
+            // A write within one page whose bytes hold one id in each plane (a lane's bytes, a
+            // warp's store of a part of a page): the one run of both planes and the page
+            // found once for the check and both stores. The general path below does the
+            // same with run lists and a page lookup per plane and store, ~400 of the ~800 host
+            // instructions of each swizzled `st.shared` of matmul_fp16_bench1024 (perf.md,
+            // session 12).
+            if let Some((pi, wid, rid)) = one_page_both(&mut self.w, &mut self.r, start, end) {
+                c.check_run(self.w.state(wid), &self.r.state(rid).0, start, end, out);
+                if c.clears_reads() {
+                    let mut ws = WriteState::default();
+                    c.write_state(&mut ws);
+                    self.w.assign_in(Some(pi), start, end, &ws, Some(wid));
+                    if rid != NEVER {
+                        self.r.clear_in(Some(pi), start, end, Some(rid));
+                    }
+                } else {
+                    self.w.update_one(pi, start, end, wid, |_, _, ws| {
+                        c.write_state(ws);
+                        true
+                    });
+                }
+                return;
+            }
             let mut rg = std::mem::take(&mut self.rg);
             // One walk for both planes' runs (their page tables agree: `groups_both`).
             let (w_one, r_one) =
