@@ -811,6 +811,10 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     }
 
     /// Bytes `[lo, hi)` of page `pi` take `id`.
+    ///
+    /// The fast paths are inline and the general merge out of line: its run list made the
+    /// frame of every call large (saving and restoring registers was ~35 host instructions
+    /// of each of a warp's 64-byte stores on matmul_fp16_bench1024, which take a fast path).
     fn fill_page(&mut self, pi: usize, lo: usize, hi: usize, id: CellId) {
         if lo == 0 && hi == PAGE {
             if let Page::Bytes(b) = std::mem::replace(&mut self.pages[pi], Page::uniform(id)) {
@@ -820,9 +824,11 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         }
         match &mut self.pages[pi] {
             Page::Bytes(b) => b[lo..hi].fill(id),
-            // Fast paths (same result as the general merge below): a uniform page split once
-            // (the first partial access of a fresh page), and a fill of exactly one existing
-            // run whose neighbours hold other ids.
+            // Fast paths (same result as the general merge: the runs are canonical, adjacent
+            // runs holding different ids): a uniform page split once (the first partial access
+            // of a fresh page), and a fill of exactly one existing run, merged with its
+            // neighbours where they hold `id` (a warp's store that clears the other half of a
+            // page's read plane makes it uniform again).
             Page::Runs { n, starts, ids } if *n == 1 => {
                 let u = ids[0];
                 if u == id {
@@ -837,73 +843,87 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
                 };
                 (*n, *starts, *ids) = (k, st, is);
             }
-            Page::Runs { n, starts, ids }
-                if (0..*n as usize).any(|i| {
-                    let end = if i + 1 < *n as usize {
-                        starts[i + 1] as usize
-                    } else {
-                        PAGE
-                    };
-                    starts[i] as usize == lo
-                        && end == hi
-                        && (i == 0 || ids[i - 1] != id)
-                        && (i + 1 == *n as usize || ids[i + 1] != id)
-                }) =>
-            {
-                let i = (0..*n as usize)
-                    .find(|&i| starts[i] as usize == lo)
-                    .expect("the run starting at lo");
-                ids[i] = id;
-            }
             Page::Runs { n, starts, ids } => {
-                // The new runs: the old ones before `lo`, `[lo, hi)`, the old ones from `hi`
-                // (at most 2 * INLINE_RUNS + 1), equal neighbours merged.
-                let mut out: SmallVec<[(usize, CellId); 2 * INLINE_RUNS + 1]> = SmallVec::new();
-                let mut push = |start: usize, rid: CellId| match out.last() {
-                    Some(&(_, last)) if last == rid => {}
-                    _ => out.push((start, rid)),
-                };
-                let n = *n as usize;
+                let k = *n as usize;
                 let end_of = |i: usize| {
-                    if i + 1 < n {
+                    if i + 1 < k {
                         starts[i + 1] as usize
                     } else {
                         PAGE
                     }
                 };
-                for i in 0..n {
-                    if (starts[i] as usize) < lo {
-                        push(starts[i] as usize, ids[i]);
+                let Some(i) = (0..k).find(|&i| starts[i] as usize == lo && end_of(i) == hi) else {
+                    return self.fill_runs(pi, lo, hi, id);
+                };
+                let merge = (i > 0 && ids[i - 1] == id) || (i + 1 < k && ids[i + 1] == id);
+                ids[i] = id;
+                if merge {
+                    // drop each run that holds its predecessor's id
+                    let mut m = 1;
+                    for j in 1..k {
+                        if ids[j] != ids[m - 1] {
+                            (starts[m], ids[m]) = (starts[j], ids[j]);
+                            m += 1;
+                        }
                     }
-                }
-                push(lo, id);
-                for i in 0..n {
-                    let (s, e) = (starts[i] as usize, end_of(i));
-                    if e > hi {
-                        push(s.max(hi), ids[i]);
-                    }
-                }
-                if out.len() <= INLINE_RUNS {
-                    let mut st = [0u8; INLINE_RUNS];
-                    let mut is = [NEVER; INLINE_RUNS];
-                    for (k, &(s, rid)) in out.iter().enumerate() {
-                        st[k] = s as u8;
-                        is[k] = rid;
-                    }
-                    self.pages[pi] = Page::Runs {
-                        n: out.len() as u8,
-                        starts: st,
-                        ids: is,
-                    };
-                } else {
-                    let mut b = self.spare.pop().unwrap_or_else(|| Box::new([NEVER; PAGE]));
-                    for (k, &(s, rid)) in out.iter().enumerate() {
-                        let e = out.get(k + 1).map_or(PAGE, |r| r.0);
-                        b[s..e].fill(rid);
-                    }
-                    self.pages[pi] = Page::Bytes(b);
+                    *n = m as u8;
                 }
             }
+        }
+    }
+
+    /// [`DenseShadow::fill_page`] of a page of runs where `[lo, hi)` is not exactly one run.
+    #[inline(never)]
+    fn fill_runs(&mut self, pi: usize, lo: usize, hi: usize, id: CellId) {
+        let Page::Runs { n, starts, ids } = &self.pages[pi] else {
+            unreachable!("a page of runs");
+        };
+        // The new runs: the old ones before `lo`, `[lo, hi)`, the old ones from `hi` (at most
+        // 2 * INLINE_RUNS + 1), equal neighbours merged.
+        let mut out: SmallVec<[(usize, CellId); 2 * INLINE_RUNS + 1]> = SmallVec::new();
+        let mut push = |start: usize, rid: CellId| match out.last() {
+            Some(&(_, last)) if last == rid => {}
+            _ => out.push((start, rid)),
+        };
+        let n = *n as usize;
+        let end_of = |i: usize| {
+            if i + 1 < n {
+                starts[i + 1] as usize
+            } else {
+                PAGE
+            }
+        };
+        for i in 0..n {
+            if (starts[i] as usize) < lo {
+                push(starts[i] as usize, ids[i]);
+            }
+        }
+        push(lo, id);
+        for i in 0..n {
+            let (s, e) = (starts[i] as usize, end_of(i));
+            if e > hi {
+                push(s.max(hi), ids[i]);
+            }
+        }
+        if out.len() <= INLINE_RUNS {
+            let mut st = [0u8; INLINE_RUNS];
+            let mut is = [NEVER; INLINE_RUNS];
+            for (k, &(s, rid)) in out.iter().enumerate() {
+                st[k] = s as u8;
+                is[k] = rid;
+            }
+            self.pages[pi] = Page::Runs {
+                n: out.len() as u8,
+                starts: st,
+                ids: is,
+            };
+        } else {
+            let mut b = self.spare.pop().unwrap_or_else(|| Box::new([NEVER; PAGE]));
+            for (k, &(s, rid)) in out.iter().enumerate() {
+                let e = out.get(k + 1).map_or(PAGE, |r| r.0);
+                b[s..e].fill(rid);
+            }
+            self.pages[pi] = Page::Bytes(b);
         }
     }
 
@@ -1206,6 +1226,74 @@ mod tests {
             }
             // Freed states are recycled: far fewer live states than updates.
             assert!(d.states() < 3000, "{}", d.states());
+        }
+    }
+
+    /// `fill_page`'s fast paths against the general merge (`fill_runs`) and a byte model:
+    /// random fills of one page, each applied by both to a copy of the same page, must leave
+    /// the same canonical runs (adjacent runs of different ids) and the model's bytes.
+    #[test]
+    fn page_fills_match_the_general_merge() {
+        fn canonical(p: &Page) -> Vec<(usize, CellId)> {
+            match p {
+                Page::Runs { n, starts, ids } => {
+                    let n = *n as usize;
+                    assert_eq!(starts[0], 0);
+                    for i in 1..n {
+                        assert!(starts[i - 1] < starts[i] && ids[i - 1] != ids[i], "{i}");
+                    }
+                    (0..n).map(|i| (starts[i] as usize, ids[i])).collect()
+                }
+                Page::Bytes(b) => {
+                    let mut out: Vec<(usize, CellId)> = Vec::new();
+                    for (k, &id) in b.iter().enumerate() {
+                        if out.last().is_none_or(|l| l.1 != id) {
+                            out.push((k, id));
+                        }
+                    }
+                    out
+                }
+            }
+        }
+        let mut rng = Lcg(5);
+        for _ in 0..200 {
+            let mut fast = DenseShadow::<Cell>::default();
+            let mut slow = DenseShadow::<Cell>::default();
+            let pi = fast.page_index(0);
+            assert_eq!(slow.page_index(0), pi);
+            let mut model = [NEVER; PAGE];
+            for _ in 0..40 {
+                // ids from a small set (neighbours often equal); ranges often on run edges
+                let id = (rng.next() % 3) as CellId;
+                let (a, b) = match rng.next() % 3 {
+                    0 => {
+                        let runs = canonical(&fast.pages[pi]);
+                        let i = (rng.next() as usize) % runs.len();
+                        (runs[i].0, runs.get(i + 1).map_or(PAGE, |r| r.0))
+                    }
+                    1 => (
+                        16 * (rng.next() as usize % 8),
+                        16 * (1 + rng.next() as usize % 8),
+                    ),
+                    _ => (rng.next() as usize % PAGE, rng.next() as usize % (PAGE + 1)),
+                };
+                let (lo, hi) = (a.min(b), a.max(b));
+                if lo == hi {
+                    continue;
+                }
+                fast.fill_page(pi, lo, hi, id);
+                match &slow.pages[pi] {
+                    Page::Runs { .. } if !(lo == 0 && hi == PAGE) => slow.fill_runs(pi, lo, hi, id),
+                    _ => slow.fill_page(pi, lo, hi, id),
+                }
+                model[lo..hi].fill(id);
+                let got = canonical(&fast.pages[pi]);
+                assert_eq!(got, canonical(&slow.pages[pi]), "[{lo}, {hi}) <- {id}");
+                for (k, &(s, id)) in got.iter().enumerate() {
+                    let e = got.get(k + 1).map_or(PAGE, |r| r.0);
+                    assert!(model[s..e].iter().all(|&m| m == id), "[{s}, {e})");
+                }
+            }
         }
     }
 
