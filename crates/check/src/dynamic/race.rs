@@ -734,15 +734,14 @@ impl<'k> RaceObserver<'k> {
     ) {
         self.flush();
         if space == MemSpace::Global && !self.read_only.is_empty() {
-            // the active lanes' lowest and highest address, without branches
-            let (mut lo, mut hi) = (u64::MAX, 0u64);
-            for (l, &a) in addrs.iter().enumerate() {
-                let on = lanes >> l & 1 != 0;
-                lo = lo.min(if on { a } else { u64::MAX });
-                hi = hi.max(if on { a } else { 0 });
-            }
-            if lo <= hi && self.skip_range(lo, hi.saturating_add(size), kind, order, at.pc) {
-                return;
+            if kind == AccessKind::Read {
+                // what `skip_range` answers for a read, without the lanes' lowest and highest
+                // address (`lanes_read_only`)
+                if order == MemOrder::Weak && lanes_read_only(&self.read_only, lanes, addrs, size) {
+                    return;
+                }
+            } else if let Some((lo, hi)) = lanes_bounds(lanes, addrs) {
+                self.skip_range(lo, hi.saturating_add(size), kind, order, at.pc);
             }
         }
         let w = self.warp(at);
@@ -778,8 +777,18 @@ impl<'k> RaceObserver<'k> {
     // --------------------------------------------------------------------------------------
     // Findings
 
-    #[inline]
+    /// Hands the buffered per-lane accesses to the detector. The test is inline and the rest
+    /// out of line: every batch and event flushes, and almost never finds anything (the call
+    /// was ~25 host instructions of each of matmul_fp16_bench1024's 1.08 M lane batches).
+    #[inline(always)]
     fn flush(&mut self) {
+        if self.pending.is_some() {
+            self.flush_pending();
+        }
+    }
+
+    #[inline(never)]
+    fn flush_pending(&mut self) {
         if let Some((k, at)) = self.pending.take() {
             if k.space == MemSpace::Global {
                 let addrs = std::mem::take(&mut self.addrs);
@@ -1534,5 +1543,160 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         let w = self.warp(at);
         self.det.warp_exit(w);
+    }
+}
+
+/// The active lanes' lowest and highest address (`None`: no lane active), without a branch
+/// per lane.
+#[inline]
+fn lanes_bounds(lanes: u32, addrs: &[u64; 32]) -> Option<(u64, u64)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for (l, &a) in addrs.iter().enumerate() {
+        let on = lanes >> l & 1 != 0;
+        lo = lo.min(if on { a } else { u64::MAX });
+        hi = hi.max(if on { a } else { 0 });
+    }
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// Whether the bytes of every active lane's `size`-byte access lie in one of `ranges` (the
+/// read-only skip of a weak read): the lanes' `[lowest, highest + size)` inside one range, as
+/// [`RaceObserver::skip_range`] asks, without computing them.
+///
+/// A range holding all the lanes holds the first active one, so only the ranges holding it
+/// are tried (one: buffers are disjoint). The aligned block that holds every lane (from the
+/// bits in which the lanes' addresses differ) is tried first; when it reaches past the range,
+/// one pass of the distance of every lane above the range's start, unsigned (a lane below
+/// the start is far above), decides: no minimum, no mask per lane when all are active. Why: matmul_fp16_bench1024 reads every operand element with an
+/// `ld.global.b16` of a read-only buffer, 524 288 warp-instructions whose skip cost ~340 host
+/// instructions each with the lowest and highest address (perf.md, session 12). A range
+/// ending at `u64::MAX` or an empty access takes the reference (`lanes_bounds`), where the
+/// saturated end differs. `tests::lanes_read_only_matches_the_bounds` holds the two to the
+/// same answers.
+#[inline]
+fn lanes_read_only(ranges: &[(u64, u64)], lanes: u32, addrs: &[u64; 32], size: u64) -> bool {
+    let bounds_in = |s: u64, e: u64| {
+        lanes_bounds(lanes, addrs).is_some_and(|(lo, hi)| s <= lo && hi.saturating_add(size) <= e)
+    };
+    if lanes == 0 || size == 0 {
+        return ranges.iter().any(|&(s, e)| bounds_in(s, e));
+    }
+    let a0 = addrs[lanes.trailing_zeros() as usize];
+    // The bits in which some lane's address differs from the first's: every lane lies in
+    // the aligned block of 2^k bytes holding `a0` (a vectorised XOR and OR per lane; a
+    // warp's lanes usually share all but the low 6 to 8 bits).
+    let mut diff = 0u64;
+    if lanes == u32::MAX {
+        for &a in addrs {
+            diff |= a ^ a0;
+        }
+    } else {
+        for (l, &a) in addrs.iter().enumerate() {
+            diff |= (a ^ a0) & 0u64.wrapping_sub(u64::from(lanes >> l & 1));
+        }
+    }
+    let k = 64 - diff.leading_zeros();
+    ranges.iter().any(|&(s, e)| {
+        if e == u64::MAX {
+            return bounds_in(s, e);
+        }
+        if !(s <= a0 && a0 < e) {
+            return false;
+        }
+        // the whole block inside: every lane is (its last byte at most the block's last
+        // address plus `size - 1`)
+        if k < 63 {
+            let block = a0 >> k << k;
+            let last = block + ((1u64 << k) - 1);
+            if s <= block && last.checked_add(size).is_some_and(|end| end <= e) {
+                return true;
+            }
+        }
+        let Some(room) = (e - s).checked_sub(size) else {
+            return false;
+        };
+        let mut far = 0u64;
+        if lanes == u32::MAX {
+            for &a in addrs {
+                far = far.max(a.wrapping_sub(s));
+            }
+        } else {
+            for (l, &a) in addrs.iter().enumerate() {
+                let x = if lanes >> l & 1 != 0 { a } else { a0 };
+                far = far.max(x.wrapping_sub(s));
+            }
+        }
+        far <= room
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The skip as it was: the lanes' lowest and highest address, then one range holding both.
+    fn reference(ranges: &[(u64, u64)], lanes: u32, addrs: &[u64; 32], size: u64) -> bool {
+        lanes_bounds(lanes, addrs).is_some_and(|(lo, hi)| {
+            let hi = hi.saturating_add(size);
+            ranges.iter().any(|&(s, e)| s <= lo && hi <= e)
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16384))]
+        /// Lanes inside, across the ends of and outside one or two (possibly overlapping)
+        /// ranges, anywhere in the address space.
+        #[test]
+        fn lanes_read_only_matches_the_bounds(
+            lanes in prop_oneof![Just(u32::MAX), any::<u32>(), (0u32..32).prop_map(|l| 1u32 << l)],
+            size in prop_oneof![Just(0u64), 1u64..17, Just(64)],
+            base in prop_oneof![Just(0u64), 1u64 << 20..1 << 40, (0u64..512).prop_map(|d| u64::MAX - d)],
+            offs in proptest::array::uniform32(0u64..600),
+            // lanes clustered in a small span (a warp's usual access, the aligned-block test)
+            // near the ranges' ends, or spread
+            cluster in (0u64..600, prop_oneof![Just(1u64), Just(2), Just(64), Just(128), Just(600)]),
+            r0 in (0u64..700, 0u64..700),
+            r1 in (0u64..700, 0u64..700),
+            two in any::<bool>(),
+            to_top in any::<bool>(),
+            near in any::<bool>(),
+        ) {
+            let addrs: [u64; 32] =
+                std::array::from_fn(|l| base.wrapping_add(cluster.0 + offs[l] % cluster.1));
+            let range = |(a, b): (u64, u64)| {
+                let s = base.wrapping_add(a.min(b));
+                let e = base.saturating_add(a.max(b));
+                (s, if to_top && a > b { u64::MAX } else { e })
+            };
+            // the first range's ends within 2 bytes of the cluster's
+            let r0 = if near {
+                let (c, w) = cluster;
+                ((c + r0.0 % 5).saturating_sub(2), (c + w + r0.1 % 5).saturating_sub(2))
+            } else {
+                r0
+            };
+            let mut ranges = vec![range(r0)];
+            if two {
+                ranges.push(range(r1));
+            }
+            prop_assert_eq!(
+                lanes_read_only(&ranges, lanes, &addrs, size),
+                reference(&ranges, lanes, &addrs, size)
+            );
+        }
+    }
+
+    /// Every lane inside a read-only buffer is skipped, one byte past its end is not.
+    #[test]
+    fn a_warp_read_inside_a_buffer_is_read_only() {
+        let ranges = [(0x1000, 0x1100), (0x2000, 0x2400)];
+        let mut addrs: [u64; 32] = std::array::from_fn(|l| 0x2000 + 2 * ((l as u64 * 7) % 32));
+        assert!(lanes_read_only(&ranges, u32::MAX, &addrs, 2));
+        addrs[5] = 0x23ff;
+        assert!(!lanes_read_only(&ranges, u32::MAX, &addrs, 2));
+        assert!(lanes_read_only(&ranges, !(1 << 5), &addrs, 2));
+        addrs[0] = 0x1ffe;
+        assert!(!lanes_read_only(&ranges, !(1 << 5), &addrs, 2));
     }
 }
