@@ -75,7 +75,7 @@
 //!
 //! | PTX | calls |
 //! |---|---|
-//! | `ld`/`st`/`atom`/`red` on shared or global | [`RaceDetector::access_lanes`] (or `access`), with the [`MemOrder`] |
+//! | `ld`/`st`/`atom`/`red` on shared or global | [`RaceDetector::access_lanes`] (or `access_lane_mask`: the mask and all 32 addresses; or `access`), with the [`MemOrder`] |
 //! | `tcgen05.alloc` (its address store) | [`RaceDetector::alloc_address_store`] |
 //! | `tcgen05.alloc` / `dealloc` took effect (each CTA's half of a `.cta_group::2` collective) | [`RaceDetector::tmem_alloc`] / [`RaceDetector::tmem_dealloc`] |
 //! | `bar.sync` / `barrier.cta.sync` | `arrive(Ordering)` per warp, `sync_complete` when the barrier completes, `wait(Ordering)` per waiting warp (`bar.arrive`: arrive only) |

@@ -60,6 +60,8 @@
 //! The engine reports one event per lane and element (`Observer::memory`); the observer
 //! buffers one warp-instruction's lanes and hands them to `RaceDetector::access_lanes`, which
 //! merges contiguous lanes into one range, so a coalesced warp access costs one shadow update.
+//! The fast `ld`/`st` paths report a warp-instruction at once (`Observer::memory_lanes`: the
+//! mask and all 32 addresses), which goes to `RaceDetector::access_lane_mask` as it is.
 
 use std::collections::HashMap;
 use std::sync::Arc;
