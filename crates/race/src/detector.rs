@@ -392,8 +392,9 @@ const MAP_MAX_SIZE: u64 = 64;
 /// bytes right after the previous lane's) is one range. Otherwise, when `size` is a power of
 /// two, every lane is a multiple of `size` away from the lowest one and the highest fewer
 /// than 64 elements above it, each lane is one bit of a map of `size`-byte elements from the
-/// lowest address, and the maximal ranges are the map's runs of ones, in address order: no
-/// run list, no sort, no merge. Other accesses take [`lane_runs`] of the active lanes.
+/// lowest address (or from the aligned block holding every lane, see below), and the maximal
+/// ranges are the map's runs of ones, in address order: no run list, no sort, no merge.
+/// Other accesses take [`lane_runs`] of the active lanes.
 /// Why: matmul_fp16_bench1024 stages every operand element with a swizzled `st.shared.b16`,
 /// whose run merge and sort were ~900 of the ~1 800 host instructions each cost (perf.md,
 /// session 12). `tests::lane_props` holds the two to the same ranges.
@@ -415,9 +416,12 @@ pub(crate) fn lane_mask_runs(
         filled = std::array::from_fn(|l| if lanes >> l & 1 != 0 { addrs[l] } else { f });
         &filled
     };
-    let mut adj = 0;
+    // `adj`: whether every lane follows the previous one; `diff`: the bits in which some lane
+    // differs from lane 0 (one vectorised pass for both)
+    let (mut adj, mut diff) = (0, 0);
     for l in 1..32 {
         adj |= a[l].wrapping_sub(a[l - 1]) ^ size;
+        diff |= a[l] ^ a[0];
     }
     if adj == 0 && size <= MAP_MAX_SIZE {
         // not wrapped around the address space, and no lane's end saturates (the reference's
@@ -428,8 +432,25 @@ pub(crate) fn lane_mask_runs(
         }
     }
     if size.is_power_of_two() && size <= MAP_MAX_SIZE {
-        let lo = a.iter().fold(u64::MAX, |lo, &x| lo.min(x));
         let sh = size.trailing_zeros();
+        // Lanes that share all but their low `m` bits with lane 0 and its offset in a
+        // `size`-byte element lie on one grid in an aligned block of 2^m bytes: with at most
+        // 64 elements there, the block (moved to lane 0's offset) is the map's origin, found
+        // without the lowest address (a swizzled warp store stays in its 64- or 128-byte
+        // block). Lanes that straddle a larger aligned boundary take the lowest address.
+        let m = (64 - diff.leading_zeros()).max(sh);
+        if diff & (size - 1) == 0 && m - sh <= 6 {
+            let base = (a[0] >> m << m) | (a[0] & (size - 1));
+            if base.checked_add(64 << sh).is_some() {
+                let mut bits = 0u64;
+                for &x in a {
+                    bits |= 1 << (((x - base) >> sh) & 63);
+                }
+                map_runs(bits, base, sh, runs);
+                return;
+            }
+        }
+        let lo = a.iter().fold(u64::MAX, |lo, &x| lo.min(x));
         let (mut bits, mut off_grid, mut span) = (0u64, 0u64, 0u64);
         for &x in a {
             let off = x - lo;
@@ -440,13 +461,7 @@ pub(crate) fn lane_mask_runs(
         // `span < 64`: every element index below 64 (an OR of such is below 64 too); the last
         // byte of the map representable, so no end saturates
         if off_grid & (size - 1) == 0 && span < 64 && lo.checked_add(64 << sh).is_some() {
-            while bits != 0 {
-                let s = bits.trailing_zeros();
-                // `>> s` leaves zeros above the map's top, so a run reaching bit 63 ends at 64
-                let e = s + (!(bits >> s)).trailing_zeros();
-                runs.push((lo + (u64::from(s) << sh), lo + (u64::from(e) << sh)));
-                bits &= u64::MAX.checked_shl(e).unwrap_or(0);
-            }
+            map_runs(bits, lo, sh, runs);
             return;
         }
     }
@@ -457,6 +472,19 @@ pub(crate) fn lane_mask_runs(
         n += (lanes >> l & 1) as usize;
     }
     lane_runs(&buf[..n], size, runs);
+}
+
+/// The byte ranges of the runs of ones of `bits`, a map of `1 << sh`-byte elements from
+/// `origin` (whose last element's end is representable), in address order.
+#[inline]
+fn map_runs(mut bits: u64, origin: u64, sh: u32, runs: &mut SmallVec<[(u64, u64); 32]>) {
+    while bits != 0 {
+        let s = bits.trailing_zeros();
+        // `>> s` leaves zeros above the map's top, so a run reaching bit 63 ends at 64
+        let e = s + (!(bits >> s)).trailing_zeros();
+        runs.push((origin + (u64::from(s) << sh), origin + (u64::from(e) << sh)));
+        bits &= u64::MAX.checked_shl(e).unwrap_or(0);
+    }
 }
 
 /// Checks an access of `[start, end)` against the shadow state and records it.
