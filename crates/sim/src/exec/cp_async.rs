@@ -32,7 +32,7 @@
 use super::memory::{fast_ok, lane_addrs, mbar_guard, shared_offsets};
 use super::{Ctx, Warp};
 use crate::mem::{GlobalSpan, SHARED_BASE};
-use crate::observer::{AccessKind, MemSpace, Observer, OpKind, Place};
+use crate::observer::{AccessKind, AsyncId, MemSpace, Observer, OpKind, Place};
 use crate::program::{Any, CpAsyncInst};
 
 /// Runs `c` for the lanes of `mask` when no lane can fault; returns false, having touched
@@ -350,11 +350,22 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
     let (lo, hi) = (src[..ns].iter()).fold((u64::MAX, 0), |(lo, hi), &(a, n)| {
         (lo.min(a), hi.max(a.saturating_add(n)))
     });
-    let n = if lo < hi && cx.obs.ignores_global_read(lo, hi) {
-        0
-    } else {
-        merged_ranges(&mut src[..ns], &mut ranges)
-    };
+    if !(lo < hi && cx.obs.ignores_global_read(lo, hi)) {
+        report_source_reads(cx, id, &mut src[..ns]);
+    }
+    cx.obs.async_complete(id, cx.out.warp_instructions);
+    cx.obs.cp_async_add(at, id);
+}
+
+/// Reports the source items `(address, bytes)` of copy `id` as their maximal ranges of
+/// global memory read.
+fn report_source_reads<O: Observer>(
+    cx: &mut Ctx<'_, '_, O>,
+    id: AsyncId,
+    items: &mut [(u64, u64)],
+) {
+    let mut ranges = [(0u64, 0u64); 32];
+    let n = merged_ranges(items, &mut ranges);
     for &(s, e) in &ranges[..n] {
         let place = Place::Mem {
             space: MemSpace::Global,
@@ -363,8 +374,6 @@ pub(super) fn observe<O: Observer>(w: &Warp, cx: &mut Ctx<'_, '_, O>, mask: u32,
         };
         cx.obs.async_access(id, place, AccessKind::Read);
     }
-    cx.obs.async_complete(id, cx.out.warp_instructions);
-    cx.obs.cp_async_add(at, id);
 }
 
 /// The source bytes of the lanes a warp-wide copy reads, as its scans left them.
@@ -469,16 +478,7 @@ fn observe_offsets_cold<O: Observer>(
                 ns
             }
         };
-        let mut ranges = [(0u64, 0u64); 32];
-        let n = merged_ranges(&mut items[..ns], &mut ranges);
-        for &(s, e) in &ranges[..n] {
-            let place = Place::Mem {
-                space: MemSpace::Global,
-                addr: s,
-                len: e - s,
-            };
-            cx.obs.async_access(id, place, AccessKind::Read);
-        }
+        report_source_reads(cx, id, &mut items[..ns]);
     }
     cx.obs.async_complete(id, cx.out.warp_instructions);
     cx.obs.cp_async_add(at, id);
