@@ -74,6 +74,16 @@ enum Page {
     Bytes(Ids),
 }
 
+/// Where run `i` of the `n` inline runs starting at `starts` ends (the page's end for the last).
+#[inline(always)]
+fn run_end(starts: &[u8; INLINE_RUNS], n: usize, i: usize) -> usize {
+    if i + 1 < n {
+        starts[i + 1] as usize
+    } else {
+        PAGE
+    }
+}
+
 impl Page {
     fn uniform(id: CellId) -> Page {
         Page::Runs {
@@ -93,12 +103,7 @@ impl Page {
                 while i + 1 < n && starts[i + 1] as usize <= off {
                     i += 1;
                 }
-                let end = if i + 1 < n {
-                    starts[i + 1] as usize
-                } else {
-                    PAGE
-                };
-                (ids[i], end.min(hi))
+                (ids[i], run_end(starts, n, i).min(hi))
             }
             Page::Bytes(b) => {
                 let id = b[off];
@@ -845,13 +850,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
             }
             Page::Runs { n, starts, ids } => {
                 let k = *n as usize;
-                let end_of = |i: usize| {
-                    if i + 1 < k {
-                        starts[i + 1] as usize
-                    } else {
-                        PAGE
-                    }
-                };
+                let end_of = |i: usize| run_end(starts, k, i);
                 let Some(i) = (0..k).find(|&i| starts[i] as usize == lo && end_of(i) == hi) else {
                     return self.fill_runs(pi, lo, hi, id);
                 };
@@ -886,13 +885,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
             _ => out.push((start, rid)),
         };
         let n = *n as usize;
-        let end_of = |i: usize| {
-            if i + 1 < n {
-                starts[i + 1] as usize
-            } else {
-                PAGE
-            }
-        };
+        let end_of = |i: usize| run_end(starts, n, i);
         for i in 0..n {
             if (starts[i] as usize) < lo {
                 push(starts[i] as usize, ids[i]);

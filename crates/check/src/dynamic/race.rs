@@ -1569,8 +1569,9 @@ fn lanes_bounds(lanes: u32, addrs: &[u64; 32]) -> Option<(u64, u64)> {
 /// are tried (one: buffers are disjoint). The aligned block that holds every lane (from the
 /// bits in which the lanes' addresses differ) is tried first; when it reaches past the range,
 /// one pass of the distance of every lane above the range's start, unsigned (a lane below
-/// the start is far above), decides: no minimum, no mask per lane when all are active. Why: matmul_fp16_bench1024 reads every operand element with an
-/// `ld.global.b16` of a read-only buffer, 524 288 warp-instructions whose skip cost ~340 host
+/// the start is far above), decides: no minimum, no mask per lane when all are active. Why:
+/// matmul_fp16_bench1024 reads every operand element with an `ld.global.b16` of a read-only
+/// buffer, 524 288 warp-instructions whose skip cost ~340 host
 /// instructions each with the lowest and highest address (perf.md, session 12). A range
 /// ending at `u64::MAX` or an empty access takes the reference (`lanes_bounds`), where the
 /// saturated end differs. `tests::lanes_read_only_matches_the_bounds` holds the two to the

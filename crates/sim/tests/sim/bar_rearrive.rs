@@ -5,9 +5,7 @@
 //! counting 96 threads (never completed by it alone); the second instruction is chosen by
 //! `mode`.
 
-use tmemu_sim::{run, GlobalMemory, RunOptions};
-
-use crate::support::{load_src, param_block, plain_launch};
+use crate::support::mode_diagnostics;
 
 const PTX: &str = r#".version 8.7
 .target sm_100a
@@ -44,24 +42,7 @@ LOW:
 
 /// The rules and pcs reported for one mode, with the lines of their related spans.
 fn reports(mode: u32) -> Vec<(String, u32, Vec<u32>)> {
-    let k = load_src(PTX, "ra.ptx");
-    let g = GlobalMemory::new();
-    let launch = plain_launch([1, 1, 1], [32, 1, 1], param_block(&k, [mode as u64]));
-    let opts = RunOptions {
-        max_steps: 100_000,
-        ..Default::default()
-    };
-    let r = run(&k, &launch, &g, &opts).expect("launch");
-    r.diagnostics
-        .iter()
-        .map(|d| {
-            (
-                d.rule.id.to_string(),
-                d.ctx.pc,
-                d.related.iter().map(|x| x.0.line).collect(),
-            )
-        })
-        .collect()
+    mode_diagnostics(PTX, "ra.ptx", 32, mode)
 }
 
 #[test]

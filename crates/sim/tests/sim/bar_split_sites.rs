@@ -4,9 +4,7 @@
 //! warp 1 meet at barrier 1 (64 threads) from two branches; the form at each site is chosen by
 //! `mode`. Only the aligned blocking forms at two sites are reported.
 
-use tmemu_sim::{run, GlobalMemory, RunOptions};
-
-use crate::support::{load_src, param_block, plain_launch};
+use crate::support::mode_diagnostics;
 
 const PTX: &str = r#".version 8.7
 .target sm_100a
@@ -53,24 +51,10 @@ SAME:
 
 /// The pcs TM0507 names for one mode, with the line of its related span.
 fn reports(mode: u32) -> Vec<(u32, Vec<u32>)> {
-    let k = load_src(PTX, "bs.ptx");
-    let g = GlobalMemory::new();
-    let launch = plain_launch([1, 1, 1], [64, 1, 1], param_block(&k, [mode as u64]));
-    let opts = RunOptions {
-        max_steps: 100_000,
-        ..Default::default()
-    };
-    let r = run(&k, &launch, &g, &opts).expect("launch");
-    let others: Vec<_> = r
-        .diagnostics
-        .iter()
-        .filter(|d| d.rule.id != "TM0507")
-        .collect();
+    let all = mode_diagnostics(PTX, "bs.ptx", 64, mode);
+    let others: Vec<_> = all.iter().filter(|d| d.0 != "TM0507").collect();
     assert!(others.is_empty(), "mode {mode}: {others:?}");
-    r.diagnostics
-        .iter()
-        .map(|d| (d.ctx.pc, d.related.iter().map(|x| x.0.line).collect()))
-        .collect()
+    all.into_iter().map(|(_, pc, rel)| (pc, rel)).collect()
 }
 
 #[test]

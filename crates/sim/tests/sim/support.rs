@@ -60,6 +60,34 @@ pub fn u32_words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// The diagnostics of one CTA of `threads` threads of the single-parameter kernel `src` run
+/// with that parameter `mode`: (rule id, pc, the lines of its related spans).
+pub fn mode_diagnostics(
+    src: &str,
+    file: &str,
+    threads: u32,
+    mode: u32,
+) -> Vec<(String, u32, Vec<u32>)> {
+    let k = load_src(src, file);
+    let g = tmemu_sim::GlobalMemory::new();
+    let launch = plain_launch([1, 1, 1], [threads, 1, 1], param_block(&k, [mode as u64]));
+    let opts = tmemu_sim::RunOptions {
+        max_steps: 100_000,
+        ..Default::default()
+    };
+    let r = tmemu_sim::run(&k, &launch, &g, &opts).expect("launch");
+    r.diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.rule.id.to_string(),
+                d.ctx.pc,
+                d.related.iter().map(|x| x.0.line).collect(),
+            )
+        })
+        .collect()
+}
+
 /// PTX of the atomics tests' kernel `k(mem, bs, olds)`, one element per thread: after the
 /// prologue `%r1` is the global thread index and `%rd5`, `%rd6`, `%rd7` address the thread's
 /// element (`elem_bytes` apart) of `mem`, `bs` and `olds`. `decls` declares what `body` uses
