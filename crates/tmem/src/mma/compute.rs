@@ -126,21 +126,20 @@ pub fn execute(
     scratch.p.resize(rows * n, 0.0);
     // SAFETY: this CTA's rows of A and all of B are in bounds (asserted); P is rows×n.
     unsafe {
-        matrixmultiply::sgemm(
+        super::gemm::sgemm(
             rows,
             k,
             n,
             sign,
             req.a.as_ptr().add(a0),
-            rsa as isize,
-            csa as isize,
+            rsa,
+            csa,
             req.b.as_ptr(),
-            rsb as isize,
-            csb as isize,
+            rsb,
+            csb,
             0.0,
             scratch.p.as_mut_ptr(),
-            n as isize,
-            1,
+            n,
         );
     }
     for blk in &blocks[..count] {
@@ -296,21 +295,20 @@ pub fn accumulate_f32(
         // rows × cols cells with row stride COLS inside `cells`, whose length was computed
         // from exactly that extent. u32 and f32 have the same size and alignment.
         unsafe {
-            matrixmultiply::sgemm(
+            super::gemm::sgemm(
                 blk.rows as usize,
                 k,
                 blk.cols as usize,
                 sign,
                 g.a.data.as_ptr().add(a0 + blk.row0 as usize * rsa),
-                rsa as isize,
-                csa as isize,
+                rsa,
+                csa,
                 g.b.data.as_ptr().add(blk.col0 as usize * bj),
-                bk as isize,
-                bj as isize,
+                bk,
+                bj,
                 if g.input_d.is_some() { 1.0 } else { 0.0 },
                 cells.as_mut_ptr() as *mut f32,
-                COLS as isize,
-                1,
+                COLS,
             );
         }
     }

@@ -33,6 +33,7 @@
 
 mod compute;
 mod dlayout;
+mod gemm;
 mod operand;
 mod sparse;
 
