@@ -609,6 +609,18 @@ impl GlobalSpan<'_> {
         atomic_load(self.buf.ptr().add(off), size)
     }
 
+    /// Hints that byte `off` of the span's buffer (or past its end: a prefetch never faults)
+    /// will be read soon.
+    #[inline(always)]
+    pub fn prefetch_at(self, off: usize) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch reads nothing architecturally and cannot fault.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.buf.ptr().wrapping_add(off) as *const i8);
+        }
+    }
+
     /// Copies the 16 bytes at byte `off` of the span's buffer to `dst`.
     ///
     /// On x86-64 one 16-byte SSE load and one store. Rust has no 16-byte atomic load, and the
