@@ -46,28 +46,43 @@ pub(crate) unsafe fn sgemm(
     rsc: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if csb == 1 && k > 0 && n % 16 == 0 {
-        let g = Gemm {
-            m,
-            k,
-            n,
-            negate: alpha < 0.0,
-            a,
-            rsa,
-            csa,
-            b,
-            rsb,
-            accumulate: beta != 0.0,
-            c,
-            rsc,
+    if k > 0 && n % 16 == 0 && (csb == 1 || rsb == 1) {
+        let kernel = if m % 16 == 0 && avx512_usable() {
+            Some(Gemm::run_avx512 as unsafe fn(&Gemm))
+        } else if m % 4 == 0 && avx2_fma_usable() {
+            Some(Gemm::run_avx2 as unsafe fn(&Gemm))
+        } else {
+            None
         };
-        if m % 16 == 0 && avx512_usable() {
-            // SAFETY: the CPU has AVX-512F (checked); the extents are the caller's.
-            return g.run_avx512();
-        }
-        if m % 4 == 0 && avx2_fma_usable() {
-            // SAFETY: the CPU has AVX2 and FMA (checked); the extents are the caller's.
-            return g.run_avx2();
+        if let Some(kernel) = kernel {
+            let mut g = Gemm {
+                m,
+                k,
+                n,
+                negate: alpha < 0.0,
+                a,
+                rsa,
+                csa,
+                b,
+                rsb,
+                accumulate: beta != 0.0,
+                c,
+                rsc,
+            };
+            if csb == 1 {
+                // SAFETY: the kernel's features were checked; the extents are the caller's.
+                return kernel(&g);
+            }
+            // A K-major B (`(kk, j)` at `b[kk + j·csb]`): transposed once into columns the
+            // kernel loads 16 at a time. That is the half of matrixmultiply's packing the
+            // kernel needs (A's elements are broadcast from where they lie).
+            return B_COLUMNS.with(|t| {
+                let mut t = t.borrow_mut();
+                transpose_k_major(b, csb, k, n, &mut t);
+                (g.b, g.rsb) = (t.as_ptr(), n);
+                // SAFETY: as above; `t` holds the k × n B with row stride n.
+                kernel(&g)
+            });
         }
     }
     matrixmultiply::sgemm(
@@ -86,6 +101,33 @@ pub(crate) unsafe fn sgemm(
         rsc as isize,
         1,
     );
+}
+
+#[cfg(target_arch = "x86_64")]
+thread_local! {
+    /// A K-major B transposed for the kernels (at most 256 × 256 floats: a fused panel's K
+    /// block times the largest N).
+    static B_COLUMNS: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `out[kk·n + j] = b[kk + j·csb]` for `kk < k`, `j < n` (n a multiple of 8): eight rows of
+/// the K-major B read side by side, so both the reads and the 8-float writes stay sequential.
+///
+/// # Safety
+/// Every `b[kk + j·csb]` named lies in its allocation.
+#[cfg(target_arch = "x86_64")]
+unsafe fn transpose_k_major(b: *const f32, csb: usize, k: usize, n: usize, out: &mut Vec<f32>) {
+    out.clear();
+    out.resize(k * n, 0.0);
+    for j0 in (0..n).step_by(8) {
+        let rows: [*const f32; 8] = std::array::from_fn(|jj| b.add((j0 + jj) * csb));
+        for kk in 0..k {
+            let dst = &mut out[kk * n + j0..kk * n + j0 + 8];
+            for (d, r) in dst.iter_mut().zip(rows) {
+                *d = *r.add(kk);
+            }
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -209,6 +251,8 @@ mod tests {
     enum Path {
         Avx512,
         Avx2,
+        /// [`sgemm`] itself with a K-major B (transposed, then whichever kernel it picks).
+        KMajorB,
     }
 
     /// Operands in either order with a padded leading dimension, random bits of every
@@ -249,8 +293,13 @@ mod tests {
             (1, m + pad, k * (m + pad))
         };
         let a: Vec<f32> = (0..alen).map(|_| value(12)).collect();
-        let rsb = n + pad;
-        let b: Vec<f32> = (0..k * rsb).map(|_| value(12)).collect();
+        let (rsb, csb) = match path {
+            Path::KMajorB => (1, k + pad),
+            _ => (n + pad, 1),
+        };
+        let b: Vec<f32> = (0..k.max(n) * (k.max(n) + pad))
+            .map(|_| value(12))
+            .collect();
         let rsc = n + 8;
         for (alpha, beta) in [(1.0, 1.0), (-1.0, 1.0), (1.0, 0.0), (-1.0, 0.0)] {
             let c0: Vec<f32> = (0..m * rsc)
@@ -279,6 +328,21 @@ mod tests {
                 match path {
                     Path::Avx512 => g.run_avx512(),
                     Path::Avx2 => g.run_avx2(),
+                    Path::KMajorB => sgemm(
+                        m,
+                        k,
+                        n,
+                        alpha,
+                        a.as_ptr(),
+                        rsa,
+                        csa,
+                        b.as_ptr(),
+                        rsb,
+                        csb,
+                        beta,
+                        got.as_mut_ptr(),
+                        rsc,
+                    ),
                 }
                 matrixmultiply::sgemm(
                     m,
@@ -290,7 +354,7 @@ mod tests {
                     csa as isize,
                     b.as_ptr(),
                     rsb as isize,
-                    1,
+                    csb as isize,
                     beta,
                     want.as_mut_ptr(),
                     rsc as isize,
@@ -323,6 +387,7 @@ mod tests {
             if avx2_fma_usable() {
                 case(Path::Avx2, 4 * mt, 16 * nt, k, a_rows, pad, zeros, seed);
             }
+            case(Path::KMajorB, 4 * mt, 16 * nt, k, a_rows, pad, zeros, seed);
         }
     }
 
