@@ -78,7 +78,7 @@ pub(crate) unsafe fn sgemm(
             // kernel needs (A's elements are broadcast from where they lie).
             return B_COLUMNS.with(|t| {
                 let mut t = t.borrow_mut();
-                transpose_k_major(b, csb, k, n, &mut t);
+                let t = transpose_k_major(b, csb, k, n, &mut t);
                 (g.b, g.rsb) = (t.as_ptr(), n);
                 // SAFETY: as above; `t` holds the k × n B with row stride n.
                 kernel(&g)
@@ -110,15 +110,24 @@ thread_local! {
     static B_COLUMNS: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// `out[kk·n + j] = b[kk + j·csb]` for `kk < k`, `j < n` (n a multiple of 8): eight rows of
+/// `t[kk·n + j] = b[kk + j·csb]` for `kk < k`, `j < n` (n a multiple of 8), `t` the returned
+/// part of `out`, which starts at a 64-byte boundary (whole-line vector loads): eight rows of
 /// the K-major B read side by side, so both the reads and the 8-float writes stay sequential.
 ///
 /// # Safety
 /// Every `b[kk + j·csb]` named lies in its allocation.
 #[cfg(target_arch = "x86_64")]
-unsafe fn transpose_k_major(b: *const f32, csb: usize, k: usize, n: usize, out: &mut Vec<f32>) {
+unsafe fn transpose_k_major<'a>(
+    b: *const f32,
+    csb: usize,
+    k: usize,
+    n: usize,
+    out: &'a mut Vec<f32>,
+) -> &'a [f32] {
     out.clear();
-    out.resize(k * n, 0.0);
+    out.resize(k * n + 16, 0.0);
+    let off = out.as_ptr().align_offset(64);
+    let out = &mut out[off..off + k * n];
     for j0 in (0..n).step_by(8) {
         let rows: [*const f32; 8] = std::array::from_fn(|jj| b.add((j0 + jj) * csb));
         for kk in 0..k {
@@ -128,6 +137,7 @@ unsafe fn transpose_k_major(b: *const f32, csb: usize, k: usize, n: usize, out: 
             }
         }
     }
+    out
 }
 
 #[cfg(target_arch = "x86_64")]
