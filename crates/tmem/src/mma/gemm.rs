@@ -5,8 +5,9 @@
 //! its choosing, so for a B whose columns are contiguous (an MN-major B, gathered K by rows) the
 //! copy buys nothing: the micro-kernel broadcasts A's elements from wherever they lie and loads
 //! 16 of B's columns in one vector. Measured on 128 × 128 × 256 (one fused panel block,
-//! AVX-512): `matrixmultiply` 89-105 µs, this kernel 74-83 µs, for the same bits
-//! (docs/arch/perf.md, session 13).
+//! AVX-512; docs/arch/perf.md, session 13): on an AMD Zen 4 core `matrixmultiply` 89-105 µs
+//! against 74-83 µs here; on the Intel Xeon of the benchmark host the two are equal within
+//! that machine's noise (63-116 against 60-114 µs), so nothing is lost where it does not gain.
 //!
 //! **The same bits as `matrixmultiply`**, so that which path runs never shows in a result:
 //! both compute each output's products over one K block of [`KC`] (its `kc`) as one chain of
