@@ -47,10 +47,10 @@ pub(crate) unsafe fn sgemm(
     rsc: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if k > 0 && n % 16 == 0 && (csb == 1 || rsb == 1) {
-        let kernel = if m % 16 == 0 && avx512_usable() {
+    if k > 0 && n.is_multiple_of(16) && (csb == 1 || rsb == 1) {
+        let kernel = if m.is_multiple_of(16) && avx512_usable() {
             Some(Gemm::run_avx512 as unsafe fn(&Gemm))
-        } else if m % 4 == 0 && avx2_fma_usable() {
+        } else if m.is_multiple_of(4) && avx2_fma_usable() {
             Some(Gemm::run_avx2 as unsafe fn(&Gemm))
         } else {
             None
@@ -118,13 +118,13 @@ thread_local! {
 /// # Safety
 /// Every `b[kk + j·csb]` named lies in its allocation.
 #[cfg(target_arch = "x86_64")]
-unsafe fn transpose_k_major<'a>(
+unsafe fn transpose_k_major(
     b: *const f32,
     csb: usize,
     k: usize,
     n: usize,
-    out: &'a mut Vec<f32>,
-) -> &'a [f32] {
+    out: &mut Vec<f32>,
+) -> &[f32] {
     out.clear();
     out.resize(k * n + 16, 0.0);
     let off = out.as_ptr().align_offset(64);
