@@ -25,9 +25,11 @@
 //!   already in the op starts a new op (a loop issuing the same `cp.async` twice before a
 //!   commit), so members of one op always have distinct spans.
 
+use std::collections::VecDeque;
+
 use smallvec::SmallVec;
 
-use super::{op_mut, GroupSeq, OpId, RaceDetector};
+use super::{op_mut, GroupSeq, OpId, RaceDetector, MAX_BULK_GROUPS};
 use crate::event::{AccessKind, MemSpace, OpKind, SpanToken, WarpId};
 
 /// Instructions one merged op holds before a further copy starts a new op (a bound on the
@@ -123,5 +125,148 @@ impl RaceDetector {
 pub(super) fn close_on_commit(open: &mut Option<OpenCpAsync>, lanes: u32) {
     if open.as_ref().is_some_and(|o| o.lanes & lanes != 0) {
         *open = None;
+    }
+}
+
+/// A warp's cp.async-groups kept once for the warp instead of once per lane, while that
+/// gives every lane's groups exactly: Triton's 32 lanes commit and wait together, and 32
+/// per-lane queues cost ~270 host instructions per lane and wait (matmul_fp16_div16_bench1024:
+/// 55 M of its checked run, perf.md session 13). The first event that would give two lanes of
+/// `lanes` different groups (a commit or wait by some of them only, a copy by lanes without
+/// groups while others have some) hands them to the per-lane queues
+/// ([`RaceDetector::split_cp_groups`]), which stay the reference.
+///
+/// Lane `l` of `lanes` has `groups.len()` committed groups, group `i` holding the ops of
+/// `groups[i]` whose lane mask has `l`, and the open ops of `open` with `l`; a lane outside
+/// `lanes` has none and nothing open.
+#[derive(Debug, Default)]
+pub(super) struct WarpGroups {
+    lanes: u32,
+    /// Ops added since the lanes' last commit, with the lanes that added each (never none,
+    /// always within `lanes`).
+    open: SmallVec<[(OpId, u32); 4]>,
+    /// Committed groups, oldest first.
+    groups: VecDeque<SmallVec<[(OpId, u32); 4]>>,
+}
+
+impl WarpGroups {
+    fn is_empty(&self) -> bool {
+        self.open.is_empty() && self.groups.is_empty()
+    }
+
+    /// Adds `id` for `lanes`; false (nothing changed) when the lanes would diverge.
+    pub(super) fn add(&mut self, lanes: u32, id: OpId) -> bool {
+        if lanes == 0 {
+            return true;
+        }
+        if self.groups.is_empty() {
+            // no lane has a group yet: lanes joining now have as many (none) as the others
+            self.lanes |= lanes;
+        } else if lanes & !self.lanes != 0 {
+            return false;
+        }
+        self.open.push((id, lanes));
+        true
+    }
+
+    /// A commit by `lanes`; false (nothing changed) when the lanes would diverge, or when
+    /// the oldest group would be evicted (left to the per-lane queues, whose order of
+    /// observation is the reference's).
+    pub(super) fn commit(&mut self, lanes: u32) -> bool {
+        if lanes == 0 {
+            return true;
+        }
+        // With no group yet, lanes beyond ours start with one empty group like ours; with
+        // groups, only all of ours and no others keep every lane's count equal.
+        let same =
+            lanes == self.lanes || self.groups.is_empty() && lanes & self.lanes == self.lanes;
+        if !same || self.groups.len() >= MAX_BULK_GROUPS {
+            return false;
+        }
+        self.lanes = lanes;
+        let g = std::mem::take(&mut self.open);
+        self.groups.push_back(g);
+        true
+    }
+}
+
+impl RaceDetector {
+    /// `cp.async.wait_group n` by `lanes` of warp `w` on its warp-wide groups: `None` when the
+    /// lanes would diverge (nothing changed), else the ops to observe, each once with the
+    /// number of lane-group entries that held it, in the order the per-lane queues give
+    /// (`group_wait`: first appearance walking lane by lane, sorted by id past 16).
+    pub(super) fn cp_groups_wait(
+        &mut self,
+        w: WarpId,
+        lanes: u32,
+        n: u32,
+    ) -> Option<SmallVec<[(OpId, u32); 8]>> {
+        let ws = self.warp(w);
+        let wg = &mut ws.cpw;
+        let k = wg.groups.len().saturating_sub(n as usize);
+        let mut done: SmallVec<[(OpId, u32); 8]> = SmallVec::new();
+        // lanes without groups observe nothing
+        if k == 0 || lanes & wg.lanes == 0 {
+            return Some(done);
+        }
+        if lanes & wg.lanes != wg.lanes {
+            return None;
+        }
+        // An entry's op first appears at the lowest lane holding it; the per-lane walk
+        // visits lane by lane, each lane's groups and entries in order.
+        let mut keys: SmallVec<[(u32, u32); 8]> = SmallVec::new();
+        let mut reorder = false;
+        let mut seq = 0u32;
+        for _ in 0..k {
+            let g = wg.groups.pop_front().expect("k <= len");
+            for &(id, ls) in &g {
+                reorder |= ls != wg.lanes;
+                let key = (ls.trailing_zeros(), seq);
+                seq += 1;
+                match done.iter().position(|e| e.0 == id) {
+                    Some(i) => {
+                        done[i].1 += ls.count_ones();
+                        keys[i] = keys[i].min(key);
+                    }
+                    None => {
+                        done.push((id, ls.count_ones()));
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        if wg.is_empty() {
+            wg.lanes = 0;
+        }
+        if done.len() > 16 {
+            done.sort_unstable();
+        } else if reorder {
+            let mut order: SmallVec<[usize; 8]> = (0..done.len()).collect();
+            order.sort_unstable_by_key(|&i| keys[i]);
+            done = order.iter().map(|&i| done[i]).collect();
+        }
+        Some(done)
+    }
+
+    /// Hands warp `w`'s warp-wide cp.async-groups to its per-lane queues, for good: the
+    /// lanes are about to diverge.
+    pub(super) fn split_cp_groups(&mut self, w: WarpId) {
+        let ws = self.warp(w);
+        let wg = std::mem::take(&mut ws.cpw);
+        ws.cpa.resize_with(32, Default::default);
+        for l in 0..32 {
+            if wg.lanes >> l & 1 == 0 {
+                continue;
+            }
+            let lb = &mut ws.cpa[l];
+            let of_lane = |g: &[(OpId, u32)]| {
+                g.iter()
+                    .filter(|e| e.1 >> l & 1 != 0)
+                    .map(|e| e.0)
+                    .collect()
+            };
+            lb.open = of_lane(&wg.open);
+            lb.groups = wg.groups.iter().map(|g| (of_lane(g), false)).collect();
+        }
     }
 }

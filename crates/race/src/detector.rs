@@ -92,8 +92,10 @@ struct WarpState {
     bulk: Vec<LaneBulk>,
     /// Non-bulk `cp.async` async-groups per lane, the same way (a sequence separate from the
     /// bulk one: `cp.async.wait_group` never waits for `cp.async.bulk` groups, PTX ISA
-    /// §9.7.9.25.3.2).
+    /// §9.7.9.25.3.2). Empty while `cpw` holds them.
     cpa: Vec<LaneBulk>,
+    /// The warp's cp.async-groups while its lanes commit and wait together (`cp_async.rs`).
+    cpw: cp_async::WarpGroups,
     /// The `cp.async` op still taking this warp's copies (one op per warp and group, see
     /// `cp_async.rs`).
     cpa_open: Option<cp_async::OpenCpAsync>,
@@ -144,6 +146,7 @@ impl WarpState {
             st_pending: SmallVec::new(),
             bulk: Vec::new(),
             cpa: Vec::new(),
+            cpw: Default::default(),
             cpa_open: None,
             joined: SmallVec::new(),
         }
@@ -621,11 +624,23 @@ pub struct RaceDetector {
     lifetimes: Vec<Lifetime>,
     /// The last `SyncObj::version` handed out.
     sync_versions: u64,
+    /// Keeps every warp's cp.async-groups per lane: the reference of the warp-wide queue.
+    per_lane_cp_groups: bool,
 }
 
 impl RaceDetector {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A detector that keeps each warp's cp.async-groups per lane from the start (the
+    /// warp-wide queue's reference, for differential tests; same findings).
+    #[doc(hidden)]
+    pub fn with_per_lane_cp_groups() -> Self {
+        Self {
+            per_lane_cp_groups: true,
+            ..Self::default()
+        }
     }
 
     /// A detector whose shared/global shadow is the run-length map instead of the dense one:
@@ -1504,6 +1519,12 @@ impl RaceDetector {
             return;
         };
         op.refs += lanes.count_ones();
+        if seq == GroupSeq::CpAsync && self.cp_groups_warp_wide(w) {
+            if self.warp(w).cpw.add(lanes, id) {
+                return;
+            }
+            self.split_cp_groups(w);
+        }
         let ws = self.warp(w);
         for l in lanes_of(lanes) {
             ws.lane_groups(seq, l).open.push(id);
@@ -1524,10 +1545,16 @@ impl RaceDetector {
 
     fn group_commit(&mut self, seq: GroupSeq, w: WarpId, lanes: u32) {
         let mut evicted: SmallVec<[OpId; 8]> = SmallVec::new();
-        let ws = self.warp(w);
         if seq == GroupSeq::CpAsync {
-            cp_async::close_on_commit(&mut ws.cpa_open, lanes);
+            cp_async::close_on_commit(&mut self.warp(w).cpa_open, lanes);
+            if self.cp_groups_warp_wide(w) {
+                if self.warp(w).cpw.commit(lanes) {
+                    return;
+                }
+                self.split_cp_groups(w);
+            }
         }
+        let ws = self.warp(w);
         for l in lanes_of(lanes) {
             let lb = ws.lane_groups(seq, l);
             let g = std::mem::take(&mut lb.open);
@@ -1562,6 +1589,15 @@ impl RaceDetector {
     }
 
     fn group_wait(&mut self, seq: GroupSeq, w: WarpId, lanes: u32, n: u32, read: bool) {
+        if seq == GroupSeq::CpAsync && !read && self.cp_groups_warp_wide(w) {
+            match self.cp_groups_wait(w, lanes, n) {
+                Some(done) => {
+                    self.observe_popped(w, done);
+                    return;
+                }
+                None => self.split_cp_groups(w),
+            }
+        }
         let ws = self.warp(w);
         let mut reads: SmallVec<[OpId; 8]> = SmallVec::new();
         // Each op once, with the number of lanes whose group held it (a warp-wide copy sits
@@ -1614,13 +1650,28 @@ impl RaceDetector {
                 same
             });
         }
-        // Observe each op once (the warp is one actor), release one reference per lane.
+        self.observe_popped(w, done);
+    }
+
+    /// Observes each op once (the warp is one actor) and releases one reference per lane
+    /// group that held it.
+    fn observe_popped(&mut self, w: WarpId, done: SmallVec<[(OpId, u32); 8]>) {
         for (id, n) in done {
             self.observe(w, id);
             if let Some(op) = op_mut(&mut self.actors, id) {
                 op.refs = op.refs.saturating_sub(n);
             }
         }
+    }
+
+    /// Whether warp `w`'s cp.async-groups are still one warp-wide queue.
+    fn cp_groups_warp_wide(&mut self, w: WarpId) -> bool {
+        let per_lane = self.per_lane_cp_groups;
+        let ws = self.warp(w);
+        if per_lane && ws.cpa.is_empty() {
+            ws.cpa.resize_with(32, LaneBulk::default);
+        }
+        ws.cpa.is_empty()
     }
 
     /// `tcgen05.wait::ld`: every earlier `tcgen05.ld` of the warp has completed.
@@ -2718,5 +2769,174 @@ mod tests {
             SpanToken(3),
         );
         assert_eq!(d.findings().len(), 1, "{:?}", d.findings());
+    }
+
+    /// The warp-wide cp.async-group queue (`cp_async::WarpGroups`) against the per-lane
+    /// queues it stands for (`with_per_lane_cp_groups`): random streams of copies added by
+    /// any lanes (a new op or one added before), commits, `wait_group n`, `wait_all` and
+    /// `cp.async.mbarrier.arrive` by any lanes of two warps, completions and barriers (which
+    /// let slots be reused, so the order ops are observed in matters), long runs of commits
+    /// (past the eviction bound). After every event both detectors must hold the same
+    /// warps' views, the same op slots (references, completion clocks), the same queue of
+    /// retired slots and the same counters.
+    mod cp_group_props {
+        use super::*;
+        use proptest::prelude::*;
+
+        #[derive(Clone, Debug)]
+        enum Ev {
+            Issue {
+                w: u32,
+                lanes: u32,
+                span: u32,
+            },
+            Add {
+                w: u32,
+                lanes: u32,
+                which: usize,
+            },
+            /// `count` new ops in a row (a group of more than 16 ops).
+            Many {
+                w: u32,
+                lanes: u32,
+                count: u32,
+            },
+            Commit {
+                w: u32,
+                lanes: u32,
+                times: u32,
+            },
+            Wait {
+                w: u32,
+                lanes: u32,
+                n: u32,
+            },
+            WaitAll {
+                w: u32,
+                lanes: u32,
+            },
+            Arrive {
+                w: u32,
+                lanes: u32,
+            },
+            Complete {
+                which: usize,
+            },
+            Bar,
+        }
+
+        fn lanes() -> impl Strategy<Value = u32> {
+            prop_oneof![
+                6 => Just(u32::MAX),
+                1 => Just(0xffu32),
+                1 => Just(0xffff_0000u32),
+                1 => (0u32..32).prop_map(|l| 1u32 << l),
+                1 => any::<u32>(),
+                1 => Just(0u32),
+            ]
+        }
+
+        fn ev() -> impl Strategy<Value = Ev> {
+            let w = 0u32..2;
+            prop_oneof![
+                4 => (w.clone(), lanes(), 0u32..6)
+                    .prop_map(|(w, lanes, span)| Ev::Issue { w, lanes, span }),
+                1 => (w.clone(), lanes(), any::<usize>())
+                    .prop_map(|(w, lanes, which)| Ev::Add { w, lanes, which }),
+                1 => (w.clone(), lanes(), 1u32..24)
+                    .prop_map(|(w, lanes, count)| Ev::Many { w, lanes, count }),
+                3 => (w.clone(), lanes(), prop_oneof![4 => Just(1u32), 1 => 1u32..80])
+                    .prop_map(|(w, lanes, times)| Ev::Commit { w, lanes, times }),
+                3 => (w.clone(), lanes(), 0u32..4).prop_map(|(w, lanes, n)| Ev::Wait { w, lanes, n }),
+                1 => (w.clone(), lanes()).prop_map(|(w, lanes)| Ev::WaitAll { w, lanes }),
+                1 => (w.clone(), lanes()).prop_map(|(w, lanes)| Ev::Arrive { w, lanes }),
+                1 => any::<usize>().prop_map(|which| Ev::Complete { which }),
+                1 => Just(Ev::Bar),
+            ]
+        }
+
+        fn apply(d: &mut RaceDetector, ops: &mut Vec<OpId>, e: &Ev) {
+            let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+            match *e {
+                Ev::Issue { w, lanes, span } => {
+                    ops.push(d.cp_async_issue(WarpId(w), lanes, SpanToken(span)));
+                }
+                Ev::Add { w, lanes, which } => {
+                    let op = if ops.is_empty() || which % 3 == 0 {
+                        let op = d.issue(WarpId(w), OpKind::CpAsync, SpanToken(50));
+                        ops.push(op);
+                        op
+                    } else {
+                        ops[which % ops.len()]
+                    };
+                    d.cp_async_add_lanes(WarpId(w), lanes, op);
+                }
+                Ev::Many { w, lanes, count } => {
+                    for i in 0..count {
+                        let op = d.issue(WarpId(w), OpKind::CpAsync, SpanToken(60 + i));
+                        ops.push(op);
+                        d.cp_async_add_lanes(WarpId(w), lanes, op);
+                    }
+                }
+                Ev::Commit { w, lanes, times } => {
+                    for _ in 0..times {
+                        d.cp_async_commit_lanes(WarpId(w), lanes);
+                    }
+                }
+                Ev::Wait { w, lanes, n } => d.cp_async_wait_lanes(WarpId(w), lanes, n),
+                Ev::WaitAll { w, lanes } => {
+                    d.cp_async_commit_lanes(WarpId(w), lanes);
+                    d.cp_async_wait_lanes(WarpId(w), lanes, 0);
+                }
+                Ev::Arrive { w, lanes } => d.cp_async_arrive_lanes(WarpId(w), lanes),
+                Ev::Complete { which } => {
+                    if !ops.is_empty() {
+                        d.complete(ops[which % ops.len()]);
+                    }
+                }
+                Ev::Bar => {
+                    for w in 0..2 {
+                        d.arrive(WarpId(w), bar, Sem::Ordering);
+                    }
+                    d.sync_complete(bar);
+                    for w in 0..2 {
+                        d.wait(WarpId(w), bar, Sem::Ordering);
+                    }
+                }
+            }
+        }
+
+        /// What the two representations must agree on.
+        fn state(d: &RaceDetector) -> String {
+            let views: Vec<_> = d
+                .warps
+                .iter()
+                .flatten()
+                .map(|ws| (ws.v.gen().clone(), ws.v.pf().clone(), ws.v.tc().clone()))
+                .collect();
+            format!("{views:?}\n{:?}\n{:?}\n{:?}", d.actors, d.retired, d.stats)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1024))]
+            #[test]
+            fn warp_wide_groups_match_per_lane_groups(
+                evs in proptest::collection::vec(ev(), 1..120),
+            ) {
+                let mut fast = RaceDetector::new();
+                let mut slow = RaceDetector::with_per_lane_cp_groups();
+                let (mut fops, mut sops) = (Vec::new(), Vec::new());
+                for d in [&mut fast, &mut slow] {
+                    d.add_warp(WarpId(0));
+                    d.add_warp(WarpId(1));
+                }
+                for (i, e) in evs.iter().enumerate() {
+                    apply(&mut fast, &mut fops, e);
+                    apply(&mut slow, &mut sops, e);
+                    prop_assert_eq!(&fops, &sops);
+                    prop_assert_eq!(state(&fast), state(&slow), "after event {}: {:?}", i, e);
+                }
+            }
+        }
     }
 }

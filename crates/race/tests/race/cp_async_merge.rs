@@ -152,8 +152,14 @@ fn ranges(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 }
 
 /// Runs the stream with one op per copy instruction, or merged ops; returns every finding.
-fn run(evs: &[Ev], merged: bool) -> (Vec<Race>, Stats) {
-    let mut d = RaceDetector::new();
+/// `per_lane`: cp.async-groups in per-lane queues from the start (the reference of the
+/// warp-wide queue the detector keeps while a warp's lanes commit and wait together).
+fn run(evs: &[Ev], merged: bool, per_lane: bool) -> (Vec<Race>, Stats) {
+    let mut d = if per_lane {
+        RaceDetector::with_per_lane_cp_groups()
+    } else {
+        RaceDetector::new()
+    };
     let warps: Vec<WarpId> = (0..WARPS).map(WarpId).collect();
     for &w in &warps {
         d.add_warp(w);
@@ -301,9 +307,12 @@ proptest! {
     fn merged_cp_async_ops_give_the_per_instruction_findings(
         evs in proptest::collection::vec(ev(), 1..100)
     ) {
-        let (per_instruction, _) = run(&evs, false);
-        let (merged, _) = run(&evs, true);
-        prop_assert_eq!(merged, per_instruction);
+        let (per_instruction, _) = run(&evs, false, false);
+        let (merged, stats) = run(&evs, true, false);
+        prop_assert_eq!(&merged, &per_instruction);
+        let (per_lane, per_lane_stats) = run(&evs, true, true);
+        prop_assert_eq!(merged, per_lane);
+        prop_assert_eq!(stats, per_lane_stats);
     }
 }
 
@@ -349,14 +358,14 @@ fn stage(wait: bool) -> Vec<Ev> {
 /// ops still find what one op per instruction finds.
 #[test]
 fn a_stage_is_one_op_per_warp_and_still_races_without_its_wait() {
-    let (found, stats) = run(&stage(false), true);
+    let (found, stats) = run(&stage(false), true, false);
     assert_eq!(stats.ops_issued, u64::from(WARPS));
     assert_eq!(stats.ops_merged, 3 * u64::from(WARPS));
     // the read of warp 0's tile races each of its 4 copy instructions
     let rules: Vec<&str> = found.iter().map(|r| r.rule.id).collect();
     assert_eq!(rules, ["TM0213"; 4], "{found:#?}");
-    assert_eq!(found, run(&stage(false), false).0);
-    assert!(run(&stage(true), true).0.is_empty());
+    assert_eq!(found, run(&stage(false), false, false).0);
+    assert!(run(&stage(true), true, false).0.is_empty());
 }
 
 /// Two copies of one group are unordered with each other: a second copy to the same shared
@@ -375,9 +384,9 @@ fn copies_of_one_group_race_each_other() {
             masked: 0,
         };
         let evs = [copy(0), copy(span)];
-        let (merged, stats) = run(&evs, true);
+        let (merged, stats) = run(&evs, true, false);
         assert_eq!(merged.len(), 1, "{merged:#?}");
-        assert_eq!(merged, run(&evs, false).0);
+        assert_eq!(merged, run(&evs, false, false).0);
         // a repeated instruction starts a new op
         assert_eq!(stats.ops_issued, if span == 0 { 2 } else { 1 });
     }
@@ -424,8 +433,8 @@ fn a_merged_copy_is_checked_under_its_own_view() {
         Ev::Fence { w: 0, kind: 3 },
         copy(1, 1024),
     ];
-    let (merged, stats) = run(&evs, true);
+    let (merged, stats) = run(&evs, true, false);
     assert_eq!(stats.ops_merged, 1);
-    assert_eq!(merged, run(&evs, false).0);
+    assert_eq!(merged, run(&evs, false, false).0);
     assert!(merged.is_empty(), "{merged:#?}");
 }
