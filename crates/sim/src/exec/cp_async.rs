@@ -497,15 +497,49 @@ fn observe_offsets_cold<O: Observer>(
 /// The maximal ranges `[start, end)` covered by the chunks `[offs[l], offs[l] + 2^shift)` of
 /// the lanes of `mask` (each offset a multiple of the chunk size), in address order; returns
 /// how many. Chunk `c` (its offset over the chunk size) is bit `c % 64` of line `c / 64`: the
-/// lanes' lines are found in lane order with the last one at hand (a warp's 16-byte chunks of
-/// four swizzled 128-byte rows, Triton's A tile, are one line; its B tile's two 64-column
-/// halves, 8 KiB apart, two lines that alternate every 8 lanes), the few lines sorted, and
-/// their runs of ones joined across lines. No sort of the lanes, no pass per line:
-/// [`chunk_ranges`] and [`merged_ranges`] took ~620 and ~1 450 host instructions per such
-/// warp, this ~750 (a vector pass for the lines and one compare per line present measured
-/// ~790).
+/// lanes' lines and bits come from [`line_bits`] (a warp's 16-byte chunks of four swizzled
+/// 128-byte rows, Triton's A tile, are one line; its B tile's two 64-column halves, 8 KiB
+/// apart, two lines that alternate every 8 lanes), the few lines are sorted, and their runs
+/// of ones joined across lines. No sort of the lanes: [`chunk_ranges`] and [`merged_ranges`]
+/// took ~620 and ~1 450 host instructions per such warp, this ~750 with the scalar
+/// `line_bits` and ~310 with AVX2's (perf.md, session 13).
 fn line_ranges(offs: &[u32; 32], mask: u32, shift: u32, out: &mut [(u32, u32); 32]) -> usize {
     let (mut line, mut bits) = ([0u32; 32], [0u64; 32]);
+    let nl = line_bits(offs, mask, shift, &mut line, &mut bits);
+    runs_of_lines(&mut line[..nl], &mut bits[..nl], shift, out)
+}
+
+/// The lines of the lanes of `mask` (in the order of their lowest lane) and each line's
+/// bits; returns how many lines. AVX2 where the CPU has it, unless the lanes span more than
+/// [`avx2_lines::MAX_LINES`] lines.
+#[inline(always)]
+fn line_bits(
+    offs: &[u32; 32],
+    mask: u32,
+    shift: u32,
+    line: &mut [u32; 32],
+    bits: &mut [u64; 32],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 detected just now
+        if let Some(nl) = unsafe { avx2_lines::line_bits(offs, mask, shift, line, bits) } {
+            return nl;
+        }
+    }
+    line_bits_scalar(offs, mask, shift, line, bits)
+}
+
+/// [`line_bits`] lane by lane, with the last line found at hand (a vector pass for every
+/// lane's line plus one vector compare per line present, compiled for baseline x86-64, was
+/// slower: perf.md session 12).
+fn line_bits_scalar(
+    offs: &[u32; 32],
+    mask: u32,
+    shift: u32,
+    line: &mut [u32; 32],
+    bits: &mut [u64; 32],
+) -> usize {
     let (mut nl, mut cur) = (0usize, 0usize);
     let mut m = mask;
     while m != 0 {
@@ -518,6 +552,7 @@ fn line_ranges(offs: &[u32; 32], mask: u32, shift: u32, out: &mut [(u32, u32); 3
                 Some(i) => i,
                 None => {
                     line[nl] = ln;
+                    bits[nl] = 0;
                     nl += 1;
                     nl - 1
                 }
@@ -525,6 +560,17 @@ fn line_ranges(offs: &[u32; 32], mask: u32, shift: u32, out: &mut [(u32, u32); 3
         }
         bits[cur] |= bit;
     }
+    nl
+}
+
+/// The ranges of [`line_ranges`] from distinct lines and their bits, in any order.
+fn runs_of_lines(
+    line: &mut [u32],
+    bits: &mut [u64],
+    shift: u32,
+    out: &mut [(u32, u32); 32],
+) -> usize {
+    let nl = line.len();
     // insertion sort: one or two lines in the warps that matter
     for i in 1..nl {
         let mut j = i;
@@ -557,6 +603,83 @@ fn line_ranges(offs: &[u32; 32], mask: u32, shift: u32, out: &mut [(u32, u32); 3
         }
     }
     k
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2_lines {
+    use std::arch::x86_64::*;
+
+    /// More lines than this (scattered lanes) are left to the scalar walk: each line costs a
+    /// pass over the 32 lanes here.
+    pub(super) const MAX_LINES: usize = 4;
+
+    /// [`super::line_bits_scalar`] eight lanes per instruction: every lane's line and its
+    /// chunk's bit (a 64-bit variable shift) once, then per line present one compare of
+    /// all lines against it, whose mask selects the bits to OR. `None` (with `line` and
+    /// `bits` partly written) past [`MAX_LINES`] lines.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn line_bits(
+        offs: &[u32; 32],
+        mask: u32,
+        shift: u32,
+        line: &mut [u32; 32],
+        bits: &mut [u64; 32],
+    ) -> Option<usize> {
+        let count = _mm_cvtsi32_si128(shift as i32);
+        let lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        let (one, low6) = (_mm256_set1_epi64x(1), _mm256_set1_epi32(63));
+        let mut lines = [_mm256_setzero_si256(); 4];
+        let mut bit = [_mm256_setzero_si256(); 8];
+        for q in 0..4 {
+            let c = _mm256_srl_epi32(
+                _mm256_loadu_si256(offs.as_ptr().add(8 * q) as *const __m256i),
+                count,
+            );
+            let m = _mm256_and_si256(_mm256_set1_epi32((mask >> (8 * q)) as i32), lane_bit);
+            let inactive = _mm256_cmpeq_epi32(m, _mm256_setzero_si256());
+            // an inactive lane's line is all ones, which no chunk below 2^32 has
+            lines[q] = _mm256_or_si256(_mm256_srli_epi32(c, 6), inactive);
+            let p = _mm256_and_si256(c, low6);
+            bit[2 * q] = _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(p)));
+            bit[2 * q + 1] =
+                _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(p, 1)));
+        }
+        let (mut rest, mut nl) = (mask, 0usize);
+        while rest != 0 {
+            if nl == MAX_LINES {
+                return None;
+            }
+            let ln = offs[rest.trailing_zeros() as usize] >> shift >> 6;
+            let want = _mm256_set1_epi32(ln as i32);
+            let (mut acc, mut on) = (_mm256_setzero_si256(), 0u32);
+            for q in 0..4 {
+                let e = _mm256_cmpeq_epi32(lines[q], want);
+                on |= (_mm256_movemask_ps(_mm256_castsi256_ps(e)) as u32) << (8 * q);
+                let e0 = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(e));
+                let e1 = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(e, 1));
+                acc = _mm256_or_si256(
+                    acc,
+                    _mm256_or_si256(
+                        _mm256_and_si256(bit[2 * q], e0),
+                        _mm256_and_si256(bit[2 * q + 1], e1),
+                    ),
+                );
+            }
+            let x = _mm_or_si128(
+                _mm256_castsi256_si128(acc),
+                _mm256_extracti128_si256(acc, 1),
+            );
+            let x = _mm_or_si128(x, _mm_unpackhi_epi64(x, x));
+            line[nl] = ln;
+            bits[nl] = _mm_cvtsi128_si64(x) as u64;
+            nl += 1;
+            rest &= !on;
+        }
+        Some(nl)
+    }
 }
 
 /// The copies of the lanes of `mask` as destination items `(cta << 32 | offset, size)` (a
@@ -903,7 +1026,12 @@ unsafe fn write_le(p: *mut u8, size: u32, v: u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::{chunk_ranges, lane_items, lane_items_per_lane, line_ranges, merged_ranges};
+    #[cfg(target_arch = "x86_64")]
+    use super::avx2_lines;
+    use super::{
+        chunk_ranges, lane_items, lane_items_per_lane, line_bits_scalar, line_ranges,
+        merged_ranges, runs_of_lines,
+    };
 
     /// The warp-at-once items equal `resolve`'s lane by lane: rank bits 0, the executing
     /// CTA's or another's (left out with its source), source sizes 0 (no source item),
@@ -1034,6 +1162,7 @@ mod tests {
             x
         };
         let mut windows = [0usize; 3];
+        let mut vector = 0usize;
         for case in 0..30_000 {
             let shift = (next() % 5) as u32;
             let size = 1u64 << shift;
@@ -1057,6 +1186,26 @@ mod tests {
             });
             let mut out = [(0, 0); 32];
             let k = line_ranges(&offs, mask, shift, &mut out);
+            // the AVX2 lines and bits are the scalar walk's, in the same order
+            let (mut line, mut bits) = ([0u32; 32], [0u64; 32]);
+            let nl = line_bits_scalar(&offs, mask, shift, &mut line, &mut bits);
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                let (mut vline, mut vbits) = ([7u32; 32], [7u64; 32]);
+                // SAFETY: AVX2 detected just now
+                let got =
+                    unsafe { avx2_lines::line_bits(&offs, mask, shift, &mut vline, &mut vbits) };
+                match got {
+                    Some(n) => {
+                        assert_eq!((&vline[..n], &vbits[..n]), (&line[..nl], &bits[..nl]));
+                        vector += 1;
+                    }
+                    None => assert!(nl > avx2_lines::MAX_LINES, "{offs:?} {mask:#x}"),
+                }
+            }
+            let mut sout = [(0, 0); 32];
+            let sk = runs_of_lines(&mut line[..nl], &mut bits[..nl], shift, &mut sout);
+            assert_eq!(out[..k], sout[..sk]);
             let items: Vec<(u64, u64)> = (0..32)
                 .filter(|l| mask >> l & 1 != 0)
                 .map(|l| (u64::from(offs[l]), size))
@@ -1079,5 +1228,9 @@ mod tests {
         }
         // each often
         assert!(windows.iter().all(|&n| n > 3000), "{windows:?}");
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            assert!(vector > 15_000, "{vector}");
+        }
     }
 }
