@@ -467,6 +467,9 @@ pub(crate) fn lane_mask_runs(
             map_runs(bits, lo, sh, runs);
             return;
         }
+        if off_grid & (size - 1) == 0 && line_map_runs(a, lo, sh, span, runs) {
+            return;
+        }
     }
     let mut buf = [0u64; 32];
     let mut n = 0;
@@ -475,6 +478,45 @@ pub(crate) fn lane_mask_runs(
         n += (lanes >> l & 1) as usize;
     }
     lane_runs(&buf[..n], size, runs);
+}
+
+/// Lines of 64 elements a map of [`lane_mask_runs`] may have: a warp's 16-byte vector stores
+/// of a Triton epilogue (rows 128 bytes apart, a tile's two halves 2 KiB apart) span up to
+/// 416 elements.
+const MAP_LINES: u64 = 8;
+
+/// [`lane_mask_runs`]'s map for lanes on the grid of `1 << sh`-byte elements from the lowest
+/// address `lo` (`span`: the OR of their element indices) that span 64 elements or more and
+/// fewer than `64 * MAP_LINES`: a 64-bit map per line of 64 elements, indexed by the line
+/// (no search), whose runs are joined across lines. False, with `runs` untouched, for a
+/// larger span or when the map's end is not representable. Why: such a store took
+/// [`lane_runs`]'s merge and sort, ~1 400 host instructions (matmul_fp16_div16_bench1024's
+/// epilogue, perf.md session 13).
+fn line_map_runs(
+    a: &[u64; 32],
+    lo: u64,
+    sh: u32,
+    span: u64,
+    runs: &mut SmallVec<[(u64, u64); 32]>,
+) -> bool {
+    if span >= 64 * MAP_LINES || lo.checked_add((64 * MAP_LINES) << sh).is_none() {
+        return false;
+    }
+    let mut bits = [0u64; MAP_LINES as usize];
+    for &x in a {
+        let e = (x - lo) >> sh;
+        bits[(e >> 6) as usize & (MAP_LINES as usize - 1)] |= 1 << (e & 63);
+    }
+    for (i, &b) in bits.iter().enumerate() {
+        let k = runs.len();
+        map_runs(b, lo + ((i as u64) << (6 + sh)), sh, runs);
+        // a run reaching the top of its line continues into the next line's first
+        if k > 0 && k < runs.len() && runs[k - 1].1 == runs[k].0 {
+            runs[k - 1].1 = runs[k].1;
+            runs.remove(k);
+        }
+    }
+    true
 }
 
 /// The byte ranges of the runs of ones of `bits`, a map of `1 << sh`-byte elements from
@@ -2092,7 +2134,8 @@ mod tests {
                     any::<u64>(),
                 ],
                 offs in proptest::array::uniform32(0u64..160),
-                spread in 1u64..4,
+                // up to 4 and 7 times 160 elements: one line of the map, up to 8, more
+                spread in prop_oneof![1u64..4, 4u64..8],
                 aligned in any::<bool>(),
                 mode in 0u8..4,
             ) {
