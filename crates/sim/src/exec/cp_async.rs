@@ -446,11 +446,7 @@ fn observe_offsets_cold<O: Observer>(
     let (lo, hi) = match src {
         Sources::None => (u64::MAX, 0),
         Sources::Offsets(base, offs) => {
-            let (mut lo, mut hi) = (u32::MAX, 0u32);
-            for &o in offs.iter() {
-                lo = lo.min(o);
-                hi = hi.max(o);
-            }
+            let (lo, hi) = offsets_extent(offs);
             (base + u64::from(lo), base + u64::from(hi) + u64::from(size))
         }
         Sources::Lanes(addrs, n) => {
@@ -605,6 +601,25 @@ fn runs_of_lines(
     k
 }
 
+/// The lowest and highest of 32 offsets: AVX2's unsigned minimum and maximum where the CPU
+/// has them (baseline x86-64's SSE2 has none for 32 bits, and its emulation was ~110 host
+/// instructions of each observed warp-wide `cp.async`, perf.md session 13).
+#[inline(always)]
+fn offsets_extent(offs: &[u32; 32]) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 detected just now
+        return unsafe { avx2_lines::extent(offs) };
+    }
+    offsets_extent_scalar(offs)
+}
+
+#[inline(always)]
+fn offsets_extent_scalar(offs: &[u32; 32]) -> (u32, u32) {
+    offs.iter()
+        .fold((u32::MAX, 0u32), |(lo, hi), &o| (lo.min(o), hi.max(o)))
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2_lines {
     use std::arch::x86_64::*;
@@ -679,6 +694,15 @@ mod avx2_lines {
             rest &= !on;
         }
         Some(nl)
+    }
+
+    /// [`super::offsets_extent_scalar`] compiled for AVX2 (`vpminud`/`vpmaxud`).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn extent(offs: &[u32; 32]) -> (u32, u32) {
+        super::offsets_extent_scalar(offs)
     }
 }
 
@@ -1030,7 +1054,7 @@ mod tests {
     use super::avx2_lines;
     use super::{
         chunk_ranges, lane_items, lane_items_per_lane, line_bits_scalar, line_ranges,
-        merged_ranges, runs_of_lines,
+        merged_ranges, offsets_extent, runs_of_lines,
     };
 
     /// The warp-at-once items equal `resolve`'s lane by lane: rank bits 0, the executing
@@ -1149,6 +1173,29 @@ mod tests {
         assert!(one_word > 10_000, "{one_word}");
     }
 
+    /// `offsets_extent` over the whole `u32` range (an unsigned minimum and maximum).
+    #[test]
+    fn offsets_extent_is_unsigned() {
+        let mut x = 0x51a3_07c9_e1d2_4b86u64;
+        for case in 0..5000 {
+            let offs: [u32; 32] = std::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match case % 3 {
+                    0 => x as u32,
+                    1 => u32::MAX - (x % 40) as u32,
+                    _ => (x % 40) as u32 + ((x >> 40) as u32 & 0x8000_0000),
+                }
+            });
+            let want = (
+                offs.iter().copied().min().expect("32 lanes"),
+                offs.iter().copied().max().expect("32 lanes"),
+            );
+            assert_eq!(offsets_extent(&offs), want, "{offs:?}");
+        }
+    }
+
     /// The lines' ranges equal the sorted union of the active lanes' chunks: swizzled rows,
     /// Triton's B tile halves 63 to 65 chunks apart (touching or not, across lines or not),
     /// scattered chunks over many lines, duplicate chunks and any lane mask.
@@ -1202,6 +1249,17 @@ mod tests {
                     }
                     None => assert!(nl > avx2_lines::MAX_LINES, "{offs:?} {mask:#x}"),
                 }
+            }
+            // the AVX2 extent is the lanes' lowest and highest offset
+            let want = (
+                offs.iter().copied().min().expect("32 lanes"),
+                offs.iter().copied().max().expect("32 lanes"),
+            );
+            assert_eq!(offsets_extent(&offs), want);
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 detected just now
+                assert_eq!(unsafe { avx2_lines::extent(&offs) }, want);
             }
             let mut sout = [(0, 0); 32];
             let sk = runs_of_lines(&mut line[..nl], &mut bits[..nl], shift, &mut sout);
