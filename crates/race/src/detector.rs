@@ -519,13 +519,17 @@ fn line_map_runs(
     true
 }
 
-/// [`lane_runs`] of up to 32 addresses through [`lane_mask_runs`] (the first `n` lanes), so
+/// Addresses from which [`slice_runs`] takes [`lane_mask_runs`]: its passes run over all 32
+/// lanes, so a few addresses (one thread's access) merge for less.
+const SLICE_MAP_MIN: usize = 8;
+
+/// [`lane_runs`] of 8 to 32 addresses through [`lane_mask_runs`] (the first `n` lanes), so
 /// that the lanes an observer buffered one by one (`ldmatrix`'s rows: 32 rows of 16 bytes
 /// over 4 KiB, ~4 000 host instructions in the merge on matmul_fp16_div16_bench1024) take its
-/// maps; more addresses take `lane_runs`.
+/// maps; fewer or more addresses take `lane_runs`.
 fn slice_runs(addrs: &[u64], size: u64, runs: &mut SmallVec<[(u64, u64); 32]>) {
     let n = addrs.len();
-    if n == 0 || n > 32 {
+    if !(SLICE_MAP_MIN..=32).contains(&n) {
         lane_runs(addrs, size, runs);
         return;
     }
