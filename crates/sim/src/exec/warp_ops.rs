@@ -31,6 +31,10 @@ fn check_mask<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, exec: u32, mem
     true
 }
 
+// Inlined into `run_warp` as the compiler chose to until session 13's observer-only changes
+// to `cp_async.rs` tipped its heuristics: called, it cost softmax_bench2048's `run`
+// +5.6 M host instructions (perf.md, session 13).
+#[inline(always)]
 pub(super) fn exec<O: Observer>(
     w: &mut Warp,
     cx: &mut Ctx<'_, '_, O>,
