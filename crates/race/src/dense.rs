@@ -476,7 +476,11 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
             // run grows a page at a time to the end of the chunk, as `groups_page` would grow
             // it (and `one` stays, as in `groups_both`), without a lookup and a run per page
             // (~44 host instructions a page, 128 pages an operand).
-            if let Some(&(_, _, last)) = out.last() {
+            // (tested on this page first: pages split by lane stores, matmul_fp16_bench1024's
+            // operands, must not pay for the window)
+            let uniform_last =
+                |p: &Page, last| matches!(p, Page::Runs { n: 1, ids, .. } if ids[0] == last);
+            if let Some(&(_, _, last)) = out.last().filter(|g| uniform_last(&self.pages[pi], g.2)) {
                 let whole = ((end - pos) >> PAGE_BITS) as usize;
                 if pos == base && whole > 0 {
                     let room = whole.min(CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)));

@@ -401,6 +401,7 @@ const MAP_MAX_SIZE: u64 = 64;
 /// Why: matmul_fp16_bench1024 stages every operand element with a swizzled `st.shared.b16`,
 /// whose run merge and sort were ~900 of the ~1 800 host instructions each cost (perf.md,
 /// session 12). `tests::lane_props` holds the two to the same ranges.
+#[inline]
 pub(crate) fn lane_mask_runs(
     lanes: u32,
     addrs: &[u64; 32],
@@ -492,6 +493,7 @@ const MAP_LINES: u64 = 8;
 /// larger span or when the map's end is not representable. Why: such a store took
 /// [`lane_runs`]'s merge and sort, ~1 400 host instructions (matmul_fp16_div16_bench1024's
 /// epilogue, perf.md session 13).
+#[inline(never)]
 fn line_map_runs(
     a: &[u64; 32],
     lo: u64,
