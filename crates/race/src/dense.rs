@@ -302,7 +302,8 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         base
     }
 
-    #[inline]
+    // always: `groups` called it out of line once its whole-page window made it larger
+    #[inline(always)]
     fn same_state(&self, a: CellId, b: CellId) -> bool {
         a == b || self.cells[a as usize].cell == self.cells[b as usize].cell
     }

@@ -401,7 +401,9 @@ const MAP_MAX_SIZE: u64 = 64;
 /// Why: matmul_fp16_bench1024 stages every operand element with a swizzled `st.shared.b16`,
 /// whose run merge and sort were ~900 of the ~1 800 host instructions each cost (perf.md,
 /// session 12). `tests::lane_props` holds the two to the same ranges.
-#[inline]
+// always: called out of line it cost matmul_fp16_bench1024's 561 k stores ~15 M (perf.md,
+// session 13)
+#[inline(always)]
 pub(crate) fn lane_mask_runs(
     lanes: u32,
     addrs: &[u64; 32],
