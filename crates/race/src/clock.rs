@@ -32,8 +32,20 @@ pub struct Stamp {
 ///
 /// Stored densely (actors are recycled, so the index space stays small); the first 8
 /// components live inline, which covers one CTA's warps without a heap allocation.
-#[derive(Clone, Default, Debug, PartialEq, Eq)]
+#[derive(Default, Debug, PartialEq, Eq)]
 pub struct VClock(SmallVec<[Time; 8]>);
+
+/// By hand for `clone_from`, which keeps the destination's buffer (a derived `Clone` would
+/// allocate a new one: a recycled op state's views are refilled this way).
+impl Clone for VClock {
+    fn clone(&self) -> Self {
+        VClock(self.0.clone())
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.0.clone_from(&source.0);
+    }
+}
 
 impl VClock {
     pub fn new() -> Self {

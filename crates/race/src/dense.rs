@@ -297,6 +297,13 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// Appends a chunk of uniform `NEVER` pages; returns the index of its first page.
     fn new_chunk(&mut self) -> u32 {
         let base = self.pages.len() as u32;
+        if self.pages.capacity() - self.pages.len() < CHUNK_PAGES {
+            // Room for 32 chunks at first (256 KiB of addresses: a CTA's shared memory
+            // whole), then doubling: grown chunk by chunk from one, each of a shadow's five
+            // doublings copied the table (~7 M host instructions of
+            // matmul_fp16_div16_bench1024's checked run: 64 CTAs, two planes each).
+            self.pages.reserve(self.pages.len().max(32 * CHUNK_PAGES));
+        }
         self.pages
             .extend((0..CHUNK_PAGES).map(|_| Page::uniform(NEVER)));
         base
