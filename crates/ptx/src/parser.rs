@@ -33,6 +33,9 @@ struct Parser<'src> {
     next: Token,
     prev_end: u32,
     depth: u32,
+    /// Statement vectors of nested blocks, reused: a nested block's statements are
+    /// collected in one and copied into a vector of their exact length.
+    spare: Vec<Vec<Statement<'src>>>,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -141,6 +144,7 @@ impl<'src> Parser<'src> {
             next,
             prev_end: 0,
             depth: 0,
+            spare: Vec::new(),
         })
     }
 
@@ -928,8 +932,35 @@ impl<'src> Parser<'src> {
 
     /// Parses and folds a constant expression (no symbols).
     fn const_expr(&mut self) -> PResult<Const> {
+        if let Some((c, _)) = self.lone_literal(0)? {
+            return Ok(c);
+        }
         let e = self.expr(0)?;
         eval(&e, self.src)
+    }
+
+    /// `self.expr(min_prec)` folded, when it is one literal (most operands and offsets are):
+    /// the value and the literal's span, without building and folding a tree (~400
+    /// instructions each). `None`, consuming nothing, when [`Parser::expr`] must decide:
+    /// an operator that continues the expression follows, or the nesting limit is reached
+    /// (`expr` reports it).
+    fn lone_literal(&mut self, min_prec: u8) -> PResult<Option<(Const, Span)>> {
+        let t = self.tok;
+        if !matches!(t.kind, TokKind::Int | TokKind::Float)
+            || self.depth >= MAX_DEPTH
+            || binop(self.next.kind).is_some_and(|(_, prec)| prec >= min_prec)
+        {
+            return Ok(None);
+        }
+        self.bump()?;
+        let text = self.text(t);
+        let bad = || ParseError::new(ParseErrorKind::InvalidNumber(text.into()), t.span);
+        // the values `eval` gives `Expr::Int(v as i64)` and `Expr::Float(f)`
+        let c = match t.kind {
+            TokKind::Int => Const::Int(int_value(text).ok_or_else(bad)?.0),
+            _ => Const::Float(float_value(text).ok_or_else(bad)?),
+        };
+        Ok(Some((c, t.span)))
     }
 
     // ------------------------------------------------------------ bodies
@@ -937,22 +968,47 @@ impl<'src> Parser<'src> {
     fn block(&mut self) -> PResult<Block<'src>> {
         self.enter()?;
         let start = self.expect(TokKind::LBrace, "`{`")?.span;
-        let mut statements = Vec::new();
-        loop {
-            match self.tok.kind {
-                TokKind::RBrace => break,
-                TokKind::Eof => {
-                    return Err(ParseError::new(ParseErrorKind::UnbalancedBrace, start));
-                }
-                _ => self.statement(&mut statements)?,
-            }
-        }
+        // Pushing into a fresh vector re-copied a 1 700-statement body at every doubling (a
+        // sixth of the parse).
+        let statements = if self.depth == 1 {
+            // A function's body: room for a body as long as the rest of the file (a
+            // statement takes ~38 bytes of PTX from Triton, nvcc or the CuTe DSL; at most 24
+            // in the 10 MB test of `malformed.rs`), then shrunk in place: pages never
+            // touched cost nothing, and no statement is copied.
+            let mut v = Vec::with_capacity((self.src.len() - start.start as usize) / 24);
+            self.statements(&mut v, start)?;
+            v.shrink_to_fit();
+            v
+        } else {
+            // an inline-asm block of a few statements: a vector reused from the last one
+            let mut scratch = self.spare.pop().unwrap_or_default();
+            let parsed = self.statements(&mut scratch, start);
+            // moved out, exactly sized; the scratch keeps its capacity for the next block
+            let mut statements = Vec::with_capacity(scratch.len());
+            statements.append(&mut scratch);
+            self.spare.push(scratch);
+            parsed?;
+            statements
+        };
         self.bump()?;
         self.leave();
         Ok(Block {
             statements,
             span: self.span_from(start),
         })
+    }
+
+    /// The statements of a block up to its `}`, into `out`.
+    fn statements(&mut self, out: &mut Vec<Statement<'src>>, start: Span) -> PResult<()> {
+        loop {
+            match self.tok.kind {
+                TokKind::RBrace => return Ok(()),
+                TokKind::Eof => {
+                    return Err(ParseError::new(ParseErrorKind::UnbalancedBrace, start));
+                }
+                _ => self.statement(out)?,
+            }
+        }
     }
 
     fn statement(&mut self, out: &mut Vec<Statement<'src>>) -> PResult<()> {
@@ -1164,13 +1220,19 @@ impl<'src> Parser<'src> {
             base = Some(self.ident()?);
             if self.at(TokKind::Plus) || self.at(TokKind::Minus) {
                 let neg = self.bump()?.kind == TokKind::Minus;
-                let e = self.expr(ADD_PREC + 1)?;
-                let v = match eval(&e, self.src)? {
+                let (c, span) = match self.lone_literal(ADD_PREC + 1)? {
+                    Some(lit) => lit,
+                    None => {
+                        let e = self.expr(ADD_PREC + 1)?;
+                        (eval(&e, self.src)?, expr_span(&e))
+                    }
+                };
+                let v = match c {
                     Const::Int(v) => v as i64,
                     Const::Float(_) => {
                         return Err(ParseError::new(
                             ParseErrorKind::BadConstant("address offset must be an integer"),
-                            expr_span(&e),
+                            span,
                         ))
                     }
                 };
