@@ -909,6 +909,14 @@ pub fn load(
             .collect();
         let (reset_r32, reset_r64) =
             reset::registers_to_zero(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64);
+        // every kernel the unit tests load checks the analysis by blocks against the one pc
+        // by pc (`every_corpus_kernel_zeroes_what_the_per_pc_analysis_did`)
+        #[cfg(test)]
+        assert_eq!(
+            reset::registers_to_zero_per_pc(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64),
+            (reset_r32.clone(), reset_r64.clone()),
+            "registers to zero, per pc and by blocks"
+        );
         Ok((params, param_bytes, g, reset_r32, reset_r64))
     };
     let provenance = || provenance::written_params(&funcs);
@@ -975,6 +983,71 @@ pub fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `load` compares `reset::registers_to_zero` with the per-pc analysis it replaced (under
+    /// `cfg(test)`); here for every kernel of the corpus (Triton, Gluon, CuTe DSL, nvcc, the
+    /// hold-out sets and the bug corpus), each entry of each module.
+    #[test]
+    fn every_corpus_kernel_zeroes_what_the_per_pc_analysis_did() {
+        fn ptx_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    ptx_files(&p, out);
+                } else if p.extension().is_some_and(|x| x == "ptx") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        ptx_files(&root, &mut files);
+        let mut loaded = 0;
+        for path in &files {
+            let src = std::fs::read_to_string(path).unwrap();
+            let Ok(m) = tmemu_ptx::parse(&src) else {
+                continue;
+            };
+            for f in m.entries() {
+                if load(&m, &src, "k.ptx", Some(f.name.name)).is_ok() {
+                    loaded += 1;
+                }
+            }
+        }
+        assert!(loaded > 100, "{loaded} kernels of {} files", files.len());
+    }
+
+    /// A guarded branch in the middle of straight-line code ends a block: the code after it
+    /// is a block of its own, and the branch's target sees only what was written before the
+    /// branch (%r1 is written on the fall-through path alone, so it must be zeroed). Code
+    /// after a `ret` that no branch reaches starts a block that is never reached: its read
+    /// of %r4 zeroes nothing.
+    #[test]
+    fn a_guarded_branch_ends_its_block() {
+        let src = "
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+    .reg .b32 %r<5>;
+    .reg .pred %p<2>;
+    mov.u32 %r0, %tid.x;
+    setp.eq.u32 %p0, %r0, 0;
+    @%p0 bra L1;
+    mov.u32 %r1, 5;
+    mov.u32 %r2, %r1;
+    ret;
+L1:
+    add.u32 %r3, %r1, 1;
+    ret;
+    add.u32 %r2, %r4, 1;
+}
+";
+        let m = tmemu_ptx::parse(src).unwrap();
+        let k = load(&m, src, "k.ptx", None).unwrap();
+        assert_eq!(k.reset_r32, vec![1]);
+    }
 
     /// What `Scope` replaces: a map of whole names, a range expanded to `prefix{i}` for each
     /// `i`, every declaration overwriting the entries of the names it declares.

@@ -125,6 +125,20 @@ pub(crate) fn registers_to_zero(
     n_r32: u16,
     n_r64: u16,
 ) -> (Vec<u16>, Vec<u16>) {
+    registers_to_zero_with(code, guards, named, roots, n_r32, n_r64, by_blocks)
+}
+
+/// [`registers_to_zero`] with the data-flow pass `flow`: it adds to `need` each register
+/// read at a reachable pc where it is not definitely written, `false` if it gave up.
+fn registers_to_zero_with(
+    code: &[Inst],
+    guards: &[Option<PSrc>],
+    named: &Named,
+    roots: &[u32],
+    n_r32: u16,
+    n_r64: u16,
+    flow: fn(&Facts<'_>, &[u32], &mut [u64]) -> bool,
+) -> (Vec<u16>, Vec<u16>) {
     let all = || ((0..n_r32).collect(), (0..n_r64).collect());
     if named.len() != code.len() || guards.len() != code.len() {
         return all();
@@ -179,14 +193,55 @@ pub(crate) fn registers_to_zero(
         write_at.push(writes.len() as u32);
         read_at.push(reads.len() as u32);
     }
-    let writes_of = |pc: usize| &writes[write_at[pc] as usize..write_at[pc + 1] as usize];
-    let reads_of = |pc: usize| &reads[read_at[pc] as usize..read_at[pc + 1] as usize];
-    // successors
-    let succ = |pc: usize, out: &mut Vec<usize>| {
+    let facts = Facts {
+        code,
+        guards,
+        writes,
+        write_at,
+        reads,
+        read_at,
+        n,
+        words,
+    };
+    if !flow(&facts, roots, &mut need) {
+        return all();
+    }
+    let r32 = (0..n_r32).filter(|&i| get(&need, i as u32)).collect();
+    let r64 = (0..n_r64)
+        .filter(|&j| get(&need, n_r32 as u32 + j as u32))
+        .collect();
+    (r32, r64)
+}
+
+/// Per pc: the registers it writes for sure (lane-local forms, unguarded) and those it reads,
+/// pc's entries at `writes[write_at[pc]..write_at[pc + 1]]` (and the same for reads), as
+/// indices into bit sets of `words` words (r32 first, then r64).
+struct Facts<'a> {
+    code: &'a [Inst],
+    guards: &'a [Option<PSrc>],
+    writes: Vec<u32>,
+    write_at: Vec<u32>,
+    reads: Vec<u32>,
+    read_at: Vec<u32>,
+    n: usize,
+    words: usize,
+}
+
+impl Facts<'_> {
+    fn writes_of(&self, pc: usize) -> &[u32] {
+        &self.writes[self.write_at[pc] as usize..self.write_at[pc + 1] as usize]
+    }
+
+    fn reads_of(&self, pc: usize) -> &[u32] {
+        &self.reads[self.read_at[pc] as usize..self.read_at[pc + 1] as usize]
+    }
+
+    /// The pcs that may execute after `pc`, into `out`.
+    fn succ(&self, pc: usize, out: &mut Vec<usize>) {
         out.clear();
-        let guarded = !matches!(guards[pc], None | Some(PSrc::Const(true)));
+        let guarded = !matches!(self.guards[pc], None | Some(PSrc::Const(true)));
         let next = pc + 1;
-        match &code[pc] {
+        match &self.code[pc] {
             Inst::Bra { target, .. } => {
                 out.push(*target as usize);
                 if guarded {
@@ -206,10 +261,115 @@ pub(crate) fn registers_to_zero(
             _ => out.push(next),
         }
         // a successor past the end cannot execute (the loader ends every function with ret)
-        out.retain(|&s| s < n_pc);
-    };
-    // forward must-analysis: `into[pc * words..][..words]` = registers written on every path
-    // to pc
+        out.retain(|&s| s < self.code.len());
+    }
+}
+
+/// The forward must-analysis over basic blocks: a block's state is kept at its entry only,
+/// and a block passes on its entry state plus every register it writes. The per-pc pass
+/// ([`per_pc`], kept as the tests' reference) stored and intersected a state of every pc
+/// (1 000 pcs × 15 words for a Triton matmul), most of `registers_to_zero`'s cost; inside a
+/// block a pc's only predecessor is the one before it, so the fixpoint is the same, and the
+/// reads are checked in one pass over each reached block.
+fn by_blocks(f: &Facts<'_>, roots: &[u32], need: &mut [u64]) -> bool {
+    let (n_pc, words) = (f.code.len(), f.words);
+    // a block starts at a root, at a target, and after a pc that does not just fall through
+    let mut block_of = vec![u32::MAX; n_pc + 1];
+    let mut next = Vec::new();
+    for &r in roots {
+        if (r as usize) < n_pc {
+            block_of[r as usize] = 0;
+        }
+    }
+    for pc in 0..n_pc {
+        f.succ(pc, &mut next);
+        if next.as_slice() != [pc + 1] {
+            for &s in &next {
+                block_of[s] = 0;
+            }
+            block_of[pc + 1] = 0;
+        }
+    }
+    let mut starts: Vec<usize> = Vec::new();
+    for pc in 0..n_pc {
+        if pc == 0 || block_of[pc] == 0 {
+            block_of[pc] = starts.len() as u32;
+            starts.push(pc);
+        } else {
+            block_of[pc] = block_of[pc - 1];
+        }
+    }
+    let nb = starts.len();
+    starts.push(n_pc);
+    let at = |b: usize| b * words..(b + 1) * words;
+    // what each block writes for sure, all of it by its end
+    let mut gen = vec![0u64; nb * words];
+    for b in 0..nb {
+        for pc in starts[b]..starts[b + 1] {
+            for &r in f.writes_of(pc) {
+                set(&mut gen[at(b)], r);
+            }
+        }
+    }
+    let mut into: Vec<u64> = vec![!0u64; nb * words];
+    let mut reached = vec![false; nb];
+    let mut work: Vec<usize> = Vec::new();
+    for &r in roots {
+        let r = r as usize;
+        if r < n_pc {
+            let b = block_of[r] as usize;
+            into[at(b)].iter_mut().for_each(|w| *w = 0);
+            reached[b] = true;
+            work.push(b);
+        }
+    }
+    let mut out = vec![0u64; words];
+    // the state only shrinks from all-ones, so this terminates; the bound is a backstop
+    let mut budget = (nb as u64 + 1) * (f.n as u64 + 2) * 4;
+    while let Some(b) = work.pop() {
+        if budget == 0 {
+            return false;
+        }
+        budget -= 1;
+        for ((o, i), g) in out.iter_mut().zip(&into[at(b)]).zip(&gen[at(b)]) {
+            *o = i | g;
+        }
+        f.succ(starts[b + 1] - 1, &mut next);
+        for &s in &next {
+            let s = block_of[s] as usize;
+            let mut changed = !reached[s];
+            reached[s] = true;
+            for (d, o) in into[at(s)].iter_mut().zip(&out) {
+                let v = *d & *o;
+                changed |= v != *d;
+                *d = v;
+            }
+            if changed {
+                work.push(s);
+            }
+        }
+    }
+    for b in (0..nb).filter(|&b| reached[b]) {
+        out.copy_from_slice(&into[at(b)]);
+        for pc in starts[b]..starts[b + 1] {
+            for &r in f.reads_of(pc) {
+                if !get(&out, r) {
+                    set(need, r);
+                }
+            }
+            for &r in f.writes_of(pc) {
+                set(&mut out, r);
+            }
+        }
+    }
+    true
+}
+
+/// The analysis pc by pc, as `registers_to_zero` ran it before the blocks: the reference of
+/// `by_blocks` in the tests.
+#[cfg(test)]
+fn per_pc(f: &Facts<'_>, roots: &[u32], need: &mut [u64]) -> bool {
+    let (n_pc, words, n) = (f.code.len(), f.words, f.n);
     let mut into: Vec<u64> = vec![!0u64; n_pc * words];
     let at = |pc: usize| pc * words..(pc + 1) * words;
     let mut reached = vec![false; n_pc];
@@ -224,18 +384,17 @@ pub(crate) fn registers_to_zero(
     }
     let mut out = vec![0u64; words];
     let mut next = Vec::new();
-    // the state only shrinks from all-ones, so this terminates; the bound is a backstop
     let mut budget = (n_pc as u64 + 1) * (n as u64 + 2) * 4;
     while let Some(pc) = work.pop() {
         if budget == 0 {
-            return all();
+            return false;
         }
         budget -= 1;
         out.copy_from_slice(&into[at(pc)]);
-        for &r in writes_of(pc) {
+        for &r in f.writes_of(pc) {
             set(&mut out, r);
         }
-        succ(pc, &mut next);
+        f.succ(pc, &mut next);
         for &s in &next {
             let mut changed = !reached[s];
             reached[s] = true;
@@ -253,17 +412,26 @@ pub(crate) fn registers_to_zero(
         if !reached[pc] {
             continue;
         }
-        for &r in reads_of(pc) {
+        for &r in f.reads_of(pc) {
             if !get(&into[at(pc)], r) {
-                set(&mut need, r);
+                set(need, r);
             }
         }
     }
-    let r32 = (0..n_r32).filter(|&i| get(&need, i as u32)).collect();
-    let r64 = (0..n_r64)
-        .filter(|&j| get(&need, n_r32 as u32 + j as u32))
-        .collect();
-    (r32, r64)
+    true
+}
+
+/// [`registers_to_zero`] with the per-pc analysis, for the tests to compare.
+#[cfg(test)]
+pub(crate) fn registers_to_zero_per_pc(
+    code: &[Inst],
+    guards: &[Option<PSrc>],
+    named: &Named,
+    roots: &[u32],
+    n_r32: u16,
+    n_r64: u16,
+) -> (Vec<u16>, Vec<u16>) {
+    registers_to_zero_with(code, guards, named, roots, n_r32, n_r64, per_pc)
 }
 
 #[inline]
