@@ -391,11 +391,16 @@ impl Gen<'_, '_> {
     }
 }
 
+/// A slot of [`Scopes`]' memo: (the name's bytes and length, generation, result).
+type MemoSlot = Cell<(u64, u64, Option<Sym>)>;
+
 /// Scopes of one function being decoded: the block scopes, innermost last, then the
 /// function's own names, then the module's.
 pub(crate) struct Scopes<'m, 'src> {
     pub module: &'m NameMap<String>,
-    pub stack: Vec<Scope<'src>>,
+    /// Changed only through [`Scopes::push`], [`Scopes::pop`] and [`Scopes::scope_mut`],
+    /// which start a new generation of `memo`.
+    stack: Vec<Scope<'src>>,
     /// The source text's addresses: a name inside them is a token of the module being loaded.
     src: std::ops::Range<usize>,
     /// Recent lookups of tokens, by the token's address and length. Every operand is resolved
@@ -404,6 +409,13 @@ pub(crate) struct Scopes<'m, 'src> {
     /// decoder's lookups are hits. Names outside `src` (none today) are never cached: their
     /// memory may be reused by another name.
     cache: [Cell<(usize, usize, Option<Sym>)>; 32],
+    /// Lookups by the name's text (names of 1 to 7 bytes: registers), valid while the stack
+    /// is unchanged: (the name's bytes with its length in the top byte, generation, result).
+    /// A register is named 2-3 times (written, then read): the token cache above answers
+    /// only a token's second lookup, this one a name's later tokens, where a search of the
+    /// scopes costs ~280 instructions.
+    memo: Box<[MemoSlot; 256]>,
+    generation: u64,
 }
 
 impl<'m, 'src> Scopes<'m, 'src> {
@@ -414,7 +426,27 @@ impl<'m, 'src> Scopes<'m, 'src> {
             stack,
             src: start..start + src.len(),
             cache: std::array::from_fn(|_| Cell::new((0, 0, None))),
+            // generation 0 marks an empty slot
+            memo: Box::new(std::array::from_fn(|_| Cell::new((0, 0, None)))),
+            generation: 1,
         }
+    }
+
+    pub fn push(&mut self, scope: Scope<'src>) {
+        self.stack.push(scope);
+        self.generation += 1;
+    }
+
+    pub fn pop(&mut self) {
+        self.stack.pop();
+        self.generation += 1;
+    }
+
+    /// The `i`th scope from the outermost, to declare in.
+    #[cfg(test)]
+    pub fn scope_mut(&mut self, i: usize) -> &mut Scope<'src> {
+        self.generation += 1;
+        &mut self.stack[i]
     }
 
     #[inline]
@@ -438,17 +470,35 @@ impl<'m, 'src> Scopes<'m, 'src> {
     /// few instructions in its caller, without this search's register saves.
     #[inline(never)]
     fn lookup_uncached(&self, name: &str, at: usize, token: bool) -> Option<Sym> {
-        let slot = self.slot(at);
-        let sym = self
-            .stack
+        let b = name.as_bytes();
+        let key = match b.len() {
+            1..=7 => b.iter().rev().fold(0u64, |w, &c| w << 8 | c as u64) | (b.len() as u64) << 56,
+            _ => 0,
+        };
+        let memo = &self.memo[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize];
+        let sym = match memo.get() {
+            (k, g, sym) if key != 0 && k == key && g == self.generation => sym,
+            _ => {
+                let sym = self.search(name);
+                if key != 0 {
+                    memo.set((key, self.generation, sym));
+                }
+                sym
+            }
+        };
+        if token {
+            self.slot(at).set((at, name.len(), sym));
+        }
+        sym
+    }
+
+    /// `name` in the scopes, innermost first, then in the module.
+    fn search(&self, name: &str) -> Option<Sym> {
+        self.stack
             .iter()
             .rev()
             .find_map(|s| s.get(name))
-            .or_else(|| self.module.get(name).copied());
-        if token {
-            slot.set((at, name.len(), sym));
-        }
-        sym
+            .or_else(|| self.module.get(name).copied())
     }
 }
 
@@ -679,7 +729,7 @@ fn gen_block<'src>(
             _ => {}
         }
     }
-    sc.stack.push(scope);
+    sc.push(scope);
     for s in &b.statements {
         match s {
             Statement::Instruction(i) => {
@@ -698,7 +748,7 @@ fn gen_block<'src>(
             }
         }
     }
-    sc.stack.pop();
+    sc.pop();
     Ok(())
 }
 
@@ -1131,7 +1181,7 @@ L1:
         let mut sc = Scopes::new(&module, vec![Scope::default()], src);
         let owned = String::from("%a");
         assert_eq!(sc.lookup(&owned), None);
-        sc.stack[0].insert(&src[0..2], Sym::R32(1));
+        sc.scope_mut(0).insert(&src[0..2], Sym::R32(1));
         // not a token: looked up again, so the new declaration shows
         assert_eq!(sc.lookup(&owned), Some(Sym::R32(1)));
         assert_eq!(sc.lookup(&src[0..2]), Some(Sym::R32(1)));
@@ -1140,6 +1190,62 @@ L1:
         assert_eq!(sc.lookup(&src[0..1]), None);
         assert_eq!(sc.lookup(&src[3..5]), None);
         assert_eq!(sc.lookup(&src[0..2]), Some(Sym::R32(1)));
+    }
+
+    /// `Scopes::lookup`'s memo by text against a plain search of the stack, over random
+    /// pushes of scopes that shadow names (whole names and ranges), pops, and lookups of
+    /// names of up to 8 bytes. The names looked up are copies, not tokens of the source: the
+    /// token cache holds a token's answer for as long as its block is decoded, not across
+    /// pushes and pops (`scopes_cache_only_tokens_of_the_source`).
+    #[test]
+    fn scopes_answer_as_a_search_of_the_stack() {
+        let src = "%r1 %r12 %rd1 %p1 x %r1 L1 %r12 abcdefg abcdefgh %rd1 %r %rd";
+        let mut tokens = Vec::new();
+        let mut at = 0;
+        for t in src.split(' ') {
+            tokens.push(&src[at..at + t.len()]);
+            at += t.len() + 1;
+        }
+        let module: NameMap<String> = [("x".to_string(), Sym::Func(7))].into_iter().collect();
+        let mut rng = crate::xorshift64(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: u64| (rng() % n) as usize;
+        let mut sc = Scopes::new(&module, vec![Scope::default()], src);
+        let mut depth = 1;
+        let mut reg = 0u16;
+        for _ in 0..20_000 {
+            match next(8) {
+                0 => {
+                    let mut scope = Scope::default();
+                    for _ in 0..next(3) {
+                        reg += 1;
+                        let t = tokens[next(tokens.len() as u64)];
+                        if next(3) == 0 {
+                            let prefix = ["%r", "%rd", "%r1"][next(3)];
+                            let mut r = reg;
+                            scope
+                                .insert_range(prefix, next(20) as u32, || {
+                                    r += 1;
+                                    Ok(Sym::R32(r))
+                                })
+                                .unwrap();
+                            reg = r;
+                        } else {
+                            scope.insert(t, Sym::R32(reg));
+                        }
+                    }
+                    sc.push(scope);
+                    depth += 1;
+                }
+                1 if depth > 1 => {
+                    sc.pop();
+                    depth -= 1;
+                }
+                _ => {
+                    let name = tokens[next(tokens.len() as u64)].to_string();
+                    assert_eq!(sc.lookup(&name), sc.search(&name), "{name}");
+                }
+            }
+        }
     }
 
     #[test]
