@@ -889,11 +889,16 @@ pub fn load(
     // otherwise came after the code on the path to the first CTA.
     let build = || -> Result<_, LoadError> {
         let (params, param_bytes) = param_layout(f.params.as_deref().unwrap_or(&[]))?;
+        // every instruction of the bodies plus each function's closing `ret`: the per-pc
+        // vectors are made once (doubling re-copied them 27 times, ~90 000 instructions)
+        let n_pc = (funcs.iter())
+            .map(|f| f.body.as_ref().map_or(0, count_instructions) as usize + 1)
+            .sum();
         let mut g = Gen {
             src,
-            code: Vec::new(),
-            guards: Vec::new(),
-            info: Vec::new(),
+            code: Vec::with_capacity(n_pc),
+            guards: Vec::with_capacity(n_pc),
+            info: Vec::with_capacity(n_pc),
             n_r32: 0,
             n_r64: 0,
             n_pred: 0,
