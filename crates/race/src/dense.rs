@@ -121,10 +121,23 @@ impl Page {
         }
     }
 
+    /// Whether every byte of the page holds `id` (one run).
+    #[inline(always)]
+    fn is_uniform(&self, id: CellId) -> bool {
+        matches!(self, Page::Runs { n: 1, ids, .. } if ids[0] == id)
+    }
+
     #[cfg(test)]
     fn id_at(&self, off: usize) -> CellId {
         self.run_at(off, off + 1).0
     }
+}
+
+/// The whole pages from `pos`, the start of page `pn`, to `end`, but no further than the end of
+/// `pn`'s chunk (whose pages are consecutive in the page table).
+#[inline(always)]
+fn chunk_pages_from(pn: u64, pos: u64, end: u64) -> usize {
+    (((end - pos) >> PAGE_BITS) as usize).min(CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)))
 }
 
 /// The Fx hash (rustc's), for the page table of global memory (keys are page numbers).
@@ -352,20 +365,17 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
             // read alike): the group and the part grow a page at a time, one compare per page
             // to the end of the chunk, where the walk below looks each page up and takes its
             // run (the same groups and parts; 128 pages per 16 KiB operand read).
-            if let Some(&(last, _)) = parts.last() {
-                let whole = ((end - pos) >> PAGE_BITS) as usize;
-                if pos == base && whole > 0 {
-                    let room = whole.min(CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)));
-                    let k = (self.pages[pi..pi + room].iter())
-                        .take_while(|p| matches!(p, Page::Runs { n: 1, ids, .. } if ids[0] == last))
-                        .count();
-                    if k > 0 {
-                        let bytes = (k as u64) << PAGE_BITS;
-                        groups.last_mut().expect("a group holds the last part").end += bytes;
-                        parts.last_mut().expect("nonempty").1 += bytes;
-                        pos += bytes;
-                        continue;
-                    }
+            if let Some(&(last, _)) = parts.last().filter(|_| pos == base) {
+                let room = chunk_pages_from(pn, pos, end);
+                let k = (self.pages[pi..pi + room].iter())
+                    .take_while(|p| p.is_uniform(last))
+                    .count();
+                if k > 0 {
+                    let bytes = (k as u64) << PAGE_BITS;
+                    groups.last_mut().expect("a group holds the last part").end += bytes;
+                    parts.last_mut().expect("nonempty").1 += bytes;
+                    pos += bytes;
+                    continue;
                 }
             }
             // Saturating: the last page of the address space ends at u64::MAX (exclusive).
@@ -486,14 +496,11 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
             // (~44 host instructions a page, 128 pages an operand).
             // (tested on this page first: pages split by lane stores, matmul_fp16_bench1024's
             // operands, must not pay for the window)
-            let uniform_last =
-                |p: &Page, last| matches!(p, Page::Runs { n: 1, ids, .. } if ids[0] == last);
-            if let Some(&(_, _, last)) = out.last().filter(|g| uniform_last(&self.pages[pi], g.2)) {
-                let whole = ((end - pos) >> PAGE_BITS) as usize;
-                if pos == base && whole > 0 {
-                    let room = whole.min(CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)));
+            if let Some(&(_, _, last)) = out.last().filter(|g| self.pages[pi].is_uniform(g.2)) {
+                if pos == base {
+                    let room = chunk_pages_from(pn, pos, end);
                     let k = (self.pages[pi..pi + room].iter())
-                        .take_while(|p| matches!(p, Page::Runs { n: 1, ids, .. } if ids[0] == last))
+                        .take_while(|p| p.is_uniform(last))
                         .count();
                     if k > 0 {
                         pos += (k as u64) << PAGE_BITS;
@@ -836,8 +843,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     fn fill_pages(&mut self, pn: u64, end: u64, id: CellId) -> u64 {
         let pos = pn << PAGE_BITS;
         let pi = self.page_index(pn);
-        let whole = ((end - pos) >> PAGE_BITS) as usize;
-        let room = whole.min(CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)));
+        let room = chunk_pages_from(pn, pos, end);
         for p in &mut self.pages[pi..pi + room] {
             if let Page::Bytes(b) = std::mem::replace(p, Page::uniform(id)) {
                 self.spare.push(b);
@@ -1058,15 +1064,11 @@ where
         // `groups_page` would grow them (and `oa`, `ob` stay: a page of the last group's id
         // keeps "every byte one id" as it was).
         if let (Some(&(_, _, la)), Some(&(_, _, lb))) = (ga.last(), gb.last()) {
-            let whole = ((end - pos) >> PAGE_BITS) as usize;
-            if pos == base && whole > 0 {
-                let room = whole.min(CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)));
+            if pos == base {
+                let room = chunk_pages_from(pn, pos, end);
                 let k = (a.pages[pi..pi + room].iter())
                     .zip(&b.pages[pi..pi + room])
-                    .take_while(|(x, y)| {
-                        matches!(x, Page::Runs { n: 1, ids, .. } if ids[0] == la)
-                            && matches!(y, Page::Runs { n: 1, ids, .. } if ids[0] == lb)
-                    })
+                    .take_while(|(x, y)| x.is_uniform(la) && y.is_uniform(lb))
                     .count();
                 if k > 0 {
                     pos += (k as u64) << PAGE_BITS;

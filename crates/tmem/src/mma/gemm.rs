@@ -60,7 +60,7 @@ pub(crate) unsafe fn sgemm(
                 m,
                 k,
                 n,
-                negate: alpha < 0.0,
+                alpha,
                 a,
                 rsa,
                 csa,
@@ -157,7 +157,8 @@ struct Gemm {
     m: usize,
     k: usize,
     n: usize,
-    negate: bool,
+    /// ±1.
+    alpha: f32,
     a: *const f32,
     rsa: usize,
     csa: usize,
@@ -192,7 +193,7 @@ impl Gemm {
                             *acc = _mm512_fmadd_ps(_mm512_set1_ps(*ak.add(i * s.rsa)), bv, *acc);
                         }
                     }
-                    let alpha = _mm512_set1_ps(if s.negate { -1.0 } else { 1.0 });
+                    let alpha = _mm512_set1_ps(s.alpha);
                     for (i, &ab) in acc.iter().enumerate() {
                         let cp = s.c.add((i0 + i) * s.rsc + j0);
                         // matrixmultiply's epilogue, operation for operation
@@ -209,7 +210,9 @@ impl Gemm {
         }
     }
 
-    /// 4 × 16 tiles in eight 256-bit accumulators (two per row).
+    /// 4 × 16 tiles in eight 256-bit accumulators (two per row). The loops are
+    /// [`Gemm::run_avx512`]'s with another tile: each kernel is a function of its own so that
+    /// every intrinsic in it is compiled with its target features.
     #[target_feature(enable = "avx2,fma")]
     unsafe fn run_avx2(&self) {
         use std::arch::x86_64::*;
@@ -232,7 +235,7 @@ impl Gemm {
                             acc[1] = _mm256_fmadd_ps(av, b1, acc[1]);
                         }
                     }
-                    let alpha = _mm256_set1_ps(if s.negate { -1.0 } else { 1.0 });
+                    let alpha = _mm256_set1_ps(s.alpha);
                     for (i, row) in acc.iter().enumerate() {
                         for (h, &ab) in row.iter().enumerate() {
                             let cp = s.c.add((i0 + i) * s.rsc + j0 + 8 * h);
@@ -324,7 +327,7 @@ mod tests {
                 m,
                 k,
                 n,
-                negate: alpha < 0.0,
+                alpha,
                 a: a.as_ptr(),
                 rsa,
                 csa,
