@@ -697,6 +697,8 @@ pub struct RaceDetector {
     /// are clocks of a few hundred op slots, on the heap, so a fresh state cost three
     /// allocations and its drop three frees (~10 M host instructions of
     /// matmul_fp16_div16_bench1024's checked run, 12 k op issues).
+    /// (Boxed as `Actor::Op` holds them: a state moves between the two as a pointer.)
+    #[allow(clippy::vec_box)]
     spare_ops: Vec<Box<OpState>>,
 }
 
