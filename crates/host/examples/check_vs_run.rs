@@ -17,8 +17,9 @@
 //! Ratios are `check1 / run` (the goal: ≤ 2) and `check / run` (divide by the run count for
 //! the per-run figure). A spec the engine cannot run is listed as skipped with the reason.
 //!
-//! `--only run|race|check1 SPEC.toml` does that one measurement once (for `perf` or
-//! `valgrind --tool=callgrind`, whose instruction counts do not depend on the machine's load).
+//! `--only run|race|check1 SPEC.toml [N]` does that one measurement once, or `N` times in one
+//! process (for `perf` or `valgrind --tool=callgrind`, whose instruction counts do not depend
+//! on the machine's load).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -292,14 +293,19 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--only") {
         let (Some(what), Some(spec)) = (args.get(1), args.get(2)) else {
-            eprintln!("usage: check_vs_run --only run|race|check1 SPEC.toml");
+            eprintln!("usage: check_vs_run --only run|race|check1 SPEC.toml [REPEATS]");
             std::process::exit(2);
         };
-        match only(what, Path::new(spec)) {
-            Ok(t) => println!("{what} {t:.4} s"),
-            Err(e) => {
-                eprintln!("{e}");
-                std::process::exit(1);
+        // an optional repeat count: a profile of the steady state (the first run of a
+        // process also pays its page faults and cold caches)
+        let reps: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1);
+        for _ in 0..reps {
+            match only(what, Path::new(spec)) {
+                Ok(t) => println!("{what} {t:.4} s"),
+                Err(e) => {
+                    eprintln!("{e}");
+                    std::process::exit(1);
+                }
             }
         }
         return;
