@@ -251,6 +251,44 @@ impl<C: Default> Default for DenseShadow<C> {
     }
 }
 
+impl<C: Default> DenseShadow<C> {
+    /// Forgets every byte's state (as a new shadow) but keeps the buffers: the page table, the
+    /// split pages' id arrays (to `spare`), the ids' entries and the scratch. A fresh shadow's
+    /// first touches page-faulted its buffers in: ~4 000 faults, ~10 % of
+    /// matmul_fp16_div16_bench1024's checked run in time, which the instruction count does
+    /// not see (perf.md, session 14).
+    pub(crate) fn forget_all(&mut self) {
+        self.low.clear();
+        self.high.clear();
+        self.high_hit = (u64::MAX, NO_PAGE);
+        for p in self.pages.drain(..) {
+            if let Page::Bytes(b) = p {
+                self.spare.push(b);
+            }
+        }
+        self.cells.truncate(1);
+        self.cells[0] = Entry {
+            cell: C::default(),
+            refs: 0,
+            mark: 0,
+        };
+        self.free.clear();
+        self.groups.clear();
+        self.parts.clear();
+        self.memo.clear();
+        self.batch = false;
+        self.scratch = C::default();
+        self.last = None;
+        self.assigned = None;
+    }
+
+    /// Page table entries and id entries this shadow holds room for (what a pooled shadow
+    /// keeps; [`MemShadow::recycle`]).
+    pub(crate) fn capacity(&self) -> usize {
+        self.pages.capacity() + self.cells.capacity() + self.spare.len() * PAGE
+    }
+}
+
 impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// Ids in use (the memory measure that `ShadowMap::runs` is for runs).
     pub fn states(&self) -> usize {
@@ -1101,18 +1139,54 @@ pub(crate) enum MemShadow {
     Runs(ShadowMap),
 }
 
+/// Dense shadows a thread keeps for its next SM groups ([`MemShadow::recycle`]): at most this
+/// many (an SM group holds its CTAs' shared memories and global memory)...
+const POOLED_SHADOWS: usize = 8;
+/// ... each of at most this many page table and id entries (~64 MiB of addresses' tables, some
+/// 3 MiB): a shadow of a larger footprint is freed, so what a thread keeps after a launch
+/// stays bounded.
+const POOLED_CAPACITY: usize = 1 << 16;
+
+thread_local! {
+    /// Cleared dense shadows of finished SM groups, for the thread's next ones: their buffers
+    /// are already faulted in (`DenseShadow::forget_all`).
+    static POOL: std::cell::RefCell<Vec<Box<PlaneShadow>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl MemShadow {
     pub fn new(reference: bool) -> Self {
         if reference {
             MemShadow::Runs(ShadowMap::default())
         } else {
-            MemShadow::Dense(Box::default())
+            let pooled = POOL.with(|p| p.borrow_mut().pop());
+            MemShadow::Dense(pooled.unwrap_or_default())
         }
     }
 
-    /// Forgets every access (a new CTA takes the memory), keeping the representation.
+    /// Forgets every access (a new CTA takes the memory), keeping the representation and,
+    /// dense, its buffers.
     pub fn reset(&mut self) {
-        *self = MemShadow::new(matches!(self, MemShadow::Runs(_)));
+        match self {
+            MemShadow::Dense(d) => d.forget_all(),
+            MemShadow::Runs(m) => *m = ShadowMap::default(),
+        }
+    }
+
+    /// Gives a dense shadow's buffers to the thread's next [`MemShadow::new`] (cleared: the
+    /// same as a new one to every access); the run-length map is dropped.
+    pub fn recycle(self) {
+        if let MemShadow::Dense(mut d) = self {
+            if d.capacity() <= POOLED_CAPACITY {
+                POOL.with(|p| {
+                    let mut p = p.borrow_mut();
+                    if p.len() < POOLED_SHADOWS {
+                        d.forget_all();
+                        p.push(d);
+                    }
+                });
+            }
+        }
     }
 
     /// Starts or ends a batch of updates that are one access (see [`DenseShadow::batch`]);
@@ -1274,6 +1348,62 @@ mod tests {
             }
             // Freed states are recycled: far fewer live states than updates.
             assert!(d.states() < 3000, "{}", d.states());
+        }
+    }
+
+    /// A shadow cleared by `forget_all` (what the thread's pool hands out) against a new one:
+    /// after random accesses to the first, the same stream on both must make the same calls
+    /// and leave the same bytes, ids in use and id numbering.
+    #[test]
+    fn forgotten_shadow_is_a_new_one() {
+        let stream = |d: &mut DenseShadow<Cell>, seed: u64, base: u64| {
+            let mut calls = Vec::new();
+            let mut rng = Lcg(seed);
+            for t in 0..1500u32 {
+                let s = base + rng.next() % 2800;
+                let long = rng.next().is_multiple_of(8);
+                let e = s + 1 + rng.next() % if long { 2500 } else { 90 };
+                let r = rec((rng.next() % 4) as u32, 1 + t % 3);
+                let write = rng.next().is_multiple_of(3);
+                // (the batch is set after the update: a stream starts in the state the
+                // shadow is in)
+                d.update(s, e, |a, b, c| {
+                    calls.push((a, b, c.clone()));
+                    step(c, r, write);
+                    t % 7 != 0
+                });
+                d.batch(rng.next().is_multiple_of(5));
+            }
+            calls
+        };
+        for (seed, base) in [
+            (3u64, 0u64),
+            (11, 65536 - 1500),
+            (17, 0x7f00_0000_0000 - 1500),
+        ] {
+            let mut used = DenseShadow::<Cell>::default();
+            // the first stream elsewhere too: chunks in both tables
+            stream(&mut used, seed + 1, base);
+            stream(&mut used, seed + 2, base ^ 0x7f00_0000_0000);
+            // forgotten in the middle of a batch, with its transitions memoised
+            used.batch(true);
+            used.update(base, base + 3000, |_, _, c| {
+                step(c, rec(5, 9), true);
+                true
+            });
+            used.forget_all();
+            let mut fresh = DenseShadow::<Cell>::default();
+            assert_eq!(used.states(), 0);
+            let (a, b) = (
+                stream(&mut used, seed, base),
+                stream(&mut fresh, seed, base),
+            );
+            assert_eq!(a, b, "seed {seed}");
+            assert_eq!(used.states(), fresh.states());
+            assert_eq!(used.cells.len(), fresh.cells.len());
+            for x in (base..base + 5400).chain(0x7f00_0000_0000 - 1500..0x7f00_0000_0000 + 3000) {
+                assert_eq!(used.cell_at(x), fresh.cell_at(x), "seed {seed} byte {x}");
+            }
         }
     }
 

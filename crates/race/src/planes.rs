@@ -99,6 +99,31 @@ struct CleanRead {
 }
 
 impl PlaneShadow {
+    /// Forgets every byte's state, keeping the planes' buffers (`DenseShadow::forget_all`): the
+    /// same as `PlaneShadow::default()` to every access.
+    pub fn forget_all(&mut self) {
+        self.w.forget_all();
+        self.r.forget_all();
+        self.epoch = 0;
+        self.batch = false;
+        self.wg.clear();
+        self.rg.clear();
+        for c in &mut self.clean {
+            c.start = 0;
+            c.end = 0;
+            c.agent = None;
+            c.hb.clear();
+            c.pf.clear();
+        }
+        self.clean_next = 0;
+        self.clean_live = 0;
+    }
+
+    /// Room held by both planes ([`DenseShadow::capacity`]).
+    pub fn capacity(&self) -> usize {
+        self.w.capacity() + self.r.capacity()
+    }
+
     /// Ids in use in both planes (a measure of shadow memory in use).
     pub fn states(&self) -> usize {
         self.w.states() + self.r.states()

@@ -421,6 +421,22 @@ proptest! {
         let runs = run(&mut RaceDetector::with_reference_shadow(), &evs, false);
         prop_assert_eq!(runs, reference);
     }
+
+    /// A detector made after another released its shadows (`RaceDetector::release`: they go
+    /// to the thread's pool, cleared, and the next detector takes them) finds what the
+    /// reference finds: nothing of the first stream's state survives the recycling.
+    #[test]
+    fn recycled_shadows_give_the_reference_findings(
+        first in proptest::collection::vec(ev(), 1..120),
+        evs in proptest::collection::vec(ev(), 1..120),
+    ) {
+        let mut used = RaceDetector::new();
+        run(&mut used, &first, false);
+        used.release();
+        let dense = run(&mut RaceDetector::new(), &evs, false);
+        let reference = run(&mut RaceDetector::with_reference_shadow(), &evs, true);
+        prop_assert_eq!(dense, reference);
+    }
 }
 
 /// The property above is not vacuous: the generated streams do find races.

@@ -334,6 +334,7 @@ pub fn run_observed<O: Observer + Send>(
     let run_one = |pool: &mut Pool, g: u32| -> GroupOut<O> {
         let mut obs = make(g);
         let r = run_group(&plan, g, &mut obs, pool);
+        obs.group_end();
         (r, obs)
     };
     let shared = opts.pool.as_deref().filter(|p| {

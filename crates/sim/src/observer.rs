@@ -329,6 +329,11 @@ pub trait Observer {
     /// Every lane of the warp has exited.
     #[inline(always)]
     fn warp_exit(&mut self, _at: At) {}
+
+    /// The SM group ran its last cluster: no event follows (the observer is kept for its
+    /// results). An observer may free its working state here, for the thread's next group.
+    #[inline(always)]
+    fn group_end(&mut self) {}
 }
 
 /// The observer of `run`: watches nothing, costs nothing.

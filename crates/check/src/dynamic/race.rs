@@ -1535,6 +1535,16 @@ impl Observer for RaceObserver<'_> {
         self.collect(at);
     }
 
+    fn group_end(&mut self) {
+        // buffered accesses go in first; then every generation's shadows are dead
+        for g in &mut self.older {
+            g.flush();
+            g.det.release();
+        }
+        self.flush();
+        self.det.release();
+    }
+
     fn warp_exit(&mut self, at: At) {
         if let Some(o) = self.older_for_slot(at.slot) {
             return o.warp_exit(at);
