@@ -396,6 +396,8 @@ impl<'k> RaceObserver<'k> {
         self.flush();
         self.flush_cp();
         self.pending = None;
+        // its shadows to the thread's pool first: the group's next generation takes them
+        self.det.release();
         self.det = RaceDetector::new();
         self.ops = HashMap::new();
         self.commits = HashMap::new();
