@@ -585,6 +585,12 @@ impl GlobalSpan<'_> {
         self.buf.addr
     }
 
+    /// The device address one past the span buffer's last byte.
+    #[inline(always)]
+    pub fn end(self) -> u64 {
+        self.buf.addr + self.buf.len
+    }
+
     /// Loads `size` (1, 2, 4, 8) bytes at device address `addr`, zero-extended.
     ///
     /// # Safety

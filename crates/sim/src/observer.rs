@@ -149,9 +149,11 @@ pub trait Observer {
         false
     }
 
-    /// Whether a weak (non-atomic) read of global bytes `[lo, hi)` by an asynchronous copy
-    /// may go unreported: the engine then skips building its ranges (a `cp.async`'s source
-    /// rows). The race observer ignores the reads of buffers the kernel never writes.
+    /// Whether a weak (non-atomic) read of global bytes `[lo, hi)` may go unreported: the
+    /// engine then skips building its ranges (a `cp.async`'s source rows) or, for a warp's
+    /// `ld` whose lanes all read inside one buffer, asked with that buffer's bounds, the
+    /// batch (the event would have been ignored too). The race observer ignores the reads of
+    /// buffers the kernel never writes.
     #[inline(always)]
     fn ignores_global_read(&self, _lo: u64, _hi: u64) -> bool {
         false

@@ -335,3 +335,82 @@ fn cp_async_completion_is_observed_by_wait_group_or_mbarrier_arrive() {
         assert_eq!(f[0].rule.id, "TM0213", "{sync}: {f:#?}");
     }
 }
+
+/// A warp's weak `ld.global` inside one buffer the observer ignores (read-only) is skipped by
+/// the engine (`ld_warp`, asked with the buffer's bounds) instead of reported and skipped by
+/// the observer: the findings must be the reference paths' (per-lane events, every one
+/// reported), with and without the read-only list. Every thread loads `inp[tid]` (read-only)
+/// and `out[0]`, which thread 0 stores unordered: the race on `out` is found either way.
+#[test]
+fn read_only_loads_skipped_by_the_engine_give_the_reference_findings() {
+    let src = format!(
+        "{HEADER}
+.visible .entry k(.param .u64 inp, .param .u64 out)
+{{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [inp];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u64 %rd2, [out];
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    ld.global.u32 %r3, [%rd2];
+    add.u32 %r4, %r2, %r3;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 st.global.u32 [%rd2], %r4;
+    ret;
+}}
+"
+    );
+    let kernel = tmemu_host::load_ptx_source(&src, "k.ptx", None).unwrap();
+    let run = |reference_paths: bool, read_only: bool| {
+        let mut global = GlobalMemory::new();
+        install_globals(&kernel, &mut global).unwrap();
+        let inp = global.alloc("inp", &[1u8; 4 * 64]);
+        let out = global.alloc("out", &[0u8; 4]);
+        let mut params = inp.to_le_bytes().to_vec();
+        params.extend(out.to_le_bytes());
+        let launch = Launch {
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            cluster: None,
+            dyn_shared: 0,
+            params,
+        };
+        let opts = RunOptions {
+            nsms: 1,
+            threads: 1,
+            reference_paths,
+            ..Default::default()
+        };
+        let ro: std::sync::Arc<[(u64, u64)]> = if read_only {
+            vec![(inp, inp + 4 * 64)].into()
+        } else {
+            Vec::new().into()
+        };
+        let (r, observers) = tmemu_sim::run_observed(&kernel, &launch, &global, &opts, |_| {
+            RaceObserver::new(&kernel).with_read_only(ro.clone())
+        })
+        .unwrap();
+        assert!(r.diagnostics.is_empty() && r.hangs.is_empty(), "{r:?}");
+        rules(&launch_findings(observers))
+    };
+    let reference = run(true, false);
+    assert!(!reference.is_empty(), "the race on out[0] is found");
+    for read_only in [false, true] {
+        assert_eq!(
+            run(false, read_only),
+            reference,
+            "read-only list: {read_only}"
+        );
+        assert_eq!(
+            run(true, read_only),
+            reference,
+            "read-only list: {read_only}"
+        );
+    }
+}
