@@ -1149,14 +1149,17 @@ pub(crate) enum MemShadow {
 /// Dense shadows a thread keeps for its next SM groups ([`MemShadow::recycle`]): at most this
 /// many (an SM group holds its CTAs' shared memories and global memory)...
 const POOLED_SHADOWS: usize = 8;
-/// ... each of at most this many page table and id entries (~64 MiB of addresses' tables, some
-/// 3 MiB): a shadow of a larger footprint is freed, so what a thread keeps after a launch
-/// stays bounded.
+/// ... each of at most this many page table, id and split-page entries together (the page
+/// table of 8 MiB of addresses is 1.5 MiB; an id's entry is 64-72 bytes, so at most ~4.5 MiB
+/// a shadow): a shadow of a larger footprint is freed, so what a thread keeps after a launch
+/// stays bounded (div16's shadows: ~2 300 entries each).
 const POOLED_CAPACITY: usize = 1 << 16;
 
 thread_local! {
     /// Cleared dense shadows of finished SM groups, for the thread's next ones: their buffers
     /// are already faulted in (`DenseShadow::forget_all`).
+    /// (Boxed as `MemShadow::Dense` holds them: a shadow moves between the two as a pointer.)
+    #[allow(clippy::vec_box)]
     static POOL: std::cell::RefCell<Vec<Box<PlaneShadow>>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
