@@ -43,7 +43,10 @@ impl Clone for VClock {
     }
 
     fn clone_from(&mut self, source: &Self) {
-        self.0.clone_from(&source.0);
+        // one copy of the slice: `SmallVec::clone_from` pushes the part past the destination's
+        // length element by element (a recycled op state's views, a few hundred op slots)
+        self.0.clear();
+        self.0.extend_from_slice(&source.0);
     }
 }
 
@@ -79,14 +82,19 @@ impl VClock {
 
     /// Pointwise maximum.
     pub fn join(&mut self, other: &VClock) {
-        if other.0.len() > self.0.len() {
-            self.0.resize(other.0.len(), 0);
-        }
         // `max` without a branch: the compiler vectorises it (a cp.async merge joins clocks of
         // a few hundred op slots per copy instruction: 52 M host instructions of
         // matmul_fp16_div16_bench1024's checked run with the compare-and-store loop)
         for (mine, theirs) in self.0.iter_mut().zip(other.0.iter()) {
             *mine = (*mine).max(*theirs);
+        }
+        // Past this clock's end its components are 0, so the join is `other`'s: copied at once
+        // (`SmallVec::resize` pushed zeros one by one before the loop, ~12 M host instructions
+        // of matmul_fp16_div16_bench1024's checked run: joins into cleared clocks, e.g. a
+        // barrier's pending clocks, an operand read's clean entry).
+        if other.0.len() > self.0.len() {
+            let n = self.0.len();
+            self.0.extend_from_slice(&other.0[n..]);
         }
     }
 
@@ -246,6 +254,44 @@ mod tests {
         let mut b = vc(&[4, 0, 9, 2]);
         b.join(&vc(&[1, 5]));
         assert_eq!(b, vc(&[4, 5, 9, 2]));
+    }
+
+    /// `join` and `clone_from` against component-wise references, over lengths on both sides
+    /// of the inline capacity (8) and destinations that were longer before a `clear` (a
+    /// recycled clock keeps its buffer): the same components and the same length.
+    #[test]
+    fn join_and_clone_from_match_the_componentwise_reference() {
+        let val = |seed: usize, i: usize| ((seed * 7 + i * 13) % 11) as Time;
+        let make = |seed: usize, n: usize| {
+            let mut c = VClock::new();
+            for i in 0..n {
+                c.0.push(val(seed, i));
+            }
+            c
+        };
+        for n in [0, 1, 7, 8, 9, 20, 300] {
+            for m in [0, 1, 7, 8, 9, 20, 300] {
+                for before in [0, 9, 300] {
+                    let (a, b) = (make(1, n), make(2, m));
+                    let mut j = make(3, before);
+                    j.clear();
+                    j.join(&a);
+                    j.join(&b);
+                    let len = n.max(m);
+                    let want: Vec<Time> = (0..len)
+                        .map(|i| {
+                            let x = if i < n { val(1, i) } else { 0 };
+                            let y = if i < m { val(2, i) } else { 0 };
+                            x.max(y)
+                        })
+                        .collect();
+                    assert_eq!(j.0.as_slice(), want.as_slice(), "join {n} {m} {before}");
+                    let mut c = make(3, before);
+                    c.clone_from(&b);
+                    assert_eq!(c, b, "clone_from {m} {before}");
+                }
+            }
+        }
     }
 
     #[test]
