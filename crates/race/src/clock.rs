@@ -45,8 +45,12 @@ impl Clone for VClock {
     fn clone_from(&mut self, source: &Self) {
         // one copy of the slice: `SmallVec::clone_from` pushes the part past the destination's
         // length element by element (a recycled op state's views, a few hundred op slots)
-        self.0.clear();
-        self.0.extend_from_slice(&source.0);
+        if self.0.len() == source.0.len() {
+            self.0.copy_from_slice(&source.0);
+        } else {
+            self.0.clear();
+            self.0.extend_from_slice(&source.0);
+        }
     }
 }
 
@@ -81,6 +85,7 @@ impl VClock {
     }
 
     /// Pointwise maximum.
+    #[inline]
     pub fn join(&mut self, other: &VClock) {
         // `max` without a branch: the compiler vectorises it (a cp.async merge joins clocks of
         // a few hundred op slots per copy instruction: 52 M host instructions of
@@ -88,14 +93,20 @@ impl VClock {
         for (mine, theirs) in self.0.iter_mut().zip(other.0.iter()) {
             *mine = (*mine).max(*theirs);
         }
-        // Past this clock's end its components are 0, so the join is `other`'s: copied at once
-        // (`SmallVec::resize` pushed zeros one by one before the loop, ~12 M host instructions
-        // of matmul_fp16_div16_bench1024's checked run: joins into cleared clocks, e.g. a
-        // barrier's pending clocks, an operand read's clean entry).
         if other.0.len() > self.0.len() {
-            let n = self.0.len();
-            self.0.extend_from_slice(&other.0[n..]);
+            self.join_tail(other);
         }
+    }
+
+    /// The part of a join past this clock's end, where its components are 0: `other`'s, copied
+    /// at once (`SmallVec::resize` pushed zeros one by one before the loop, ~12 M host
+    /// instructions of matmul_fp16_div16_bench1024's checked run: joins into cleared clocks,
+    /// e.g. a barrier's pending clocks, an operand read's clean entry). Out of line: most
+    /// joins meet clocks of equal length, and the inlined loop stays small.
+    #[inline(never)]
+    fn join_tail(&mut self, other: &VClock) {
+        let n = self.0.len();
+        self.0.extend_from_slice(&other.0[n..]);
     }
 
     /// Whether everything `s` names happens-before this clock.
