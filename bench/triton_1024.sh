@@ -44,17 +44,16 @@ if [ -n "$THREADS" ] && [ "$THREADS" != default ]; then THREAD_ARGS=(--threads "
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 DIR=$ROOT/tests/corpus/kernels/triton
-# name, spec: absolute PTX path (bench.toml, timed); save.toml also saves the three buffers next
-# to the copy of the spec
+# name, spec: absolute PTX path (bench.toml, timed); save.toml is bench.toml that also saves the
+# three buffers next to it
 for pair in jit:matmul_fp16_div16_bench1024 unspec:matmul_fp16_bench1024; do
     name=${pair%%:*}
     mkdir -p "$T/$name"
     sed -e "s#^ptx = \"#ptx = \"$DIR/#" "$DIR/${pair#*:}.toml" > "$T/$name/bench.toml"
-    sed -e "s#^ptx = \"#ptx = \"$DIR/#" \
-        -e "s#^random = { seed = 1,#save = \"$T/$name/a.npy\"\nrandom = { seed = 1,#" \
+    sed -e "s#^random = { seed = 1,#save = \"$T/$name/a.npy\"\nrandom = { seed = 1,#" \
         -e "s#^random = { seed = 2,#save = \"$T/$name/b.npy\"\nrandom = { seed = 2,#" \
         -e "s#^fill = \"zeros\"#save = \"$T/$name/c.npy\"\nfill = \"zeros\"#" \
-        "$DIR/${pair#*:}.toml" > "$T/$name/save.toml"
+        "$T/$name/bench.toml" > "$T/$name/save.toml"
     grep -q '^save = ' "$T/$name/save.toml" || { echo "triton_1024.sh: cannot add save to ${pair#*:}.toml" >&2; exit 1; }
     : > "$T/$name/times"
 done

@@ -4,10 +4,11 @@
 //! string slices in statics: ~7 700 `R_X86_64_RELATIVE` entries) patched by the dynamic loader
 //! at start, which writes, and so privately copies, each page holding one. Linked at a fixed
 //! address those are resolved at link time: `tmemu --version` makes ~30 fewer page faults and
-//! takes ~0.13 ms less (1.47 → 1.33 ms, `perf stat -r 300` on the 2-core machine), time that
-//! every run pays before its first useful instruction (issue 7's benchmark is a whole process;
-//! docs/arch/perf.md, session 14). The cost is ASLR of the executable's own image (libraries,
-//! heap and stacks stay randomised); tmemu is a developer tool, not a network service.
+//! takes ~0.1 ms less (median 1.23 → 1.13 ms over 400 interleaved runs on the 2-core machine),
+//! time that every run pays before its first useful instruction (issue 7's benchmark is a
+//! whole process; docs/arch/perf.md, session 14). The cost is ASLR of the executable's own
+//! image (libraries, heap and stacks stay randomised); tmemu is a developer tool, not a
+//! network service.
 fn main() {
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") == "linux"
