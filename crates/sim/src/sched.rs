@@ -138,7 +138,8 @@ fn make_cluster(
             cid[2] * cd[2] + r[2],
         ];
         ctas.push(CtaState {
-            shared: vec![0; smem as usize],
+            // a CTA's shared memory is the stage buffers it fills: faulted in at once
+            shared: tmemu_pages::zeroed(smem as usize),
             ctaid,
             rank,
             smid: group * csize + rank,

@@ -182,7 +182,11 @@ impl Tmem {
                     *dirty = [u64::MAX; 8];
                     c
                 }
-                None => vec![0u32; (LANES * COLUMNS) as usize].into_boxed_slice(),
+                None => {
+                    // most uses (an M = 128 MMA tile, a warpgroup's ld/st) span all 128
+                    // lanes, so every page of the lane-major array: faulted in at once
+                    tmemu_pages::zeroed::<u32>((LANES * COLUMNS) as usize).into_boxed_slice()
+                }
             });
         if *dirty != [0; 8] {
             zero_dirty(cells, dirty, cols);

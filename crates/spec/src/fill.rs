@@ -104,6 +104,7 @@ impl Fill {
                 .par_chunks_mut(per * size)
                 .enumerate()
                 .for_each(|(k, chunk)| {
+                    tmemu_pages::prefault_for_write(chunk);
                     chunk.fill(std::mem::MaybeUninit::new(0));
                     // SAFETY: every byte of `chunk` was initialised just above, and u8 has no
                     // invalid values.
@@ -117,10 +118,15 @@ impl Fill {
             unsafe { out.set_len(len) };
             return out;
         }
-        let mut out = vec![0u8; elements * size];
         if *self == Fill::Zeros {
-            return out;
+            return vec![0u8; elements * size];
         }
+        // every byte is written below: the pages are faulted in with one call first, before
+        // the zeroing (glibc's calloc would memset a block from its arena page by page)
+        let len = elements * size;
+        let mut out: Vec<u8> = Vec::with_capacity(len);
+        tmemu_pages::prefault_for_write(&mut out.spare_capacity_mut()[..len]);
+        out.resize(len, 0);
         if parts == 1 {
             self.fill_from(dtype, &mut out, 0);
             return out;

@@ -145,8 +145,10 @@ impl Warp {
             (1u32 << lanes) - 1
         };
         Warp {
-            r32: vec![[0; 32]; k.n_r32 as usize],
-            r64: vec![[0; 32]; k.n_r64 as usize],
+            // written whole here: Triton's matmul has 158 KiB of registers a warp, ~40 pages,
+            // and each engine thread builds its warps once (perf.md, session 15)
+            r32: tmemu_pages::zeroed(k.n_r32 as usize),
+            r64: tmemu_pages::zeroed(k.n_r64 as usize),
             preds: vec![0; k.n_pred as usize],
             pc: [k.entry_pc; 32],
             live,

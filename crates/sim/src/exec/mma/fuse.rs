@@ -125,6 +125,11 @@ impl Panel {
         ] {
             let len = off + blocks * rows * self.kb;
             if buf.len() < len {
+                // a new block is written whole by the gathers: its pages are faulted in with one
+                // call (~64 pages for a 128 x 128 f16 tile, each thread's first panels)
+                let more = len - buf.len();
+                buf.reserve(more);
+                tmemu_pages::prefault_for_write(&mut buf.spare_capacity_mut()[..more]);
                 buf.resize(len, 0.0);
             }
         }
