@@ -69,10 +69,9 @@ pub fn prepare_spec(
     // one parse serves the loader, the static checker and the line table; the last two read
     // the module beside the loader when there are threads for it
     // the error says whether it came from reading the file (bad input at the spec's `ptx` key)
-    let load = || -> Result<_, (HostError, bool)> {
-        let src = read_ptx_file(&ptx_path).map_err(|e| (e, true))?;
-        let module = parse_ptx(&src, &shown).map_err(|e| (e, false))?;
-        let load = || load_ptx_module(&module, &src, &shown, entry.as_deref());
+    let load_source = |src: &str| -> Result<_, (HostError, bool)> {
+        let module = parse_ptx(src, &shown).map_err(|e| (e, false))?;
+        let load = || load_ptx_module(&module, src, &shown, entry.as_deref());
         let check = || {
             let statics = tmemu_check::static_check(&module, &shown);
             (statics, LocTable::from_module(&module))
@@ -86,6 +85,24 @@ pub fn prepare_spec(
         let kernel = kernel.map_err(|e| (e, false))?;
         crate::phases::mark("PTX loaded and checked");
         Ok((kernel, statics, locs))
+    };
+    let load = || -> Result<_, (HostError, bool)> {
+        let src = read_ptx_file(&ptx_path).map_err(|e| (e, true))?;
+        // the parse and load allocate ~20 bytes per PTX byte from this thread's heap, fresh
+        // pages each faulted in on the serial path (~300 for Triton's matmul: 0.6 ms here,
+        // ~1.3 ms on the 16-core host, perf.md session 15); with a third thread to spare,
+        // one faults them in ahead of the parser
+        if parallel && rayon::current_num_threads() >= 3 {
+            let ahead = tmemu_pages::HeapAhead::probe(src.len().saturating_mul(24) + (256 << 10));
+            let done = std::sync::atomic::AtomicBool::new(false);
+            return rayon::scope(|s| {
+                s.spawn(|_| ahead.populate(&done));
+                let loaded = load_source(&src);
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+                loaded
+            });
+        }
+        load_source(&src)
     };
     let make_inputs = || {
         let made = materialize_buffers(&spec, threads);
