@@ -195,6 +195,9 @@ VARIANTS = [
      "tcgen05.ld.sync.aligned.16x128b.x8"),
     ("ho9_cute_fp8_m64_s5", "fp8", (64, 64, 64), 5, ("16x256b", 4), (128, 128, 320), 9302,
      "tcgen05.ld.sync.aligned.16x256b.x4"),
+    # batch 15: kind::i8 at M = 64 with N = 256 (layout F over 256 columns), 4 stages
+    ("ho15_cute_i8_m64_n256", "i8", (64, 256, 64), 4, ("16x256b", 16), (128, 256, 256), 15401,
+     "tcgen05.ld.sync.aligned.16x256b.x16"),
 ]
 AB = {"f16_mn_a": (cutlass.Float16, "f16", 2), "tf32": (cutlass.Float32, "f32", 4),
       "i8": (cutlass.Int8, "i8", 1),

@@ -811,6 +811,31 @@ def _mma_sparse_case():
              "CUTLASS tmem_e_frg); the raw 128 x 192 D block")
 
 
+def _splitk_threadfence_case():
+    M, N, K, S = 256, 64, 192, 3
+    rng = np.random.default_rng(15301)
+    a = (rng.integers(-2, 3, size=(M, K)) / 2).astype(np.float16)
+    bt = (rng.integers(-2, 3, size=(N, K)) / 2).astype(np.float16)
+    ref = (a.astype(np.float64) @ bt.astype(np.float64).T).astype(np.float32)
+    tiles = M // 128
+    return Case(
+        "ho_nvcc_splitk_threadfence", grid=[tiles, S],
+        buffers=dict(a=Input(a.view(np.uint16), "u16"), bt=Input(bt.view(np.uint16), "u16"),
+                     ws=Output("f32", [tiles * S * 128 * N]),
+                     count=Output("u32", [tiles], np.zeros(tiles, np.float32), 0.0, 0.0,
+                                  "atomicInc(count, SPLITS - 1) wraps each counter back to 0 "
+                                  "at the last ticket: exact"),
+                     c=Output("f32", [M, N], ref, 0.0, 0.0,
+                              "fp16 inputs on a 1/2 grid: products on a 1/4 grid, partial and "
+                              "total sums of at most 192 terms below 2^8: exact in f32 in any "
+                              "order")),
+        args=dict(a=Ptr("a"), bt=Ptr("bt"), ws=Ptr("ws"), count=Ptr("count"), c=Ptr("c"), K=K),
+        note=f"C[{M}x{N}] = A[{M}x{K}] @ Bt[{N}x{K}]^T fp16 by split-K over grid y ({S} slices "
+             "of K 64, four kind::f16 MMAs each): partials by plain stores to a workspace, "
+             "__threadfence + __syncthreads, one atomicInc ticket per CTA; the last CTA of a "
+             "tile fences and sums the slices (CUDA's threadFenceReduction pattern)")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -847,7 +872,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_ws_n256_sat.cu", "mma_ws_n256_sat", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_ws_n256_sat_case()]),
            ("mma_sparse.cu", "mma_sparse", dict(block=[128, 1, 1], shared=0),
-            lambda: [_mma_sparse_case()])]
+            lambda: [_mma_sparse_case()]),
+           ("splitk_threadfence.cu", "splitk_threadfence", dict(block=[128, 1, 1], shared=0),
+            lambda: [_splitk_threadfence_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
