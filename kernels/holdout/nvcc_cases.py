@@ -836,6 +836,27 @@ def _splitk_threadfence_case():
              "tile fences and sums the slices (CUDA's threadFenceReduction pattern)")
 
 
+def _chained_scan_case():
+    B, TILE = 24, 512
+    rng = np.random.default_rng(15302)
+    x = rng.integers(-1000, 1001, size=B * TILE)
+    inc = np.cumsum(x)
+    prefix = np.cumsum(x.reshape(B, TILE).sum(axis=1))
+    return Case(
+        "ho_nvcc_chained_scan", grid=[B],
+        buffers=dict(x=Input(x.astype(np.int32), "i32"),
+                     out=Output("i32", [B * TILE], inc.astype(np.float64), 0.0, 0.0,
+                                "integer prefix sums, |s| < 2^24: exact"),
+                     prefix=Output("i32", [B], prefix.astype(np.float64), 0.0, 0.0,
+                                   "the published inclusive prefix of each CTA: exact"),
+                     flag=Output("i32", [B], np.ones(B), 0.0, 0.0, "every CTA publishes")),
+        args=dict(x=Ptr("x"), out=Ptr("out"), prefix=Ptr("prefix"), flag=Ptr("flag")),
+        note=f"Inclusive scan of {B * TILE} i32 by a single-pass chained scan: {B} CTAs of 128 "
+             "threads x 4 elements; CTA i waits on a volatile flag of CTA i-1 "
+             "(ld.volatile spin + __threadfence), publishes its prefix by a plain store, "
+             "__threadfence (membar.gl) and a volatile flag store")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -874,7 +895,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("mma_sparse.cu", "mma_sparse", dict(block=[128, 1, 1], shared=0),
             lambda: [_mma_sparse_case()]),
            ("splitk_threadfence.cu", "splitk_threadfence", dict(block=[128, 1, 1], shared=0),
-            lambda: [_splitk_threadfence_case()])]
+            lambda: [_splitk_threadfence_case()]),
+           ("chained_scan.cu", "chained_scan", dict(block=[128, 1, 1], shared=0),
+            lambda: [_chained_scan_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:

@@ -19,6 +19,11 @@ batches 1-12 did not. Each kernel is our own:
   tile's counter; the CTA that draws the last ticket reads every slice's partial back (written
   by other CTAs: ordered only through the chain of acq_rel RMWs on the counter), stores C and
   resets the counter. 3 slices, 2 x 2 tiles.
+* ho15_gemm_f16acc_m64_w8: `tl.dot(..., out_dtype=tl.float16)` with **BLOCK_M = 64 and 8
+  warps**: an **f16 D in TMEM layout F** (M = 64) zero-initialised by
+  **`tcgen05.st.16x32bx2.x8.unpack::16b`** and read by **`tcgen05.ld.16x32bx2.x8.pack::16b`**
+  (16-bit D at M = 64 from a compiler: earlier f16 accumulators had M = 128; these forms were
+  only in hand-written nvcc kernels).
 """
 import numpy as np
 import triton
@@ -235,6 +240,45 @@ def _splitk_lastblock_cases():
                       "and resets the counter; 128x64x64 tiles, 4 warps")]
 
 
+# ---------------------------------------------------------------------------------------------
+# fp16 accumulator at M = 64, 8 warps.
+# ---------------------------------------------------------------------------------------------
+@triton.jit
+def mm_f16acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def _f16acc_m64_cases():
+    M, N, K = 192, 128, 256
+    rng = np.random.default_rng(15105)
+    a = _grid_f16(rng, (M, K))
+    b = _grid_f16(rng, (K, N))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(ref.astype(np.float16).astype(np.float64) == ref)
+    why = ("inputs on a 1/2 grid with |x| <= 1: every partial sum is a multiple of 1/4 of "
+           "magnitude <= 256, which fp16 holds exactly (11 significant bits), so the f16 "
+           "accumulator is exact whatever the MMA's internal width and order: 0")
+    return [Case("ho15_gemm_f16acc_m64_w8", grid=[M // 64, N // 64],
+                 buffers=dict(a=Input(a, "f16"), b=Input(b, "f16"),
+                              c=Output("f16", [M, N], ref.astype(np.float32), 0.0, 0.0, why)),
+                 args=dict(a_ptr=Ptr("a"), b_ptr=Ptr("b"), c_ptr=Ptr("c"), M=M, N=N, K=K),
+                 note=f"C[{M}x{N}] = A[{M}x{K}] @ B[{K}x{N}] with an fp16 accumulator "
+                      "(out_dtype=float16): M = 64 MMAs writing an f16 D (TMEM layout F), "
+                      "16x32bx2 .unpack::16b zero store and .pack::16b loads; 64x64x64 tiles, "
+                      "8 warps, 3 stages")]
+
+
 _MM_SIG = dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp32", M="i32", N="i32", K="i32",
                BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr")
 
@@ -268,4 +312,12 @@ KERNELS = [
                  cases=_splitk_lastblock_cases, num_warps=4, num_stages=2,
                  aligned=("a_ptr", "b_ptr", "ws_ptr", "cnt_ptr", "c_ptr", "M", "N", "K"),
                  must_contain=("tcgen05.mma", "atom.global.gpu.acq_rel.add", "bar.sync")),
+    TritonKernel(name="ho15_gemm_f16acc_m64_w8", fn=mm_f16acc_kernel,
+                 signature=dict(_MM_SIG, c_ptr="*fp16"),
+                 constexprs=dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=64), cases=_f16acc_m64_cases,
+                 num_warps=8, num_stages=3,
+                 aligned=("a_ptr", "b_ptr", "c_ptr", "M", "N", "K"),
+                 must_contain=("tcgen05.mma.cta_group::1.kind::f16",
+                               "tcgen05.ld.sync.aligned.16x32bx2.x8.pack::16b",
+                               "tcgen05.st.sync.aligned.16x32bx2.x8.unpack::16b")),
 ]
