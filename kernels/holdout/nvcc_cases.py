@@ -857,6 +857,27 @@ def _chained_scan_case():
              "__threadfence (membar.gl) and a volatile flag store")
 
 
+def _cluster_splitk_dsmem_case():
+    M, N, K = 256, 64, 64
+    rng = np.random.default_rng(15303)
+    a = (rng.integers(-2, 3, size=(M, K)) / 2).astype(np.float16)
+    bt = (rng.integers(-2, 3, size=(N, K)) / 2).astype(np.float16)
+    ref = (a.astype(np.float64) @ bt.astype(np.float64).T).astype(np.float32)
+    return Case(
+        "ho_nvcc_cluster_splitk_dsmem", grid=[2, M // 128],
+        buffers=dict(a=Input(a.view(np.uint16), "u16"), bt=Input(bt.view(np.uint16), "u16"),
+                     c=Output("f32", [M, N], ref, 0.0, 0.0,
+                              "fp16 inputs on a 1/2 grid: products on a 1/4 grid, the two "
+                              "partial sums of 32 terms and their sum below 2^6: exact in f32 "
+                              "in any order, and the bulk add onto a zero-filled C is exact")),
+        args=dict(a=Ptr("a"), bt=Ptr("bt"), c=Ptr("c"), K=K),
+        note=f"C[{M}x{N}] = A[{M}x{K}] @ Bt[{N}x{K}]^T fp16, split-K inside clusters of 2 "
+             "(__cluster_dims__(2,1,1), rank r = K half r, kind::f16 MMAs): rank 1 pushes its "
+             "TMEM partial into rank 0's shared memory by st.async ...complete_tx::bytes.v4.f32, "
+             "rank 0 waits (expect_tx 32768), adds, and writes the tile by one "
+             "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -897,7 +918,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("splitk_threadfence.cu", "splitk_threadfence", dict(block=[128, 1, 1], shared=0),
             lambda: [_splitk_threadfence_case()]),
            ("chained_scan.cu", "chained_scan", dict(block=[128, 1, 1], shared=0),
-            lambda: [_chained_scan_case()])]
+            lambda: [_chained_scan_case()]),
+           ("cluster_splitk_dsmem.cu", "cluster_splitk_dsmem",
+            dict(block=[128, 1, 1], shared=0), lambda: [_cluster_splitk_dsmem_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
