@@ -166,7 +166,7 @@ def ws_m256_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N:
 
 
 def _ws_m256_cases():
-    M, N, K = 512, 128, 320
+    M, N, K = 256, 128, 320
     rng = np.random.default_rng(15103)
     a = _grid_f16(rng, (M, K))
     b = _grid_f16(rng, (N, K))
