@@ -7,10 +7,10 @@
 //!
 //! Each spec runs three times: under the immediate and the adversarial async policy (tcgen05
 //! operations completing at issue, and as late as the rules allow) on the default 148 SMs, and
-//! on the smallest GPU that holds one cluster (1 SM, or 2 for clusters of 2), where every CTA
-//! of the grid shares those SMs and their 512 TMEM columns (allocations block until a
-//! co-resident CTA frees its columns). A kernel whose waits and allocations are right is clean
-//! in all three.
+//! on the smallest GPU that holds one cluster (1 SM, or 2 for clusters of 2; the cluster is the
+//! spec's or else the kernel's `.reqnctapercluster`), where every CTA of the grid shares those
+//! SMs and their 512 TMEM columns (allocations block until a co-resident CTA frees its
+//! columns). A kernel whose waits and allocations are right is clean in all three.
 //!
 //! Heavier specs are in `HEAVY` and run only with
 //! `cargo test -p tmemu-host --test holdout -- --ignored --nocapture`.
@@ -241,7 +241,14 @@ fn run_spec_with(path: &Path, policy: AsyncPolicy, few_sms: bool) -> Result<Stri
         ..Default::default()
     };
     if few_sms {
-        opts.nsms = l.cluster.iter().product::<u32>().max(1);
+        // The launch's cluster: the spec's, or without a `cluster` key the kernel's own
+        // `.reqnctapercluster` (`__cluster_dims__`), as `Session::new` lets it apply.
+        let cluster = if l.cluster_given || l.cluster != [1, 1, 1] {
+            l.cluster
+        } else {
+            k.reqnctapercluster.unwrap_or([1, 1, 1])
+        };
+        opts.nsms = cluster.iter().product::<u32>().max(1);
     }
     let out = session.run(&opts).map_err(|e| format!("launch: {e}"))?;
     let r = &out.result;
