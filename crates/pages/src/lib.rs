@@ -147,48 +147,6 @@ mod tests {
         }
     }
 
-    /// A new thread's small allocations after `probe` land in the populated range: writing
-    /// them faults (almost) no page, where ~128 faults without the populate (Linux with
-    /// glibc: a new thread gets its own arena, carved from the bottom up; its mapped part
-    /// grows by the top pad, 16 MiB as `tmemu` sets it, not glibc's default 128 KiB).
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    #[test]
-    fn allocations_after_the_probe_find_their_pages() {
-        use std::sync::atomic::AtomicBool;
-        extern "C" {
-            fn mallopt(param: i32, value: i32) -> i32;
-        }
-        const M_TOP_PAD: i32 = -2;
-        // SAFETY: sets one allocator parameter (process-wide; tests only read their memory)
-        unsafe { mallopt(M_TOP_PAD, 16 << 20) };
-        fn faults_writing(populate: bool) -> i64 {
-            std::thread::spawn(move || {
-                // the thread's arena exists before the probe
-                let warm = std::hint::black_box(vec![1u8; 64]);
-                let ahead = HeapAhead::probe(1 << 20);
-                if populate {
-                    ahead.populate(&AtomicBool::new(false));
-                }
-                let before = minor_faults();
-                let blocks: Vec<Vec<u64>> = (0..128).map(|i| vec![i; 500]).collect();
-                let after = minor_faults();
-                drop((warm, std::hint::black_box(blocks)));
-                after - before
-            })
-            .join()
-            .unwrap()
-        }
-        let without = faults_writing(false);
-        let with = faults_writing(true);
-        if populate_write(0, 0) {
-            assert!(
-                without >= 64,
-                "only {without} faults writing 128 fresh blocks"
-            );
-            assert!(with * 8 < without, "{with} faults populated, {without} not");
-        }
-    }
-
     #[cfg(target_os = "linux")]
     fn minor_faults() -> i64 {
         // SAFETY: getrusage writes the struct it is given.
