@@ -364,19 +364,113 @@ impl CheckOutcome {
 /// Runs `resolved` on `kernel` under every configuration of `opts.plan()` and merges what
 /// they report. `Err` is a launch the engine refuses (bad geometry, too much shared memory):
 /// the same for every run, so it is returned at the first.
+///
+/// With threads to spare the runs go side by side, each on a share of `opts.engine.threads`
+/// (a run's results do not depend on its thread count), and are merged in plan order, so the
+/// outcome is the one the runs give one after the other. Most kernels have fewer SM groups
+/// than a machine has cores (and a kernel with global atomics runs its groups on one
+/// thread), so one run at a time left most cores idle while `check` took five runs' time.
 pub fn check(
     kernel: &Kernel,
     resolved: &ResolvedLaunch,
     opts: &CheckOptions,
 ) -> Result<CheckOutcome, LaunchError> {
+    let started = std::time::Instant::now();
+    let plan = opts.plan();
     let mut acc = Accumulator::default();
-    for cfg in opts.plan() {
-        let hung = acc.run_one(kernel, resolved, &opts.engine, cfg)?;
-        if hung && opts.stop_on_hang {
-            break;
+    let threads = opts.engine.threads.max(1);
+    if opts.stop_on_hang || plan.len() < 2 || threads < 2 {
+        for cfg in plan {
+            let hung = acc.run_one(kernel, resolved, &opts.engine, cfg)?;
+            if hung && opts.stop_on_hang {
+                break;
+            }
+        }
+    } else {
+        use rayon::prelude::*;
+        let share = RunOptions {
+            threads: (threads / plan.len()).max(1),
+            ..opts.engine.clone()
+        };
+        let side_by_side = || -> Vec<Result<RunPiece, LaunchError>> {
+            plan.par_iter()
+                .map(|&cfg| run_piece(kernel, resolved, &share, cfg))
+                .collect()
+        };
+        let pieces = if rayon::current_thread_index().is_some() {
+            // `tmemu check A B ...` already runs specs on a pool: its threads take the runs
+            side_by_side()
+        } else {
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.min(plan.len()))
+                .build()
+            {
+                Ok(pool) => pool.install(side_by_side),
+                Err(_) => plan
+                    .iter()
+                    .map(|&cfg| run_piece(kernel, resolved, &share, cfg))
+                    .collect(),
+            }
+        };
+        // the first launch error in plan order: every run would have failed with it
+        for piece in pieces {
+            acc.absorb(piece?);
         }
     }
-    Ok(acc.finish())
+    let mut outcome = acc.finish();
+    // the runs' own times add up to more than the check took when they overlap
+    outcome.stats.wall_seconds = started.elapsed().as_secs_f64();
+    Ok(outcome)
+}
+
+/// What one run of a check gives, before it is merged ([`Accumulator::absorb`]).
+pub(crate) struct RunPiece {
+    cfg: RunConfig,
+    result: RunResult,
+    races: Vec<(Diagnostic, Vec<(Span, &'static str)>)>,
+    wall_seconds: f64,
+    expects_failed: Vec<ExpectReport>,
+    race_limit: Option<String>,
+    buffers: Vec<Vec<u8>>,
+}
+
+/// Runs `kernel` once under `cfg` with the race observer.
+pub(crate) fn run_piece(
+    kernel: &Kernel,
+    resolved: &ResolvedLaunch,
+    base: &RunOptions,
+    cfg: RunConfig,
+) -> Result<RunPiece, LaunchError> {
+    let session = Session::new(kernel, resolved)?;
+    // None: the kernel's `.reqnctapercluster`, which the observer takes by default
+    let cluster = session.launch().cluster;
+    let read_only: std::sync::Arc<[(u64, u64)]> = session.read_only_ranges(resolved).into();
+    let (out, observers) = session.run_observed(&cfg.options(base), |_| {
+        let o = RaceObserver::new(kernel).with_read_only(read_only.clone());
+        match cluster {
+            Some(c) => o.with_cluster_dim(c),
+            None => o,
+        }
+    })?;
+    // each group's findings, then the global-memory races between groups
+    let (findings, race_limit) = launch_results(observers);
+    let races = findings
+        .into_iter()
+        .map(|f| (f.to_diagnostic(), f.related_spans()))
+        .collect();
+    let expects_failed = check_expects(resolved, &out.buffers)
+        .into_iter()
+        .filter(|e| !e.passed())
+        .collect();
+    Ok(RunPiece {
+        cfg,
+        result: out.result,
+        races,
+        wall_seconds: out.wall_seconds,
+        expects_failed,
+        race_limit,
+        buffers: out.buffers,
+    })
 }
 
 /// Merges runs as they complete (shared by [`check`] and [`crate::explore`]).
@@ -425,30 +519,14 @@ impl Accumulator {
         base: &RunOptions,
         cfg: RunConfig,
     ) -> Result<bool, LaunchError> {
-        let session = Session::new(kernel, resolved)?;
-        // None: the kernel's `.reqnctapercluster`, which the observer takes by default
-        let cluster = session.launch().cluster;
-        let read_only: std::sync::Arc<[(u64, u64)]> = session.read_only_ranges(resolved).into();
-        let (out, observers) = session.run_observed(&cfg.options(base), |_| {
-            let o = RaceObserver::new(kernel).with_read_only(read_only.clone());
-            match cluster {
-                Some(c) => o.with_cluster_dim(c),
-                None => o,
-            }
-        })?;
-        // each group's findings, then the global-memory races between groups
-        let (findings, race_limit) = launch_results(observers);
-        let races: Vec<(Diagnostic, Vec<(Span, &'static str)>)> = findings
-            .into_iter()
-            .map(|f| (f.to_diagnostic(), f.related_spans()))
-            .collect();
-        let expects: Vec<ExpectReport> = check_expects(resolved, &out.buffers)
-            .into_iter()
-            .filter(|e| !e.passed())
-            .collect();
-        let hung = !out.result.hangs.is_empty();
-        self.merge(cfg, &out.result, races, out.wall_seconds, expects);
-        if let Some(reason) = race_limit {
+        Ok(self.absorb(run_piece(kernel, resolved, base, cfg)?))
+    }
+
+    /// Merges one run; returns whether it hung.
+    pub(crate) fn absorb(&mut self, p: RunPiece) -> bool {
+        let hung = !p.result.hangs.is_empty();
+        self.merge(p.cfg, &p.result, p.races, p.wall_seconds, p.expects_failed);
+        if let Some(reason) = p.race_limit {
             // fail closed: the race detector gave up on part of the run
             let run = self.runs.len() - 1;
             self.runs[run].verdict = self.runs[run].verdict.max(Verdict::Incomplete);
@@ -459,9 +537,9 @@ impl Accumulator {
             });
         }
         if self.buffers.is_none() {
-            self.buffers = Some(out.buffers);
+            self.buffers = Some(p.buffers);
         }
-        Ok(hung)
+        hung
     }
 
     /// Merges one run's engine result and race findings.

@@ -252,3 +252,52 @@ fn bug_reproductions_flag_buggy_and_pass_fixed() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// `check` with threads runs its schedules side by side and merges them in plan order: the
+/// outcome (findings and their runs, hangs, verdicts, per-run counts, buffers) is the one the
+/// runs give one after the other on one thread, on reproductions with hangs, schedule-
+/// dependent findings and several rules.
+#[test]
+fn check_side_by_side_equals_one_run_after_another() {
+    let dirs = [
+        "fresh_barrier_wait_parity_one",
+        "pair_dealloc_before_peer_alloc",
+        "stage_reused_wrong_parity",
+        "expect_tx_overcount",
+        "ld_stage_released_before_wait",
+        "tmem_buffers_exceed_512_columns",
+        "cluster_exit_while_peer_reads",
+        "mma_overwrites_tmem_in_use",
+    ];
+    for name in dirs {
+        let dir = root().join("tests/corpus/bugs").join(name);
+        let src = std::fs::read_to_string(dir.join("buggy.ptx")).unwrap();
+        let mut spec = Spec::load(&dir.join("buggy.toml")).unwrap();
+        let entry = spec.kernel.as_ref().map(|k| k.value.clone());
+        let kernel = load_ptx_source(&src, "buggy.ptx", entry.as_deref()).unwrap();
+        let resolved = resolve_spec(&mut spec, &[], &kernel).unwrap();
+        let outcome = |threads: usize| {
+            let opts = CheckOptions {
+                engine: RunOptions {
+                    max_steps: MAX_STEPS,
+                    threads,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let mut o = check(&kernel, &resolved, &opts).unwrap();
+            // times are the one thing allowed to differ
+            o.stats.wall_seconds = 0.0;
+            o.runs.iter_mut().for_each(|r| r.wall_seconds = 0.0);
+            format!("{o:?}")
+        };
+        let one = outcome(1);
+        assert!(one.contains("runs: 5"), "{name}: expected five runs: {one}");
+        for threads in [2, 5, 8] {
+            assert!(
+                outcome(threads) == one,
+                "{name}: --threads {threads} differs"
+            );
+        }
+    }
+}
