@@ -28,12 +28,22 @@
 //! conflicting pair is reported only when **neither** direction can be ordered,
 //! `!(a.released && b.acquired) && !(b.released && a.acquired)`. The group's execution order
 //! stands in for happens-before inside the group (every hb edge inside a group goes forward
-//! in its execution), and the events are over-approximated: any strong global write after a
-//! fence, a release of any kind or a `.release` arrive counts as a release; any `.acquire`
-//! access, fence or `.acquire` wait after a strong global access counts as an acquire; scopes
-//! and locations are not matched. Both only add orderings, so the comparison can miss a race
-//! in a kernel that synchronises through global memory somewhere (documented in
-//! docs/arch/race.md), and never reports one the model orders.
+//! in its execution, so a `bar.sync` before another thread's release composes, as "Causality
+//! Order" has it).
+//!
+//! Only what can reach another cluster counts ([`Reach`]): a release or acquire synchronises
+//! only when its first (release) and last (acquire) operation are morally strong with each
+//! other, i.e. each one's scope includes the other thread, and a thread of another cluster is
+//! inside `.gpu`/`.sys` only. So a release is a strong global write at `.gpu`/`.sys` scope that
+//! is `.release`/`.acq_rel`, or that follows a `.gpu`/`.sys` fence (`fence.sc`/`.acq_rel`,
+//! `membar.gl`/`.sys`) or `.gpu`/`.sys` release operation of the group; an acquire is a
+//! `.gpu`/`.sys` `.acquire`/`.acq_rel` access, or a `.gpu`/`.sys` fence or acquire operation
+//! after a strong `.gpu`/`.sys` global read (`ld`, `atom`, `red`) of the group. `bar.sync`,
+//! `barrier.cluster`, mbarriers and `.cta`/`.cluster` fences and atomics order nothing across
+//! clusters. What stays over-approximated: locations are not matched (a release on one flag
+//! and an acquire on another still count), so the comparison can miss a race in a kernel that
+//! synchronises through global memory somewhere (documented in docs/arch/race.md), and never
+//! reports one the model orders.
 //!
 //! # Conflicts
 //!
@@ -61,6 +71,57 @@ use std::ops::Range;
 use crate::dense::FxBuild;
 
 use crate::event::{AccessKind, MemOrder, SpanToken};
+
+/// How far a strong access, fence or release/acquire operation reaches (PTX ISA 9.1 §8,
+/// "Scope", "Morally strong operations").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// `.cta` or `.cluster` scope (and every barrier and mbarrier): morally strong only with
+    /// threads of the same cluster, so it synchronises nothing between groups.
+    Cluster,
+    /// `.gpu` or `.sys` scope: includes the threads of every cluster of the grid.
+    Grid,
+}
+
+/// A global thread access's strength as the comparison needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strength {
+    pub order: MemOrder,
+    pub reach: Reach,
+    /// A strong write that also reads (`atom`, `red`): it can start an acquire pattern.
+    pub rmw: bool,
+}
+
+impl From<MemOrder> for Strength {
+    /// At `.gpu` scope, as an `atom` without `.scope` is.
+    fn from(order: MemOrder) -> Self {
+        Strength {
+            order,
+            reach: Reach::Grid,
+            rmw: true,
+        }
+    }
+}
+
+/// The reach of a memory instruction or fence from its opcode text
+/// (`atom.relaxed.cta.global.inc.u32`, `membar.gl`), and whether it is a read-modify-write. PTX defaults: `atom`/`red` without
+/// `.scope` are `.gpu`; `.volatile` is `.relaxed.sys` and `.mmio` is `.sys`. An opcode with no
+/// scope the ISA would require is taken as `.gpu`: an unknown scope may only add silence.
+pub fn opcode_reach(opcode: &str) -> (Reach, bool) {
+    let mut it = opcode.split('.');
+    let head = it.next().unwrap_or("");
+    let rmw = matches!(head, "atom" | "red") || (head == "multimem" && opcode.contains(".red"));
+    let mut reach = Reach::Grid;
+    for m in it {
+        match m {
+            // `membar.cta`; `membar.gl`/`.sys` are `.gpu`/`.sys`
+            "cta" | "cluster" => reach = Reach::Cluster,
+            "gpu" | "sys" | "gl" => reach = Reach::Grid,
+            _ => {}
+        }
+    }
+    (reach, rmw)
+}
 
 /// Where an access was made, in the caller's identities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,12 +198,12 @@ pub struct GlobalLog {
     /// `entries[..released]` have a release pattern of the group after them.
     released: usize,
     acquired: bool,
-    /// A fence, a release operation or a `.release` arrive was executed: a later strong
+    /// A `.gpu`/`.sys` fence or release operation was executed: a later strong `.gpu`/`.sys`
     /// global write completes a release pattern.
     fenced: bool,
-    /// A strong global access was executed: a later fence or acquire completes an acquire
-    /// pattern.
-    strong_seen: bool,
+    /// A strong `.gpu`/`.sys` global read was executed: a later `.gpu`/`.sys` fence or acquire
+    /// operation completes an acquire pattern.
+    read_seen: bool,
     compact_at: usize,
 }
 
@@ -153,7 +214,7 @@ impl Default for GlobalLog {
             released: 0,
             acquired: false,
             fenced: false,
-            strong_seen: false,
+            read_seen: false,
             compact_at: MIN_COMPACT,
         }
     }
@@ -193,9 +254,10 @@ impl GlobalLog {
         addrs: &[u64],
         size: u64,
         kind: AccessKind,
-        order: MemOrder,
+        strength: impl Into<Strength>,
     ) {
-        let class = class_of(kind, order.is_strong(), self.acquired);
+        let strength = strength.into();
+        let class = class_of(kind, strength.order.is_strong(), self.acquired);
         let n = addrs.len().min(lanes.len());
         // One lane's contiguous elements (a vector access reports them lane by lane).
         let lane_run = |mut j: usize| -> (usize, u64) {
@@ -245,7 +307,7 @@ impl GlobalLog {
             }
             i = j;
         }
-        self.after_access(kind, order);
+        self.after_access(kind, strength);
     }
 
     /// [`Self::thread_access`] of one warp-instruction given as the engine's batch: lane `l`
@@ -259,8 +321,9 @@ impl GlobalLog {
         addrs: &[u64; 32],
         size: u64,
         kind: AccessKind,
-        order: MemOrder,
+        strength: impl Into<Strength>,
     ) {
+        let strength = strength.into();
         if mask == 0 {
             return;
         }
@@ -288,10 +351,10 @@ impl GlobalLog {
                     } else {
                         0
                     },
-                    class: class_of(kind, order.is_strong(), self.acquired),
+                    class: class_of(kind, strength.order.is_strong(), self.acquired),
                     delta: 0,
                 });
-                self.after_access(kind, order);
+                self.after_access(kind, strength);
                 return;
             }
         }
@@ -305,21 +368,30 @@ impl GlobalLog {
                 n += 1;
             }
         }
-        self.thread_access(site, &lanes[..n], &buf[..n], size, kind, order);
+        self.thread_access(site, &lanes[..n], &buf[..n], size, kind, strength);
     }
 
     /// The access's part in the group's synchronisation (after it is logged: a release write
     /// is itself ordered before what its acquirer does next; an acquire orders only what
-    /// follows it).
-    fn after_access(&mut self, kind: AccessKind, order: MemOrder) {
-        if order.is_strong() {
-            self.strong_seen = true;
-            if kind == AccessKind::Write && (order.flags().0 || self.fenced) {
-                self.released = self.entries.len();
-            }
-            if order.flags().1 {
-                self.acquired = true;
-            }
+    /// follows it). A strong access at `.cta`/`.cluster` scope is not morally strong with any
+    /// thread of another cluster: it takes part in no pattern the comparison can use.
+    fn after_access(&mut self, kind: AccessKind, s: Strength) {
+        if !s.order.is_strong() || s.reach != Reach::Grid {
+            return;
+        }
+        let (release, acquire) = s.order.flags();
+        if kind == AccessKind::Write && (release || self.fenced) {
+            self.released = self.entries.len();
+        }
+        // "A release operation followed by a strong write" is a release pattern as well.
+        if release {
+            self.fenced = true;
+        }
+        if acquire {
+            self.acquired = true;
+        }
+        if kind == AccessKind::Read || s.rmw {
+            self.read_seen = true;
         }
     }
 
@@ -350,25 +422,32 @@ impl GlobalLog {
         });
     }
 
-    /// `fence.acq_rel`/`fence.sc`/`membar`: completes an acquire pattern after a strong
-    /// global access, and makes later strong global writes release patterns.
-    pub fn fence(&mut self) {
+    /// `fence.acq_rel`/`fence.sc`/`membar` at `reach`: at `.gpu`/`.sys` scope, completes an
+    /// acquire pattern after a strong global read and makes later strong global writes release
+    /// patterns; a `.cta`/`.cluster` fence orders nothing across clusters.
+    pub fn fence(&mut self, reach: Reach) {
+        if reach != Reach::Grid {
+            return;
+        }
         self.fenced = true;
-        if self.strong_seen {
+        if self.read_seen {
             self.acquired = true;
         }
     }
 
-    /// A release operation outside global memory (a `.release` arrive, `bar.sync`, a release
-    /// store to shared memory): a later strong global write completes a release pattern.
-    pub fn release_op(&mut self) {
-        self.fenced = true;
+    /// A release operation outside global memory (a release store or atomic on shared memory)
+    /// at `reach`: at `.gpu`/`.sys` scope, a later strong global write completes a release
+    /// pattern. Barriers and mbarriers reach no further than the cluster and are not passed.
+    pub fn release_op(&mut self, reach: Reach) {
+        if reach == Reach::Grid {
+            self.fenced = true;
+        }
     }
 
-    /// An acquire operation outside global memory (an `.acquire` wait, `bar.sync`, an acquire
-    /// load of shared memory): completes an acquire pattern after a strong global access.
-    pub fn acquire_op(&mut self) {
-        if self.strong_seen {
+    /// An acquire operation outside global memory at `reach`: at `.gpu`/`.sys` scope, completes
+    /// an acquire pattern after a strong global read.
+    pub fn acquire_op(&mut self, reach: Reach) {
+        if reach == Reach::Grid && self.read_seen {
             self.acquired = true;
         }
     }
@@ -741,11 +820,11 @@ mod tests {
                     2 => (AccessKind::Read, MemOrder::Weak),
                     3 => (AccessKind::Write, MemOrder::Relaxed),
                     4 => {
-                        log.fence();
+                        log.fence(Reach::Grid);
                         continue;
                     }
                     _ => {
-                        log.acquire_op();
+                        log.acquire_op(Reach::Grid);
                         (AccessKind::Read, MemOrder::Relaxed)
                     }
                 };
@@ -931,7 +1010,7 @@ mod tests {
             let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
             store(&mut a, 1, 0x100, MemOrder::Weak);
             if fences {
-                a.fence();
+                a.fence(Reach::Grid);
             }
             a.thread_access(
                 site(9),
@@ -950,13 +1029,231 @@ mod tests {
                 MemOrder::Relaxed,
             );
             if fences {
-                b.fence();
+                b.fence(Reach::Grid);
             }
             load(&mut b, 2, 0x100, MemOrder::Weak);
             cross_group_races(&[&a, &b])
         };
         assert!(run(true).is_empty());
         assert_eq!(run(false).len(), 1);
+    }
+
+    const CTA: Reach = Reach::Cluster;
+    const GPU: Reach = Reach::Grid;
+
+    fn strength(order: MemOrder, reach: Reach, rmw: bool) -> Strength {
+        Strength { order, reach, rmw }
+    }
+
+    /// One thread's access of the ticket or flag at 0x9000.
+    fn flag(log: &mut GlobalLog, span: u32, kind: AccessKind, s: Strength) {
+        log.thread_access(site(span), &[0], &[0x9000], 4, kind, s);
+    }
+
+    /// The last-block reduction: group a stores its partial, `release` then takes the ticket
+    /// `ticket_a`; group b takes `ticket_b`, runs `acquire`, then reads a's partial.
+    fn last_block(
+        release: impl FnOnce(&mut GlobalLog),
+        ticket_a: Strength,
+        ticket_b: Strength,
+        acquire: impl FnOnce(&mut GlobalLog),
+    ) -> Vec<CrossRace> {
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        store(&mut a, 1, 0x100, MemOrder::Weak);
+        release(&mut a);
+        flag(&mut a, 9, AccessKind::Write, ticket_a);
+        flag(&mut b, 9, AccessKind::Write, ticket_b);
+        acquire(&mut b);
+        load(&mut b, 2, 0x100, MemOrder::Weak);
+        cross_group_races(&[&a, &b])
+    }
+
+    #[test]
+    fn a_cta_scoped_ticket_between_gpu_fences_orders_nothing() {
+        let fence = |l: &mut GlobalLog| l.fence(GPU);
+        let gpu = strength(MemOrder::Relaxed, GPU, true);
+        let cta = strength(MemOrder::Relaxed, CTA, true);
+        assert!(last_block(fence, gpu, gpu, fence).is_empty());
+        // atomicInc_block on either side: not morally strong with the other CTA's ticket
+        assert_eq!(last_block(fence, cta, gpu, fence).len(), 1);
+        assert_eq!(last_block(fence, gpu, cta, fence).len(), 1);
+    }
+
+    #[test]
+    fn only_a_gpu_or_sys_fence_completes_a_pattern() {
+        let ticket = strength(MemOrder::Relaxed, GPU, true);
+        let gl = |l: &mut GlobalLog| l.fence(GPU);
+        // membar.cta / fence.acq_rel.cluster on either side
+        let cta = |l: &mut GlobalLog| l.fence(CTA);
+        assert!(last_block(gl, ticket, ticket, gl).is_empty());
+        assert_eq!(last_block(cta, ticket, ticket, gl).len(), 1);
+        assert_eq!(last_block(gl, ticket, ticket, cta).len(), 1);
+    }
+
+    #[test]
+    fn barriers_and_cluster_scoped_operations_are_no_release_or_acquire() {
+        let ticket = strength(MemOrder::Relaxed, GPU, true);
+        // what bar.sync, barrier.cluster or an mbarrier arrive/wait would be
+        let rel = |l: &mut GlobalLog| l.release_op(CTA);
+        let acq = |l: &mut GlobalLog| l.acquire_op(CTA);
+        let gl = |l: &mut GlobalLog| l.fence(GPU);
+        assert_eq!(last_block(rel, ticket, ticket, gl).len(), 1);
+        assert_eq!(last_block(gl, ticket, ticket, acq).len(), 1);
+        assert_eq!(last_block(rel, ticket, ticket, acq).len(), 1);
+        // a .gpu release/acquire operation outside global memory does complete them
+        let rel = |l: &mut GlobalLog| l.release_op(GPU);
+        let acq = |l: &mut GlobalLog| l.acquire_op(GPU);
+        assert!(last_block(rel, ticket, ticket, acq).is_empty());
+    }
+
+    #[test]
+    fn an_acq_rel_ticket_synchronises_only_at_gpu_scope() {
+        let none = |_: &mut GlobalLog| {};
+        let gpu = strength(MemOrder::AcqRel, GPU, true);
+        let cluster = strength(MemOrder::AcqRel, CTA, true);
+        assert!(last_block(none, gpu, gpu, none).is_empty());
+        // atom.acq_rel.cluster between two clusters
+        assert_eq!(last_block(none, cluster, gpu, none).len(), 1);
+        assert_eq!(last_block(none, gpu, cluster, none).len(), 1);
+        // relaxed without fences (Triton's sem="relaxed")
+        let relaxed = strength(MemOrder::Relaxed, GPU, true);
+        assert_eq!(last_block(none, relaxed, relaxed, none).len(), 1);
+    }
+
+    #[test]
+    fn a_fence_is_an_acquire_only_after_a_gpu_read() {
+        let gl = |l: &mut GlobalLog| l.fence(GPU);
+        let ticket = strength(MemOrder::Relaxed, GPU, true);
+        // the fence before the read is no acquire pattern
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        store(&mut a, 1, 0x100, MemOrder::Weak);
+        a.fence(GPU);
+        flag(&mut a, 9, AccessKind::Write, ticket);
+        b.fence(GPU);
+        flag(&mut b, 9, AccessKind::Read, ticket);
+        load(&mut b, 2, 0x100, MemOrder::Weak);
+        assert_eq!(cross_group_races(&[&a, &b]).len(), 1);
+        // a .cta read, or a strong store (no read), then the fence: no acquire pattern either
+        let cta_read = |l: &mut GlobalLog| {
+            flag(
+                l,
+                10,
+                AccessKind::Read,
+                strength(MemOrder::Relaxed, CTA, false),
+            );
+            l.fence(GPU)
+        };
+        let gpu_store = |l: &mut GlobalLog| {
+            flag(
+                l,
+                10,
+                AccessKind::Write,
+                strength(MemOrder::Relaxed, GPU, false),
+            );
+            l.fence(GPU)
+        };
+        let gpu_read = |l: &mut GlobalLog| {
+            flag(
+                l,
+                10,
+                AccessKind::Read,
+                strength(MemOrder::Relaxed, GPU, false),
+            );
+            l.fence(GPU)
+        };
+        // b's ticket at .cta scope takes no part: only what `acquire` does counts
+        let ignored = strength(MemOrder::Relaxed, CTA, true);
+        assert_eq!(last_block(gl, ticket, ignored, cta_read).len(), 1);
+        assert_eq!(last_block(gl, ticket, ignored, gpu_store).len(), 1);
+        assert!(last_block(gl, ticket, ignored, gpu_read).is_empty());
+    }
+
+    #[test]
+    fn a_volatile_flag_with_gpu_fences_synchronises() {
+        // ld.volatile / st.volatile are .relaxed.sys
+        let (reach, rmw) = opcode_reach("st.volatile.global.u32");
+        assert_eq!((reach, rmw), (GPU, false));
+        let vol = strength(MemOrder::Relaxed, reach, rmw);
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        store(&mut a, 1, 0x100, MemOrder::Weak);
+        a.fence(GPU);
+        flag(&mut a, 9, AccessKind::Write, vol);
+        flag(&mut b, 9, AccessKind::Read, vol);
+        b.fence(GPU);
+        load(&mut b, 2, 0x100, MemOrder::Weak);
+        assert!(cross_group_races(&[&a, &b]).is_empty());
+        // ld.relaxed.cta of the flag: no acquire pattern
+        let mut c = GlobalLog::new();
+        flag(
+            &mut c,
+            9,
+            AccessKind::Read,
+            strength(MemOrder::Relaxed, CTA, false),
+        );
+        c.fence(GPU);
+        load(&mut c, 2, 0x100, MemOrder::Weak);
+        assert_eq!(cross_group_races(&[&a, &c]).len(), 1);
+    }
+
+    #[test]
+    fn a_store_before_a_barrier_and_another_threads_release_is_released() {
+        // t1's store, bar.sync, t0's .gpu release: causality order, the execution order of
+        // the group stands in for it
+        let (mut a, mut b) = (GlobalLog::new(), GlobalLog::new());
+        a.thread_access(
+            Site {
+                span: SpanToken(1),
+                cta: 0,
+                warp: 1,
+            },
+            &lanes(),
+            &coalesced(0x100),
+            4,
+            AccessKind::Write,
+            MemOrder::Weak,
+        );
+        a.release_op(CTA); // the bar.sync, were the observer to pass it
+        flag(
+            &mut a,
+            9,
+            AccessKind::Write,
+            strength(MemOrder::Release, GPU, false),
+        );
+        flag(
+            &mut b,
+            9,
+            AccessKind::Read,
+            strength(MemOrder::Acquire, GPU, false),
+        );
+        load(&mut b, 2, 0x100, MemOrder::Weak);
+        assert!(cross_group_races(&[&a, &b]).is_empty());
+    }
+
+    #[test]
+    fn opcode_scopes_follow_the_ptx_defaults() {
+        for (op, reach, rmw) in [
+            ("atom.global.add.u32", GPU, true), // no .scope: .gpu
+            ("atom.relaxed.cta.global.inc.u32", CTA, true),
+            ("atom.global.gpu.acq_rel.add.u32", GPU, true),
+            ("atom.acq_rel.cluster.global.add.u32", CTA, true),
+            ("red.release.gpu.global.add.u32", GPU, true),
+            ("red.global.add.f32", GPU, true),
+            ("ld.acquire.gpu.global.u32", GPU, false),
+            ("ld.relaxed.cta.global.u32", CTA, false),
+            ("ld.volatile.global.u32", GPU, false),
+            ("st.release.sys.global.u32", GPU, false),
+            ("membar.gl", GPU, false),
+            ("membar.sys", GPU, false),
+            ("membar.cta", CTA, false),
+            ("fence.sc.gpu", GPU, false),
+            ("fence.acq_rel.sys", GPU, false),
+            ("fence.acq_rel.cta", CTA, false),
+            ("fence.acq_rel.cluster", CTA, false),
+            ("fence.mbarrier_init.release.cluster", CTA, false),
+            ("st.shared::cta.release.gpu.u32", GPU, false),
+        ] {
+            assert_eq!(opcode_reach(op), (reach, rmw), "{op}");
+        }
     }
 
     #[test]

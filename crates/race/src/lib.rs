@@ -129,7 +129,9 @@ pub mod finding;
 mod planes;
 mod shadow;
 
-pub use cross::{cross_group_races, CrossAccess, CrossRace, GlobalLog, Site};
+pub use cross::{
+    cross_group_races, opcode_reach, CrossAccess, CrossRace, GlobalLog, Reach, Site, Strength,
+};
 pub use detector::{CommitId, OpId, RaceDetector, Stats};
 pub use event::{
     AccessKind, Agent, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SpanToken, SyncKey, TmemRect,

@@ -25,11 +25,13 @@
 //! Warps of *different SM groups* never meet in a detector: each group has its own observer
 //! (and with `--threads N` groups run in parallel). Each observer also keeps a
 //! [`GlobalLog`] of its group's global accesses and of the synchronisation that matters across
-//! clusters (release/acquire patterns through global memory); [`launch_findings`] compares
-//! the groups' logs after the launch (`tmemu_race::cross_group_races`) and reports the
-//! conflicting pairs no such synchronisation can order as TM0212, with the other group's access
-//! as the related span. A kernel that synchronises through global memory is compared only
-//! outside its synchronised windows (a possible miss, never a guess; docs/arch/race.md).
+//! clusters (release/acquire patterns through global memory at `.gpu`/`.sys` scope, read from
+//! the opcode: barriers, mbarriers and `.cta`/`.cluster` fences and atomics cannot order two
+//! clusters); [`launch_findings`] compares the groups' logs after the launch
+//! (`tmemu_race::cross_group_races`) and reports the conflicting pairs no such synchronisation
+//! can order as TM0212, with the other group's access as the related span. A kernel that
+//! synchronises through global memory is compared only outside its synchronised windows (a
+//! possible miss, never a guess; docs/arch/race.md).
 //!
 //! # Generations
 //!
@@ -68,9 +70,9 @@ use std::sync::Arc;
 
 use tmemu_ptx::span::Span;
 use tmemu_race::{
-    cross_group_races, Access, AccessKind, Agent, CrossAccess, CrossRace, Fence, GlobalLog,
-    MemOrder, MemSpace, OpId, OpKind, Place, Race, RaceDetector, Region, Sem, Site, SpanToken,
-    SyncKey, WarpId,
+    cross_group_races, opcode_reach, Access, AccessKind, Agent, CrossAccess, CrossRace, Fence,
+    GlobalLog, MemOrder, MemSpace, OpId, OpKind, Place, Race, RaceDetector, Reach, Region, Sem,
+    Site, SpanToken, Strength, SyncKey, WarpId,
 };
 use tmemu_sim::error::{Context, Diagnostic, Rule as SimRule};
 use tmemu_sim::exec::tma::TmaOp;
@@ -154,6 +156,11 @@ struct OpEntry {
     reduce: bool,
 }
 
+/// `RaceObserver::reach` bits.
+const REACH_KNOWN: u8 = 1;
+const REACH_GRID: u8 = 2;
+const REACH_RMW: u8 = 4;
+
 /// Feeds one SM group's execution to a [`RaceDetector`] (see the module docs).
 pub struct RaceObserver<'k> {
     kernel: &'k Kernel,
@@ -181,6 +188,9 @@ pub struct RaceObserver<'k> {
     /// The group's global accesses for the comparison between SM groups
     /// ([`launch_findings`]).
     log: GlobalLog,
+    /// Per pc, the scope of a strong access or fence read from its opcode text once
+    /// (`REACH_*` bits; 0: not read yet): only strong accesses and fences look it up.
+    reach: Vec<u8>,
     /// `%ctaid` of every CTA the group ran, in order (`Site::cta` indexes it).
     cta_ids: Vec<[u32; 3]>,
     /// Per dense CTA index: the current occupant's index in `cta_ids`.
@@ -276,6 +286,7 @@ impl<'k> RaceObserver<'k> {
             lanes: Vec::with_capacity(256),
             findings: Vec::new(),
             log: GlobalLog::new(),
+            reach: Vec::new(),
             cta_ids: Vec::new(),
             cta_site: Vec::new(),
             gen_warps: race_generation_warps(),
@@ -616,6 +627,52 @@ impl<'k> RaceObserver<'k> {
         }
     }
 
+    /// The scope of the instruction at `pc` for the cross-group log (`tmemu_race::Reach`) and
+    /// whether it is a read-modify-write: the decoded instruction keeps only the order.
+    fn reach_of(&mut self, pc: u32) -> (Reach, bool) {
+        let i = pc as usize;
+        if self.reach.len() <= i {
+            self.reach.resize(self.kernel.code.len().max(i + 1), 0);
+        }
+        if self.reach[i] == 0 {
+            let (reach, rmw) = match self.kernel.info.get(i) {
+                Some(info) => opcode_reach(
+                    self.kernel
+                        .source
+                        .get(info.opcode.start as usize..info.opcode.end as usize)
+                        .unwrap_or(""),
+                ),
+                None => (Reach::Grid, true),
+            };
+            self.reach[i] = REACH_KNOWN
+                | if reach == Reach::Grid { REACH_GRID } else { 0 }
+                | if rmw { REACH_RMW } else { 0 };
+        }
+        let b = self.reach[i];
+        (
+            if b & REACH_GRID != 0 {
+                Reach::Grid
+            } else {
+                Reach::Cluster
+            },
+            b & REACH_RMW != 0,
+        )
+    }
+
+    /// A global thread access's strength for the cross-group log (weak ones look nothing up).
+    #[inline]
+    fn strength(&mut self, pc: u32, order: MemOrder) -> Strength {
+        if !order.is_strong() {
+            return Strength {
+                order,
+                reach: Reach::Grid,
+                rmw: false,
+            };
+        }
+        let (reach, rmw) = self.reach_of(pc);
+        Strength { order, reach, rmw }
+    }
+
     /// A thread access of shared or global memory, for the cross-group log: global ranges
     /// are logged, strong shared accesses only count as release/acquire operations.
     fn log_access(
@@ -628,14 +685,16 @@ impl<'k> RaceObserver<'k> {
     ) {
         if space == MemSpace::Global {
             let site = self.site(at);
+            let strength = self.strength(at.pc, order);
             self.log
-                .thread_access(site, &self.lanes, &self.addrs, size, kind, order);
+                .thread_access(site, &self.lanes, &self.addrs, size, kind, strength);
         } else if order.is_strong() {
+            let (reach, _) = self.reach_of(at.pc);
             if matches!(order, MemOrder::Release | MemOrder::AcqRel) {
-                self.log.release_op();
+                self.log.release_op(reach);
             }
             if matches!(order, MemOrder::Acquire | MemOrder::AcqRel) {
-                self.log.acquire_op();
+                self.log.acquire_op(reach);
             }
         }
     }
@@ -751,8 +810,9 @@ impl<'k> RaceObserver<'k> {
         let w = self.warp(at);
         if space == MemSpace::Global {
             let site = self.site(at);
+            let strength = self.strength(at.pc, order);
             self.log
-                .thread_access_lanes(site, lanes, addrs, size, kind, order);
+                .thread_access_lanes(site, lanes, addrs, size, kind, strength);
         } else {
             self.log_access(at, space, size, kind, order);
         }
@@ -1198,7 +1258,8 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         let w = self.warp(at);
         if f == Fence::AcqRel {
-            self.log.fence();
+            let (reach, _) = self.reach_of(at.pc);
+            self.log.fence(reach);
         }
         self.det.fence(w, f);
     }
@@ -1212,9 +1273,9 @@ impl Observer for RaceObserver<'_> {
         }
         self.flush();
         let w = self.warp(at);
-        if sem == Sem::Ordering {
-            self.log.release_op();
-        }
+        // `bar`, `barrier.cluster` and mbarriers reach no further than the cluster: no part of
+        // a release pattern another cluster can synchronise with (PTX ISA §8, "Morally strong
+        // operations"); the global log ignores them.
         self.det.arrive(w, Self::key(at.slot, key), sem);
     }
 
@@ -1238,9 +1299,7 @@ impl Observer for RaceObserver<'_> {
         }
         self.flush();
         let w = self.warp(at);
-        if sem == Sem::Ordering {
-            self.log.acquire_op();
-        }
+        // cluster-scoped at most, as in `sync_arrive`
         self.det.wait(w, Self::key(at.slot, key), sem);
     }
 
