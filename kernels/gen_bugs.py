@@ -785,6 +785,46 @@ BUGS = [
         "published by a named barrier before any thread writes the stage.",
         grid=1, block=64, args=[U32_IOTA(256), U32_OUT(256)], buggy_verdict="violation",
         findings=[Finding("TM0209", "error", "write", "st.shared.u32", related="store")]),
+    # Session 15 (xs15): the last-block (threadFenceReduction) reduction across clusters, the
+    # cross-group comparison counting only .gpu/.sys releases and acquires.
+    Bug("splitk_ticket_without_threadfence", "https://github.com/pytorch/pytorch/pull/128455",
+        "The last-block reduction of CUDA's threadFenceReduction sample (and the CUDA "
+        "Programming Guide's __threadfence() example) without its two fences: each CTA stores "
+        "its partial with st.global, meets its threads at bar.sync, thread 0 takes a ticket "
+        "with atom.relaxed.gpu.global.inc, and the CTA that draws the last ticket sums every "
+        "CTA's partial. pytorch/pytorch PR #128455 added the fence after the last block's atomic "
+        "('complete the acquire pattern after atomic'), NVIDIA/Fuser PR #2391 the one before the "
+        "split-K semaphore's release. Without them there is no release pattern after the "
+        "partial stores and no acquire pattern before the sum: bar.sync is CTA-scoped and "
+        "cannot synchronise two CTAs of different clusters (PTX ISA §8, 'Morally strong "
+        "operations', 'Release and Acquire Patterns'): TM0212 at the last CTA's ld.global, "
+        "related to another CTA's partial store. Fix: membar.gl before and after the ticket.",
+        grid=4, block=64, args=[U32_IOTA(256), U32_OUT(256), U32_OUT(1), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0212", "error", "sum", "ld.global.u32", related="partial")]),
+    Bug("splitk_ticket_cta_scope", "https://github.com/NVIDIA/cudf/pull/16051",
+        "The same last-block reduction with both fences (membar.gl before and after the "
+        "ticket), but the ticket is a .cta-scoped atomic (atomicInc_block: "
+        "atom.relaxed.cta.global.inc), the class NVIDIA/cudf PR #16051 fixed (thread_scope_block "
+        "atomics where threads of several blocks update one location). A .cta atomic is not "
+        "morally strong with another CTA's (PTX ISA §8, 'Morally strong operations'), so the "
+        "fence-ticket-fence chain is no release/acquire pattern between CTAs of different "
+        "clusters: TM0212 at the last CTA's ld.global, related to another CTA's partial store. "
+        "Fix: the ticket at .gpu scope (atomicInc).",
+        grid=4, block=64, args=[U32_IOTA(256), U32_OUT(256), U32_OUT(1), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0212", "error", "sum", "ld.global.u32", related="partial")]),
+    Bug("splitk_ticket_relaxed", "https://github.com/flashinfer-ai/flashinfer/pull/4742",
+        "The last-block split-K in the form Triton emits (tl.atomic_add on the tile counter, "
+        "sem='acq_rel' by default; the last CTA resets the counter with a plain store), with "
+        "the ticket atom.relaxed.gpu and no fence: the bug the review of "
+        "flashinfer-ai/flashinfer PR #4742 names ('Add the missing __threadfence() before the "
+        "in-loop counter increment ... a reducer in another CTA can read stale partials'). No "
+        "release pattern after the partial stores, no acquire pattern before the sum (bar.sync "
+        "is CTA-scoped, PTX ISA §8): TM0212 at the last CTA's ld.global, related to another "
+        "CTA's partial store, and at the counter's reset, related to another CTA's ticket. Fix: "
+        "the ticket atom.acq_rel.gpu.",
+        grid=4, block=64, args=[U32_IOTA(256), U32_OUT(256), U32_OUT(1), U32_OUT(64)], buggy_verdict="violation",
+        findings=[Finding("TM0212", "error", "sum", "ld.global.u32", related="partial"),
+                  Finding("TM0212", "error", "reset", "st.global.u32", related="ticket")]),
 ]
 
 
@@ -1008,6 +1048,9 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | operand_tile_overwritten_next_k_step | pytorch/helion PR #2975 | TM0211 at the next K step's st.shared of the operand tile, related: a lagging warp's ld.shared, and at the read, related: the store (by schedule) |
 | multicast_bytes_missing_from_receiver_expect_tx | flashinfer-ai/flashinfer-bench PR #183 (review) | TM0211 at rank 0's multicast cp.async.bulk, related: rank 1's ld.shared of B (its phase completed on A alone), and TM0213 at rank 1's ld.shared of A, related: its A copy (the phase completed on B's bytes), by schedule |
 | bulk_store_wait_after_stage_rewrite | flashinfer-ai/flashinfer PR #4576 (review) | TM0209 at the st.shared rewriting a double-buffered output stage, related: the bulk store from two iterations back (its wait_group.read comes after the writes) |
+| splitk_ticket_without_threadfence | pytorch/pytorch PR #128455 (NVIDIA/Fuser PR #2391; CUDA's threadFenceReduction sample) | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global (no membar.gl around the ticket; bar.sync cannot order two clusters) |
+| splitk_ticket_cta_scope | NVIDIA/cudf PR #16051 | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global (fences present, the ticket atom.relaxed.cta is not morally strong across CTAs) |
+| splitk_ticket_relaxed | flashinfer-ai/flashinfer PR #4742 (review) | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global, and at the counter's reset st.global, related: another CTA's atom.relaxed.gpu ticket (Triton's sem="relaxed" instead of the default acq_rel) |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier); its severity is `hang`.
