@@ -636,8 +636,9 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         self.assign_in(None, start, end, value, one);
     }
 
-    /// [`DenseShadow::assign`], in page `pi` when the caller knows that it holds every byte
-    /// (then `one` must be the id they all hold, as [`one_page_both`] finds them).
+    /// [`DenseShadow::assign`], from page `pi` when the caller knows that it holds every byte,
+    /// or that the range is whole pages of one chunk from `pi` on (then `one` must be the id
+    /// they all hold, as [`one_page_both`] and [`pages_both`] find them).
     pub fn assign_in(
         &mut self,
         pi: Option<usize>,
@@ -718,8 +719,8 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         self.clear_in(None, start, end, one);
     }
 
-    /// [`DenseShadow::clear`], in page `pi` when the caller knows that it holds every byte
-    /// (then `one` must be the id they all hold).
+    /// [`DenseShadow::clear`], from page `pi` as for [`DenseShadow::assign_in`] (then `one`
+    /// must be the id they all hold).
     pub fn clear_in(&mut self, pi: Option<usize>, start: u64, end: u64, one: Option<CellId>) {
         if start >= end {
             return;
@@ -848,15 +849,33 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         self.memo.clear();
     }
 
-    /// [`DenseShadow::fill`], in page `pi` when the caller knows that it holds every byte.
+    /// [`DenseShadow::fill`], from page `pi` when the caller knows that the range's pages are
+    /// `pi`, `pi + 1`, ... (one page, or whole pages of one chunk: [`pages_both`]).
     #[inline]
     fn fill_in(&mut self, pi: Option<usize>, start: u64, end: u64, id: CellId) {
         match pi {
             Some(pi) => {
                 let lo = (start & (PAGE as u64 - 1)) as usize;
-                self.fill_page(pi, lo, lo + (end - start) as usize, id);
+                let hi = lo + (end - start) as usize;
+                if hi <= PAGE {
+                    self.fill_page(pi, lo, hi, id);
+                } else {
+                    self.fill_whole_pages(pi, lo, hi, id);
+                }
             }
             None => self.fill(start, end, id),
+        }
+    }
+
+    /// Bytes `[lo, hi)` of the pages from `pi` on (offsets from the start of page `pi`, whole
+    /// pages: `lo` and `hi` multiples of [`PAGE`]) take `id`, without a lookup.
+    #[inline(never)]
+    fn fill_whole_pages(&mut self, pi: usize, lo: usize, hi: usize, id: CellId) {
+        debug_assert!(lo % PAGE == 0 && hi % PAGE == 0, "whole pages");
+        for p in &mut self.pages[pi + lo / PAGE..pi + hi / PAGE] {
+            if let Page::Bytes(b) = std::mem::replace(p, Page::uniform(id)) {
+                self.spare.push(b);
+            }
         }
     }
 
@@ -1042,6 +1061,54 @@ where
     let (ia, ja) = a.pages[pi].run_at(off, hi);
     let (ib, jb) = b.pages[pi].run_at(off, hi);
     (ja == hi && jb == hi).then_some((pi, ia, ib))
+}
+
+/// The first page's index and each shadow's id of `[start, end)` when it is whole pages of
+/// one chunk and every page holds one id in each shadow, the same one throughout (a
+/// `cp.async` of 256 or 512 bytes rewriting a pipeline stage: the last copy's write state
+/// and the operands' read set over all its pages): one lookup and one compare a page, kept
+/// for [`DenseShadow::assign_in`] and [`DenseShadow::clear_in`]. [`groups_both`] finds the
+/// same single run in each shadow, but clipped run by run, and the stores after it looked
+/// every page up again (~400 of the ~1 000 host instructions of each such write on
+/// matmul_fp16_div16_bench1024, perf.md session 15). Chunks are created in both shadows, as
+/// by [`groups_both`], whose page-table agreement this relies on.
+#[inline]
+pub(crate) fn pages_both<A, B>(
+    a: &mut DenseShadow<A>,
+    b: &mut DenseShadow<B>,
+    start: u64,
+    end: u64,
+) -> Option<(usize, CellId, CellId)>
+where
+    A: Default + Clone + PartialEq,
+    B: Default + Clone + PartialEq,
+{
+    let mask = PAGE as u64 - 1;
+    if start >= end || start & mask != 0 || end & mask != 0 {
+        return None;
+    }
+    let pn = start >> PAGE_BITS;
+    let k = ((end - start) >> PAGE_BITS) as usize;
+    if k > CHUNK_PAGES - (pn as usize & (CHUNK_PAGES - 1)) {
+        return None;
+    }
+    let pages = a.pages.len();
+    let pi = a.page_index(pn);
+    if a.pages.len() != pages {
+        new_chunk_in_both(b, pn, pi);
+    }
+    #[cfg(debug_assertions)]
+    assert_eq!(b.lookup(pn), Some(pi), "the planes' page tables disagree");
+    let (Page::Runs { n: 1, ids: ia, .. }, Page::Runs { n: 1, ids: ib, .. }) =
+        (&a.pages[pi], &b.pages[pi])
+    else {
+        return None;
+    };
+    let (ia, ib) = (ia[0], ib[0]);
+    let same = (a.pages[pi + 1..pi + k].iter())
+        .zip(&b.pages[pi + 1..pi + k])
+        .all(|(x, y)| x.is_uniform(ia) && y.is_uniform(ib));
+    same.then_some((pi, ia, ib))
 }
 
 /// [`DenseShadow::groups`] of two shadows of one memory in one walk, one page lookup per page

@@ -24,7 +24,7 @@
 
 use crate::access::{Check, ReadSet, WriteState};
 use crate::clock::VClock;
-use crate::dense::{groups_both, one_page_both, CellId, DenseShadow, NEVER};
+use crate::dense::{groups_both, one_page_both, pages_both, CellId, DenseShadow, NEVER};
 use crate::detector::Conflict;
 use crate::event::{AccessKind, Agent};
 
@@ -313,6 +313,22 @@ impl PlaneShadow {
                     });
                 }
                 return;
+            }
+            // A weak write of whole pages that each plane holds under one id (a `cp.async`
+            // of a pipeline stage): the check of the one run, then both stores from the page
+            // found once ([`pages_both`]).
+            if c.clears_reads() {
+                if let Some((pi, wid, rid)) = pages_both(&mut self.w, &mut self.r, start, end) {
+                    c.check_run(self.w.state(wid), &self.r.state(rid).0, start, end, out);
+                    let mut ws = WriteState::default();
+                    c.write_state(&mut ws);
+                    self.w.assign_in(Some(pi), start, end, &ws, Some(wid));
+                    if rid != NEVER {
+                        self.r.clear_in(Some(pi), start, end, Some(rid));
+                    }
+                    self.wg = wg;
+                    return;
+                }
             }
             let mut rg = std::mem::take(&mut self.rg);
             // One walk for both planes' runs (their page tables agree: `groups_both`).
