@@ -29,6 +29,11 @@
 //! `PlaneShadow::check`'s one-page path. Checked to have teeth: the mask ignored, the
 //! one-page write checked against the write plane only, and the one-page write leaving the
 //! read plane as it was each fail here.
+//!
+//! Session 15: accesses of whole pages (a `cp.async` stage's rewrite) take
+//! `PlaneShadow::check`'s whole-page write path (`dense::pages_both`). Checked to have teeth:
+//! the path taken when only the first page holds the ids, and the write leaving the read
+//! plane as it was, each fail here.
 
 use proptest::prelude::*;
 use tmemu_race::*;
@@ -135,6 +140,11 @@ fn ev() -> impl Strategy<Value = Ev> {
     prop_oneof![
         6 => (w.clone(), any::<bool>(), 0..320u64, prop_oneof![Just(1u64), Just(2), Just(4), Just(8), Just(16), 1..200u64], any::<bool>(), any::<u8>())
             .prop_map(|(w, global, addr, len, write, order)| Ev::Access { w, global, addr, len, write, order }),
+        // Whole pages (the shadow's 128-byte pages: `at` puts offset 32 of shared memory and
+        // 96 of global memory at a page's start), across the shared chunk boundary at 65536
+        // too: a `cp.async` stage's rewrite, `PlaneShadow::check`'s whole-page write path.
+        3 => (w.clone(), any::<bool>(), 0..3u64, 1..5u64, any::<bool>(), any::<u8>())
+            .prop_map(|(w, global, page, pages, write, order)| Ev::Access { w, global, addr: if global { 96 } else { 32 } + 128 * page, len: 128 * pages, write, order }),
         4 => (w.clone(), any::<bool>(), 0..128u64, prop_oneof![Just(4u64), Just(16), Just(0), 1..40u64], lane_mask(), prop_oneof![Just(1u64), Just(4), Just(16)], prop_oneof![3 => Just(1u64), 1 => Just(2), 1 => Just(4)], any::<bool>(), any::<bool>(), prop_oneof![4 => Just(7u8), 1 => any::<u8>()])
             .prop_map(|(w, global, base, stride, lanes, size, vec, swizzle, write, order)| Ev::Lanes { w, global, base, stride, lanes, size, vec, swizzle, write, order }),
         // Coalesced: contiguous lanes, each right after the previous one's elements.
