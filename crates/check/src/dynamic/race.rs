@@ -1391,6 +1391,35 @@ impl Observer for RaceObserver<'_> {
         self.collect(at);
     }
 
+    fn cp_async_writes(&mut self, id: AsyncId, cta: u32, ranges: &[(u32, u32)]) {
+        // The copy's destination checked at once, without the per-range calls and the
+        // buffering in `cp_ranges` that `async_access` and `flush_cp` give them: the same
+        // detector calls in the same order (nothing is buffered before them: `async_issue`
+        // flushed the last copy's ranges) and the findings collected at the same `at`.
+        let mine = self.cp_cur.as_ref().is_some_and(|(c, _)| *c == id);
+        if !mine || !self.cp_ranges.is_empty() || self.over_budget.is_some() {
+            for &(s, e) in ranges {
+                let place = Place::Mem {
+                    space: MemSpace::Shared { cta },
+                    addr: u64::from(s),
+                    len: u64::from(e - s),
+                };
+                self.async_access(id, place, AccessKind::Write);
+            }
+            return;
+        }
+        self.flush();
+        let Some((_, e)) = &self.cp_cur else { return };
+        let (op, at, slot) = (e.op, e.at, e.slot);
+        let space = Self::space(slot, MemSpace::Shared { cta });
+        let mut run = std::mem::take(&mut self.cp_run);
+        run.clear();
+        run.extend(ranges.iter().map(|&(s, e)| (u64::from(s), u64::from(e))));
+        self.det.op_access_ranges(op, space, &run, AccessKind::Write);
+        self.cp_run = run;
+        self.collect(at);
+    }
+
     fn async_complete(&mut self, id: AsyncId, _time: u64) {
         if let Some(o) = self.older_for_async(id) {
             return o.async_complete(id, _time);

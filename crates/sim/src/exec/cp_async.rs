@@ -433,15 +433,7 @@ fn observe_offsets_cold<O: Observer>(
     cx.obs.async_issue(at, id, OpKind::CpAsync);
     let mut out = [(0u32, 0u32); 32];
     let k = line_ranges(doffs, mask, size.trailing_zeros(), &mut out);
-    let cta = cx.me as u32;
-    for &(s, e) in &out[..k] {
-        let place = Place::Mem {
-            space: MemSpace::Shared { cta },
-            addr: u64::from(s),
-            len: u64::from(e - s),
-        };
-        cx.obs.async_access(id, place, AccessKind::Write);
-    }
+    cx.obs.cp_async_writes(id, cx.me as u32, &out[..k]);
     // the reading lanes' extent, then (unless the observer ignores it) their items
     let (lo, hi) = match src {
         Sources::None => (u64::MAX, 0),
