@@ -23,7 +23,7 @@
 //! conflicts recorded are the same, in the same order (`tests/dense_vs_runs.rs`).
 
 use crate::access::{Check, ReadSet, WriteState};
-use crate::clock::VClock;
+use crate::clock::{Stamp, VClock};
 use crate::dense::{groups_both, one_page_both, pages_both, CellId, DenseShadow, NEVER};
 use crate::detector::Conflict;
 use crate::event::{AccessKind, Agent};
@@ -195,16 +195,38 @@ impl PlaneShadow {
             self.w.groups(s0, e0, wg);
             // whether no conflict was found and no byte holds a strong write
             let mut clean = true;
+            // The stamp and agent of the last write found ordered before this read and clean:
+            // the members of one merged `cp.async` op (`cp_async.rs`; a tile is 32 to 64 of
+            // them, ~100 host instructions each to check) differ only in their span, which an
+            // ordered write's verdict does not read (`Check::conflicts`: with `hb` covering
+            // the stamp and another stamp than the read's, the answer is the proxy fence's,
+            // a function of the stamp and the agent).
+            let mut ordered: [Option<(Stamp, Agent)>; 4] = [None; 4];
+            let mut next = 0;
             for &(s, e, id) in wg.iter() {
                 let st = self.w.state(id);
                 clean &= !st.write.is_some_and(|p| p.strong);
                 if self.w.mark(id) == self.epoch {
                     continue;
                 }
+                let only = match (st.write, st.weak_write) {
+                    (Some(p), None) => Some((p.stamp, p.agent)),
+                    _ => None,
+                };
+                if only.is_some() && ordered.contains(&only) {
+                    self.w.set_mark(id, self.epoch);
+                    continue;
+                }
                 if c.check_writes(st, s, e, out) {
                     clean = false;
                 } else {
                     self.w.set_mark(id, self.epoch);
+                    if let Some((stamp, agent)) = only {
+                        if stamp != c.new.stamp && c.view.hb.covers(stamp) && !c.tmem {
+                            ordered[next] = Some((stamp, agent));
+                            next = (next + 1) % ordered.len();
+                        }
+                    }
                 }
             }
             if !clean {

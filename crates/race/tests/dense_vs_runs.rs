@@ -33,7 +33,10 @@
 //! Session 15: accesses of whole pages (a `cp.async` stage's rewrite) take
 //! `PlaneShadow::check`'s whole-page write path (`dense::pages_both`). Checked to have teeth:
 //! the path taken when only the first page holds the ids, and the write leaving the read
-//! plane as it was, each fail here.
+//! plane as it was, each fail here. An operand read's check shares the verdict of an ordered
+//! clean write among the writes of one stamp and agent (the members of a merged `cp.async`
+//! op): keyed on the agent alone, or shared from a write the read's view does not cover,
+//! each fails here.
 
 use proptest::prelude::*;
 use tmemu_race::*;
