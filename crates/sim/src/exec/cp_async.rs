@@ -492,6 +492,17 @@ fn observe_offsets_cold<O: Observer>(
 /// took ~620 and ~1 450 host instructions per such warp, this ~750 with the scalar
 /// `line_bits` and ~310 with AVX2's (perf.md, session 13).
 fn line_ranges(offs: &[u32; 32], mask: u32, shift: u32, out: &mut [(u32, u32); 32]) -> usize {
+    // A whole warp whose chunks are 32 consecutive ones (Triton's A tile: four swizzled
+    // 128-byte rows) is one range, found without the lines (~40 AVX2 instructions against
+    // ~310; half of matmul_fp16_div16_bench1024's copies).
+    #[cfg(target_arch = "x86_64")]
+    if mask == u32::MAX && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 detected just now
+        if let Some(c) = unsafe { avx2_lines::one_block(offs, shift) } {
+            out[0] = (c << shift, (c + 32) << shift);
+            return 1;
+        }
+    }
     let (mut line, mut bits) = ([0u32; 32], [0u64; 32]);
     let nl = line_bits(offs, mask, shift, &mut line, &mut bits);
     runs_of_lines(&mut line[..nl], &mut bits[..nl], shift, out)
@@ -686,6 +697,38 @@ mod avx2_lines {
             rest &= !on;
         }
         Some(nl)
+    }
+
+    /// The lowest chunk (offset over the chunk size) of the 32 lanes when their chunks are 32
+    /// consecutive ones, each once: then their ranges are the one range of those chunks. The
+    /// lanes' bits relative to the lowest chunk (a shift by 32 or more gives none) fill all
+    /// 32 bits only when no two lanes share a chunk and none lies beyond the 32nd.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn one_block(offs: &[u32; 32], shift: u32) -> Option<u32> {
+        let count = _mm_cvtsi32_si128(shift as i32);
+        let c: [__m256i; 4] = std::array::from_fn(|q| {
+            _mm256_srl_epi32(
+                _mm256_loadu_si256(offs.as_ptr().add(8 * q) as *const __m256i),
+                count,
+            )
+        });
+        let m = _mm256_min_epu32(_mm256_min_epu32(c[0], c[1]), _mm256_min_epu32(c[2], c[3]));
+        let m = _mm_min_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+        let m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0b01_00_11_10));
+        let m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0b10_11_00_01));
+        let lo = _mm_cvtsi128_si32(m) as u32;
+        let (lo_v, one) = (_mm256_set1_epi32(lo as i32), _mm256_set1_epi32(1));
+        let mut acc = _mm256_setzero_si256();
+        for v in c {
+            acc = _mm256_or_si256(acc, _mm256_sllv_epi32(one, _mm256_sub_epi32(v, lo_v)));
+        }
+        let a = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        let a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0b01_00_11_10));
+        let a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0b10_11_00_01));
+        (_mm_cvtsi128_si32(a) as u32 == u32::MAX).then_some(lo)
     }
 
     /// [`super::offsets_extent_scalar`] compiled for AVX2 (`vpminud`/`vpmaxud`).
@@ -1202,6 +1245,8 @@ mod tests {
         };
         let mut windows = [0usize; 3];
         let mut vector = 0usize;
+        // swizzled blocks that `one_block` refused and took (the lines' path is the reference)
+        let mut block = [0usize; 2];
         for case in 0..30_000 {
             let shift = (next() % 5) as u32;
             let size = 1u64 << shift;
@@ -1210,10 +1255,17 @@ mod tests {
                 0 | 1 => u32::MAX,
                 _ => next() as u32,
             };
+            let dup = (next() % 32, next() % 32);
             let offs: [u32; 32] = std::array::from_fn(|l| {
                 let l = l as u64;
-                let chunk = match case % 6 {
+                let chunk = match case % 7 {
                     0 => (l & !7) | ((l ^ (l >> 3)) & 7),
+                    // a swizzled block but for one lane, which copies another's chunk (or
+                    // its own)
+                    6 => {
+                        let l = if l == dup.0 { dup.1 } else { l };
+                        (l & !7) | ((l ^ (l >> 3)) & 7)
+                    }
                     // the halves of 16 lanes' row, 64 chunks (or 63, 65: touching, apart) apart
                     1 => (l >> 4) * 8 + (l & 7) + ((l >> 3) & 1) * (63 + next() % 3),
                     2 => next() % 300,
@@ -1252,6 +1304,9 @@ mod tests {
             if std::is_x86_feature_detected!("avx2") {
                 // SAFETY: AVX2 detected just now
                 assert_eq!(unsafe { avx2_lines::extent(&offs) }, want);
+                // SAFETY: AVX2 detected just now
+                block[usize::from(unsafe { avx2_lines::one_block(&offs, shift) }.is_some())] +=
+                    usize::from(case % 7 == 0 || case % 7 == 6);
             }
             let mut sout = [(0, 0); 32];
             let sk = runs_of_lines(&mut line[..nl], &mut bits[..nl], shift, &mut sout);
@@ -1281,6 +1336,7 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             assert!(vector > 15_000, "{vector}");
+            assert!(block.iter().all(|&n| n > 2000), "{block:?}");
         }
     }
 }
