@@ -517,6 +517,28 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
         end: u64,
         out: &mut Vec<(u64, u64, CellId)>,
     ) -> Option<CellId> {
+        self.runs::<true>(start, end, out)
+    }
+
+    /// The maximal runs of one id in `[start, end)`, in address order: [`DenseShadow::groups`]
+    /// without joining adjacent ids of equal state, for a caller whose answer for two adjacent
+    /// runs of equal state is the one for their union (a read's check of the write plane:
+    /// the conflicts of the second continue the first's in `out`, `Check::conflicts`). Why:
+    /// an operand read of a tile that `cp.async` wrote meets one id per copy, 32 to 64, and
+    /// each id change compared the two states (~30 host instructions).
+    pub fn id_runs(&mut self, start: u64, end: u64, out: &mut Vec<(u64, u64, CellId)>) {
+        self.runs::<false>(start, end, out);
+    }
+
+    /// [`DenseShadow::groups`] (`MERGE`: adjacent runs of equal state joined) or
+    /// [`DenseShadow::id_runs`].
+    #[inline(always)]
+    fn runs<const MERGE: bool>(
+        &mut self,
+        start: u64,
+        end: u64,
+        out: &mut Vec<(u64, u64, CellId)>,
+    ) -> Option<CellId> {
         out.clear();
         if start >= end {
             return None;
@@ -554,7 +576,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
                     }
                 }
             }
-            self.groups_page(pi, base, pos, page_end, out, &mut one);
+            self.groups_page::<MERGE>(pi, base, pos, page_end, out, &mut one);
             pos = page_end;
         }
         one.0.filter(|_| one.1)
@@ -564,7 +586,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// `base`): the runs appended to `out`; `one`: the first id, and whether every byte so
     /// far held it.
     #[inline(always)]
-    fn groups_page(
+    fn groups_page<const MERGE: bool>(
         &self,
         pi: usize,
         base: u64,
@@ -583,7 +605,7 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
                 Some(o) => one.1 &= o == id,
             }
             match out.last_mut() {
-                Some(g) if self.same_state(g.2, id) => g.1 = e,
+                Some(g) if g.2 == id || MERGE && self.same_state(g.2, id) => g.1 = e,
                 _ => out.push((base + i as u64, e, id)),
             }
             i = j;
@@ -1190,8 +1212,8 @@ where
                 }
             }
         }
-        a.groups_page(pi, base, pos, page_end, ga, &mut oa);
-        b.groups_page(pi, base, pos, page_end, gb, &mut ob);
+        a.groups_page::<true>(pi, base, pos, page_end, ga, &mut oa);
+        b.groups_page::<true>(pi, base, pos, page_end, gb, &mut ob);
         pos = page_end;
     }
     (oa.0.filter(|_| oa.1), ob.0.filter(|_| ob.1))

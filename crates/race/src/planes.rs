@@ -232,7 +232,7 @@ impl PlaneShadow {
         }
         let (s0, e0) = best.map_or((start, end), |b| (b.1, b.2));
         if s0 < e0 {
-            self.w.groups(s0, e0, wg);
+            self.w.id_runs(s0, e0, wg);
             // whether no conflict was found and no byte holds a strong write
             let mut clean = true;
             // The stamp and agent of the last write found ordered before this read and clean:
