@@ -204,21 +204,16 @@ impl Check<'_, '_> {
         e: u64,
         out: &mut Vec<Conflict>,
     ) -> bool {
-        if self.kind == AccessKind::Write && self.check_reads(reads, s, e, out) {
-            return true;
+        let mut read_conflict = false;
+        if self.kind == AccessKind::Write {
+            for r in reads {
+                read_conflict |= self.conflicts(r, AccessKind::Read, s, e, out);
+            }
+            if read_conflict {
+                return true;
+            }
         }
         self.check_writes(w, s, e, out)
-    }
-
-    /// The read set's part of a write's [`Check::check_run`]: whether any read conflicts
-    /// (each conflicting read recorded).
-    #[inline]
-    pub fn check_reads(&self, reads: &[Rec], s: u64, e: u64, out: &mut Vec<Conflict>) -> bool {
-        let mut read_conflict = false;
-        for r in reads {
-            read_conflict |= self.conflicts(r, AccessKind::Read, s, e, out);
-        }
-        read_conflict
     }
 
     /// The write plane's part of [`Check::check_run`] (all of it for a read).

@@ -42,14 +42,6 @@ pub(crate) struct PlaneShadow {
     /// run of the write plane, and an mma operand read over a tile meets one run per
     /// instruction that wrote it.
     epoch: u32,
-    /// The tag of the current access (or batch) in the read plane: a read-set id whose mark
-    /// equals it held no read that conflicts with this write. A write's check of a read set
-    /// is a function of the set, the record and the view, which a batch keeps, and a write
-    /// changes no read-set id's set (it only frees ids, whose mark goes back to 0), so the
-    /// later ranges of the batch that meet the id skip its reads: a warp's swizzled store of
-    /// an epilogue is 16 ranges in 8 pages, all over one operand tile's read set (four MMA
-    /// reads each, matmul_fp16_div16_bench1024). Unlike `epoch`, a write keeps it.
-    r_epoch: u32,
     /// Whether the updates until the batch ends are one access ([`DenseShadow::batch`]).
     batch: bool,
     /// Scratch: the runs of each plane in the access being checked.
@@ -113,7 +105,6 @@ impl PlaneShadow {
         self.w.forget_all();
         self.r.forget_all();
         self.epoch = 0;
-        self.r_epoch = 0;
         self.batch = false;
         self.wg.clear();
         self.rg.clear();
@@ -143,7 +134,6 @@ impl PlaneShadow {
     pub fn batch(&mut self, on: bool) {
         self.batch = on;
         self.new_epoch();
-        self.new_r_epoch();
         self.w.batch(on);
         self.r.batch(on);
     }
@@ -155,36 +145,6 @@ impl PlaneShadow {
             self.w.clear_marks();
             self.epoch = 1;
         }
-    }
-
-    /// A tag no read-set id holds yet (as [`PlaneShadow::new_epoch`], for the read plane).
-    fn new_r_epoch(&mut self) {
-        self.r_epoch = self.r_epoch.wrapping_add(1);
-        if self.r_epoch == 0 {
-            self.r.clear_marks();
-            self.r_epoch = 1;
-        }
-    }
-
-    /// [`Check::check_run`] of a write over `[s, e)` whose bytes hold `wid` and `rid`: the
-    /// read set's part is skipped when a range of this access found `rid` clean.
-    #[inline]
-    fn check_write_run(
-        &mut self,
-        wid: CellId,
-        rid: CellId,
-        s: u64,
-        e: u64,
-        c: &Check<'_, '_>,
-        out: &mut Vec<Conflict>,
-    ) {
-        if rid != NEVER && self.r.mark(rid) != self.r_epoch {
-            if c.check_reads(&self.r.state(rid).0, s, e, out) {
-                return;
-            }
-            self.r.set_mark(rid, self.r_epoch);
-        }
-        c.check_writes(self.w.state(wid), s, e, out);
     }
 
     /// The write-plane part of an operand read ([`CleanRead`]): the part of `[start, end)`
@@ -305,7 +265,6 @@ impl PlaneShadow {
         }
         if !self.batch {
             self.new_epoch();
-            self.new_r_epoch();
         }
         let operand =
             matches!(c.new.agent, Agent::Mma | Agent::Cp) && end - start >= CLEAN_MIN_BYTES;
@@ -361,7 +320,7 @@ impl PlaneShadow {
             // instructions of each swizzled `st.shared` of matmul_fp16_bench1024 (perf.md,
             // session 12).
             if let Some((pi, wid, rid)) = one_page_both(&mut self.w, &mut self.r, start, end) {
-                self.check_write_run(wid, rid, start, end, c, out);
+                c.check_run(self.w.state(wid), &self.r.state(rid).0, start, end, out);
                 if c.clears_reads() {
                     let mut ws = WriteState::default();
                     c.write_state(&mut ws);
@@ -382,7 +341,7 @@ impl PlaneShadow {
             // found once ([`pages_both`]).
             if c.clears_reads() {
                 if let Some((pi, wid, rid)) = pages_both(&mut self.w, &mut self.r, start, end) {
-                    self.check_write_run(wid, rid, start, end, c, out);
+                    c.check_run(self.w.state(wid), &self.r.state(rid).0, start, end, out);
                     let mut ws = WriteState::default();
                     c.write_state(&mut ws);
                     self.w.assign_in(Some(pi), start, end, &ws, Some(wid));
@@ -402,7 +361,7 @@ impl PlaneShadow {
                 let (_, we, wid) = wg[i];
                 let (_, re, rid) = rg[j];
                 let e = we.min(re);
-                self.check_write_run(wid, rid, pos, e, c, out);
+                c.check_run(self.w.state(wid), &self.r.state(rid).0, pos, e, out);
                 pos = e;
                 i += usize::from(we == e);
                 j += usize::from(re == e);
