@@ -36,7 +36,8 @@
 //! plane as it was, each fail here. An operand read's check shares the verdict of an ordered
 //! clean write among the writes of one stamp and agent (the members of a merged `cp.async`
 //! op): keyed on the agent alone, or shared from a write the read's view does not cover,
-//! each fails here.
+//! each fails here. That check walks runs of one id (`DenseShadow::id_runs`): joining
+//! adjacent runs of different ids without comparing their states fails here.
 
 use proptest::prelude::*;
 use tmemu_race::*;
