@@ -1415,7 +1415,8 @@ impl Observer for RaceObserver<'_> {
         let mut run = std::mem::take(&mut self.cp_run);
         run.clear();
         run.extend(ranges.iter().map(|&(s, e)| (u64::from(s), u64::from(e))));
-        self.det.op_access_ranges(op, space, &run, AccessKind::Write);
+        self.det
+            .op_access_ranges(op, space, &run, AccessKind::Write);
         self.cp_run = run;
         self.collect(at);
     }

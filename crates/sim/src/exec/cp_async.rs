@@ -725,7 +725,10 @@ mod avx2_lines {
         for v in c {
             acc = _mm256_or_si256(acc, _mm256_sllv_epi32(one, _mm256_sub_epi32(v, lo_v)));
         }
-        let a = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        let a = _mm_or_si128(
+            _mm256_castsi256_si128(acc),
+            _mm256_extracti128_si256(acc, 1),
+        );
         let a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0b01_00_11_10));
         let a = _mm_or_si128(a, _mm_shuffle_epi32(a, 0b10_11_00_01));
         (_mm_cvtsi128_si32(a) as u32 == u32::MAX).then_some(lo)
