@@ -195,9 +195,10 @@ impl PlaneShadow {
             self.w.id_runs(s0, e0, wg);
             // whether no conflict was found and no byte holds a strong write
             let mut clean = true;
-            // The stamp and agent of the last write found ordered before this read and clean:
-            // the members of one merged `cp.async` op (`cp_async.rs`; a tile is 32 to 64 of
-            // them, ~100 host instructions each to check) differ only in their span, which an
+            // The stamps and agents of the last four writes found ordered before this read and
+            // clean (a tile's runs alternate between a few ops): the members of one merged
+            // `cp.async` op (`cp_async.rs`; a tile is 32 to 64 of them, ~100 host
+            // instructions each to check) differ only in their span, which an
             // ordered write's verdict does not read (`Check::conflicts`: with `hb` covering
             // the stamp and another stamp than the read's, the answer is the proxy fence's,
             // a function of the stamp and the agent).
