@@ -893,7 +893,10 @@ impl<C: Default + Clone + PartialEq> DenseShadow<C> {
     /// pages: `lo` and `hi` multiples of [`PAGE`]) take `id`, without a lookup.
     #[inline(never)]
     fn fill_whole_pages(&mut self, pi: usize, lo: usize, hi: usize, id: CellId) {
-        debug_assert!(lo.is_multiple_of(PAGE) && hi.is_multiple_of(PAGE), "whole pages");
+        debug_assert!(
+            lo.is_multiple_of(PAGE) && hi.is_multiple_of(PAGE),
+            "whole pages"
+        );
         for p in &mut self.pages[pi + lo / PAGE..pi + hi / PAGE] {
             if let Page::Bytes(b) = std::mem::replace(p, Page::uniform(id)) {
                 self.spare.push(b);
