@@ -680,6 +680,9 @@ pub struct RaceDetector {
     sync: HashMap<SyncKey, SyncObj, FxBuild>,
     /// Release/acquire through strong accesses, per (space, address).
     locs: HashMap<(MemSpace, u64), Channels, FxBuild>,
+    /// What every `.gpu`/`.sys` `fence.sc` (`membar.gl`) so far published, in execution
+    /// order: [`RaceDetector::fence_sc`].
+    sc_fences: VClock,
     mem: Memories,
     commits: Vec<Option<CommitState>>,
     free_commits: Vec<u32>,
@@ -807,6 +810,7 @@ impl RaceDetector {
         self.retired = VecDeque::new();
         self.sync = HashMap::default();
         self.locs = HashMap::default();
+        self.sc_fences = VClock::default();
         self.commits = Vec::new();
         self.free_commits = Vec::new();
         self.reported = HashSet::new();
@@ -1294,6 +1298,24 @@ impl RaceDetector {
                 tc.join(gen);
             }
         }
+    }
+
+    /// A `fence.sc` (or `membar.gl`/`.sys`, which are `fence.sc.gpu`/`.sys`) at a scope that
+    /// covers the whole group: an acq_rel fence, and also one point of the total Fence-SC
+    /// order (PTX ISA §8, "Fence-SC order"), in which an earlier fence synchronises with a later
+    /// one. The group's execution order is one such order, so the fence acquires what every
+    /// earlier one published and publishes its own. Why: in CUDA's threadFenceReduction
+    /// pattern every thread stores, runs `__threadfence()` and meets the others at
+    /// `__syncthreads()`, and only thread 0 takes the ticket; the other threads' stores reach
+    /// the last CTA through their own fences, not through thread 0's release pattern, and
+    /// were a false TM0212 when the CTAs shared an SM group (holdout ho_nvcc_splitk_threadfence
+    /// with `--sms 1`). More ordering, so only ever fewer findings.
+    pub fn fence_sc(&mut self, w: WarpId) {
+        self.fence(w, Fence::AcqRel);
+        let ws = self.warps[w.0 as usize].as_mut().expect("registered");
+        ws.v.gen_mut().join(&self.sc_fences);
+        self.sc_fences.join(ws.v.gen());
+        ws.v.gen_mut().tick(ws.actor);
     }
 
     /// An arrival on a barrier or mbarrier (`bar.sync`/`bar.arrive`, `barrier.cluster.arrive`,

@@ -160,6 +160,8 @@ struct OpEntry {
 const REACH_KNOWN: u8 = 1;
 const REACH_GRID: u8 = 2;
 const REACH_RMW: u8 = 4;
+/// `fence.sc` or `membar` (a `fence.sc` by definition).
+const REACH_SC: u8 = 8;
 
 /// Feeds one SM group's execution to a [`RaceDetector`] (see the module docs).
 pub struct RaceObserver<'k> {
@@ -635,18 +637,25 @@ impl<'k> RaceObserver<'k> {
             self.reach.resize(self.kernel.code.len().max(i + 1), 0);
         }
         if self.reach[i] == 0 {
+            let opcode = match self.kernel.info.get(i) {
+                Some(info) => self
+                    .kernel
+                    .source
+                    .get(info.opcode.start as usize..info.opcode.end as usize)
+                    .unwrap_or(""),
+                None => "",
+            };
             let (reach, rmw) = match self.kernel.info.get(i) {
-                Some(info) => opcode_reach(
-                    self.kernel
-                        .source
-                        .get(info.opcode.start as usize..info.opcode.end as usize)
-                        .unwrap_or(""),
-                ),
+                Some(_) => opcode_reach(opcode),
                 None => (Reach::Grid, true),
             };
+            // `membar.proxy.*` is a proxy fence, not an SC one
+            let sc = (opcode.starts_with("membar.") && !opcode.contains(".proxy"))
+                || opcode.starts_with("fence.sc");
             self.reach[i] = REACH_KNOWN
                 | if reach == Reach::Grid { REACH_GRID } else { 0 }
-                | if rmw { REACH_RMW } else { 0 };
+                | if rmw { REACH_RMW } else { 0 }
+                | if sc { REACH_SC } else { 0 };
         }
         let b = self.reach[i];
         (
@@ -1260,6 +1269,9 @@ impl Observer for RaceObserver<'_> {
         if f == Fence::AcqRel {
             let (reach, _) = self.reach_of(at.pc);
             self.log.fence(reach);
+            if reach == Reach::Grid && self.reach[at.pc as usize] & REACH_SC != 0 {
+                return self.det.fence_sc(w);
+            }
         }
         self.det.fence(w, f);
     }

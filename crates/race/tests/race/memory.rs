@@ -516,3 +516,40 @@ fn cp_async_source_rows_are_each_checked() {
         );
     }
 }
+
+/// `fence.sc` at a scope covering both warps (`membar.gl`) is a point of the total Fence-SC
+/// order: an earlier one synchronises with a later one (PTX ISA §8, "Fence-SC order"), with no
+/// strong access between them, as in CUDA's threadFenceReduction, where each thread's own
+/// `__threadfence()` publishes its store. An acq_rel fence does not; an SC fence after the read
+/// orders nothing before it.
+#[test]
+fn sc_fences_synchronise_in_execution_order() {
+    for (sc, fence_before_read, racy) in [
+        (true, true, false),
+        (false, true, true),
+        (true, false, true),
+    ] {
+        let mut s = Script::new(2);
+        let data = s.mem(0, G, 0x1000, 16, AccessKind::Write, MemOrder::Weak);
+        let fence = |s: &mut Script, w: u32| {
+            if sc {
+                s.d.fence_sc(WarpId(w));
+            } else {
+                s.fence(w, Fence::AcqRel);
+            }
+        };
+        fence(&mut s, 0);
+        if fence_before_read {
+            fence(&mut s, 1);
+        }
+        let read = s.mem(1, G, 0x1000, 16, AccessKind::Read, MemOrder::Weak);
+        if !fence_before_read {
+            fence(&mut s, 1);
+        }
+        if racy {
+            s.assert_one("TM0212", data, read);
+        } else {
+            s.assert_silent();
+        }
+    }
+}
