@@ -38,6 +38,6 @@ pub(crate) fn xorshift64(seed: u64) -> impl FnMut() -> u64 {
 pub use error::{Diagnostic, HangReport, LaunchError, LaunchKey, LoadError};
 pub use exec::tcgen05::queue::AsyncPolicy;
 pub use launch::{install_globals, run, run_observed, Launch, Limits, RunOptions, RunResult};
-pub use loader::load;
+pub use loader::{load, load_with, LoadOptions};
 pub use mem::{GlobalMemory, GlobalView};
 pub use program::Kernel;

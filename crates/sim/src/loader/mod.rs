@@ -9,6 +9,7 @@
 //! its own register range and its own `.local` slots (parameters, call-site `.param`s,
 //! `.local` variables), which is why recursion is refused.
 
+mod compact;
 mod decode;
 mod provenance;
 mod reset;
@@ -353,6 +354,8 @@ pub(crate) struct Gen<'m, 'src> {
     pub named: reset::Named,
     /// The current instruction's modifiers (decode.rs), kept to reuse the allocation.
     pub mods: Vec<&'src str>,
+    /// The first r64 of each `.b128` register (compact.rs keeps pairs where they are).
+    pub pairs: Vec<u16>,
 }
 
 impl Gen<'_, '_> {
@@ -378,6 +381,7 @@ impl Gen<'_, '_> {
             (_, 16) => {
                 let lo = self.n_r64;
                 self.n_r64 = self.n_r64.checked_add(2).map_or_else(|| over(span), Ok)?;
+                self.pairs.push(lo);
                 Sym::R128(lo)
             }
             _ => return unsupported(format!("register of type {ty:?}"), span),
@@ -836,12 +840,41 @@ fn param_layout(ps: &[tmemu_ptx::ast::Param<'_>]) -> Result<(Vec<ParamInfo>, u32
     Ok((out, off))
 }
 
+/// How [`load_with`] builds a kernel. Every choice gives the same results and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Registers whose live ranges never meet share a slot (`compact.rs`): smaller register
+    /// files per warp. Off only to compare against (differential tests, debugging).
+    pub compact_registers: bool,
+}
+
+impl Default for LoadOptions {
+    /// Compaction on, unless the environment sets `TMEMU_REG_COMPACT=0` (for debugging a
+    /// suspected difference from the command line).
+    fn default() -> Self {
+        LoadOptions {
+            compact_registers: std::env::var_os("TMEMU_REG_COMPACT").is_none_or(|v| v != "0"),
+        }
+    }
+}
+
 /// Loads kernel `entry` (or the module's only kernel) of a parsed module.
 pub fn load(
     m: &Module<'_>,
     src: &str,
     file: &str,
     entry: Option<&str>,
+) -> Result<Kernel, LoadError> {
+    load_with(m, src, file, entry, &LoadOptions::default())
+}
+
+/// [`load`] with explicit [`LoadOptions`].
+pub fn load_with(
+    m: &Module<'_>,
+    src: &str,
+    file: &str,
+    entry: Option<&str>,
+    opts: &LoadOptions,
 ) -> Result<Kernel, LoadError> {
     let entries: Vec<_> = m.entries().filter(|f| f.body.is_some()).collect();
     let f = match entry {
@@ -911,6 +944,7 @@ pub fn load(
             cur_func: String::new(),
             named: reset::Named::default(),
             mods: Vec::new(),
+            pairs: Vec::new(),
         };
         // param slots of every .func
         for (i, fun) in funcs.iter().enumerate() {
@@ -981,8 +1015,9 @@ pub fn load(
         let roots: Vec<u32> = std::iter::once(0)
             .chain(g.func_pc.iter().copied())
             .collect();
-        let (reset_r32, reset_r64) =
-            reset::registers_to_zero(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64);
+        let (mut reset_r32, mut reset_r64, facts) = reset::registers_to_zero(
+            &g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64,
+        );
         // every kernel the unit tests load checks the analysis by blocks against the one pc
         // by pc (`every_corpus_kernel_zeroes_what_the_per_pc_analysis_did`)
         #[cfg(test)]
@@ -991,6 +1026,22 @@ pub fn load(
             (reset_r32.clone(), reset_r64.clone()),
             "registers to zero, per pc and by blocks"
         );
+        #[cfg(test)]
+        compact::assert_visit_finds_named(&g.code, &g.named);
+        // a callee's registers are written while the caller's are live across the call, which
+        // the pcs do not show: kernels with a `.func` keep their numbering
+        let plan = match facts {
+            Some((f, need)) if opts.compact_registers && funcs.len() == 1 => {
+                compact::plan(&f, &need, &g.named, &roots, g.n_r32, g.n_r64, &g.pairs)
+            }
+            _ => None,
+        };
+        if let Some(p) = plan {
+            if compact::apply(&p, &mut g.code, &mut reset_r32, &mut reset_r64) {
+                g.n_r32 = p.n_r32;
+                g.n_r64 = p.n_r64;
+            }
+        }
         Ok((params, param_bytes, g, reset_r32, reset_r64))
     };
     let provenance = || provenance::written_params(&funcs);
@@ -1091,6 +1142,59 @@ mod tests {
         assert!(loaded > 100, "{loaded} kernels of {} files", files.len());
     }
 
+    /// Register counts with and without compaction for every corpus kernel (perf.md session
+    /// 15's table): `cargo test --release -p tmemu-sim --lib register_counts -- --ignored
+    /// --nocapture`.
+    #[test]
+    #[ignore]
+    fn register_counts() {
+        fn ptx_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    ptx_files(&p, out);
+                } else if p.extension().is_some_and(|x| x == "ptx") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        ptx_files(&root, &mut files);
+        files.sort();
+        let off = LoadOptions {
+            compact_registers: false,
+        };
+        let on = LoadOptions {
+            compact_registers: true,
+        };
+        for path in &files {
+            let src = std::fs::read_to_string(path).unwrap();
+            let Ok(m) = tmemu_ptx::parse(&src) else {
+                continue;
+            };
+            for f in m.entries() {
+                let e = Some(f.name.name);
+                if let (Ok(a), Ok(b)) = (
+                    load_with(&m, &src, "k.ptx", e, &off),
+                    load_with(&m, &src, "k.ptx", e, &on),
+                ) {
+                    println!(
+                        "{} {} r32 {} -> {} r64 {} -> {} reset {} {}",
+                        path.strip_prefix(&root).unwrap().display(),
+                        f.name.name,
+                        a.n_r32,
+                        b.n_r32,
+                        a.n_r64,
+                        b.n_r64,
+                        a.reset_r32.len(),
+                        a.reset_r64.len()
+                    );
+                }
+            }
+        }
+    }
+
     /// A guarded branch in the middle of straight-line code ends a block: the code after it
     /// is a block of its own, and the branch's target sees only what was written before the
     /// branch (%r1 is written on the fall-through path alone, so it must be zeroed). Code
@@ -1119,7 +1223,11 @@ L1:
 }
 ";
         let m = tmemu_ptx::parse(src).unwrap();
-        let k = load(&m, src, "k.ptx", None).unwrap();
+        // the declared numbering: compaction would renumber %r1
+        let off = LoadOptions {
+            compact_registers: false,
+        };
+        let k = load_with(&m, src, "k.ptx", None, &off).unwrap();
         assert_eq!(k.reset_r32, vec![1]);
     }
 

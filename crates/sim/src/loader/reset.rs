@@ -42,7 +42,7 @@ pub(crate) struct Named {
     ends: Vec<[u32; 2]>,
 }
 
-const R64: u32 = 1 << 31;
+pub(crate) const R64: u32 = 1 << 31;
 
 impl Named {
     /// The registers `i` names, through the scopes the decoder resolves them in.
@@ -94,12 +94,12 @@ impl Named {
         self.ends.push([end, end]);
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
     /// Operand 0's registers and the others' of the instruction at `pc`.
-    fn of(&self, pc: usize) -> (&[u32], &[u32]) {
+    pub(crate) fn of(&self, pc: usize) -> (&[u32], &[u32]) {
         let start = match pc {
             0 => 0,
             _ => self.ends[pc - 1][1],
@@ -117,29 +117,35 @@ impl Named {
 /// Runs once per kernel load, before the first CTA, on the thread that loads the PTX: per-pc
 /// facts live in flat arrays (ranges per pc), not in a vector per instruction, since 13 600
 /// small allocations were half of this function's cost on a 1 700-line Triton matmul.
-pub(crate) fn registers_to_zero(
-    code: &[Inst],
-    guards: &[Option<PSrc>],
+///
+/// Also returns the per-pc facts it found, with the registers it must zero or could not
+/// follow (`need`, combined indices), for the register compaction (`compact.rs`); `None`
+/// where it gave up.
+#[allow(clippy::type_complexity)]
+pub(crate) fn registers_to_zero<'a>(
+    code: &'a [Inst],
+    guards: &'a [Option<PSrc>],
     named: &Named,
     roots: &[u32],
     n_r32: u16,
     n_r64: u16,
-) -> (Vec<u16>, Vec<u16>) {
+) -> (Vec<u16>, Vec<u16>, Option<(Facts<'a>, Vec<u64>)>) {
     registers_to_zero_with(code, guards, named, roots, n_r32, n_r64, by_blocks)
 }
 
 /// [`registers_to_zero`] with the data-flow pass `flow`: it adds to `need` each register
 /// read at a reachable pc where it is not definitely written, `false` if it gave up.
-fn registers_to_zero_with(
-    code: &[Inst],
-    guards: &[Option<PSrc>],
+#[allow(clippy::type_complexity)]
+fn registers_to_zero_with<'a>(
+    code: &'a [Inst],
+    guards: &'a [Option<PSrc>],
     named: &Named,
     roots: &[u32],
     n_r32: u16,
     n_r64: u16,
     flow: fn(&Facts<'_>, &[u32], &mut [u64]) -> bool,
-) -> (Vec<u16>, Vec<u16>) {
-    let all = || ((0..n_r32).collect(), (0..n_r64).collect());
+) -> (Vec<u16>, Vec<u16>, Option<(Facts<'a>, Vec<u64>)>) {
+    let all = || ((0..n_r32).collect(), (0..n_r64).collect(), None);
     if named.len() != code.len() || guards.len() != code.len() {
         return all();
     }
@@ -210,34 +216,38 @@ fn registers_to_zero_with(
     let r64 = (0..n_r64)
         .filter(|&j| get(&need, n_r32 as u32 + j as u32))
         .collect();
-    (r32, r64)
+    (r32, r64, Some((facts, need)))
 }
 
 /// Per pc: the registers it writes for sure (lane-local forms, unguarded) and those it reads,
 /// pc's entries at `writes[write_at[pc]..write_at[pc + 1]]` (and the same for reads), as
 /// indices into bit sets of `words` words (r32 first, then r64).
-struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     code: &'a [Inst],
     guards: &'a [Option<PSrc>],
     writes: Vec<u32>,
     write_at: Vec<u32>,
     reads: Vec<u32>,
     read_at: Vec<u32>,
-    n: usize,
-    words: usize,
+    pub(crate) n: usize,
+    pub(crate) words: usize,
 }
 
 impl Facts<'_> {
-    fn writes_of(&self, pc: usize) -> &[u32] {
+    pub(crate) fn writes_of(&self, pc: usize) -> &[u32] {
         &self.writes[self.write_at[pc] as usize..self.write_at[pc + 1] as usize]
     }
 
-    fn reads_of(&self, pc: usize) -> &[u32] {
+    pub(crate) fn reads_of(&self, pc: usize) -> &[u32] {
         &self.reads[self.read_at[pc] as usize..self.read_at[pc + 1] as usize]
     }
 
+    pub(crate) fn n_pc(&self) -> usize {
+        self.code.len()
+    }
+
     /// The pcs that may execute after `pc`, into `out`.
-    fn succ(&self, pc: usize, out: &mut Vec<usize>) {
+    pub(crate) fn succ(&self, pc: usize, out: &mut Vec<usize>) {
         out.clear();
         let guarded = !matches!(self.guards[pc], None | Some(PSrc::Const(true)));
         let next = pc + 1;
@@ -265,15 +275,10 @@ impl Facts<'_> {
     }
 }
 
-/// The forward must-analysis over basic blocks: a block's state is kept at its entry only,
-/// and a block passes on its entry state plus every register it writes. The per-pc pass
-/// ([`per_pc`], kept as the tests' reference) stored and intersected a state of every pc
-/// (1 000 pcs × 15 words for a Triton matmul), most of `registers_to_zero`'s cost; inside a
-/// block a pc's only predecessor is the one before it, so the fixpoint is the same, and the
-/// reads are checked in one pass over each reached block.
-fn by_blocks(f: &Facts<'_>, roots: &[u32], need: &mut [u64]) -> bool {
-    let (n_pc, words) = (f.code.len(), f.words);
-    // a block starts at a root, at a target, and after a pc that does not just fall through
+/// The basic blocks: each block's first pc (then `n_pc`), and each pc's block. A block starts
+/// at a root, at a target, and after a pc that does not just fall through.
+pub(crate) fn blocks(f: &Facts<'_>, roots: &[u32]) -> (Vec<usize>, Vec<u32>) {
+    let n_pc = f.code.len();
     let mut block_of = vec![u32::MAX; n_pc + 1];
     let mut next = Vec::new();
     for &r in roots {
@@ -299,8 +304,22 @@ fn by_blocks(f: &Facts<'_>, roots: &[u32], need: &mut [u64]) -> bool {
             block_of[pc] = block_of[pc - 1];
         }
     }
-    let nb = starts.len();
     starts.push(n_pc);
+    block_of.truncate(n_pc);
+    (starts, block_of)
+}
+
+/// The forward must-analysis over basic blocks: a block's state is kept at its entry only,
+/// and a block passes on its entry state plus every register it writes. The per-pc pass
+/// ([`per_pc`], kept as the tests' reference) stored and intersected a state of every pc
+/// (1 000 pcs × 15 words for a Triton matmul), most of `registers_to_zero`'s cost; inside a
+/// block a pc's only predecessor is the one before it, so the fixpoint is the same, and the
+/// reads are checked in one pass over each reached block.
+fn by_blocks(f: &Facts<'_>, roots: &[u32], need: &mut [u64]) -> bool {
+    let (n_pc, words) = (f.code.len(), f.words);
+    let (starts, block_of) = blocks(f, roots);
+    let nb = starts.len() - 1;
+    let mut next = Vec::new();
     let at = |b: usize| b * words..(b + 1) * words;
     // what each block writes for sure, all of it by its end
     let mut gen = vec![0u64; nb * words];
@@ -431,18 +450,19 @@ pub(crate) fn registers_to_zero_per_pc(
     n_r32: u16,
     n_r64: u16,
 ) -> (Vec<u16>, Vec<u16>) {
-    registers_to_zero_with(code, guards, named, roots, n_r32, n_r64, per_pc)
+    let (r32, r64, _) = registers_to_zero_with(code, guards, named, roots, n_r32, n_r64, per_pc);
+    (r32, r64)
 }
 
 #[inline]
-fn set(bits: &mut [u64], r: u32) {
+pub(crate) fn set(bits: &mut [u64], r: u32) {
     if let Some(w) = bits.get_mut(r as usize / 64) {
         *w |= 1 << (r % 64);
     }
 }
 
 #[inline]
-fn get(bits: &[u64], r: u32) -> bool {
+pub(crate) fn get(bits: &[u64], r: u32) -> bool {
     bits.get(r as usize / 64)
         .is_some_and(|w| w >> (r % 64) & 1 != 0)
 }

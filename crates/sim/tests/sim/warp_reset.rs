@@ -2,9 +2,19 @@
 //! (crates/sim/src/loader/reset.rs). A register read before it is written must still read 0
 //! in every CTA, never the value a previous CTA left in the reused warp.
 
-use tmemu_sim::{install_globals, run, GlobalMemory, RunOptions};
+use tmemu_sim::{install_globals, load_with, run, GlobalMemory, Kernel, LoadOptions, RunOptions};
 
-use crate::support::{load_corpus, load_src, param_block, plain_launch, u32_words};
+use crate::support::{corpus_file, param_block, plain_launch, u32_words};
+
+/// `src` loaded with register compaction on or off (off keeps the declared numbering, which
+/// the assertions on indices name).
+fn load_as(src: &str, compact: bool) -> Kernel {
+    let m = tmemu_ptx::parse(src).expect("parse");
+    let opts = LoadOptions {
+        compact_registers: compact,
+    };
+    load_with(&m, src, "k.ptx", None, &opts).expect("load")
+}
 
 /// One warp per CTA. Per thread, out[4 * (32 * ctaid + tid) + k]:
 /// k = 0: %r3, written only by CTA 0 (guarded), so 77 in CTA 0 and 0 everywhere else;
@@ -49,23 +59,32 @@ SKIP:
 
 #[test]
 fn registers_read_before_written_are_zero_in_every_cta() {
-    let k = load_src(KERNEL, "reset_probe.ptx");
+    let k = load_as(KERNEL, false);
     // %r1, %r2, %r6 and %r8 are written before every read; %r3 and %r7 only on some paths,
     // %r4 is read before its first write, %r5 is read by shfl (another lane's value)
     assert_eq!(k.reset_r32, vec![3, 4, 5, 7], "r32 registers to zero");
     assert!(k.reset_r64.is_empty(), "{:?}", k.reset_r64);
+    // compacted, the four keep slots of their own (their zeros must show) and the others
+    // share: %r1, %r2, %r6, %r8 and the %rd are not all live at once
+    let c = load_as(KERNEL, true);
+    assert_eq!(c.reset_r32, vec![0, 1, 2, 3], "the kept registers come first");
+    assert!(c.n_r32 < k.n_r32 && c.n_r64 < k.n_r64, "{} {}", c.n_r32, c.n_r64);
+    probe(&k);
+    probe(&c);
+}
 
+fn probe(k: &Kernel) {
     let ctas = 300u32;
     let mut g = GlobalMemory::new();
-    install_globals(&k, &mut g).unwrap();
+    install_globals(k, &mut g).unwrap();
     let out = g.alloc("out", &vec![0u8; ctas as usize * 32 * 16]);
-    let launch = plain_launch([ctas, 1, 1], [32, 1, 1], param_block(&k, [out]));
+    let launch = plain_launch([ctas, 1, 1], [32, 1, 1], param_block(k, [out]));
     // one SM: its warps are reused for CTA after CTA
     let opts = RunOptions {
         nsms: 1,
         ..Default::default()
     };
-    let r = run(&k, &launch, &g, &opts).expect("launch");
+    let r = run(k, &launch, &g, &opts).expect("launch");
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     let words = u32_words(&g.read_buffer(out).unwrap());
     for c in 0..ctas {
@@ -87,8 +106,13 @@ fn a_triton_matmul_zeroes_a_fraction_of_its_registers() {
     // precision, not correctness: Triton's straight-line staging code writes each register
     // before reading it, so most need no zeroing (the correctness side is the test above and
     // every corpus kernel matching its reference)
-    let k = load_corpus("kernels/triton", "matmul_fp16.ptx");
+    let (_, src) = corpus_file("kernels/triton", "matmul_fp16.ptx");
+    let k = load_as(&src, false);
     let zeroed = k.reset_r32.len() + k.reset_r64.len();
     let total = k.n_r32 as usize + k.n_r64 as usize;
     assert!(zeroed * 4 < total, "{zeroed} of {total} registers zeroed");
+    // and compaction keeps those, in slots of their own
+    let c = load_as(&src, true);
+    assert_eq!(c.reset_r32.len() + c.reset_r64.len(), zeroed);
+    assert!(c.n_r32 < k.n_r32, "{} of {} r32", c.n_r32, k.n_r32);
 }
