@@ -5,6 +5,7 @@
 
 mod api;
 mod check_explore;
+mod compact;
 mod corpus;
 mod gemm;
 mod read_only;
