@@ -88,6 +88,12 @@ fn register_compaction_changes_no_result_or_finding() {
     let mut all = Vec::new();
     specs(&root.join("tests/corpus"), &mut all);
     specs(&root.join("crates/cli/tests/data"), &mut all);
+    // `TMEMU_COMPACT_ONLY=triton` compares only the specs whose path contains it (to see a
+    // deliberately broken pass fail quickly: a wrong renumbering can livelock a kernel)
+    let only = std::env::var("TMEMU_COMPACT_ONLY").ok();
+    if let Some(o) = &only {
+        all.retain(|p| p.display().to_string().contains(o.as_str()));
+    }
     let (mut compared, mut smaller) = (0, 0);
     let mut diffs = Vec::new();
     for p in &all {
@@ -103,6 +109,9 @@ fn register_compaction_changes_no_result_or_finding() {
         }
     }
     println!("{compared} specs compared, {smaller} with fewer r32 slots compacted");
-    assert!(compared > 250 && smaller > 200, "{compared} compared, {smaller} compacted");
+    assert!(
+        only.is_some() || compared > 250 && smaller > 200,
+        "{compared} compared, {smaller} compacted"
+    );
     assert!(diffs.is_empty(), "results differ with compaction: {diffs:#?}");
 }
