@@ -38,9 +38,6 @@
 //! `load_with(.., LoadOptions { compact_registers: false })` (or `TMEMU_REG_COMPACT=0`) turns
 //! the pass off, which the differential tests compare against.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::reset::{self, Facts, Named, R64};
 use crate::exec::mma::MmaA;
 use crate::exec::tcgen05::TcOp;
@@ -78,7 +75,7 @@ pub(crate) fn plan(
         reset::set(&mut fixed, n_r32 as u32 + lo as u32);
         reset::set(&mut fixed, n_r32 as u32 + lo as u32 + 1);
     }
-    let (starts, block_of) = reset::blocks(f, roots);
+    let (starts, block_of) = f.blocks(roots);
     let nb = starts.len() - 1;
     let at = |b: usize| b * words..(b + 1) * words;
     // per block: registers read before any write in it (gen) and written for sure (kill)
@@ -154,25 +151,35 @@ pub(crate) fn plan(
             hi[r] = hi[r].max(pc as u32);
         }
     }
+    // a hull reaches down to the first block a register is live into and up to the last
+    // block it is live out of: only each register's first sighting in each direction counts
+    // (a walk over every live bit of every block was most of this pass)
+    let mut seen = fixed.clone();
     for b in 0..nb {
-        let (first, last) = (starts[b] as u32, starts[b + 1] as u32 - 1);
         for w in 0..words {
-            let mut i = live_in[b * words + w] & !fixed[w];
+            let mut i = live_in[b * words + w] & !seen[w];
+            seen[w] |= i;
             while i != 0 {
                 let r = w * 64 + i.trailing_zeros() as usize;
                 i &= i - 1;
-                lo[r] = lo[r].min(first);
-            }
-            let mut o = live_out[b * words + w] & !fixed[w];
-            while o != 0 {
-                let r = w * 64 + o.trailing_zeros() as usize;
-                o &= o - 1;
-                hi[r] = hi[r].max(last);
+                lo[r] = lo[r].min(starts[b] as u32);
             }
         }
     }
-    let (map32, c32) = colour(0..n_r32 as usize, &fixed, &lo, &hi);
-    let (map64, c64) = colour(n_r32 as usize..n, &fixed, &lo, &hi);
+    seen.copy_from_slice(&fixed);
+    for b in (0..nb).rev() {
+        for w in 0..words {
+            let mut o = live_out[b * words + w] & !seen[w];
+            seen[w] |= o;
+            while o != 0 {
+                let r = w * 64 + o.trailing_zeros() as usize;
+                o &= o - 1;
+                hi[r] = hi[r].max(starts[b + 1] as u32 - 1);
+            }
+        }
+    }
+    let (map32, c32) = colour(0..n_r32 as usize, &fixed, &lo, &hi, n_pc);
+    let (map64, c64) = colour(n_r32 as usize..n, &fixed, &lo, &hi, n_pc);
     if c32 >= n_r32 as usize && c64 >= n_r64 as usize {
         return None;
     }
@@ -187,48 +194,82 @@ pub(crate) fn plan(
 /// New indices of one class's registers (`regs`, combined indices) and the class's new count:
 /// the fixed ones first in their order, then the shared slots, then registers no instruction
 /// names (each its own slot, so that even an index the code should not hold stays apart).
+///
+/// The hulls are taken in order of their start by a sweep over the pcs (`n_pc` of them), a
+/// slot freed when the sweep passes its hull's end (a sort and a heap cost more than the
+/// rest of the pass).
 fn colour(
     regs: std::ops::Range<usize>,
     fixed: &[u64],
     lo: &[u32],
     hi: &[u32],
+    n_pc: usize,
 ) -> (Vec<u16>, usize) {
     let base = regs.start;
     let mut map = vec![0u16; regs.len()];
     let mut next = 0usize;
-    let mut shared: Vec<(u32, usize)> = Vec::new();
+    // registers starting and ending at each pc, by counting sort
+    let mut start_at = vec![0u32; n_pc + 1];
+    let mut end_at = vec![0u32; n_pc + 1];
     let mut unnamed = Vec::new();
-    for r in regs {
+    for r in regs.clone() {
         if reset::get(fixed, r as u32) {
             map[r - base] = next as u16;
             next += 1;
         } else if lo[r] == u32::MAX {
             unnamed.push(r);
         } else {
-            shared.push((lo[r], r));
+            start_at[lo[r] as usize] += 1;
+            end_at[hi[r] as usize] += 1;
         }
     }
-    shared.sort_unstable();
-    let first = next;
-    // (end of the hull, slot) of the slots in use, and the free slots, the latest freed
-    // first (its lines are the likeliest in cache)
-    let mut busy: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
-    let mut free: Vec<usize> = Vec::new();
-    let mut slots = 0usize;
-    for (l, r) in shared {
-        while let Some(&Reverse((h, s))) = busy.peek() {
-            if h >= l {
-                break;
-            }
-            busy.pop();
-            free.push(s);
+    let prefix = |v: &mut Vec<u32>| {
+        let mut acc = 0;
+        for c in v.iter_mut() {
+            let k = *c;
+            *c = acc;
+            acc += k;
         }
-        let s = free.pop().unwrap_or_else(|| {
-            slots += 1;
-            slots - 1
-        });
-        busy.push(Reverse((hi[r], s)));
-        map[r - base] = (first + s) as u16;
+        acc as usize
+    };
+    let total = prefix(&mut start_at);
+    prefix(&mut end_at);
+    let mut by_start = vec![0u32; total];
+    let mut by_end = vec![0u32; total];
+    for r in regs {
+        if lo[r] != u32::MAX && !reset::get(fixed, r as u32) {
+            let s = &mut start_at[lo[r] as usize];
+            by_start[*s as usize] = r as u32;
+            *s += 1;
+            let e = &mut end_at[hi[r] as usize];
+            by_end[*e as usize] = r as u32;
+            *e += 1;
+        }
+    }
+    // `start_at[pc]` is now where pc + 1's registers begin (and the same for `end_at`)
+    let first = next;
+    // free slots, the latest freed first (its lines are the likeliest in cache)
+    let mut free: Vec<u16> = Vec::new();
+    let mut slots = 0usize;
+    let (mut s, mut e) = (0usize, 0usize);
+    for pc in 0..n_pc {
+        // hulls are closed: a register ending at pc - 1 frees its slot for one starting at pc
+        if pc > 0 {
+            while e < end_at[pc - 1] as usize {
+                let r = by_end[e] as usize;
+                free.push(map[r - base] - first as u16);
+                e += 1;
+            }
+        }
+        while s < start_at[pc] as usize {
+            let r = by_start[s] as usize;
+            let slot = free.pop().unwrap_or_else(|| {
+                slots += 1;
+                slots as u16 - 1
+            });
+            map[r - base] = first as u16 + slot;
+            s += 1;
+        }
     }
     next = first + slots;
     for r in unnamed {

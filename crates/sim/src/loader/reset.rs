@@ -208,6 +208,7 @@ fn registers_to_zero_with<'a>(
         read_at,
         n,
         words,
+        blocks: std::cell::OnceCell::new(),
     };
     if !flow(&facts, roots, &mut need) {
         return all();
@@ -231,6 +232,8 @@ pub(crate) struct Facts<'a> {
     read_at: Vec<u32>,
     pub(crate) n: usize,
     pub(crate) words: usize,
+    /// [`blocks`], made once for this analysis and the compaction's.
+    blocks: std::cell::OnceCell<(Vec<usize>, Vec<u32>)>,
 }
 
 impl Facts<'_> {
@@ -244,6 +247,11 @@ impl Facts<'_> {
 
     pub(crate) fn n_pc(&self) -> usize {
         self.code.len()
+    }
+
+    /// The basic blocks from `roots` ([`blocks`]); every caller passes the same roots.
+    pub(crate) fn blocks(&self, roots: &[u32]) -> &(Vec<usize>, Vec<u32>) {
+        self.blocks.get_or_init(|| blocks(self, roots))
     }
 
     /// The pcs that may execute after `pc`, into `out`.
@@ -277,7 +285,7 @@ impl Facts<'_> {
 
 /// The basic blocks: each block's first pc (then `n_pc`), and each pc's block. A block starts
 /// at a root, at a target, and after a pc that does not just fall through.
-pub(crate) fn blocks(f: &Facts<'_>, roots: &[u32]) -> (Vec<usize>, Vec<u32>) {
+fn blocks(f: &Facts<'_>, roots: &[u32]) -> (Vec<usize>, Vec<u32>) {
     let n_pc = f.code.len();
     let mut block_of = vec![u32::MAX; n_pc + 1];
     let mut next = Vec::new();
@@ -317,7 +325,7 @@ pub(crate) fn blocks(f: &Facts<'_>, roots: &[u32]) -> (Vec<usize>, Vec<u32>) {
 /// reads are checked in one pass over each reached block.
 fn by_blocks(f: &Facts<'_>, roots: &[u32], need: &mut [u64]) -> bool {
     let (n_pc, words) = (f.code.len(), f.words);
-    let (starts, block_of) = blocks(f, roots);
+    let (starts, block_of) = f.blocks(roots);
     let nb = starts.len() - 1;
     let mut next = Vec::new();
     let at = |b: usize| b * words..(b + 1) * words;
