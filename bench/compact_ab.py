@@ -19,6 +19,6 @@ for i in range(rounds):
                           r1.ru_minflt - r0.ru_minflt, ph["exit"]))
 for mode, v in res.items():
     cols = list(zip(*v))
-    f = lambda c: f"best {min(c):.0f} median {statistics.median(c):.0f}"
+    f = lambda c: f"best {min(c):.1f} median {statistics.median(c):.1f}"
     print(f"{mode}: engine µs {f(cols[0])} | load µs {f(cols[1])} | CPU ms {f(cols[2])} | "
           f"faults {f(cols[3])} | exit µs {f(cols[4])}")

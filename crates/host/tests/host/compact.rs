@@ -9,7 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use tmemu_host::{check, parse_ptx, read_ptx_file, resolve_spec, CheckOptions, RunOptions, Session};
+use tmemu_host::{
+    check, parse_ptx, read_ptx_file, resolve_spec, CheckOptions, RunOptions, Session,
+};
 use tmemu_sim::{load_with, LoadOptions};
 use tmemu_spec::Spec;
 
@@ -98,7 +100,8 @@ fn register_compaction_changes_no_result_or_finding() {
     let mut diffs = Vec::new();
     for p in &all {
         let bug = p.starts_with(root.join("tests/corpus/bugs"));
-        let (Some((n_off, off)), Some((n_on, on))) = (outcome(p, false, bug), outcome(p, true, bug))
+        let (Some((n_off, off)), Some((n_on, on))) =
+            (outcome(p, false, bug), outcome(p, true, bug))
         else {
             continue;
         };
@@ -113,5 +116,8 @@ fn register_compaction_changes_no_result_or_finding() {
         only.is_some() || compared > 250 && smaller > 200,
         "{compared} compared, {smaller} compacted"
     );
-    assert!(diffs.is_empty(), "results differ with compaction: {diffs:#?}");
+    assert!(
+        diffs.is_empty(),
+        "results differ with compaction: {diffs:#?}"
+    );
 }

@@ -195,9 +195,9 @@ pub(crate) fn plan(
 /// the fixed ones first in their order, then the shared slots, then registers no instruction
 /// names (each its own slot, so that even an index the code should not hold stays apart).
 ///
-/// The hulls are taken in order of their start by a sweep over the pcs (`n_pc` of them), a
-/// slot freed when the sweep passes its hull's end (a sort and a heap cost more than the
-/// rest of the pass).
+/// The hulls are taken in order of their start, a slot freed once a hull starts after the end
+/// of the one holding it: both orders by counting sort over the `n_pc` pcs (a comparison
+/// sort and a heap cost more than the rest of the pass).
 fn colour(
     regs: std::ops::Range<usize>,
     fixed: &[u64],
@@ -246,30 +246,23 @@ fn colour(
             *e += 1;
         }
     }
-    // `start_at[pc]` is now where pc + 1's registers begin (and the same for `end_at`)
     let first = next;
     // free slots, the latest freed first (its lines are the likeliest in cache)
     let mut free: Vec<u16> = Vec::new();
     let mut slots = 0usize;
-    let (mut s, mut e) = (0usize, 0usize);
-    for pc in 0..n_pc {
-        // hulls are closed: a register ending at pc - 1 frees its slot for one starting at pc
-        if pc > 0 {
-            while e < end_at[pc - 1] as usize {
-                let r = by_end[e] as usize;
-                free.push(map[r - base] - first as u16);
-                e += 1;
-            }
+    // hulls are closed: a register whose hull ends before the next one starts frees its slot
+    let mut e = 0usize;
+    for &r in &by_start {
+        let l = lo[r as usize];
+        while e < total && hi[by_end[e] as usize] < l {
+            free.push(map[by_end[e] as usize - base] - first as u16);
+            e += 1;
         }
-        while s < start_at[pc] as usize {
-            let r = by_start[s] as usize;
-            let slot = free.pop().unwrap_or_else(|| {
-                slots += 1;
-                slots as u16 - 1
-            });
-            map[r - base] = first as u16 + slot;
-            s += 1;
-        }
+        let slot = free.pop().unwrap_or_else(|| {
+            slots += 1;
+            slots as u16 - 1
+        });
+        map[r as usize - base] = first as u16 + slot;
     }
     next = first + slots;
     for r in unnamed {
@@ -727,11 +720,9 @@ pub(crate) fn visit(i: &mut Inst, f: &mut impl FnMut(&mut u16, bool)) -> bool {
         }
         // calls (a kernel with one is not compacted), `vprintf`'s argument buffer, `.b128`
         // forms and wmma's fragments: not followed
-        Inst::Call(_)
-        | Inst::Vprintf { .. }
-        | Inst::Atom128(_)
-        | Inst::Clc(_)
-        | Inst::Wmma(_) => return false,
+        Inst::Call(_) | Inst::Vprintf { .. } | Inst::Atom128(_) | Inst::Clc(_) | Inst::Wmma(_) => {
+            return false
+        }
     }
     true
 }
@@ -809,4 +800,90 @@ pub(crate) fn assert_visit_finds_named(code: &[Inst], named: &Named) {
         }
     }
     assert!(bad.is_empty(), "registers not visited:\n{}", bad.join("\n"));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::program::{Any, Inst};
+
+    /// Which slot each register got, from the destinations of the instructions that write
+    /// them (pc → the written register's new index).
+    fn dest(code: &[Inst], pc: usize) -> u16 {
+        match &code[pc] {
+            Inst::Mov32 { d, .. } | Inst::Bin32 { d, .. } => *d,
+            Inst::MovSreg { d: Any::R32(d), .. } => *d,
+            Inst::Tc(t) => match &t.op {
+                crate::exec::tcgen05::TcOp::Ld { dst, .. } => dst[0],
+                other => panic!("pc {pc}: {other:?}"),
+            },
+            other => panic!("pc {pc}: {other:?}"),
+        }
+    }
+
+    /// The liveness pieces: a loop-carried register (%r1) shares with nothing in its loop, but
+    /// with one dead before the loop (%r0); a guarded
+    /// write (pc 9) does not end %r4's range, so %r5, written while %r4 is live, gets another
+    /// slot; a `tcgen05.ld` destination (%r7) and a register read before written (%r6) keep
+    /// slots of their own; a divergent branch's two sides (%r8, %r9) are live together only
+    /// where they are, so they may share.
+    #[test]
+    fn live_ranges_decide_what_shares() {
+        let src = "
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+    .reg .b32 %r<12>;
+    .reg .pred %p<3>;
+    mov.u32 %r0, %tid.x;
+    setp.eq.u32 %p0, %r0, 0;
+    mov.u32 %r1, 7;
+LOOP:
+    add.u32 %r1, %r1, 1;
+    mov.u32 %r2, 3;
+    add.u32 %r3, %r2, 1;
+    setp.lt.u32 %p1, %r1, %r3;
+    @%p1 bra LOOP;
+    mov.u32 %r4, 5;
+    @%p0 mov.u32 %r4, 6;
+    mov.u32 %r5, 9;
+    add.u32 %r10, %r4, %r5;
+    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r7}, [%r10];
+    add.u32 %r6, %r6, %r7;
+    @%p0 bra ELSE;
+    mov.u32 %r8, 1;
+    add.u32 %r11, %r8, %r6;
+    bra END;
+ELSE:
+    mov.u32 %r9, 2;
+    add.u32 %r11, %r9, %r6;
+END:
+    st.global.u32 [%r11], %r11;
+    ret;
+}
+";
+        let m = tmemu_ptx::parse(src).unwrap();
+        let on = crate::loader::LoadOptions {
+            compact_registers: true,
+        };
+        let k = crate::loader::load_with(&m, src, "k.ptx", None, &on).unwrap();
+        let c = &k.code;
+        let (r0, r1, r2, r3) = (dest(c, 0), dest(c, 2), dest(c, 4), dest(c, 5));
+        let (r4, r5, r10) = (dest(c, 8), dest(c, 10), dest(c, 11));
+        let (r7, r6) = (dest(c, 12), dest(c, 13));
+        let (r8, r9) = (dest(c, 15), dest(c, 18));
+        assert!(r1 != r2 && r1 != r3 && r2 != r3, "loop: {r1} {r2} {r3}");
+        assert_eq!(r0, r1, "%r0 is dead before %r1 is written");
+        assert_ne!(r4, r5, "a guarded write does not end %r4's range");
+        assert_eq!(r8, r9, "the two sides of the branch");
+        // the kept registers come first, in declaration order: %r6 (read before written),
+        // %r7 (tcgen05.ld's destination) and %r10 (its address); nothing else shares them
+        assert_eq!((r6, r7, r10), (0, 1, 2), "kept slots");
+        assert_eq!(k.reset_r32, vec![r6, r7, r10]);
+        for (i, r) in [r0, r1, r2, r3, r4, r5, r8, r9].into_iter().enumerate() {
+            assert!(r > 2, "register {i} in a kept slot: {r}");
+        }
+        assert!(k.n_r32 < 12, "{} slots", k.n_r32);
+    }
 }

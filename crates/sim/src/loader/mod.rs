@@ -1015,9 +1015,8 @@ pub fn load_with(
         let roots: Vec<u32> = std::iter::once(0)
             .chain(g.func_pc.iter().copied())
             .collect();
-        let (mut reset_r32, mut reset_r64, facts) = reset::registers_to_zero(
-            &g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64,
-        );
+        let (mut reset_r32, mut reset_r64, facts) =
+            reset::registers_to_zero(&g.code, &g.guards, &g.named, &roots, g.n_r32, g.n_r64);
         // every kernel the unit tests load checks the analysis by blocks against the one pc
         // by pc (`every_corpus_kernel_zeroes_what_the_per_pc_analysis_did`)
         #[cfg(test)]

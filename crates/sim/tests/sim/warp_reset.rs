@@ -67,8 +67,17 @@ fn registers_read_before_written_are_zero_in_every_cta() {
     // compacted, the four keep slots of their own (their zeros must show) and the others
     // share: %r1, %r2, %r6, %r8 and the %rd are not all live at once
     let c = load_as(KERNEL, true);
-    assert_eq!(c.reset_r32, vec![0, 1, 2, 3], "the kept registers come first");
-    assert!(c.n_r32 < k.n_r32 && c.n_r64 < k.n_r64, "{} {}", c.n_r32, c.n_r64);
+    assert_eq!(
+        c.reset_r32,
+        vec![0, 1, 2, 3],
+        "the kept registers come first"
+    );
+    assert!(
+        c.n_r32 < k.n_r32 && c.n_r64 < k.n_r64,
+        "{} {}",
+        c.n_r32,
+        c.n_r64
+    );
     probe(&k);
     probe(&c);
 }
