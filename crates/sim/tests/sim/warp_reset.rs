@@ -28,7 +28,7 @@ const KERNEL: &str = r#"
 
 .visible .entry reset_probe(.param .u64 out)
 {
-    .reg .b32 %r<9>;
+    .reg .b32 %r<11>;
     .reg .b64 %rd<4>;
     .reg .pred %p<3>;
 
@@ -49,7 +49,9 @@ SKIP:
     add.u32 %r5, %r1, 1000;
     shfl.sync.idx.b32 %r5, %r5, 0, 31, -1;
     ld.param.u64 %rd1, [out];
-    mad.lo.u32 %r6, %r2, 32, %r1;
+    add.u32 %r9, %r2, 0;
+    mul.lo.u32 %r10, %r9, 32;
+    add.u32 %r6, %r10, %r1;
     mul.wide.u32 %rd2, %r6, 16;
     add.s64 %rd3, %rd1, %rd2;
     st.global.v4.u32 [%rd3], {%r3, %r4, %r7, %r5};
@@ -65,19 +67,14 @@ fn registers_read_before_written_are_zero_in_every_cta() {
     assert_eq!(k.reset_r32, vec![3, 4, 5, 7], "r32 registers to zero");
     assert!(k.reset_r64.is_empty(), "{:?}", k.reset_r64);
     // compacted, the four keep slots of their own (their zeros must show) and the others
-    // share: %r1, %r2, %r6, %r8 and the %rd are not all live at once
+    // share: %r9 takes the slot of the loop counter %r8, dead after the loop
     let c = load_as(KERNEL, true);
     assert_eq!(
         c.reset_r32,
         vec![0, 1, 2, 3],
         "the kept registers come first"
     );
-    assert!(
-        c.n_r32 < k.n_r32 && c.n_r64 < k.n_r64,
-        "{} {}",
-        c.n_r32,
-        c.n_r64
-    );
+    assert!(c.n_r32 < k.n_r32, "{} of {} r32 slots", c.n_r32, k.n_r32);
     probe(&k);
     probe(&c);
 }
