@@ -670,6 +670,17 @@ pub const ASYNC_WRITE_IN_FLIGHT: Rule = Rule {
     checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
 
+pub const MBARRIER_INIT_RACE: Rule = Rule {
+    id: "TM0214",
+    name: "mbarrier-init-race",
+    section: "§9.7.13.15.9, §9.7.13.4 (fence.mbarrier_init), §8",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "Every operation on an mbarrier other than its init (arrive, expect_tx, complete_tx by a thread, st.async, a TMA/bulk copy or tcgen05.commit, cp.async.mbarrier.arrive, test/try_wait, inval) must happen after its mbarrier.init. A CTA-local bar.sync orders the init only for its own CTA: another CTA of the cluster needs fence.mbarrier_init.release.cluster (or a release) then barrier.cluster.arrive + wait between the init and its first remote operation (CUTLASS's cluster_sync after the pipeline init). Found by happens-before ordering, in every schedule; TM0220 reports the schedules where the operation actually ran first.",
+    hardware: "In a schedule where the remote operation arrives first it acts on uninitialised bytes and the init then erases it: a lost arrival or lost transaction bytes, a hang or a phase that completes early.",
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
+};
+
 // mbarrier and cluster-barrier rules reported by the engine (tmemu_sim), sync.md §7–§8.
 
 pub const MBARRIER_UNINITIALIZED: Rule = Rule {
@@ -1308,6 +1319,7 @@ pub static RULES: &[Rule] = &[
     SHARED_DATA_RACE,
     GLOBAL_DATA_RACE,
     ASYNC_WRITE_IN_FLIGHT,
+    MBARRIER_INIT_RACE,
     MBARRIER_UNINITIALIZED,
     MBARRIER_REINIT,
     MBARRIER_COUNT_RANGE,
