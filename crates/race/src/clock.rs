@@ -59,6 +59,11 @@ impl VClock {
         Self::default()
     }
 
+    /// Whether no component was ever raised (a channel nothing was released into).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     #[inline]
     pub fn get(&self, a: ActorIdx) -> Time {
         self.0.get(a.index()).copied().unwrap_or(0)

@@ -18,6 +18,8 @@ use crate::shadow::{Rec, ShadowMap};
 
 #[path = "cp_async.rs"]
 mod cp_async;
+#[path = "mbar_init.rs"]
+mod mbar_init;
 
 /// Above this many op actors, a completed op's slot is reused even if some live warp never
 /// observed its completion (which can only hide races, never invent them).
@@ -78,6 +80,12 @@ struct WarpState {
     tc_acq: VClock,
     /// Snapshot of the last release fence: later relaxed strong stores release it.
     fence_rel: Option<Channels>,
+    /// Whether the warp executed `fence.mbarrier_init`: its later relaxed barrier arrivals
+    /// release its inits (its own clock entry, in the inits channel only), so they reach the
+    /// cluster through `barrier.cluster.arrive.relaxed` + `wait` (TM0214, `mbar_init.rs`).
+    init_fenced: bool,
+    /// Inits acquired through the inits channel (empty in kernels without the pattern).
+    init_acq: VClock,
     /// Clocks seen by relaxed strong loads, acquired by the next acquire fence.
     fence_acq: Channels,
     groups: [GroupOps; 2],
@@ -139,6 +147,8 @@ impl WarpState {
             tc_pub: VClock::new(),
             tc_acq: VClock::new(),
             fence_rel: None,
+            init_fenced: false,
+            init_acq: VClock::new(),
             fence_acq: Channels::default(),
             groups: Default::default(),
             issued_tcgen05: false,
@@ -219,6 +229,9 @@ enum Actor {
 struct CommitState {
     clocks: Channels,
     ops: SmallVec<[OpId; 8]>,
+    /// The committing warp and instruction, for TM0214 at the arrive.
+    warp: WarpId,
+    span: SpanToken,
 }
 
 #[derive(Debug, Default)]
@@ -230,6 +243,13 @@ struct SyncObj {
     /// created again never repeats a version): a wait that already joined this version joins
     /// nothing new (`WarpState::joined`).
     version: u64,
+    /// An mbarrier's latest `mbarrier.init`, which every operation on it must be ordered after
+    /// (TM0214, `mbar_init.rs`).
+    init: Option<mbar_init::InitRec>,
+    /// The inits channel (`mbar_init.rs`): pending and completed as `pending`/`completed`,
+    /// empty unless a warp that executed `fence.mbarrier_init` made a relaxed arrival.
+    init_pending: VClock,
+    init_done: VClock,
 }
 
 /// Counters for benchmarks and for judging how much the detector saw.
@@ -688,6 +708,10 @@ pub struct RaceDetector {
     free_commits: Vec<u32>,
     findings: Vec<Race>,
     reported: HashSet<(SpanToken, SpanToken)>,
+    /// TM0214 findings made: (init instruction, CTA of the operation). One per CTA, at its
+    /// first unordered operation: the rest of a missing cluster sync's operations (16
+    /// `st.async` of one loop) say nothing new.
+    init_reported: HashSet<(SpanToken, u32)>,
     scratch: Vec<Conflict>,
     stats: Stats,
     /// Live `.cta_group::2` allocations (a handful at most).
@@ -814,6 +838,7 @@ impl RaceDetector {
         self.commits = Vec::new();
         self.free_commits = Vec::new();
         self.reported = HashSet::new();
+        self.init_reported = HashSet::new();
         self.scratch = Vec::new();
         self.lifetimes = Vec::new();
         self.spare_ops = Vec::new();
@@ -1285,10 +1310,11 @@ impl RaceDetector {
                 let (gen, pf, _) = ws.v.all_mut();
                 pf.join(gen);
             }
-            Fence::AcqRel => {
+            Fence::AcqRel | Fence::MbarInit => {
                 let fa = std::mem::take(&mut ws.fence_acq);
                 ws.acquire(&fa, true);
                 ws.fence_rel = Some(ws.release_channels());
+                ws.init_fenced |= f == Fence::MbarInit;
                 ws.v.gen_mut().tick(ws.actor);
             }
             Fence::TcBeforeThreadSync => ws.tc_pub = ws.v.tc().clone(),
@@ -1321,9 +1347,16 @@ impl RaceDetector {
     /// An arrival on a barrier or mbarrier (`bar.sync`/`bar.arrive`, `barrier.cluster.arrive`,
     /// `mbarrier.arrive*`). `Sem::Ordering` = `.release` (the default).
     pub fn arrive(&mut self, w: WarpId, key: SyncKey, sem: Sem) {
+        self.arrive_at(w, key, sem, SpanToken(u32::MAX));
+    }
+
+    /// [`Self::arrive`] by instruction `span` (named by a TM0214 finding).
+    pub fn arrive_at(&mut self, w: WarpId, key: SyncKey, sem: Sem, span: SpanToken) {
         self.warp(w);
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
         let obj = self.sync.entry(key).or_default();
+        let init = mbar_init::unordered(obj, ws.v.gen(), Some(&ws.init_acq));
+        mbar_init::release(obj, ws, key, sem);
         match sem {
             Sem::Ordering => {
                 obj.pending.gen.join(ws.v.gen());
@@ -1333,6 +1366,9 @@ impl RaceDetector {
             }
             Sem::Relaxed => obj.pending.tc.join(&ws.tc_pub),
         }
+        if let Some(i) = init {
+            self.init_race(i, key, w, Agent::Thread, AccessKind::Write, span);
+        }
     }
 
     /// The barrier generation or mbarrier phase `key` completed.
@@ -1340,6 +1376,10 @@ impl RaceDetector {
         let obj = self.sync.entry(key).or_default();
         let p = std::mem::take(&mut obj.pending);
         obj.completed.join(&p);
+        if !obj.init_pending.is_empty() {
+            let p = std::mem::take(&mut obj.init_pending);
+            obj.init_done.join(&p);
+        }
         self.sync_versions += 1;
         obj.version = self.sync_versions;
     }
@@ -1348,29 +1388,43 @@ impl RaceDetector {
     /// `barrier.cluster.wait`, a successful `mbarrier.try_wait`/`test_wait`).
     /// `Sem::Ordering` = `.acquire` (the default).
     pub fn wait(&mut self, w: WarpId, key: SyncKey, sem: Sem) {
+        self.wait_at(w, key, sem, SpanToken(u32::MAX));
+    }
+
+    /// [`Self::wait`] by instruction `span` (named by a TM0214 finding).
+    pub fn wait_at(&mut self, w: WarpId, key: SyncKey, sem: Sem, span: SpanToken) {
         self.warp(w);
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
         let Some(obj) = self.sync.get(&key) else {
             return;
         };
+        let init = mbar_init::unordered(obj, ws.v.gen(), Some(&ws.init_acq));
         let ordering = sem == Sem::Ordering;
-        match ws.joined.iter_mut().position(|j| j.0 == key) {
+        let joined = match ws.joined.iter_mut().position(|j| j.0 == key) {
             Some(i) => {
                 let j = &mut ws.joined[i];
-                if j.1 == obj.version && (j.2 || !ordering) {
-                    return;
-                }
+                let joined = j.1 == obj.version && (j.2 || !ordering);
                 j.2 = ordering || (j.2 && j.1 == obj.version);
                 j.1 = obj.version;
+                joined
             }
             None => {
                 if ws.joined.len() == ws.joined.inline_size() {
                     ws.joined.remove(0);
                 }
                 ws.joined.push((key, obj.version, ordering));
+                false
+            }
+        };
+        if !joined {
+            ws.acquire(&obj.completed, ordering);
+            if !obj.init_done.is_empty() {
+                ws.init_acq.join(&obj.init_done);
             }
         }
-        ws.acquire(&obj.completed, ordering);
+        if let Some(i) = init {
+            self.init_race(i, key, w, Agent::Thread, AccessKind::Read, span);
+        }
     }
 
     // ------------------------------------------------------------------------------------
@@ -1581,6 +1635,16 @@ impl RaceDetector {
     /// A bulk copy's `complete_tx` on mbarrier `key` (release at cluster scope, with the
     /// implicit generic↔async proxy fence of the completion: bulk-copies.md §1.3).
     pub fn op_arrive(&mut self, id: OpId, key: SyncKey) {
+        if let Some(op) = op_ref(&self.actors, id) {
+            let init = self
+                .sync
+                .get(&key)
+                .and_then(|o| mbar_init::unordered(o, &op.gen, self.init_acq(op.issuer)));
+            if let Some(i) = init {
+                let (w, agent, span) = (op.issuer, op.kind.agent(), op.span);
+                self.init_race(i, key, w, agent, AccessKind::Write, span);
+            }
+        }
         let Some(done) = self.done_clock(id).cloned() else {
             self.stats.stale_handles += 1;
             return;
@@ -1839,6 +1903,11 @@ impl RaceDetector {
     /// `tcgen05.commit.cta_group::N`: tracks all earlier mma/cp/shift of warp `w` with the same
     /// cta_group. Call [`Self::commit_fire`] when they have completed and the arrive happens.
     pub fn commit(&mut self, w: WarpId, cta_group: u8) -> CommitId {
+        self.commit_at(w, cta_group, SpanToken(u32::MAX))
+    }
+
+    /// [`Self::commit`] by instruction `span` (named by a TM0214 finding at the arrive).
+    pub fn commit_at(&mut self, w: WarpId, cta_group: u8, span: SpanToken) -> CommitId {
         let ws = self.warp(w);
         let g = &ws.groups[group(cta_group)];
         // The commit arrive is a release at cluster scope and implies before_thread_sync
@@ -1854,7 +1923,12 @@ impl RaceDetector {
                 op.refs += 1;
             }
         }
-        let state = CommitState { clocks, ops };
+        let state = CommitState {
+            clocks,
+            ops,
+            warp: w,
+            span,
+        };
         match self.free_commits.pop() {
             Some(i) => {
                 self.commits[i as usize] = Some(state);
@@ -1883,11 +1957,21 @@ impl RaceDetector {
             self.release_ref(id);
         }
         for &key in keys {
-            self.sync
-                .entry(key)
-                .or_default()
-                .pending
-                .join(&state.clocks);
+            let acq = self.init_acq(state.warp);
+            let init =
+                (self.sync.get(&key)).and_then(|o| mbar_init::unordered(o, &state.clocks.gen, acq));
+            let obj = self.sync.entry(key).or_default();
+            obj.pending.join(&state.clocks);
+            if let Some(i) = init {
+                self.init_race(
+                    i,
+                    key,
+                    state.warp,
+                    Agent::Thread,
+                    AccessKind::Write,
+                    state.span,
+                );
+            }
         }
     }
 

@@ -246,4 +246,9 @@ pub enum Fence {
     TcBeforeThreadSync,
     /// `tcgen05.fence::after_thread_sync`.
     TcAfterThreadSync,
+    /// `fence.mbarrier_init.release.cluster`: a release fence (as `AcqRel`) whose warp's
+    /// later relaxed arrivals also release its earlier `mbarrier.init`s (PTX ISA §9.7.13.4:
+    /// with `barrier.cluster.arrive.relaxed` + `wait`, the inits become visible to the
+    /// cluster).
+    MbarInit,
 }

@@ -60,6 +60,10 @@
 //!   `tcgen05.wait::ld/st`) and carried to another thread by synchronisation orders that
 //!   thread's later TMEM accesses with or without the fences: no finding. Triton, Gluon and
 //!   CuTe DSL output relies on exactly this (no `tcgen05.fence` in any of their kernels).
+//! - **mbarrier init (TM0214).** `mbarrier.init` is a write to the barrier object: every
+//!   other operation on it (by a thread, or by an async op on its issuer's behalf) must be
+//!   ordered after it, in every schedule, not only when it runs first (the engine's TM0220).
+//!   `fence.mbarrier_init` + a relaxed arrive publishes the warp's inits (`mbar_init.rs`).
 //! - **Deviations that hide races**: barrier/mbarrier completions accumulate across phases;
 //!   a `.relaxed` arrive still carries the tcgen05 view it published; the TMEM shadow is
 //!   per CTA (CTAs of another domain on the same SM are not compared).
@@ -82,12 +86,13 @@
 //! | `barrier.cluster.arrive{.relaxed}` / `.wait` | `arrive(ClusterBarrier, Ordering or Relaxed)`, `sync_complete`, `wait` |
 //! | `mbarrier.arrive{.release,.relaxed}` | `arrive(Mbarrier, sem)`; `sync_complete` when the phase completes |
 //! | successful `mbarrier.test_wait`/`try_wait{.acquire,.relaxed}` | `wait(Mbarrier, sem)` |
+//! | `mbarrier.init` / `expect_tx`, a thread's `complete_tx`, `inval` | [`RaceDetector::mbar_init`] / [`RaceDetector::mbar_use`]; arrivals and waits with their instruction (`arrive_at`, `wait_at`, `commit_at`) are checked against the init too (TM0214) |
 //! | `cp.async.bulk{.tensor}` | `issue(Bulk)` + `op_access` per range; on completion `complete` and `op_arrive(mbarrier)`; a `.bulk_group` copy: `bulk_group_add` |
 //! | `cp.async.bulk.commit_group` / `wait_group{.read} n` | `bulk_commit` / `bulk_wait(n, read)` |
 //! | `tcgen05.mma/cp/shift/ld/st` | `issue` + `op_access` per operand (TMEM rectangles, smem ranges); `complete` when done |
 //! | `tcgen05.commit` | `commit(warp, cta_group)`; when its ops are done, `commit_fire(c, barriers)` then `sync_complete` |
 //! | `tcgen05.wait::ld` / `::st` | `wait_ld` / `wait_st` |
-//! | `tcgen05.fence::*`, `fence.proxy.async`, `fence.acq_rel`/`fence.sc`/`membar` | [`RaceDetector::fence`] |
+//! | `tcgen05.fence::*`, `fence.proxy.async`, `fence.acq_rel`/`fence.sc`/`membar`, `fence.mbarrier_init` | [`RaceDetector::fence`] |
 //! | a warp exits | `warp_exit` |
 //!
 //! ```

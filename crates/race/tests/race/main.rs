@@ -9,6 +9,7 @@ mod canonical;
 mod compilers;
 mod cp_async_merge;
 mod gemm;
+mod mbar_init;
 mod memory;
 mod pipelining;
 mod reference;
