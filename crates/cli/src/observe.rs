@@ -469,6 +469,18 @@ impl Observer for RunObserver<'_> {
         }
     }
 
+    fn mbar_init(&mut self, at: At, key: SyncKey) {
+        if let Some(r) = &mut self.race {
+            r.mbar_init(at, key);
+        }
+    }
+
+    fn mbar_use(&mut self, at: At, key: SyncKey) {
+        if let Some(r) = &mut self.race {
+            r.mbar_use(at, key);
+        }
+    }
+
     fn sync_wait(&mut self, at: At, key: SyncKey, sem: Sem) {
         if let Some(r) = &mut self.race {
             r.sync_wait(at, key, sem);

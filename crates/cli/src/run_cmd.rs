@@ -145,7 +145,7 @@ pub struct Args {
     /// Write a picture of TMEM occupancy per SM over time (SVG).
     #[arg(long, value_name = "OUT.svg")]
     pub tmem_map: Option<PathBuf>,
-    /// Also run the happens-before race detector (TM0204-TM0213: each race with both
+    /// Also run the happens-before race detector (TM0204-TM0214: each race with both
     /// accesses); slower, since every lane's memory access is observed.
     #[arg(long)]
     pub races: bool,

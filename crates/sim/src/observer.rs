@@ -14,11 +14,13 @@
 //! |---|---|
 //! | every warp-instruction | [`Observer::instruction`] (before it executes) |
 //! | `ld`/`st`/`atom`/`red` on shared or global (also through generic addresses) | [`Observer::memory`] per lane and element, with its [`MemOrder`] (only when `wants_memory()`) |
-//! | `fence.proxy.async*`, `fence.{sc,acq_rel}`/`membar`, `tcgen05.fence::*` | [`Observer::fence`] |
+//! | `fence.proxy.async*`, `fence.{sc,acq_rel}`/`membar`, `fence.mbarrier_init`, `tcgen05.fence::*` | [`Observer::fence`] |
 //! | `bar.sync`/`bar.arrive`/`barrier.cta.*` | `sync_arrive(CtaBarrier, Ordering)` per warp; `sync_complete` when the generation completes; `sync_wait` per waiting warp when it resumes (also the warp that completed it, for `.sync`) |
 //! | `barrier.cluster.arrive{.relaxed}` / `.wait` | `sync_arrive(ClusterBarrier, Ordering or Relaxed)`, `sync_complete`, `sync_wait(ClusterBarrier, Ordering)` when a `wait` passes |
 //! | `mbarrier.arrive*` | `sync_arrive(Mbarrier, sem)`; `sync_complete(Mbarrier)` when the phase completes |
 //! | successful `mbarrier.test_wait`/`try_wait` | `sync_wait(Mbarrier, sem)` |
+//! | `mbarrier.init` | [`Observer::mbar_init`] per lane, after the barrier is valid |
+//! | `mbarrier.expect_tx` / `complete_tx` (a thread's) / `inval` on a valid barrier | [`Observer::mbar_use`] per lane |
 //! | `cp.async.bulk*` | `async_issue(Bulk)` + `async_access` per range; `async_complete`; `async_arrive(mbarrier)` for its complete_tx (then `sync_complete` if the phase completed) |
 //! | `cp.async.bulk*` with `.bulk_group` (to global, TMA store/reduce) | as above, then [`Observer::bulk_group_add`] (the copy joins the warp's open bulk async-group) |
 //! | `cp.async.bulk.commit_group` / `cp.async.bulk.wait_group{.read} n` | [`Observer::bulk_group`] (`Commit` / `Wait`) |
@@ -266,6 +268,16 @@ pub trait Observer {
     /// `test_wait`/`try_wait` returned true).
     #[inline(always)]
     fn sync_wait(&mut self, _at: At, _key: SyncKey, _sem: Sem) {}
+
+    /// `mbarrier.init` made the mbarrier `key` valid: every later operation on it must be
+    /// ordered after this (the race model's TM0214).
+    #[inline(always)]
+    fn mbar_init(&mut self, _at: At, _key: SyncKey) {}
+
+    /// An operation on the valid mbarrier `key` that no other event reports (`expect_tx`, a
+    /// thread's `complete_tx`, `inval`).
+    #[inline(always)]
+    fn mbar_use(&mut self, _at: At, _key: SyncKey) {}
 
     /// An asynchronous operation was issued; its accesses follow as `async_access`.
     #[inline(always)]

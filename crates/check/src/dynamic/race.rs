@@ -181,7 +181,8 @@ pub struct RaceObserver<'k> {
     cp_ranges: Vec<(MemSpace, AccessKind, u64, u64)>,
     /// Scratch of `flush_cp`.
     cp_run: Vec<(u64, u64)>,
-    commits: HashMap<CommitId, (tmemu_race::CommitId, u32)>,
+    /// The detector's commit and the `At` of the `tcgen05.commit`.
+    commits: HashMap<CommitId, (tmemu_race::CommitId, At)>,
     pending: Option<(AccessKey, At)>,
     addrs: Vec<u64>,
     /// The lane of each of `addrs`.
@@ -940,6 +941,9 @@ impl<'k> RaceObserver<'k> {
                 c.cta[2]
             )
         };
+        if r.rule.id == tmemu_tmem::rules::MBARRIER_INIT_RACE.id {
+            return self.init_finding(r, span, ctx, related, related_ctx);
+        }
         let message = format!(
             "{} of {} races the earlier {} at line {}: {}",
             who(&r.second, &ctx),
@@ -955,6 +959,52 @@ impl<'k> RaceObserver<'k> {
             ctx,
             related,
             related_label: related_label(&r.first),
+            related_ctx,
+        }
+    }
+
+    /// TM0214 in its own words: an operation on an mbarrier and the init it is not ordered
+    /// after (not two data accesses).
+    fn init_finding(
+        &self,
+        r: &Race,
+        span: Span,
+        ctx: Context,
+        related: Span,
+        related_ctx: Context,
+    ) -> RaceFinding {
+        let what = match (r.second.agent, r.second.kind) {
+            (Agent::Thread, AccessKind::Read) => "the mbarrier wait",
+            (Agent::Thread, AccessKind::Write) => "the mbarrier operation",
+            (Agent::Bulk, _) => "the complete_tx of the asynchronous copy",
+            (a, _) => a.name(),
+        };
+        let offset = match &r.second.region {
+            Region::Mem { bytes, .. } => bytes.start,
+            Region::Tmem { .. } => 0,
+        };
+        let c = related_ctx.cta;
+        let message = format!(
+            "{what} by warp {} of CTA ({},{},{}) on the mbarrier at shared offset {offset:#x} of \
+             CTA ({},{},{}) is not ordered after its mbarrier.init at line {} (warp {}): {}",
+            ctx.warp,
+            ctx.cta[0],
+            ctx.cta[1],
+            ctx.cta[2],
+            c[0],
+            c[1],
+            c[2],
+            related.line,
+            related_ctx.warp,
+            r.why
+        );
+        RaceFinding {
+            rule: r.rule,
+            message,
+            span,
+            ctx,
+            related,
+            related_label: "the mbarrier is initialised here",
             related_ctx,
         }
     }
@@ -1266,7 +1316,7 @@ impl Observer for RaceObserver<'_> {
         }
         self.flush();
         let w = self.warp(at);
-        if f == Fence::AcqRel {
+        if matches!(f, Fence::AcqRel | Fence::MbarInit) {
             let (reach, _) = self.reach_of(at.pc);
             self.log.fence(reach);
             if reach == Reach::Grid && self.reach[at.pc as usize] & REACH_SC != 0 {
@@ -1288,7 +1338,9 @@ impl Observer for RaceObserver<'_> {
         // `bar`, `barrier.cluster` and mbarriers reach no further than the cluster: no part of
         // a release pattern another cluster can synchronise with (PTX ISA §8, "Morally strong
         // operations"); the global log ignores them.
-        self.det.arrive(w, Self::key(at.slot, key), sem);
+        let span = SpanToken(at.pc);
+        self.det.arrive_at(w, Self::key(at.slot, key), sem, span);
+        self.collect(at);
     }
 
     fn sync_complete(&mut self, at: At, key: SyncKey) {
@@ -1312,7 +1364,36 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         let w = self.warp(at);
         // cluster-scoped at most, as in `sync_arrive`
-        self.det.wait(w, Self::key(at.slot, key), sem);
+        self.det
+            .wait_at(w, Self::key(at.slot, key), sem, SpanToken(at.pc));
+        self.collect(at);
+    }
+
+    fn mbar_init(&mut self, at: At, key: SyncKey) {
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.mbar_init(at, key);
+        }
+        if self.over_budget.is_some() {
+            return;
+        }
+        self.flush();
+        let w = self.warp(at);
+        self.det
+            .mbar_init(w, Self::key(at.slot, key), SpanToken(at.pc));
+    }
+
+    fn mbar_use(&mut self, at: At, key: SyncKey) {
+        if let Some(o) = self.older_for_slot(at.slot) {
+            return o.mbar_use(at, key);
+        }
+        if self.over_budget.is_some() {
+            return;
+        }
+        self.flush();
+        let w = self.warp(at);
+        self.det
+            .mbar_use(w, Self::key(at.slot, key), SpanToken(at.pc));
+        self.collect(at);
     }
 
     fn async_issue(&mut self, at: At, id: AsyncId, kind: OpKind) {
@@ -1461,7 +1542,9 @@ impl Observer for RaceObserver<'_> {
         }
         self.flush();
         if let Some(e) = self.ops.get(&id) {
+            let at = e.at;
             self.det.op_arrive(e.op, Self::key(e.slot, key));
+            self.collect(at);
         }
     }
 
@@ -1559,8 +1642,8 @@ impl Observer for RaceObserver<'_> {
         }
         self.flush();
         let w = self.warp(at);
-        let c = self.det.commit(w, cta_group);
-        self.commits.insert(id, (c, at.slot));
+        let c = self.det.commit_at(w, cta_group, SpanToken(at.pc));
+        self.commits.insert(id, (c, at));
     }
 
     fn commit_fire(&mut self, id: CommitId, keys: &[SyncKey], _time: u64) {
@@ -1571,9 +1654,10 @@ impl Observer for RaceObserver<'_> {
             return;
         }
         self.flush();
-        if let Some((c, slot)) = self.commits.remove(&id) {
-            let keys: Vec<SyncKey> = keys.iter().map(|&k| Self::key(slot, k)).collect();
+        if let Some((c, at)) = self.commits.remove(&id) {
+            let keys: Vec<SyncKey> = keys.iter().map(|&k| Self::key(at.slot, k)).collect();
             self.det.commit_fire(c, &keys);
+            self.collect(at);
         }
     }
 

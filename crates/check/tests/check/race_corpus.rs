@@ -1,4 +1,4 @@
-//! The race rules (TM0204–TM0213) on real runs: every rule-corpus program of those rules and
+//! The race rules (TM0204–TM0214) on real runs: every rule-corpus program of those rules and
 //! every `legal-*` program runs on the engine under the race observer, and its race findings
 //! are compared exactly with the marks (none missing, none extra), related spans included:
 //! `(kind, rule, line)` of each finding against the `~ERROR/~WARNING` marks of race rules,

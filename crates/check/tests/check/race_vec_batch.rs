@@ -136,6 +136,12 @@ impl Observer for PerLane<'_> {
     fn sync_wait(&mut self, at: At, key: SyncKey, sem: Sem) {
         self.0.sync_wait(at, key, sem)
     }
+    fn mbar_init(&mut self, at: At, key: SyncKey) {
+        self.0.mbar_init(at, key)
+    }
+    fn mbar_use(&mut self, at: At, key: SyncKey) {
+        self.0.mbar_use(at, key)
+    }
 }
 
 fn feed(o: &mut impl Observer, evs: &[Ev]) {

@@ -135,7 +135,7 @@ pub fn print_tally(title: &str, groups: &[(&str, &str, &[String])]) {
     }
 }
 
-/// The race rules: TM0204–TM0213.
+/// The race rules: TM0204–TM0214.
 pub fn is_race_rule(id: &str) -> bool {
     matches!(
         id,
@@ -149,5 +149,6 @@ pub fn is_race_rule(id: &str) -> bool {
             | "TM0211"
             | "TM0212"
             | "TM0213"
+            | "TM0214"
     )
 }

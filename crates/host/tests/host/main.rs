@@ -8,4 +8,5 @@ mod check_explore;
 mod compact;
 mod corpus;
 mod gemm;
+mod mbar_init;
 mod read_only;

@@ -384,6 +384,12 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
                     format!("mbarrier.init count {count} outside [1, 2^20-1]"),
                 );
             }
+            let at = cx.at(w, 1 << l);
+            let key = SyncKey::Mbarrier {
+                cta: c as u32,
+                offset: off,
+            };
+            cx.obs.mbar_init(at, key);
             continue;
         }
         let Some(m) = cx.ctas[c].mbars.get_mut(&off).filter(|m| m.valid) else {
@@ -534,6 +540,10 @@ fn mbar<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>, mask: u32, i: &MbarI
         if matches!(i.op, MbarOp::Arrive { .. }) {
             let at = cx.at(w, 1 << l);
             cx.obs.sync_arrive(at, key, arrive_sem(i, c, cx.me));
+        }
+        if matches!(i.op, MbarOp::ExpectTx | MbarOp::CompleteTx | MbarOp::Inval) {
+            let at = cx.at(w, 1 << l);
+            cx.obs.mbar_use(at, key);
         }
         if completed {
             let at = cx.at(w, 1 << l);

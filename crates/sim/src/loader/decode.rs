@@ -2517,6 +2517,9 @@ fn fence_kind(d: &D<'_, '_, '_, '_>) -> Option<Fence> {
             .any(|m| m.starts_with("async"))
             .then_some(Fence::ProxyAsync);
     }
+    if d.has("mbarrier_init") {
+        return Some(Fence::MbarInit);
+    }
     Some(Fence::AcqRel)
 }
 
