@@ -1717,6 +1717,58 @@ add_engine("TM0131-bulk-shared-cluster-without-cluster", "keep", "clean",
            bulk_red_to_cluster(""), extra_shared=BULK_RED_SHARED, grid=2, cluster=2)
 
 H = lambda rule: f"  // ~HANG {rule}"  # noqa: E731
+# TM0214: every operation on an mbarrier must happen after its init (PTX ISA 9.7.13.15.9,
+# 9.7.13.4). Each CTA of a pair initialises its barrier, the threads meet, and thread 0 arrives
+# on the peer's barrier (mapa + .shared::cluster); the whole warp waits on its own barrier.
+
+
+def init_then_remote_arrive(sync: list[str], init_mark: str = "", mark: str = "",
+                            wait_mark: str = "") -> list[str]:
+    return [
+        "    @!%p2 bra L_MBAR_INIT;",
+        f"    mbarrier.init.shared::cta.b64 [%r7], 1;{init_mark}",
+        "L_MBAR_INIT:",
+    ] + sync + [
+        "    xor.b32 %r23, %r8, 1;",
+        "    mapa.shared::cluster.u32 %r22, %r7, %r23;",
+        f"    @%p2 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r22];{mark}",
+    ] + mbar_wait(mark=wait_mark) + [CLUSTER_SYNC[0], CLUSTER_SYNC[1] + wait_mark]
+
+
+add("TM0214-mbarrier-init-race", "break", "hang",
+    ["Each CTA's thread 0 initialises its mbarrier; a CTA-local bar.sync follows, then thread 0",
+     "arrives on the peer CTA's barrier. bar.sync orders the init for its own CTA only: nothing",
+     "orders the peer's init before the remote arrive. TM0214 in every schedule; one of the",
+     "schedules check runs also lands the arrive before the peer's init (TM0220), whose init",
+     "then erases it: that CTA's warp waits for ever (TM0225) and its peer at the cluster",
+     "barrier."],
+    init_then_remote_arrive(["    bar.sync 0;"], "  // ~RELATED TM0214", E("TM0214") + " ~ERROR TM0220",
+                            H("TM0225")),
+    grid=2, block=32, cluster=2)
+add("TM0214-mbarrier-init-race", "break-relaxed-without-fence", "violation",
+    ["A relaxed cluster barrier between the inits and the remote arrives, without",
+     "fence.mbarrier_init: barrier.cluster.arrive.relaxed publishes nothing, the inits",
+     "included."],
+    init_then_remote_arrive(["    barrier.cluster.arrive.relaxed.aligned;",
+                             "    barrier.cluster.wait.aligned;"],
+                            "  // ~RELATED TM0214", E("TM0214")),
+    grid=2, block=32, cluster=2)
+add("TM0214-mbarrier-init-race", "keep", "clean",
+    ["fence.mbarrier_init.release.cluster, then a relaxed cluster barrier (CUTLASS's",
+     "fence_barrier_init + cluster_arrive_relaxed + cluster_wait, Gluon's",
+     "fence_init_release_cluster + cluster.barrier(relaxed=True)): the inits are visible to",
+     "the cluster before any remote arrive."],
+    init_then_remote_arrive(["    fence.mbarrier_init.release.cluster;",
+                             "    barrier.cluster.arrive.relaxed.aligned;",
+                             "    barrier.cluster.wait.aligned;"]),
+    grid=2, block=32, cluster=2)
+add("legal-mbarrier-init-release-cluster-barrier", "keep", "clean",
+    ["The default barrier.cluster.arrive (release) and wait (acquire) between the inits and the",
+     "remote arrives, without fence.mbarrier_init: the release orders each thread's prior",
+     "operations, its init included."],
+    init_then_remote_arrive(CLUSTER_SYNC), grid=2, block=32, cluster=2)
+
+
 MBAR_SYNC = ["    bar.sync 0;"]
 ARRIVE = "    @%p2 mbarrier.arrive.shared::cta.b64 %rd3, [%r7];"
 
