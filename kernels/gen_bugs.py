@@ -420,6 +420,22 @@ BUGS = [
         findings=[Finding("TM0211", "error", "init", "st.shared.u32", related="remote"),
                   Finding("TM0211", "error", "remote", "st.shared::cluster.u32",
                           related="init")]),
+    Bug("mbarrier_init_not_cluster_synced",
+        "https://github.com/facebookexperimental/triton/pull/652",
+        "Each CTA of a 2-CTA cluster initialises its mbarrier, synchronises only its own "
+        "threads (bar.sync), then arrives on its peer's barrier (mapa + "
+        "mbarrier.arrive.shared::cluster) and waits on its own: nothing orders the peer's "
+        "mbarrier.init before the remote arrive (PTX ISA §9.7.13.15.9, §9.7.13.4), so in a "
+        "schedule where the arrive lands first the init erases it and the waiter hangs (the "
+        "race CUTLASS's cluster_sync after the pipeline init exists for). TM0214 at the "
+        "remote arrive, related: the peer's init, in every schedule. Fix: "
+        "fence.mbarrier_init.release.cluster + barrier.cluster.arrive.relaxed + wait between "
+        "the init and the remote arrive.",
+        grid=2, block=64, cluster=2, args=[U32_IOTA(128), U32_OUT(128)],
+        buggy_verdict="violation",
+        findings=[Finding("TM0214", "error", "arrive",
+                          "mbarrier.arrive.release.cluster.shared::cluster.b64",
+                          related="init")]),
     Bug("cluster_exit_while_peer_reads", "https://github.com/triton-lang/triton/issues/11730",
         "CTA 0 of a multi-CTA kernel does a scalar atomic and the other CTAs read its result "
         "from CTA 0's shared memory (mapa + ld.shared::cluster); Triton 3.8.0 emits no cluster "
@@ -1021,6 +1037,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | relaxed_cluster_barrier_before_reuse | triton-lang/triton#11404 (PR #11462) | TM0211 at the st.shared reusing the scratch buffer, related: the peer's ld.shared::cluster |
 | dsmem_copy_issued_per_warp | facebookexperimental/triton PR #1538 | TM0213 at the peer's ld.shared of the copied buffer, related: the per-warp bulk copy; hang (TM0225) at its try_wait and rank 0's final barrier.cluster.wait (immediate completion) |
 | remote_store_before_peer_init | facebookexperimental/triton PR #2292 | TM0211 at the st.shared::cluster and at the peer's initialising st.shared (by schedule) |
+| mbarrier_init_not_cluster_synced | facebookexperimental/triton PR #652 (PR #1240 the fence) | TM0214 at rank 1's mbarrier.arrive.shared::cluster on rank 0's barrier (and rank 0's on rank 1's), related: the peer's mbarrier.init, ordered only by a CTA-local bar.sync |
 | cluster_exit_while_peer_reads | triton-lang/triton#11730 (PR #11731) | TM0231 at the ld.shared::cluster of the exited CTA's shared memory |
 | local_arrive_on_remote_mbarrier | apache/tvm PR #20074 | TM0503 at the mbarrier.arrive.shared::cta on a peer address; hang (TM0225) at rank 1's try_wait and rank 0's final barrier.cluster.wait |
 | dealloc_while_warps_use_tmem | triton-lang/triton PR #7994 | TM0204 at the tcgen05.dealloc, related: another warp's tcgen05.ld; TM0105 at the late warps' tcgen05.st/ld (by schedule) |
