@@ -397,20 +397,18 @@ pub fn check(
                 .map(|&cfg| run_piece(kernel, resolved, &share, cfg))
                 .collect()
         };
-        let pieces = if rayon::current_thread_index().is_some() {
-            // `tmemu check A B ...` already runs specs on a pool: its threads take the runs
-            side_by_side()
-        } else {
-            match rayon::ThreadPoolBuilder::new()
+        // `tmemu check A B ...` already runs specs on a pool: its threads take the runs; a
+        // pool that cannot start leaves rayon's global one, which runs them as well
+        let pool = match rayon::current_thread_index() {
+            Some(_) => None,
+            None => rayon::ThreadPoolBuilder::new()
                 .num_threads(threads.min(plan.len()))
                 .build()
-            {
-                Ok(pool) => pool.install(side_by_side),
-                Err(_) => plan
-                    .iter()
-                    .map(|&cfg| run_piece(kernel, resolved, &share, cfg))
-                    .collect(),
-            }
+                .ok(),
+        };
+        let pieces = match pool {
+            Some(pool) => pool.install(side_by_side),
+            None => side_by_side(),
         };
         // the first launch error in plan order: every run would have failed with it
         for piece in pieces {

@@ -638,21 +638,17 @@ impl<'k> RaceObserver<'k> {
             self.reach.resize(self.kernel.code.len().max(i + 1), 0);
         }
         if self.reach[i] == 0 {
-            let opcode = match self.kernel.info.get(i) {
-                Some(info) => self
-                    .kernel
+            let opcode = self.kernel.info.get(i).map(|info| {
+                self.kernel
                     .source
                     .get(info.opcode.start as usize..info.opcode.end as usize)
-                    .unwrap_or(""),
-                None => "",
-            };
-            let (reach, rmw) = match self.kernel.info.get(i) {
-                Some(_) => opcode_reach(opcode),
-                None => (Reach::Grid, true),
-            };
+                    .unwrap_or("")
+            });
+            let (reach, rmw) = opcode.map_or((Reach::Grid, true), opcode_reach);
             // `membar.proxy.*` is a proxy fence, not an SC one
-            let sc = (opcode.starts_with("membar.") && !opcode.contains(".proxy"))
-                || opcode.starts_with("fence.sc");
+            let sc = opcode.is_some_and(|o| {
+                (o.starts_with("membar.") && !o.contains(".proxy")) || o.starts_with("fence.sc")
+            });
             self.reach[i] = REACH_KNOWN
                 | if reach == Reach::Grid { REACH_GRID } else { 0 }
                 | if rmw { REACH_RMW } else { 0 }

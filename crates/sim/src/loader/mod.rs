@@ -1189,6 +1189,12 @@ mod tests {
                         a.reset_r32.len(),
                         a.reset_r64.len()
                     );
+                    // the table is also a check: compaction never grows a register file
+                    assert!(
+                        b.n_r32 <= a.n_r32 && b.n_r64 <= a.n_r64,
+                        "{}: compaction grew the register file",
+                        path.display()
+                    );
                 }
             }
         }
