@@ -1662,12 +1662,18 @@ impl RaceDetector {
             self.stats.stale_handles += 1;
             return;
         }
-        let done = op_ref(&self.actors, id)
-            .and_then(|op| op.done.as_ref())
-            .expect("completed");
+        let op = op_ref(&self.actors, id).expect("completed");
+        let done = op.done.as_ref().expect("completed");
         let ws = self.warps[w.0 as usize].as_mut().expect("registered");
         ws.v.gen_mut().join(done);
-        ws.v.pf_mut().join(done);
+        // An async-proxy op's completion carries the implicit generic<->async proxy fence
+        // (bulk-copies.md §1.3). `cp.async` writes through the generic proxy and has no such
+        // fence: a `tcgen05.mma` or a TMA store reading what it staged needs the thread's own
+        // `fence.proxy.async` after the wait (PTX ISA §9.7.9.25.3, "Async proxy"), which is
+        // what Triton emits between `cp.async.wait_group` and its MMA.
+        if op.kind.agent().is_async_proxy() {
+            ws.v.pf_mut().join(done);
+        }
     }
 
     /// A `.bulk_group` copy (`cp.async.bulk` to global, a TMA store or reduction) joined the
@@ -2841,6 +2847,51 @@ mod tests {
         );
         // cp.async.mbarrier.arrive observes the thread's copies, committed or not
         assert!(cp_async_then_barrier_read(|d, w| d.cp_async_arrive_lanes(w, u32::MAX)).is_empty());
+    }
+
+    /// `cp.async` of shared bytes 0..128 by warp 0, its `wait_group 0`, then `fenced` (warp
+    /// 0's fence or none), a barrier, and warp 1's `tcgen05.mma` reading bytes 64..96 (the
+    /// async proxy).
+    fn cp_async_then_mma_read(fenced: bool) -> Vec<&'static str> {
+        let mut d = RaceDetector::new();
+        let (w0, w1) = (WarpId(0), WarpId(1));
+        d.add_warp(w0);
+        d.add_warp(w1);
+        let op = d.issue(w0, OpKind::CpAsync, SpanToken(10));
+        d.op_access(op, mem(MemSpace::Shared { cta: 0 }, 0, 128), AccessKind::Write);
+        d.op_access(op, mem(MemSpace::Global, 0x1000, 128), AccessKind::Read);
+        d.complete(op);
+        d.cp_async_add_lanes(w0, u32::MAX, op);
+        d.cp_async_commit_lanes(w0, u32::MAX);
+        d.cp_async_wait_lanes(w0, u32::MAX, 0);
+        if fenced {
+            d.fence(w0, Fence::ProxyAsync);
+        }
+        let bar = SyncKey::CtaBarrier { cta: 0, id: 0 };
+        d.arrive(w0, bar, Sem::Ordering);
+        d.arrive(w1, bar, Sem::Ordering);
+        d.sync_complete(bar);
+        d.wait(w0, bar, Sem::Ordering);
+        d.wait(w1, bar, Sem::Ordering);
+        let mma = d.issue(
+            w1,
+            OpKind::Mma {
+                cta_group: 1,
+                accum: 0,
+            },
+            SpanToken(30),
+        );
+        d.op_access(mma, mem(MemSpace::Shared { cta: 0 }, 64, 32), AccessKind::Read);
+        rules(&d)
+    }
+
+    #[test]
+    fn cp_async_staged_mma_operand_needs_a_proxy_fence() {
+        // cp.async writes through the generic proxy; tcgen05.mma reads through the async
+        // proxy: the wait orders the two, only fence.proxy.async makes the bytes visible
+        // (Triton's `cp.async.wait_group; bar.sync; fence.proxy.async; bar.sync; mma`)
+        assert_eq!(cp_async_then_mma_read(false), ["TM0208"]);
+        assert!(cp_async_then_mma_read(true).is_empty());
     }
 
     #[test]

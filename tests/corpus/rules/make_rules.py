@@ -1020,6 +1020,35 @@ add("TM0208-proxy-fence-missing", "keep", "clean",
     ["fence.proxy.async.shared::cta after the stores, before bar.sync."],
     mma_program(IDESC_F16), extra_shared=MMA_SHARED)
 
+
+
+def cp_async_staged_mma(fenced: bool) -> list[str]:
+    """mma_program with its operands staged by cp.async (src-size 0: 16 zero bytes each)
+    instead of st.shared, then cp.async.wait_all and, when `fenced`, fence.proxy.async."""
+    body = mma_program(IDESC_F16, mark="" if fenced else E("TM0208"))
+    i = body.index(ZERO_SMEM[0])
+    staged = [l.replace("st.shared.v2.u64 [%r24], {%rd5, %rd5};",
+                        "cp.async.cg.shared.global [%r24], [%rd1], 16, 0;")
+               .replace("st.shared.v2.u64 [%r24+16], {%rd5, %rd5};",
+                        "cp.async.cg.shared.global [%r24+16], [%rd1], 16, 0;")
+              for l in ZERO_SMEM if "fence.proxy.async" not in l]
+    staged.append("    cp.async.wait_all;")
+    if fenced:
+        staged.append("    fence.proxy.async.shared::cta;")
+    return body[:i] + staged + body[i + len(ZERO_SMEM):]
+
+
+add("TM0208-proxy-fence-missing", "break-cp-async", "violation",
+    ["The mma's operands are staged by cp.async (zero-filling copies) and waited with",
+     "cp.async.wait_all before bar.sync, but without fence.proxy.async: cp.async writes",
+     "through the generic proxy, the mma reads through the async proxy (PTX ISA §9.7.9.25.3).",
+     "The wait orders the copies before the mma; only the proxy fence makes them visible to it."],
+    cp_async_staged_mma(False), extra_shared=MMA_SHARED)
+add("legal-cp-async-proxy-fenced-mma", "keep", "clean",
+    ["The same with fence.proxy.async.shared::cta after cp.async.wait_all (Triton's",
+     "cp.async.wait_group; bar.sync; fence.proxy.async; bar.sync; tcgen05.mma)."],
+    cp_async_staged_mma(True), extra_shared=MMA_SHARED)
+
 mma_overwrite = mma_program(IDESC_F16)
 i = mma_overwrite.index("L_ISSUED:")
 mma_overwrite[i - 2] += "  // ~RELATED TM0209"  # the mma
