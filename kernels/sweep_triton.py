@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -537,6 +538,19 @@ def build(cfg: dict, fns) -> TritonKernel:
                         num_stages=cfg["num_stages"], aligned=aligned, must_contain=())
 
 
+def known_compiler_bug(cfg: dict, check_output: str) -> str | None:
+    """A failure that is Triton's, already in the corpus: a tf32 operand in MN-major order is
+    transposed through registers into one staging buffer that the next K step rewrites while
+    the previous step's MMA may still read it (TM0209 under `check`; adversarial completion
+    gives wrong numbers, immediate completion numpy's). tests/corpus/kernels/holdout_bugs:
+    `ho3_bug_tf32_mn_b` (B) and `ho9_bug_tf32_mn_a` (A); docs/arch/holdout.md."""
+    mn_major = cfg.get("a_major_m") or (cfg.get("family") == "tma" and cfg["b_major_n"])
+    rules = set(re.findall(r"error\[(TM\d{4})\]", check_output))
+    if cfg.get("input") == "tf32" and mn_major and rules == {"TM0209"}:
+        return "Triton 3.9's tf32 MN-major staging race (holdout_bugs/ho3_bug_tf32_mn_b)"
+    return None
+
+
 def describe(cfg: dict) -> str:
     if cfg.get("family") == "scaled":
         return (f"[{cfg['index']}] dot_scaled {cfg['a_format']}x{cfg['b_format']} "
@@ -575,11 +589,14 @@ def main(argv=None) -> int:
     ap.add_argument("--only", type=int, action="append", help="configuration index (repeatable)")
     ap.add_argument("--tmemu", default=str(REPO / "target" / "release" / "tmemu"))
     ap.add_argument("--keep", default=str(REPO / "target" / "sweep-triton"))
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a field of every drawn configuration (to narrow a failure "
+                         "down: --set persistent=0 --set host=true); VALUE is JSON")
     opts = ap.parse_args(argv)
     regen.check_versions()
     indices = opts.only or list(range(opts.count))
     keep = Path(opts.keep)
-    counts = dict(passed=0, failed=0, skipped=0)
+    counts = dict(passed=0, failed=0, skipped=0, known=0)
     with tempfile.TemporaryDirectory(prefix="tmemu-sweep-") as tmpname:
         tmp = Path(tmpname)
         regen.clean_environment(tmp)
@@ -592,6 +609,11 @@ def main(argv=None) -> int:
         fns = regen.load_kernel_module("kernels/sweep_triton.py").kernel_fns()
         for i in indices:
             cfg = draw(opts.seed, i)
+            for kv in opts.set:
+                key, _, value = kv.partition("=")
+                if key not in cfg:
+                    sys.exit(f"--set {kv}: configuration {i} has no field {key!r}: {sorted(cfg)}")
+                cfg[key] = json.loads(value)
             desc = describe(cfg)
             out_dir = tmp / f"c{i}"
             out_dir.mkdir()
@@ -624,11 +646,16 @@ def main(argv=None) -> int:
             ptxs = list(out_dir.glob("*.ptx"))  # a large one is written .ptx.xz: not read here
             has_mma = bool(ptxs) and "tcgen05.mma" in ptxs[0].read_text(errors="replace")
             problems = []
-            ok, log_run = tmemu_step(opts.tmemu, ["run"], spec)
-            if not ok:
+            ok_run, log_run = tmemu_step(opts.tmemu, ["run"], spec)
+            if not ok_run:
                 problems.append("run:\n" + log_run)
             ok, log_check = tmemu_step(opts.tmemu, ["check"], spec)
             if not ok:
+                known = ok_run and known_compiler_bug(cfg, log_check)
+                if known:
+                    counts["known"] += 1
+                    print(f"{desc}: known compiler bug: {known}", flush=True)
+                    continue
                 problems.append("check:\n" + log_check)
             took = time.perf_counter() - t - compile_s
             if problems:
@@ -646,7 +673,7 @@ def main(argv=None) -> int:
                 print(f"{desc}: ok ({'tcgen05.mma' if has_mma else 'no tcgen05.mma'}, "
                       f"compile {compile_s:.1f} s, run+check {took:.1f} s)", flush=True)
     print(f"sweep seed {opts.seed}: {counts['passed']} passed, {counts['failed']} failed, "
-          f"{counts['skipped']} skipped (Triton refused)")
+          f"{counts['known']} known compiler bugs, {counts['skipped']} skipped (Triton refused)")
     return 1 if counts["failed"] else 0
 
 
