@@ -1202,21 +1202,34 @@ impl<'a> Cx<'a> {
                 .collect(),
             None => Vec::new(),
         };
+        // Sub-byte types (b4x16, b4x16_p64, b6x16_p32) count dims in elements of fewer than 8
+        // bits, which a buffer's shape cannot give: they are allowed only with explicit `dims`
+        // and `strides` (checked below, once the view is read).
+        let mut sub_byte_site = None;
         let elem_type = match t.take("elem_type") {
             Some(ev) => {
                 let ekey = t.key("elem_type");
-                // Sub-byte types need their own dims arithmetic; specs cannot describe them.
                 let names: Vec<&str> = TmElemType::ALL
                     .iter()
                     .filter(|t| !t.is_sub_byte())
                     .map(|t| t.name())
                     .collect();
-                let expected = format!("a tensor map element type ({})", names.join(", "));
+                let expected = format!(
+                    "a tensor map element type ({}; with explicit dims and strides also b4x16, \
+                     b4x16_p64, b6x16_p32)",
+                    names.join(", ")
+                );
                 let DeValue::String(s) = ev.get_ref() else {
                     return self.wrong(ev, &ekey, &expected);
                 };
-                match TmElemType::from_name(s).filter(|t| !t.is_sub_byte()) {
-                    Some(t) => Some(t),
+                match TmElemType::from_name(s) {
+                    Some(t) => {
+                        if t.is_sub_byte() {
+                            sub_byte_site =
+                                Some((self.site(ev.span(), &ekey), expected, s.to_string()));
+                        }
+                        Some(t)
+                    }
                     None => {
                         return Err(self.error(
                             &self.site(ev.span(), &ekey),
@@ -1241,6 +1254,12 @@ impl<'a> Cx<'a> {
             L2Promotion::from_name,
         )?;
         let view = self.tensormap_view(&mut t, im2col.is_some(), box_dims.len())?;
+        if let (Some((site, expected, name)), None) = (sub_byte_site, &view) {
+            return Err(self.error(
+                &site,
+                format!("expected {expected}, found \"{name}\" without 'dims' and 'strides'"),
+            ));
+        }
         t.finish()?;
         Ok(TensorMapArg {
             view,

@@ -577,13 +577,32 @@ impl TensorMapDesc {
                 "OOB-NaN fill needs a floating-point element type".into(),
             ));
         }
-        if ty.is_sub_byte()
-            && (!matches!(self.swizzle, SwizzleMode::None | SwizzleMode::B128)
-                || self.swizzle_atomicity == SwizzleAtomicity::B32Flip8B)
-        {
-            return Err(invalid(
-                "sub-byte types allow only no swizzle or a 128B swizzle without the 8B flip".into(),
-            ));
+        // cuda.h (CUDA 13, cuTensorMapEncodeTiled): only the padded types restrict the swizzle.
+        // 16U4_ALIGN16B: none, 128B, 128B_ATOM_32B; 16U6_ALIGN16B: the same and 128B_ATOM_64B
+        // (stores only, which a map cannot tell). 16U4_ALIGN8B (b4x16, packed without gaps)
+        // takes every mode: CuTe DSL's NVFP4 GEMM with 128-deep K tiles loads its 64-byte
+        // rows with the 64B swizzle (holdout ho16_cute_nvfp4).
+        if ty.is_align16b() {
+            let ok = match self.swizzle {
+                SwizzleMode::None => true,
+                SwizzleMode::B128 => match self.swizzle_atomicity {
+                    SwizzleAtomicity::B16 | SwizzleAtomicity::B32 => true,
+                    SwizzleAtomicity::B64 => ty == TmElemType::B6x16P32,
+                    SwizzleAtomicity::B32Flip8B => false,
+                },
+                _ => false,
+            };
+            if !ok {
+                return Err(invalid(format!(
+                    "{} allows only no swizzle, 128B or 128B_atom_32B{}",
+                    ty.name(),
+                    if ty == TmElemType::B6x16P32 {
+                        " (or 128B_atom_64B, for stores)"
+                    } else {
+                        ""
+                    }
+                )));
+            }
         }
         Ok(())
     }
@@ -731,6 +750,60 @@ mod tests {
             Err(TensorMapError::Invalid(
                 "reserved bytes are not zero".into()
             ))
+        );
+    }
+
+    /// cuda.h restricts the swizzle of the padded sub-byte types only: a packed b4x16 map
+    /// (16U4_ALIGN8B) may use the 64B swizzle (CuTe DSL's NVFP4 operands with 64-byte K rows,
+    /// holdout ho16_cute_nvfp4), b4x16_p64 may not but takes 128B_atom_32B.
+    #[test]
+    fn sub_byte_swizzle_rules_follow_cuda_h() {
+        let packed = |ty, swizzle, swizzle_atomicity, box0| TensorMapDesc {
+            elem_type: ty,
+            rank: 2,
+            global_address: 0,
+            global_dims: [256, 128, 0, 0, 0],
+            global_strides: [256, 0, 0, 0],
+            box_dims: [box0, 128, 0, 0, 0],
+            elem_strides: [1, 1, 0, 0, 0],
+            interleave: Interleave::None,
+            swizzle,
+            swizzle_atomicity,
+            oob_fill: OobFill::Zero,
+            l2_promotion: L2Promotion::None,
+            mode: TensorMapMode::Tile,
+        };
+        use SwizzleAtomicity as A;
+        use SwizzleMode as S;
+        for (sw, at, box0) in [
+            (S::None, A::B16, 128),
+            (S::B32, A::B16, 64),
+            (S::B64, A::B16, 128),
+            (S::B128, A::B16, 256),
+            (S::B128, A::B32, 256),
+            (S::B128, A::B32Flip8B, 256),
+        ] {
+            assert_eq!(
+                packed(TmElemType::B4x16, sw, at, box0).validate(),
+                Ok(()),
+                "{sw:?} {at:?}"
+            );
+        }
+        assert_eq!(
+            packed(TmElemType::B4x16P64, S::B128, A::B32, 128).validate(),
+            Ok(())
+        );
+        for (sw, at) in [(S::B64, A::B16), (S::B128, A::B64), (S::B128, A::B32Flip8B)] {
+            assert!(
+                packed(TmElemType::B4x16P64, sw, at, 128)
+                    .validate()
+                    .is_err(),
+                "{sw:?} {at:?}"
+            );
+        }
+        assert_eq!(
+            packed(TmElemType::B6x16P32, S::B128, A::B64, 128).validate(),
+            Ok(())
         );
     }
 }

@@ -310,7 +310,47 @@ fn tensor_map_elem_type_override() {
     );
     assert_eq!(
         parse_err(&text("u8", "b4x16")),
-        "k.toml:8:56: error: key 'arg[0].tensormap.elem_type': expected a tensor map element type (u8, u16, u32, s32, u64, s64, f16, f32, f32.ftz, f64, bf16, tf32, tf32.ftz), found \"b4x16\""
+        "k.toml:8:56: error: key 'arg[0].tensormap.elem_type': expected a tensor map element type (u8, u16, u32, s32, u64, s64, f16, f32, f32.ftz, f64, bf16, tf32, tf32.ftz; with explicit dims and strides also b4x16, b4x16_p64, b6x16_p32), found \"b4x16\" without 'dims' and 'strides'"
+    );
+    assert_eq!(
+        parse_err(&text("u8", "b4x32")),
+        "k.toml:8:56: error: key 'arg[0].tensormap.elem_type': expected a tensor map element type (u8, u16, u32, s32, u64, s64, f16, f32, f32.ftz, f64, bf16, tf32, tf32.ftz; with explicit dims and strides also b4x16, b4x16_p64, b6x16_p32), found \"b4x32\""
+    );
+}
+
+/// A 4-bit packed operand (16U4_ALIGN8B, two e2m1 per byte of a u8 buffer): with explicit
+/// dims counted in nibbles and byte strides, the map covers the buffer exactly; the 64B swizzle
+/// is legal for the packed type (CuTe DSL's NVFP4 GEMM, holdout ho16_cute_nvfp4).
+#[test]
+fn tensor_map_b4x16_with_explicit_dims() {
+    let text = |dims: &str| {
+        format!(
+            "{HEAD}[buffers.a]\ndtype = \"u8\"\nshape = [256, 128]\n[[arg]]\ntensormap = {{ buffer = \"a\", box = [128, 128], swizzle = \"64B\", elem_type = \"b4x16\", {dims} }}\n"
+        )
+    };
+    let c = Case::new();
+    let spec = c
+        .parse(&text("dims = [256, 256], strides = [128]"))
+        .unwrap();
+    let r = resolve(
+        &spec,
+        &[p(
+            "m",
+            ParamKind::ByteArray {
+                len: 128,
+                align: 64,
+            },
+        )],
+    )
+    .unwrap();
+    let d = &r.tensor_maps[0].desc;
+    assert_eq!(d.elem_type, tensormap::TmElemType::B4x16);
+    assert_eq!(&d.global_dims[..2], &[256, 256]);
+    assert_eq!(d.global_strides[0], 128);
+    // 257 rows of 128 bytes do not fit the buffer's 256
+    assert_eq!(
+        parse_err(&text("dims = [256, 257], strides = [128]")),
+        "k.toml:8:13: error: key 'arg[0].tensormap': a tensor map with dims [256, 257] and strides [128] spans 32896 bytes, more than the 32768 bytes of buffer 'a'"
     );
 }
 
