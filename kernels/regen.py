@@ -353,11 +353,44 @@ class HostTMA:
 @dataclasses.dataclass
 class TensorMapArg:
     """A 128-byte `.param .b8` tensor map given explicitly (CuTe DSL TMA atoms): box innermost
-    dimension first, as CUDA counts."""
+    dimension first, as CUDA counts.
+
+    `elem_type` with `dims` and `strides` (the spec's explicit-dims form, innermost first, dims
+    in elements of the map's type, strides in bytes) describe a map whose element type is not
+    the buffer's dtype: a 4-bit packed operand (`elem_type="b4x16"`,
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B) over a u8 buffer holding two elements per byte, whose
+    dim 0 counts nibbles (holdout batch 16, CuTe DSL NVFP4)."""
     buffer: str
     box: list[int]
     swizzle: str
     oob_fill: str = "zero"
+    elem_type: str | None = None
+    dims: list[int] | None = None
+    strides: list[int] | None = None
+
+    def spec_fields(self, buffer_shape, buffer_dtype: str) -> dict:
+        """The `tensormap = {...}` table; checks that explicit dims cover exactly the buffer."""
+        import numpy as np
+        tm = {"buffer": self.buffer, "box": list(self.box), "swizzle": self.swizzle,
+              "oob_fill": self.oob_fill}
+        if (self.dims is None) != (self.strides is None):
+            raise SystemExit(f"tensor map over {self.buffer}: give both dims and strides")
+        if self.elem_type is not None:
+            tm["elem_type"] = self.elem_type
+        if self.dims is not None:
+            if len(self.dims) != len(self.box) or len(self.strides) != len(self.dims) - 1:
+                raise SystemExit(f"tensor map over {self.buffer}: dims {self.dims}, strides "
+                                 f"{self.strides} and box {self.box} do not agree in rank")
+            bits = TM_ELEM_BITS[self.elem_type or buffer_dtype]
+            nbytes = int(np.prod(buffer_shape)) * ELEM_BYTES[buffer_dtype]
+            span = self.dims[0] * bits // 8 + sum(
+                (d - 1) * st for d, st in zip(self.dims[1:], self.strides))
+            if span != nbytes:
+                raise SystemExit(f"tensor map over {self.buffer}: dims {self.dims} and strides "
+                                 f"{self.strides} span {span} bytes, the buffer has {nbytes}")
+            tm["dims"] = list(self.dims)
+            tm["strides"] = list(self.strides)
+        return tm
 
 
 @dataclasses.dataclass
@@ -458,6 +491,10 @@ NPY_DTYPES = {
 }
 ELEM_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "fp8e4m3": 1, "fp8e5m2": 1, "i8": 1,
               "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8}
+# bits per element of a tensor map's type: the buffer dtypes', and the packed sub-byte types a
+# TensorMapArg may name (`elem_type`)
+TM_ELEM_BITS = {**{k: 8 * v for k, v in ELEM_BYTES.items()}, "b4x16": 4, "b6x16_p32": 8,
+                "b4x16_p64": 8, "tf32": 32, "s32": 32, "s64": 64}
 SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}  # CUtensorMapSwizzle enum → spec name
 
 
@@ -613,9 +650,8 @@ def write_case(case: Case, ptx_name: str, entry: str, params: list[PtxParam], la
             for i, s in enumerate(strides):
                 w.arg({"value": s}, f"{aname}.strides[{i}] (i64, elements)")
         elif isinstance(v, TensorMapArg):
-            buf_of(v.buffer)
-            tm = {"buffer": v.buffer, "box": list(v.box), "swizzle": v.swizzle,
-                  "oob_fill": v.oob_fill}
+            b = buf_of(v.buffer)
+            tm = v.spec_fields(b.array.shape if isinstance(b, Input) else b.shape, b.dtype)
             w.arg({"tensormap": tm}, f"{aname}: tensor map (box innermost first, as CUDA counts)")
         elif isinstance(v, Packed):
             size = packed_size(v.fields)
@@ -914,6 +950,20 @@ def selftest() -> int:
                      packed_size([{"buffer": "c"}, {"i32": 1}, {"i32": 2}, {"i64": 3}]),
                      packed_size([{"u8": 0}] * 3), packed_size([{"u32": 0}, {"u64": 0}])],
           [8, 8, 24, 3, 16])
+    # A 4-bit packed tensor map (b4x16) over a u8 buffer of two elements per byte: dims count
+    # nibbles; explicit dims must cover exactly the buffer's bytes.
+    tm = TensorMapArg("a", box=[128, 128], swizzle="64B", elem_type="b4x16", dims=[256, 64],
+                      strides=[128]).spec_fields((64, 128), "u8")
+    if tm != {"buffer": "a", "box": [128, 128], "swizzle": "64B", "oob_fill": "zero",
+              "elem_type": "b4x16", "dims": [256, 64], "strides": [128]}:
+        fails.append(f"b4x16 tensor map fields: {tm}")
+    for bad in (dict(dims=[128, 64], strides=[128]), dict(dims=[256, 64], strides=None)):
+        try:
+            TensorMapArg("a", box=[128, 128], swizzle="64B", elem_type="b4x16",
+                         **bad).spec_fields((64, 128), "u8")
+            fails.append(f"b4x16 tensor map {bad}: accepted, should be refused")
+        except SystemExit:
+            pass
     doc = tomllib.loads("x = " + toml_value({"a": [1, 2.5, "s"], "b": {"c": 1e-05}}))
     if doc != {"x": {"a": [1, 2.5, "s"], "b": {"c": 1e-05}}}:
         fails.append(f"toml_value round trip: {doc}")
