@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from regen import (REPO, Case, Input, Output, Ptr, assert_no_abs_paths, entry_params, ptxas_path,
-                   rewrite_paths, write_case)
+from regen import (REPO, Case, Input, Output, Ptr, TensorMapArg, assert_no_abs_paths, entry_params,
+                   ptxas_path, rewrite_paths, write_case)
 
 NVCC_FLAGS = ["-arch=sm_100a", "-ptx", "-lineinfo", "-std=c++17", "-O3"]
 
@@ -878,6 +878,34 @@ def _cluster_splitk_dsmem_case():
              "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32")
 
 
+def _tma_prefetch_replace_case():
+    ctas = 4
+    rng = np.random.default_rng(16401)
+    # distinct integers (exact in f32): a wrong row, column, box or address shows
+    a = rng.permutation(ctas * 32 * 32).reshape(ctas * 32, 32).astype(np.float32)
+    b = (rng.permutation(ctas * 16 * 32) + 100000).reshape(ctas * 16, 32).astype(np.float32)
+    why = "plain copies of integer-valued floats through TMA: exact"
+    return Case(
+        "ho_nvcc_tma_prefetch_replace", grid=[ctas],
+        buffers=dict(a=Input(a, "f32"), b=Input(b, "f32"),
+                     gmaps=Output("u8", [ctas * 128]),
+                     out_a=Output("f32", [ctas * 32 * 32], a.reshape(-1), 0.0, 0.0, why),
+                     out_b=Output("f32", [ctas * 16 * 32], b.reshape(-1), 0.0, 0.0, why),
+                     out_1d=Output("f32", [ctas * 256], a.reshape(-1)[:ctas * 256], 0.0, 0.0,
+                                   why)),
+        args=dict(tmap_a=TensorMapArg("a", box=[32, 32], swizzle="none"),
+                  tmap_a1d=TensorMapArg("a", box=[256], swizzle="none", dims=[ctas * 32 * 32],
+                                        strides=[]),
+                  gmaps=Ptr("gmaps"), b=Ptr("b"), out_a=Ptr("out_a"), out_b=Ptr("out_b"),
+                  out_1d=Ptr("out_1d")),
+        note="TMA forms from nvcc inline PTX: cp.async.bulk.prefetch.L2.global and "
+             "cp.async.bulk.prefetch.tensor.2d.L2.global.tile (hints); the parameter map copied "
+             "to global memory and rewritten there by tensormap.replace.tile.global_address / "
+             "box_dim .global.b1024 (to B, 16-row box), fence.proxy.tensormap::generic "
+             "release + acquire, then a TMA load through it; a rank-1 tile load; 4 CTAs, each "
+             "copying a 32 x 32 tile of A, a 16 x 32 tile of B and 256 floats of A")
+
+
 # (source file, entry, launch, cases)
 KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], shared=0),
             lambda: [_roundtrip_case()]),
@@ -920,7 +948,9 @@ KERNELS = [("tmem_roundtrip.cu", "tmem_roundtrip", dict(block=[128, 1, 1], share
            ("chained_scan.cu", "chained_scan", dict(block=[128, 1, 1], shared=0),
             lambda: [_chained_scan_case()]),
            ("cluster_splitk_dsmem.cu", "cluster_splitk_dsmem",
-            dict(block=[128, 1, 1], shared=0), lambda: [_cluster_splitk_dsmem_case()])]
+            dict(block=[128, 1, 1], shared=0), lambda: [_cluster_splitk_dsmem_case()]),
+           ("tma_prefetch_replace.cu", "tma_prefetch_replace",
+            dict(block=[128, 1, 1], shared=0), lambda: [_tma_prefetch_replace_case()])]
 
 
 def _compile(src: Path, tmp: Path) -> str:
