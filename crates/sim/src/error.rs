@@ -38,6 +38,7 @@ pub mod rules {
     pub const DIVERGENT_ALIGNED: Rule = of(&catalogue::DIVERGENT_ALIGNED_INSTRUCTION);
     pub const BAD_BARRIER: Rule = of(&catalogue::INVALID_BARRIER_OPERAND);
     pub const BAR_REARRIVE: Rule = of(&catalogue::BARRIER_REARRIVE);
+    pub const SETMAXNREG_HANG: Rule = of(&catalogue::SETMAXNREG_HANG);
     pub const SYNC_MASK: Rule = of(&catalogue::SYNC_MEMBERMASK_MISMATCH);
     pub const CALL_DEPTH: Rule = of(&catalogue::CALL_DEPTH_EXCEEDED);
     pub const MBAR_UNINIT: Rule = of(&catalogue::MBARRIER_UNINITIALIZED);

@@ -1163,6 +1163,11 @@ pub struct Kernel {
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
     pub maxnreg: Option<u32>,
+    /// The entry register count a thread can have at most when ptxas honours `setmaxnreg`
+    /// (`.maxnreg`, or `.maxntid`/`.reqntid` with `.minnctapersm`); `None`: ptxas ignores
+    /// every setmaxnreg of the kernel ("unable to determine register count at entry", C7508,
+    /// ptxas 13.5) and tmemu does too. See `exec::launch_regs`.
+    pub setmaxnreg_entry: Option<u32>,
     pub reqnctapercluster: Option<[u32; 3]>,
     pub explicit_cluster: bool,
     /// The kernel uses global/generic atomics (then parallel runs fall back to one thread).

@@ -114,6 +114,8 @@ fn make_cluster(
             cta.bars = [CtaBar::default(); 16];
             cta.mbars.clear();
             cta.mbar_span = (u32::MAX, 0);
+            cta.reg_pool = 0;
+            cta.warp_nreg.fill(exec::launch_regs(k.setmaxnreg_entry, threads));
             for (wi, w) in ws.iter_mut().enumerate() {
                 w.reset(k, (threads - wi as u32 * 32).min(32));
             }
@@ -148,6 +150,8 @@ fn make_cluster(
             bars: [CtaBar::default(); 16],
             mbars: Default::default(),
             mbar_span: (u32::MAX, 0),
+            reg_pool: 0,
+            warp_nreg: vec![exec::launch_regs(k.setmaxnreg_entry, threads); nwarps as usize],
         });
         warps.push(
             (0..nwarps)
@@ -450,6 +454,8 @@ fn report<O: Observer>(
     let mut mbar = false;
     // a warp blocked in the TMEM allocator (columns or a pair peer): TM0020
     let mut tmem_alloc = false;
+    // a warp blocked in setmaxnreg.inc: TM0513
+    let mut regs = false;
     // describing waits cancels nothing
     let mut clc = exec::clc::ClcQueue::new(0, 1, 0);
     for c in resident.iter_mut() {
@@ -471,6 +477,7 @@ fn report<O: Observer>(
                 for wt in &w.waits {
                     mbar |= matches!(wt.kind, exec::WaitKind::Mbar { .. });
                     tmem_alloc |= matches!(wt.kind, exec::WaitKind::Tcgen05(_));
+                    regs |= matches!(wt.kind, exec::WaitKind::Regs { .. });
                     let info = &k.info[wt.pc as usize];
                     warps.push(BlockedWarp {
                         cta: cx.ctas[ti].ctaid,
@@ -506,6 +513,13 @@ fn report<O: Observer>(
                 "step budget exhausted after {} warp-instructions (livelock or a very long kernel)",
                 out.warp_instructions
             ),
+        )
+    } else if regs {
+        // first: the other warps usually wait at a barrier for the warps that cannot start
+        (
+            rules::SETMAXNREG_HANG,
+            "hang: a warp waits in setmaxnreg.inc for registers the CTA's pool can never supply"
+                .to_string(),
         )
     } else if tmem_alloc {
         // first: the warps at barriers or mbarriers usually wait for the blocked allocator

@@ -1264,6 +1264,17 @@ pub const BARRIER_REARRIVE: Rule = Rule {
     checked_by: Some("tmemu_sim (exec/sync.rs)"),
 };
 
+pub const SETMAXNREG_HANG: Rule = Rule {
+    id: "TM0513",
+    name: "setmaxnreg-hang",
+    section: "§9.7.19.5 (setmaxnreg)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "A warp waits in setmaxnreg.inc for registers its CTA's register pool can never supply (\"A pool of available registers is maintained per-CTA ... The setmaxnreg.inc instruction blocks the execution until enough registers are available in the CTA's register pool\"): the pool starts empty, setmaxnreg.dec releases a warp's registers above its new count into it, and the increases ask for more than the decreases (and exited warps, DERIVED) returned. tmemu counts each warp at the largest launch register count the CTA could have had (the .maxnreg directive, else 65536 / the CTA's threads, a multiple of 8 and at most 256), so a wait it reports hangs whatever count ptxas chose. Typical cause: the consumer warpgroups increase and no other warpgroup decreases, or the producer's decrease is too small for the layout (e.g. a 24/240 split on a 512-thread CTA).",
+    hardware: "The kernel hangs in setmaxnreg.inc (USETMAXREG.TRY_ALLOC spins forever; pytorch/helion PR #3620, tile-ai/tilelang PR #2406).",
+    checked_by: Some("tmemu_sim (exec/sync.rs)"),
+};
+
 /// The `section` of a rule that is a limit of tmemu itself, not of the PTX ISA.
 pub const TMEMU_LIMIT: &str = "(tmemu limit, not a PTX ISA rule)";
 
@@ -1372,6 +1383,7 @@ pub static RULES: &[Rule] = &[
     CALL_DEPTH_EXCEEDED,
     UNMODELLED_FORM,
     BARRIER_REARRIVE,
+    SETMAXNREG_HANG,
 ];
 
 /// The rule with this ID (exact, case-sensitive), if catalogued.

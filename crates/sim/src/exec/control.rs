@@ -86,6 +86,9 @@ fn exited<O: Observer>(
     cgen: u64,
 ) {
     let me = cx.me;
+    if w.live == 0 {
+        sync::release_regs(&mut cx.ctas[me], w.id);
+    }
     // an exit can complete a barrier the others wait at
     let mut at = cx.at(w, lanes);
     at.pc = pc;

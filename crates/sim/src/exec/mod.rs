@@ -546,6 +546,27 @@ pub struct CtaState {
     /// init widens it, inval shrinks it to the barriers still valid), so a shared-memory write
     /// outside it skips the TM0233 lookup with one compare.
     pub mbar_span: (u32, u32),
+    /// The CTA's register pool (PTX ISA §9.7.19.5, setmaxnreg): registers that
+    /// setmaxnreg.dec (and, DERIVED, exited warps) released and setmaxnreg.inc can take.
+    /// Empty at launch.
+    pub reg_pool: u32,
+    /// Each warp's per-thread register count: [`launch_regs`] until its first setmaxnreg.
+    pub warp_nreg: Vec<u16>,
+}
+
+/// The per-thread register count tmemu gives each warp at launch, for setmaxnreg's pool
+/// (TM0513): the largest the launch can have had, so that a reported wait hangs whatever
+/// count ptxas chose (a larger count only releases more at a decrease and asks less at an
+/// increase): the kernel's bound (`Kernel::setmaxnreg_entry`: `.maxnreg`, or 65536 over the
+/// bounded threads times `.minnctapersm`) and the register file of an SM (65536) over the
+/// launch's threads (whole warps), a multiple of 8. 0 when ptxas ignores setmaxnreg (no bound):
+/// then setmaxnreg does nothing.
+pub fn launch_regs(entry: Option<u32>, threads: u32) -> u16 {
+    let Some(bound) = entry else {
+        return 0;
+    };
+    let per_thread = 65536 / (threads.div_ceil(32) * 32).max(32);
+    (per_thread / 8 * 8).min(bound).min(256) as u16
 }
 
 /// Cluster-wide state shared by the CTAs of one cluster.

@@ -39,6 +39,13 @@ pub enum WaitKind {
     },
     /// Blocked in a tcgen05 instruction (exec/tcgen05).
     Tcgen05(super::tcgen05::TcBlocked),
+    /// `setmaxnreg.inc` waits for the CTA's register pool to hold the registers that raise
+    /// the warp to `count` a thread (TM0513 when it never does).
+    Regs {
+        count: u32,
+        /// Registers the warp asked the pool for (32 threads x the increase).
+        need: u32,
+    },
 }
 
 /// The mbarriers of a CTA by shared-memory offset. Keys are few, 8-byte aligned offsets
@@ -936,9 +943,75 @@ pub(super) fn exec<O: Observer>(
             Flow::Next
         }
         Inst::Mbar(i) => mbar(w, cx, mask, i),
-        Inst::Setmaxnreg { .. } => Flow::Next,
+        Inst::Setmaxnreg { inc, count } => setmaxnreg(w, cx, mask, *inc, *count),
         _ => unreachable!("sync::exec() called with {inst:?}"),
     }
+}
+
+/// The registers a warp of 32 threads needs from (positive) or gives to the CTA's pool to
+/// move from `cur` to `count` registers a thread.
+fn reg_delta(cur: u16, count: u32) -> i64 {
+    (count as i64 - cur as i64) * 32
+}
+
+/// Takes the registers for the warp's `setmaxnreg.inc` to `count` from the CTA's pool when it
+/// holds them (and sets the warp's count); `false` leaves both as they are.
+fn take_regs(cta: &mut CtaState, warp: u32, count: u32) -> bool {
+    let cur = cta.warp_nreg[warp as usize];
+    let need = reg_delta(cur, count).max(0) as u32;
+    if cta.reg_pool < need {
+        return false;
+    }
+    cta.reg_pool -= need;
+    cta.warp_nreg[warp as usize] = cur.max(count as u16);
+    true
+}
+
+/// `setmaxnreg.{inc,dec}.sync.aligned.u32 count` (PTX ISA §9.7.19.5), in kernels where ptxas
+/// honours it ([`super::launch_regs`] not 0): a pool of registers per
+/// CTA, empty at launch; `.dec` releases the warp's registers above `count` into it, `.inc`
+/// blocks until it holds the registers that raise the warp to `count` (TM0513 when that never
+/// comes). Counts are per warp (the ISA's warpgroup executes the same instruction in each of
+/// its warps, so the sums are the same). A `.dec` above or an `.inc` below the current count
+/// (undefined per the ISA) is not reported: the launch count is an upper bound
+/// ([`super::launch_regs`]), not ptxas's count.
+fn setmaxnreg<O: Observer>(
+    w: &mut Warp,
+    cx: &mut Ctx<'_, '_, O>,
+    mask: u32,
+    inc: bool,
+    count: u32,
+) -> Flow {
+    if mask == 0 {
+        return Flow::Next;
+    }
+    let cta = &mut cx.ctas[cx.me];
+    let cur = cta.warp_nreg[w.id as usize];
+    if cur == 0 {
+        // ptxas ignores setmaxnreg in this kernel (no entry register count), or the warp has
+        // no count
+        return Flow::Next;
+    }
+    if !inc {
+        cta.reg_pool += (-reg_delta(cur, count)).max(0) as u32;
+        cta.warp_nreg[w.id as usize] = cur.min(count as u16);
+        return Flow::Next;
+    }
+    if take_regs(cta, w.id, count) {
+        return Flow::Next;
+    }
+    let pc = w.cur_pc;
+    let need = reg_delta(cur, count) as u32;
+    w.block(mask, pc, WaitKind::Regs { count, need });
+    Flow::Moved
+}
+
+/// A warp whose last lane exited returns its registers to the CTA's pool (DERIVED: the ISA
+/// does not say; returning them can only let a waiting `setmaxnreg.inc` go on, so TM0513 is
+/// never reported because of it).
+pub(crate) fn release_regs(cta: &mut CtaState, warp: u32) {
+    let n = std::mem::take(&mut cta.warp_nreg[warp as usize]);
+    cta.reg_pool += n as u32 * 32;
 }
 
 /// bar.red: writes the reduction of the completed instance into the lanes' destination.
@@ -1043,6 +1116,7 @@ pub(crate) fn poll<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>) -> bool {
                 super::tcgen05::poll(w, cx, wt.pc, wt.mask & w.live, b),
                 wt.pc + 1,
             ),
+            WaitKind::Regs { count, .. } => (take_regs(&mut cx.ctas[cx.me], w.id, count), wt.pc + 1),
         };
         if ready {
             if let WaitKind::WarpSync { .. } = wt.kind {
@@ -1097,6 +1171,16 @@ pub(crate) fn describe<O: Observer>(wt: &WaitKind, cx: &Ctx<'_, '_, O>) -> Strin
             format!("CTA barrier {id}: {} of {} threads arrived", b.arrived, exp)
         }
         WaitKind::Tcgen05(ref b) => super::tcgen05::describe(b, cx),
+        WaitKind::Regs { count, need } => {
+            let cta = &cx.ctas[cx.me];
+            let held: u32 = cta.warp_nreg.iter().map(|&n| n as u32 * 32).sum();
+            format!(
+                "setmaxnreg.inc to {count} registers a thread needs {need} registers from the CTA's pool, which holds {}; the CTA's warps hold {held} (launch: at most {} a thread for {} threads)",
+                cta.reg_pool,
+                super::launch_regs(cx.env.k.setmaxnreg_entry, cta.nthreads),
+                cta.nthreads
+            )
+        }
         WaitKind::WarpSync { member } => {
             format!("the other live lanes of membermask {member:#010x} to reach this .sync instruction")
         }

@@ -1054,6 +1054,7 @@ pub fn load_with(
     let mut reqntid = None;
     let mut maxntid = None;
     let mut maxnreg = None;
+    let mut minncta = None;
     let mut reqncta = None;
     let mut explicit = false;
     let dims3 = |v: &Vec<u32>| {
@@ -1068,11 +1069,23 @@ pub fn load_with(
             PerfDirective::Reqntid(v, _) => reqntid = Some(dims3(v)),
             PerfDirective::Maxntid(v, _) => maxntid = Some(dims3(v)),
             PerfDirective::Maxnreg(n, _) => maxnreg = Some(*n),
+            PerfDirective::Minnctapersm(n, _) => minncta = Some(*n),
             PerfDirective::Reqnctapercluster(v, _) => reqncta = Some(dims3(v)),
             PerfDirective::ExplicitCluster(_) => explicit = true,
             _ => {}
         }
     }
+    // ptxas 13.5 honours setmaxnreg only when it knows the entry register count: `.maxnreg`
+    // (that count), or a thread bound with `.minnctapersm` (at most 65536 over the CTAs' threads,
+    // a multiple of 8); without either it warns (C7508) and drops every setmaxnreg
+    let setmaxnreg_entry = match (maxnreg, reqntid.or(maxntid), minncta) {
+        (Some(n), _, _) => Some(n.next_multiple_of(8).min(256)),
+        (None, Some(t), Some(m)) => {
+            let threads = (t[0] * t[1] * t[2]).div_ceil(32).max(1) * 32;
+            Some((65536 / (threads * m.max(1)) / 8 * 8).min(256))
+        }
+        _ => None,
+    };
     Ok(Kernel {
         name: f.name.name.to_string(),
         file: file.to_string(),
@@ -1094,6 +1107,7 @@ pub fn load_with(
         reqntid,
         maxntid,
         maxnreg,
+        setmaxnreg_entry,
         reqnctapercluster: reqncta,
         explicit_cluster: explicit,
         uses_global_atomics: g.uses_global_atomics,

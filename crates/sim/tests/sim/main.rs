@@ -31,6 +31,7 @@ mod mma_sync_forms;
 mod mma_sync_h100;
 mod rcp_approx_f64;
 mod redux_abs_nan;
+mod setmaxnreg;
 mod st_async;
 mod tcgen05_engine;
 mod tcgen05_rules;
