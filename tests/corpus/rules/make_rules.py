@@ -50,6 +50,7 @@ class Case:
     extra_shared: list[str] = field(default_factory=list)
     pair_collective: str | None = None  # `//@ pair_collective` (engine option), when it matters
     tmap: str | None = None  # TOML body of a second [[arg]]: the 128-byte tensor-map parameter
+    directives: list[str] = field(default_factory=list)  # after the parameter list (.maxnreg)
 
     def ptx(self) -> str:
         head = [f"// {self.rule} — {self.which}"]
@@ -74,6 +75,7 @@ class Case:
             f"    .param .u64 {PARAM}" + ("," if self.tmap else ""),
             *([f"    .param .align 64 .b8 {TMAP}[128]"] if self.tmap else []),
             ")",
+            *self.directives,
             "{",
             "    .reg .pred %p<16>;",
             "    .reg .b16 %rs<8>;",
@@ -2204,6 +2206,26 @@ add_engine("TM0512-barrier-rearrive", "keep", "clean",
             "bar.arrive of warp 0 and one bar.sync of warp 1 (the PR's fix), in any order."],
            ["    @%p1 bar.arrive 1, 64;", "    @%p1 bar.arrive 2, 64;", "    @%p1 bra.uni L_EXIT;",
             "    bar.sync 1, 64;", "    bar.sync 2, 64;"], block=64)
+
+# TM0513: setmaxnreg.inc blocks until the CTA's register pool holds the registers (PTX ISA
+# 9.7.19.5); the pool starts empty. 512 threads: at most 128 registers a thread at launch.
+# ptxas honours setmaxnreg only with a known entry register count (.maxnreg, or a thread bound
+# with .minnctapersm); without one it drops the instruction (C7508), so the programs carry one.
+SETMAXNREG_ENTRY = [".maxntid 512", ".minnctapersm 1"]
+add_engine("TM0513-setmaxnreg-hang", "break", "hang",
+           ["All four warpgroups raise themselves to 136 registers a thread and none releases",
+            "any: the CTA's register pool stays empty and every warp waits in setmaxnreg.inc",
+            "(pytorch/helion PR #3620: an increase with no matching decrease)."],
+           ["    setmaxnreg.inc.sync.aligned.u32 136;" + H("TM0513")], block=512,
+           directives=SETMAXNREG_ENTRY)
+add_engine("TM0513-setmaxnreg-hang", "keep", "clean",
+           ["Warpgroup 0 first releases 32 registers a thread (4096 for its 128 threads), so",
+            "the other three warpgroups can each take 8 more (1024 each): 96 + 3 x 136 = 504",
+            "<= 4 x 128, in either order."],
+           ["    shr.u32 %r21, %r1, 7;", "    setp.eq.u32 %p9, %r21, 0;",
+            "    @!%p9 bra L_INC;", "    setmaxnreg.dec.sync.aligned.u32 96;",
+            "    bra.uni L_REGS;", "L_INC:", "    setmaxnreg.inc.sync.aligned.u32 136;",
+            "L_REGS:"], block=512, directives=SETMAXNREG_ENTRY)
 
 
 def call_site(callee: str, arg: str, res: str, mark: str = "") -> list[str]:
