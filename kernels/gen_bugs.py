@@ -841,6 +841,61 @@ BUGS = [
         grid=4, block=64, args=[U32_IOTA(256), U32_OUT(256), U32_OUT(1), U32_OUT(64)], buggy_verdict="violation",
         findings=[Finding("TM0212", "error", "sum", "ld.global.u32", related="partial"),
                   Finding("TM0212", "error", "reset", "st.global.u32", related="ticket")]),
+    # Session 16 (bg16)
+    Bug("bulk_store_wait_not_handed_off", "https://github.com/NVIDIA/TransformerEngine/pull/3417",
+        "Every thread writes its part of an output tile into a shared staging buffer, fences "
+        "(fence.proxy.async.shared::cta) and meets the CTA at bar.sync; the leading thread "
+        "issues the bulk store of the buffer and commits it as a bulk async-group, and every "
+        "thread then executes cp.async.bulk.wait_group.read 0. Bulk async-groups belong to the "
+        "thread that committed them (PTX ISA §9.7.9.25.4: wait_group waits for the executing "
+        "thread's groups), so only the leader's wait waits; with no CTA barrier after it (the "
+        "PR: 'Calling cp_async_bulk_wait_group_read<N>() from other threads does not wait for "
+        "the leader's transfers ... Other threads could therefore overwrite shared memory while "
+        "the TMA engine was still reading it'; issue #3474 the same gap in the grouped MXFP8 "
+        "kernel) warp 1 writes the next tile while the previous store may still read the "
+        "buffer: TM0209 at the st.shared, related to the bulk store, or, when the leader is "
+        "late, TM0211 at the store, related to the st.shared (by schedule). Fix (the PR): a "
+        "bar.sync after the wait hands the leader's completion to the CTA.",
+        grid=1, block=64, args=[U32_IOTA(192), U32_OUT(192)], buggy_verdict="violation",
+        findings=[Finding("TM0209", "error", "write", "st.shared.u32", related="store"),
+                  Finding("TM0211", "error", "store",
+                          "cp.async.bulk.global.shared::cta.bulk_group", related="write")]),
+    Bug("tma_load_overwrites_tile_metadata",
+        "https://github.com/NVIDIA/TransformerEngine/pull/3483",
+        "Thread 0 writes each expert's row offset into the first words of a shared buffer that "
+        "is also the destination of the tile's bulk copy; after bar.sync every warp reads its "
+        "expert's offset, and thread 0, once it has read its own, arms the mbarrier and issues "
+        "the bulk copy into the same buffer (the PR, item 3: 'the direct mapper stored "
+        "per-expert metadata in dynamic shared memory that was also used as the destination of "
+        "asynchronous TMA loads. A TMA load could therefore overwrite the metadata before "
+        "every warp had consumed it', issue #3474's illegal memory access). Nothing orders the "
+        "other warps' reads before the copy's writes: TM0211 at the cp.async.bulk, related to "
+        "a late warp's ld.shared of the metadata, or TM0213 at that ld.shared, related to the "
+        "copy (the copy's unwaited write landed first), by schedule. Fix (the PR): the "
+        "metadata in its own static shared array.",
+        grid=1, block=128,
+        args=[U32_IOTA(4), U32_IOTA(64), U32_OUT(128)], buggy_verdict="violation",
+        findings=[Finding("TM0211", "error", "load",
+                          "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+                          related="read"),
+                  Finding("TM0213", "error", "read", "ld.shared.u32", related="load")]),
+    Bug("setmaxnreg_inc_without_dec", "https://github.com/pytorch/helion/pull/3620",
+        "A 512-thread CTA of four warpgroups (load/MMA, reduce, two compute) compiled with "
+        "__launch_bounds__(512, 1), so ptxas honours setmaxnreg and starts every thread at "
+        "128 registers (65536 / 512). The compute warpgroups raise themselves to 168 with "
+        "setmaxnreg.inc and no warpgroup decreases. The ISA keeps a register pool per CTA "
+        "that setmaxnreg.dec releases into, and 'The setmaxnreg.inc instruction blocks the "
+        "execution until enough registers are available in the CTA's register pool' (PTX ISA "
+        "§9.7.19.5): the pool stays empty, the compute warps wait forever and the others wait "
+        "for them at the CTA barrier (the PR: 'raised the compute warps to 168 registers but "
+        "never decreased any other warpgroup ... the TRY_ALLOC could never be satisfied and "
+        "the kernel spun forever'; tile-ai/tilelang PR #2406 the same over-subscription). "
+        "Hang TM0513 at the setmaxnreg.inc and at the bar.sync. Fix (the PR): the reduce "
+        "warpgroup decreases to 80 and the load/MMA warpgroup to 88 (88 + 80 + 2 x 168 = 504 "
+        "<= 4 x 128).",
+        grid=1, block=512, args=[U32_IOTA(512), U32_OUT(1024)], buggy_verdict="hang",
+        findings=[Finding("TM0513", "hang", "inc", "setmaxnreg.inc.sync.aligned.u32"),
+                  Finding("TM0513", "hang", "sync", "bar.sync")]),
 ]
 
 
@@ -1068,9 +1123,12 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | splitk_ticket_without_threadfence | pytorch/pytorch PR #128455 (NVIDIA/Fuser PR #2391; CUDA's threadFenceReduction sample) | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global (no membar.gl around the ticket; bar.sync cannot order two clusters) |
 | splitk_ticket_cta_scope | NVIDIA/cudf PR #16051 | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global (fences present, the ticket atom.relaxed.cta is not morally strong across CTAs) |
 | splitk_ticket_relaxed | flashinfer-ai/flashinfer PR #4742 (review) | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global, and at the counter's reset st.global, related: another CTA's atom.relaxed.gpu ticket (Triton's sem="relaxed" instead of the default acq_rel) |
+| bulk_store_wait_not_handed_off | NVIDIA/TransformerEngine PR #3417 (issue #3474) | TM0209 at warp 1's st.shared of the next tile, related: the leader's bulk store (every thread executes wait_group.read, only the issuer's waits, no barrier hands it on); TM0211 at the store, related: the st.shared (by schedule) |
+| tma_load_overwrites_tile_metadata | NVIDIA/TransformerEngine PR #3483 (issue #3474) | TM0211 at the bulk copy into the buffer that holds the per-expert metadata, related: a late warp's ld.shared of it; TM0213 at that ld.shared, related: the copy (by schedule) |
+| setmaxnreg_inc_without_dec | pytorch/helion PR #3620 (tile-ai/tilelang PR #2406) | hang (TM0513) at the compute warpgroups' setmaxnreg.inc (the CTA's register pool stays empty: nobody decreases) and at the others' bar.sync |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
-barrier); its severity is `hang`.
+barrier, TM0513 setmaxnreg); its severity is `hang`.
 """
 
 
