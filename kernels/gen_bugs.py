@@ -896,6 +896,21 @@ BUGS = [
         grid=1, block=512, args=[U32_IOTA(512), U32_OUT(1024)], buggy_verdict="hang",
         findings=[Finding("TM0513", "hang", "inc", "setmaxnreg.inc.sync.aligned.u32"),
                   Finding("TM0513", "hang", "sync", "bar.sync")]),
+    Bug("setmaxnreg_min_blocks_halves_pool", "https://github.com/tile-ai/tilelang/issues/2559",
+        "A warp-specialised kernel of a producer and a consumer warpgroup (256 threads) moves "
+        "registers with setmaxnreg .dec 24 / .inc 240, a split that assumes one CTA per SM. "
+        "The occupancy hint min_blocks_per_sm = 2 (__launch_bounds__(256, 2): .minnctapersm 2) "
+        "makes ptxas start every thread at 65536 / (2 x 256) = 128 registers (ptxas 13.5: "
+        "'Used 128 registers'), so the producer's decrease returns 13312 registers to the CTA's "
+        "pool and the consumer's increase needs 14336 (the issue: the kernel 'hangs forever at "
+        "launch with no error' when only the launch-bounds hint changes from 1 to 2; PTX ISA "
+        "§9.7.19.5: setmaxnreg.inc blocks until the CTA's pool holds the registers). Hang "
+        "TM0513 at the consumer's setmaxnreg.inc and at the producer's bar.sync. Fix: counts "
+        "that fit the hinted entry count (.dec 24 / .inc 224; tile-ai/tilelang PR #2406 derives "
+        "the split from the layout instead of a fixed 24/240).",
+        grid=1, block=256, args=[U32_IOTA(256), U32_OUT(512)], buggy_verdict="hang",
+        findings=[Finding("TM0513", "hang", "inc", "setmaxnreg.inc.sync.aligned.u32"),
+                  Finding("TM0513", "hang", "sync", "bar.sync")]),
 ]
 
 
@@ -1126,6 +1141,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | bulk_store_wait_not_handed_off | NVIDIA/TransformerEngine PR #3417 (issue #3474) | TM0209 at warp 1's st.shared of the next tile, related: the leader's bulk store (every thread executes wait_group.read, only the issuer's waits, no barrier hands it on); TM0211 at the store, related: the st.shared (by schedule) |
 | tma_load_overwrites_tile_metadata | NVIDIA/TransformerEngine PR #3483 (issue #3474) | TM0211 at the bulk copy into the buffer that holds the per-expert metadata, related: a late warp's ld.shared of it; TM0213 at that ld.shared, related: the copy (by schedule) |
 | setmaxnreg_inc_without_dec | pytorch/helion PR #3620 (tile-ai/tilelang PR #2406) | hang (TM0513) at the compute warpgroups' setmaxnreg.inc (the CTA's register pool stays empty: nobody decreases) and at the others' bar.sync |
+| setmaxnreg_min_blocks_halves_pool | tile-ai/tilelang#2559 | hang (TM0513) at the consumer's setmaxnreg.inc 240 and the producer's bar.sync: min_blocks_per_sm = 2 starts every thread at 128 registers, so the producer's .dec 24 releases less than the increase needs |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier, TM0513 setmaxnreg); its severity is `hang`.
