@@ -610,7 +610,7 @@ pub const PROXY_FENCE_MISSING: Rule = Rule {
     section: "§9.7.9.25.2, §9.7.16.6.5",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "Memory written through one proxy (generic st.shared, or async TMA/mma/cp) and then read or written through the other needs fence.proxy.async between the write and the synchronisation that orders them.",
+    summary: "Memory written through one proxy (generic st.shared or non-bulk cp.async, or async TMA/mma/cp) and then read or written through the other needs fence.proxy.async between the write and the synchronisation that orders them.",
     hardware: "The async-proxy access (e.g. an mma reading its smem operand) may see stale data.",
     checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race)"),
 };
@@ -1270,7 +1270,7 @@ pub const SETMAXNREG_HANG: Rule = Rule {
     section: "§9.7.19.5 (setmaxnreg)",
     severity: Severity::Error,
     detection: Detection::Dynamic,
-    summary: "A warp waits in setmaxnreg.inc for registers its CTA's register pool can never supply (\"A pool of available registers is maintained per-CTA ... The setmaxnreg.inc instruction blocks the execution until enough registers are available in the CTA's register pool\"): the pool starts empty, setmaxnreg.dec releases a warp's registers above its new count into it, and the increases ask for more than the decreases (and exited warps, DERIVED) returned. tmemu counts each warp at the largest launch register count the CTA could have had (the .maxnreg directive, else 65536 / the CTA's threads, a multiple of 8 and at most 256), so a wait it reports hangs whatever count ptxas chose. Typical cause: the consumer warpgroups increase and no other warpgroup decreases, or the producer's decrease is too small for the layout (e.g. a 24/240 split on a 512-thread CTA).",
+    summary: "A warp waits in setmaxnreg.inc for registers its CTA's register pool can never supply (\"A pool of available registers is maintained per-CTA ... The setmaxnreg.inc instruction blocks the execution until enough registers are available in the CTA's register pool\"): the pool starts empty, setmaxnreg.dec releases a warp's registers above its new count into it, and the increases ask for more than the decreases (and exited warps, DERIVED) returned. tmemu counts each warp at the largest entry register count ptxas can have chosen (the .maxnreg directive, or 65536 / (the .maxntid/.reqntid threads x .minnctapersm), and 65536 / the launch's threads; a multiple of 8, at most 256), so a wait it reports hangs whatever count ptxas chose; without either directive ptxas ignores setmaxnreg (C7508) and so does tmemu. Typical cause: the consumer warpgroups increase and no other warpgroup decreases, or the producer's decrease is too small for the layout (e.g. a 24/240 split on a 512-thread CTA).",
     hardware: "The kernel hangs in setmaxnreg.inc (USETMAXREG.TRY_ALLOC spins forever; pytorch/helion PR #3620, tile-ai/tilelang PR #2406).",
     checked_by: Some("tmemu_sim (exec/sync.rs)"),
 };
