@@ -124,8 +124,10 @@ impl Check<'_, '_> {
                 return false;
             }
         } else {
-            // Strong accesses never race each other; a weak *read* racing only strong
-            // writes (atomics, relaxed/release stores) is not reported either: each
+            // Strong accesses race each other only when they are not morally strong: a
+            // scope (`.cta`, `.cluster`) that does not include the other thread (PTX ISA §8,
+            // "Morally strong operations", "Conflict and Data-races"). A weak *read* racing
+            // only strong writes (atomics, relaxed/release stores) is not reported: each
             // strong write is single-copy atomic, so the read returns one of the written
             // values, and the idiom that relies on it (the CUDA Programming Guide's
             // `old = *p; do { ... } while (atomicCAS(p, ...) != old)`) is correct code.
@@ -133,6 +135,7 @@ impl Check<'_, '_> {
             if !tmem
                 && (prev.strong || prev_kind == AccessKind::Read)
                 && (new.strong || kind == AccessKind::Read)
+                && !(prev.strong && new.strong && !prev.morally_strong(new))
             {
                 return false;
             }

@@ -1358,6 +1358,7 @@ mod tests {
             warp: WarpId(actor),
             agent: Agent::Thread,
             strong: false,
+            scope: crate::shadow::Scope::WIDE,
             cta_group: 0,
             pipe: 0,
         }

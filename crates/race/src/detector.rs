@@ -8,13 +8,14 @@ use smallvec::SmallVec;
 
 use crate::access::Check;
 use crate::clock::{ActorIdx, Stamp, Time, VClock, Views};
+use crate::cross::{Reach, Strength};
 use crate::dense::{FxBuild, MemShadow, Shadow};
 use crate::event::{
     AccessKind, Agent, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SpanToken, SyncKey, TmemRect,
     WarpId,
 };
 use crate::finding::{self, Access, Cause, Race, Region};
-use crate::shadow::{Rec, ShadowMap};
+use crate::shadow::{Rec, Scope, ShadowMap, NO_CLUSTER};
 
 #[path = "cp_async.rs"]
 mod cp_async;
@@ -71,6 +72,9 @@ struct GroupOps {
 struct WarpState {
     actor: ActorIdx,
     live: bool,
+    /// The warp's cluster (`RaceDetector::set_cluster`; `NO_CLUSTER` if never told), kept in
+    /// the records of its strong accesses for the `.cluster` scope test.
+    cluster: u32,
     /// Generic, proxy-fenced, and the tcgen05 view (what the warp's next async tcgen05 op is
     /// ordered after).
     v: Views,
@@ -143,6 +147,7 @@ impl WarpState {
         WarpState {
             actor,
             live: true,
+            cluster: NO_CLUSTER,
             v,
             tc_pub: VClock::new(),
             tc_acq: VClock::new(),
@@ -795,6 +800,13 @@ impl RaceDetector {
         }
     }
 
+    /// Warp `w` (registered or not) belongs to cluster `cluster` (any number the caller gives
+    /// each cluster instance it runs). Only the moral strength of `.cluster`-scoped accesses
+    /// reads it: a warp never told is taken to share a cluster with every other.
+    pub fn set_cluster(&mut self, w: WarpId, cluster: u32) {
+        self.warp(w).cluster = cluster;
+    }
+
     /// The warp has exited: it no longer holds op slots from being reused.
     pub fn warp_exit(&mut self, w: WarpId) {
         self.warp(w).live = false;
@@ -889,10 +901,11 @@ impl RaceDetector {
         addr: u64,
         len: u64,
         kind: AccessKind,
-        order: MemOrder,
+        order: impl Into<Strength>,
         span: SpanToken,
     ) {
-        self.thread_access(w, space, addr, len, kind, order, span, Agent::Thread);
+        let Strength { order, reach, .. } = order.into();
+        self.thread_access(w, space, addr, len, kind, order, reach, span, Agent::Thread);
     }
 
     /// One warp instruction's per-lane accesses of `size` bytes each (`addrs` = the active
@@ -906,12 +919,13 @@ impl RaceDetector {
         addrs: &[u64],
         size: u64,
         kind: AccessKind,
-        order: MemOrder,
+        order: impl Into<Strength>,
         span: SpanToken,
     ) {
+        let Strength { order, reach, .. } = order.into();
         let mut runs = SmallVec::new();
         slice_runs(addrs, size, &mut runs);
-        self.access_runs(w, space, &runs, kind, order, span);
+        self.access_runs(w, space, &runs, kind, order, reach, span);
     }
 
     /// [`RaceDetector::access_lanes`] of the lanes of `lanes` (bit `l`: lane `l` is active,
@@ -931,16 +945,18 @@ impl RaceDetector {
         addrs: &[u64; 32],
         size: u64,
         kind: AccessKind,
-        order: MemOrder,
+        order: impl Into<Strength>,
         span: SpanToken,
     ) {
+        let Strength { order, reach, .. } = order.into();
         let mut runs = SmallVec::new();
         lane_mask_runs(lanes, addrs, size, &mut runs);
-        self.access_runs(w, space, &runs, kind, order, span);
+        self.access_runs(w, space, &runs, kind, order, reach, span);
     }
 
     /// The accesses of one warp-instruction whose bytes are the maximal ranges `runs`, in
     /// address order.
+    #[allow(clippy::too_many_arguments)]
     fn access_runs(
         &mut self,
         w: WarpId,
@@ -948,13 +964,14 @@ impl RaceDetector {
         runs: &[(u64, u64)],
         kind: AccessKind,
         order: MemOrder,
+        reach: Reach,
         span: SpanToken,
     ) {
         // The ranges of one instruction are checked under one record and one view unless an
         // acquire (per-location clocks) or a release (a tick) changes the view between them.
         let (releases, acquires) = order.flags();
         if runs.len() > 1 && !acquires && !(kind == AccessKind::Write && releases) {
-            self.thread_ranges(w, space, runs, kind, order, span);
+            self.thread_ranges(w, space, runs, kind, order, reach, span);
             return;
         }
         for &(start, end) in runs {
@@ -965,6 +982,7 @@ impl RaceDetector {
                 end - start,
                 kind,
                 order,
+                reach,
                 span,
                 Agent::Thread,
             );
@@ -988,6 +1006,7 @@ impl RaceDetector {
         ranges: &[(u64, u64)],
         kind: AccessKind,
         order: MemOrder,
+        reach: Reach,
         span: SpanToken,
     ) {
         self.stats.thread_accesses += ranges.len() as u64;
@@ -1006,6 +1025,7 @@ impl RaceDetector {
             warp: w,
             agent: Agent::Thread,
             strong: order.is_strong(),
+            scope: Scope::new(reach, ws.cluster),
             cta_group: 0,
             pipe: 0,
         };
@@ -1047,6 +1067,7 @@ impl RaceDetector {
             4,
             AccessKind::Write,
             MemOrder::Weak,
+            Reach::Grid,
             span,
             Agent::AllocAddr,
         );
@@ -1081,6 +1102,7 @@ impl RaceDetector {
             warp: w,
             agent: Agent::Alloc,
             strong: false,
+            scope: Scope::WIDE,
             cta_group: 2,
             pipe: 0,
         };
@@ -1164,6 +1186,7 @@ impl RaceDetector {
             warp: w,
             agent: Agent::Dealloc,
             strong: false,
+            scope: Scope::WIDE,
             cta_group: if peer.is_some() { 2 } else { 1 },
             pipe: 0,
         };
@@ -1240,6 +1263,7 @@ impl RaceDetector {
         len: u64,
         kind: AccessKind,
         order: MemOrder,
+        reach: Reach,
         span: SpanToken,
         agent: Agent,
     ) {
@@ -1262,6 +1286,7 @@ impl RaceDetector {
             warp: w,
             agent,
             strong: order.is_strong(),
+            scope: Scope::new(reach, ws.cluster),
             cta_group: 0,
             pipe: 0,
         };
@@ -2199,6 +2224,7 @@ fn op_rec(op: &OpState, id: OpId, kind: AccessKind) -> Rec {
         warp: op.issuer,
         agent: op.kind.agent(),
         strong: false,
+        scope: Scope::WIDE,
         cta_group: op.kind.cta_group(),
         pipe: op.kind.pipe_key(),
     }

@@ -66,7 +66,9 @@ pub enum AccessKind {
 
 /// Memory-model strength of a thread's ordinary access (PTX memory consistency model, §8).
 /// `Weak` is a plain `ld`/`st`; the others are morally strong (`.relaxed`, `.volatile`,
-/// `.acquire`, `.release`, `atom`, `red`): two strong accesses never form a data race.
+/// `.acquire`, `.release`, `atom`, `red`): two strong accesses form a data race only when they
+/// are not morally strong, a scope of one not including the other's thread (the scope comes
+/// with the order as a `Strength`; a bare order is `.gpu`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MemOrder {
     Weak,

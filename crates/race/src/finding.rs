@@ -185,17 +185,22 @@ pub(crate) fn classify(
             "the asynchronous reader had not completed (stage released before commit + mbarrier wait)",
         );
     }
+    let why = if a.strong && b.strong {
+        NOT_MORALLY_STRONG
+    } else {
+        "no happens-before between the accesses"
+    };
     match space {
-        Some(MemSpace::Global) => (
-            &rules::GLOBAL_DATA_RACE,
-            "no happens-before between the accesses",
-        ),
-        _ => (
-            &rules::SHARED_DATA_RACE,
-            "no happens-before between the accesses",
-        ),
+        Some(MemSpace::Global) => (&rules::GLOBAL_DATA_RACE, why),
+        _ => (&rules::SHARED_DATA_RACE, why),
     }
 }
+
+/// The reason of a race between two strong accesses ([`Race::why`]): front ends that know the
+/// instructions' scopes name them instead.
+pub const NOT_MORALLY_STRONG: &str = "no happens-before between the accesses, and the two \
+     strong accesses are not morally strong: the .cta or .cluster scope of one does not \
+     include the other's thread (PTX ISA §8, \"Morally strong operations\")";
 
 pub(crate) fn message(first: &Access, second: &Access, why: &str) -> String {
     format!(

@@ -46,12 +46,17 @@
 //! - **Same-instruction stores** by several warps (the "uniform store" of compiled code) are
 //!   not reported against each other: the values are equal in every compiled case we know,
 //!   and the detector cannot see values (a deliberate miss).
-//! - **Strong accesses** (`.relaxed`, `.acquire`, `.release`, `atom`, `.volatile`) never race
-//!   each other, and a weak *read* racing only strong writes is not reported (it returns one
-//!   of the written values; the CUDA atomicCAS loop's `old = *p` relies on it); release stores / acquire loads and `fence.acq_rel` synchronise through
-//!   per-location clocks that only grow (release sequences over-approximated). Scopes are not
-//!   modelled (treated as wide enough), except by the engine: an `mbarrier.arrive` with an
-//!   explicit `.release.cta` on another CTA's barrier reaches the detector as a relaxed arrive.
+//! - **Strong accesses** (`.relaxed`, `.acquire`, `.release`, `atom`, `.volatile`) race each
+//!   other only when they are not morally strong: the scope of one (`.cta`, `.cluster`, given
+//!   with the order as a [`Strength`]; a bare [`MemOrder`] is `.gpu`) does not include the
+//!   other's thread (PTX ISA §8, "Morally strong operations"; clusters come from
+//!   [`RaceDetector::set_cluster`]). A weak *read* racing only strong writes is not reported
+//!   (it returns one of the written values; the CUDA atomicCAS loop's `old = *p` relies on
+//!   it); release stores / acquire loads and `fence.acq_rel` synchronise through
+//!   per-location clocks that only grow (release sequences over-approximated). The scopes of
+//!   synchronisation are not modelled (treated as wide enough), except by the engine: an
+//!   `mbarrier.arrive` with an explicit `.release.cta` on another CTA's barrier reaches the
+//!   detector as a relaxed arrive.
 //! - **TM0207 (reading of §9.7.16.6.3–4, see docs/arch/race.md).** The tcgen05 fence pair
 //!   around a thread synchronisation is what orders the *issue* of async tcgen05 ops across
 //!   threads, which a pipelined pair split over two threads (canonical pattern 3) relies on:

@@ -10,7 +10,49 @@ use std::collections::BTreeMap;
 use smallvec::SmallVec;
 
 use crate::clock::Stamp;
+use crate::cross::Reach;
 use crate::event::{Agent, SpanToken, WarpId};
+
+/// The cluster of a thread whose cluster the detector was not told
+/// ([`crate::RaceDetector::set_cluster`]): taken as the same cluster as any other, so a
+/// `.cluster`-scoped access of such a thread races nothing for its scope.
+pub(crate) const NO_CLUSTER: u32 = CLUSTER_MASK;
+const CLUSTER_MASK: u32 = (1 << 30) - 1;
+
+/// What moral strength needs of a strong access (PTX ISA §8, "Morally strong operations"):
+/// its scope (top 2 bits) and the cluster of its thread (the rest; the CTA is its warp's,
+/// [`WarpId::same_cta`]). One word, so a record stays 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scope(u32);
+
+impl Scope {
+    /// Weak accesses and asynchronous ops (whose records are never strong), and strong
+    /// accesses at `.gpu`/`.sys` scope of a thread of unknown cluster.
+    pub const WIDE: Scope = Scope(2 << 30 | NO_CLUSTER);
+
+    /// Clusters are numbered modulo 2^30 (two that collide are taken as one: silence).
+    #[inline]
+    pub fn new(reach: Reach, cluster: u32) -> Scope {
+        let r = match reach {
+            Reach::Cta => 0,
+            Reach::Cluster => 1,
+            Reach::Grid => 2,
+        };
+        Scope(r << 30 | (cluster & CLUSTER_MASK))
+    }
+
+    pub fn reach(self) -> Reach {
+        match self.0 >> 30 {
+            0 => Reach::Cta,
+            1 => Reach::Cluster,
+            _ => Reach::Grid,
+        }
+    }
+
+    pub fn cluster(self) -> u32 {
+        self.0 & CLUSTER_MASK
+    }
+}
 
 /// One recorded access: who (stamp, warp, agent), where in the program (span), and what the
 /// ordering rules need (strength, cta_group and pipeline key of tcgen05 ops).
@@ -23,8 +65,29 @@ pub(crate) struct Rec {
     pub warp: WarpId,
     pub agent: Agent,
     pub strong: bool,
+    /// Meaningful for strong records only.
+    pub scope: Scope,
     pub cta_group: u8,
     pub pipe: u64,
+}
+
+// Records fill the shadow's states: the scope word must not make them larger.
+const _: () = assert!(std::mem::size_of::<Rec>() == 32);
+
+impl Rec {
+    /// Whether two strong records of different threads are morally strong with each other:
+    /// each one's scope includes the other's thread (PTX ISA §8, "Morally strong operations":
+    /// `.cta` the threads of its CTA, `.cluster` of its cluster, `.gpu`/`.sys` all of the
+    /// grid's). Both are generic-proxy thread accesses, and the complete-overlap condition is
+    /// not checked (docs/arch/race.md, "Strong accesses").
+    #[inline(never)]
+    pub fn morally_strong(&self, other: &Rec) -> bool {
+        let same_cta = self.warp.same_cta(other.warp);
+        let (a, b) = (self.scope.cluster(), other.scope.cluster());
+        let same_cluster = same_cta || a == b || a == NO_CLUSTER || b == NO_CLUSTER;
+        self.scope.reach().includes(same_cta, same_cluster)
+            && other.scope.reach().includes(same_cta, same_cluster)
+    }
 }
 
 /// Shadow state of a run of bytes or cells.
@@ -220,6 +283,7 @@ mod tests {
             warp: WarpId(actor),
             agent: Agent::Thread,
             strong: false,
+            scope: Scope::WIDE,
             cta_group: 0,
             pipe: 0,
         }

@@ -3,7 +3,10 @@
 
 use crate::dsl;
 use dsl::*;
-use tmemu_race::{AccessKind, Fence, MemOrder, MemSpace, Place, Sem, SpanToken, WarpId};
+use tmemu_race::{
+    opcode_reach, AccessKind, Fence, MemOrder, MemSpace, Place, Reach, Sem, SpanToken, Strength,
+    WarpId,
+};
 
 const G: MemSpace = MemSpace::Global;
 
@@ -552,4 +555,151 @@ fn sc_fences_synchronise_in_execution_order() {
             s.assert_silent();
         }
     }
+}
+
+/// Warps 0 and 1 are CTA 0, warp 32 CTA 1 (both of cluster 7), warp 64 CTA 2 (cluster 8):
+/// the detector tells CTAs apart by `WarpId / 32`, clusters by `set_cluster`.
+fn three_ctas() -> Script {
+    let mut s = Script::new(2);
+    for (w, cluster) in [(0, 7), (1, 7), (32, 7), (64, 8)] {
+        s.d.set_cluster(WarpId(w), cluster);
+    }
+    s
+}
+
+/// A strong 4-byte access of `space` at 0x40 by warp `w` at `reach`.
+fn scoped(
+    s: &mut Script,
+    w: u32,
+    space: MemSpace,
+    kind: AccessKind,
+    order: MemOrder,
+    reach: Reach,
+) -> SpanToken {
+    let sp = SpanToken(1000 + s.d.findings().len() as u32 * 10 + w);
+    let strength = Strength {
+        order,
+        reach,
+        rmw: kind == AccessKind::Write,
+    };
+    s.d.access(WarpId(w), space, 0x40, 4, kind, strength, sp);
+    sp
+}
+
+#[test]
+fn strong_accesses_race_unless_each_scope_includes_the_other_thread() {
+    use AccessKind::{Read, Write};
+    use MemOrder::Relaxed;
+    let (cta, cluster, gpu) = (Reach::Cta, Reach::Cluster, Reach::Grid);
+    // (first warp, its access, second warp, its access, a race?)
+    let cases = [
+        // atomicAdd_block by two CTAs: .cta includes neither other thread
+        ((0, Write, cta), (32, Write, cta), true),
+        // atomicAdd_block by two warps of one CTA: morally strong
+        ((0, Write, cta), (1, Write, cta), false),
+        // .cluster atomics of one cluster: morally strong; of two clusters: not
+        ((0, Write, cluster), (32, Write, cluster), false),
+        ((0, Write, cluster), (64, Write, cluster), true),
+        // .gpu against .cta: the .cta one does not include the other CTA's thread, in
+        // either order
+        ((0, Write, gpu), (32, Write, cta), true),
+        ((32, Write, cta), (0, Write, gpu), true),
+        // .gpu against .cluster of another cluster
+        ((0, Write, gpu), (64, Write, cluster), true),
+        // .gpu against .gpu, and a .gpu atomic against a .sys (volatile) store
+        ((0, Write, gpu), (64, Write, gpu), false),
+        (
+            (0, Write, gpu),
+            (64, Write, opcode_reach("st.volatile.global.u32").0),
+            false,
+        ),
+        // a strong read of another CTA at .cta scope against a .gpu atomic
+        ((0, Write, gpu), (32, Read, cta), true),
+        ((32, Read, cta), (0, Write, gpu), true),
+        // two strong reads never conflict
+        ((0, Read, cta), (32, Read, cta), false),
+    ];
+    for (i, &((w1, k1, r1), (w2, k2, r2), race)) in cases.iter().enumerate() {
+        let mut s = three_ctas();
+        let a = scoped(&mut s, w1, G, k1, Relaxed, r1);
+        let b = scoped(&mut s, w2, G, k2, Relaxed, r2);
+        if race {
+            let r = s.assert_one("TM0212", a, b);
+            assert_eq!(r.why, tmemu_race::finding::NOT_MORALLY_STRONG, "case {i}");
+        } else {
+            assert!(s.d.findings().is_empty(), "case {i}: {:?}", s.d.findings());
+        }
+    }
+}
+
+#[test]
+fn a_cta_scoped_atomic_on_a_peers_shared_memory_races_the_peers_own() {
+    use AccessKind::Write;
+    use MemOrder::Relaxed;
+    // atomicAdd_block on the CTA's own shared memory by two of its warps: silent
+    let mut s = three_ctas();
+    scoped(&mut s, 0, SMEM, Write, Relaxed, Reach::Cta);
+    scoped(&mut s, 1, SMEM, Write, Relaxed, Reach::Cta);
+    s.assert_silent();
+    // a peer CTA of the cluster at .cta scope (atom.shared::cluster.cta): a data race
+    let peer = scoped(&mut s, 32, SMEM, Write, Relaxed, Reach::Cta);
+    let r = s.assert_one("TM0211", SpanToken(1001), peer);
+    assert_eq!(r.why, tmemu_race::finding::NOT_MORALLY_STRONG);
+    // the DSMEM reduction at .cluster scope by both: silent
+    let mut s = three_ctas();
+    scoped(&mut s, 0, SMEM, Write, Relaxed, Reach::Cluster);
+    scoped(&mut s, 32, SMEM, Write, Relaxed, Reach::Cluster);
+    s.assert_silent();
+}
+
+#[test]
+fn scoped_atomics_ordered_by_a_release_and_acquire_do_not_race() {
+    // CTA 1's .cta atomic after CTA 0's, ordered through a .gpu release/acquire flag:
+    // causality order, so no race whatever the scopes
+    let mut s = three_ctas();
+    scoped(
+        &mut s,
+        0,
+        G,
+        AccessKind::Write,
+        MemOrder::Relaxed,
+        Reach::Cta,
+    );
+    let flag = |s: &mut Script, w, kind, order| {
+        s.d.access(WarpId(w), G, 0x900, 4, kind, order, SpanToken(900 + w));
+    };
+    flag(&mut s, 0, AccessKind::Write, MemOrder::Release);
+    flag(&mut s, 32, AccessKind::Read, MemOrder::Acquire);
+    scoped(
+        &mut s,
+        32,
+        G,
+        AccessKind::Write,
+        MemOrder::Relaxed,
+        Reach::Cta,
+    );
+    s.assert_silent();
+}
+
+#[test]
+fn a_warp_of_unknown_cluster_shares_a_cluster_with_every_other() {
+    // without set_cluster (a caller that never names clusters), .cluster scopes stay silent
+    let mut s = Script::new(1);
+    scoped(
+        &mut s,
+        0,
+        G,
+        AccessKind::Write,
+        MemOrder::Relaxed,
+        Reach::Cluster,
+    );
+    scoped(
+        &mut s,
+        64,
+        G,
+        AccessKind::Write,
+        MemOrder::Relaxed,
+        Reach::Cluster,
+    );
+    s.assert_silent();
 }
