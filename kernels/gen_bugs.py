@@ -825,9 +825,14 @@ BUGS = [
         "morally strong with another CTA's (PTX ISA §8, 'Morally strong operations'), so the "
         "fence-ticket-fence chain is no release/acquire pattern between CTAs of different "
         "clusters: TM0212 at the last CTA's ld.global, related to another CTA's partial store. "
+        "The tickets themselves are a data race as well (two conflicting strong accesses that "
+        "are not morally strong, PTX ISA §8 'Conflict and Data-races'): TM0212 at the ticket, "
+        "related to another CTA's ticket. "
         "Fix: the ticket at .gpu scope (atomicInc).",
         grid=4, block=64, args=[U32_IOTA(256), U32_OUT(256), U32_OUT(1), U32_OUT(64)], buggy_verdict="violation",
-        findings=[Finding("TM0212", "error", "sum", "ld.global.u32", related="partial")]),
+        findings=[Finding("TM0212", "error", "sum", "ld.global.u32", related="partial"),
+                  Finding("TM0212", "error", "ticket", "atom.relaxed.cta.global.inc.u32",
+                          related="ticket")]),
     Bug("splitk_ticket_relaxed", "https://github.com/flashinfer-ai/flashinfer/pull/4742",
         "The last-block split-K in the form Triton emits (tl.atomic_add on the tile counter, "
         "sem='acq_rel' by default; the last CTA resets the counter with a plain store), with "
@@ -911,6 +916,24 @@ BUGS = [
         grid=1, block=256, args=[U32_IOTA(256), U32_OUT(512)], buggy_verdict="hang",
         findings=[Finding("TM0513", "hang", "inc", "setmaxnreg.inc.sync.aligned.u32"),
                   Finding("TM0513", "hang", "sync", "bar.sync")]),
+    # Session 16 (at16): strong accesses whose scopes do not include each other.
+    Bug("histogram_flush_block_scope",
+        "https://github.com/ComputationalRadiationPhysics/picongpu/pull/2231",
+        "Each CTA builds a histogram of its slice in shared memory with atomicAdd_block "
+        "(red.relaxed.cta.shared::cta: every thread touching those bins is of the CTA, so the "
+        "accesses are morally strong and silent), then flushes its bins into the one global "
+        "histogram with atomicAdd_block too (red.relaxed.cta.global.add), the bug "
+        "ComputationalRadiationPhysics/picongpu PR #2231 fixed ('The shared memory histogram "
+        "is reduced with the hierarchy Threads to the global memory. This will produce "
+        "raceconditions between blocks of a grid'; alpaka's Threads hierarchy is "
+        "atomicAdd_block). A .cta atomic includes only the threads of its CTA, so two CTAs' "
+        "flushes of one bin are not morally strong (PTX ISA §8, 'Morally strong operations') "
+        "and nothing orders them: a data race ('Conflict and Data-races'), TM0212 at the "
+        "flush, related to another CTA's flush (the same instruction), whether the CTAs share "
+        "an SM group or not. Fix: the flush at .gpu scope (atomicAdd).",
+        grid=4, block=64, args=[U32_IOTA(256), U32_OUT(16)], buggy_verdict="violation",
+        findings=[Finding("TM0212", "error", "flush", "red.relaxed.cta.global.add.u32",
+                          related="flush")]),
 ]
 
 
@@ -1136,12 +1159,13 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | multicast_bytes_missing_from_receiver_expect_tx | flashinfer-ai/flashinfer-bench PR #183 (review) | TM0211 at rank 0's multicast cp.async.bulk, related: rank 1's ld.shared of B (its phase completed on A alone), and TM0213 at rank 1's ld.shared of A, related: its A copy (the phase completed on B's bytes), by schedule |
 | bulk_store_wait_after_stage_rewrite | flashinfer-ai/flashinfer PR #4576 (review) | TM0209 at the st.shared rewriting a double-buffered output stage, related: the bulk store from two iterations back (its wait_group.read comes after the writes) |
 | splitk_ticket_without_threadfence | pytorch/pytorch PR #128455 (NVIDIA/Fuser PR #2391; CUDA's threadFenceReduction sample) | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global (no membar.gl around the ticket; bar.sync cannot order two clusters) |
-| splitk_ticket_cta_scope | NVIDIA/cudf PR #16051 | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global (fences present, the ticket atom.relaxed.cta is not morally strong across CTAs) |
+| splitk_ticket_cta_scope | NVIDIA/cudf PR #16051 | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global (fences present, the ticket atom.relaxed.cta is not morally strong across CTAs), and at the ticket, related: another CTA's ticket (two .cta atomics of different CTAs are a data race) |
 | splitk_ticket_relaxed | flashinfer-ai/flashinfer PR #4742 (review) | TM0212 at the last CTA's ld.global of the partials, related: another CTA's partial st.global, and at the counter's reset st.global, related: another CTA's atom.relaxed.gpu ticket (Triton's sem="relaxed" instead of the default acq_rel) |
 | bulk_store_wait_not_handed_off | NVIDIA/TransformerEngine PR #3417 (issue #3474) | TM0209 at warp 1's st.shared of the next tile, related: the leader's bulk store (every thread executes wait_group.read, only the issuer's waits, no barrier hands it on); TM0211 at the store, related: the st.shared (by schedule) |
 | tma_load_overwrites_tile_metadata | NVIDIA/TransformerEngine PR #3483 (issue #3474) | TM0211 at the bulk copy into the buffer that holds the per-expert metadata, related: a late warp's ld.shared of it; TM0213 at that ld.shared, related: the copy (by schedule) |
 | setmaxnreg_inc_without_dec | pytorch/helion PR #3620 (tile-ai/tilelang PR #2406) | hang (TM0513) at the compute warpgroups' setmaxnreg.inc (the CTA's register pool stays empty: nobody decreases) and at the others' bar.sync |
 | setmaxnreg_min_blocks_halves_pool | tile-ai/tilelang#2559 | hang (TM0513) at the consumer's setmaxnreg.inc 240 and the producer's bar.sync: min_blocks_per_sm = 2 starts every thread at 128 registers, so the producer's .dec 24 releases less than the increase needs |
+| histogram_flush_block_scope | ComputationalRadiationPhysics/picongpu PR #2231 | TM0212 at the flush of the shared-memory histogram into the global one with atomicAdd_block (red.relaxed.cta.global.add), related: another CTA's flush (not morally strong; with or without `--sms 1`); the shared-memory bins' atomicAdd_block stays silent |
 
 A hang finding carries the rule of the hang report (TM0020 allocator, TM0225 mbarrier, TM0504
 barrier, TM0513 setmaxnreg); its severity is `hang`.

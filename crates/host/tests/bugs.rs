@@ -35,7 +35,8 @@ struct Checked {
     verdict: String,
 }
 
-fn run(dir: &Path, ptx: &str, spec: &str) -> Result<Checked, String> {
+/// `nsms`: the launch's SMs (`tmemu check --sms`); `None`: the default.
+fn run(dir: &Path, ptx: &str, spec: &str, nsms: Option<u32>) -> Result<Checked, String> {
     let path = dir.join(ptx);
     let src = std::fs::read_to_string(&path).map_err(|e| format!("{ptx}: {e}"))?;
     let mut findings = BTreeSet::new();
@@ -61,11 +62,15 @@ fn run(dir: &Path, ptx: &str, spec: &str) -> Result<Checked, String> {
         Err(e) => panic!("{e}"),
     };
     let resolved = resolve_spec(&mut spec, &[], &kernel).map_err(|e| e.message)?;
+    let mut engine = RunOptions {
+        max_steps: MAX_STEPS,
+        ..Default::default()
+    };
+    if let Some(n) = nsms {
+        engine.nsms = n;
+    }
     let opts = CheckOptions {
-        engine: RunOptions {
-            max_steps: MAX_STEPS,
-            ..Default::default()
-        },
+        engine,
         ..Default::default()
     };
     let out = check(&kernel, &resolved, &opts).map_err(|e| format!("launch: {e}"))?;
@@ -108,8 +113,8 @@ fn field<'a>(t: &'a toml::Table, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("expected.toml: missing string `{key}`"))
 }
 
-/// The mismatches of one reproduction (empty: it passes).
-fn compare(dir: &Path) -> Vec<String> {
+/// The mismatches of one reproduction (empty: it passes), on `nsms` SMs (`None`: default).
+fn compare(dir: &Path, nsms: Option<u32>) -> Vec<String> {
     let exp: toml::Table = std::fs::read_to_string(dir.join("expected.toml"))
         .unwrap()
         .parse()
@@ -135,7 +140,7 @@ fn compare(dir: &Path) -> Vec<String> {
         }
         want.insert((severity, rule, line));
     }
-    match run(dir, field(buggy, "ptx"), field(buggy, "spec")) {
+    match run(dir, field(buggy, "ptx"), field(buggy, "spec"), nsms) {
         Err(e) => errs.push(format!("buggy not checked: {e}")),
         Ok(got) => {
             // a hang mark without a rule matches a hang report of any rule at that line
@@ -180,7 +185,7 @@ fn compare(dir: &Path) -> Vec<String> {
             }
         }
     }
-    match run(dir, field(fixed, "ptx"), field(fixed, "spec")) {
+    match run(dir, field(fixed, "ptx"), field(fixed, "spec"), nsms) {
         Err(e) => errs.push(format!("fixed not checked: {e}")),
         Ok(got) => {
             for m in &got.findings {
@@ -212,7 +217,7 @@ fn bug_reproductions_flag_buggy_and_pass_fixed() {
     let mut pending = 0;
     for d in &dirs {
         let name = d.file_name().unwrap().to_string_lossy().to_string();
-        let errs = compare(d);
+        let errs = compare(d, None);
         let listed = PENDING.iter().find(|(n, _)| *n == name).map(|(_, w)| *w);
         match (errs.is_empty(), listed) {
             (true, None) => {
@@ -251,6 +256,18 @@ fn bug_reproductions_flag_buggy_and_pass_fixed() {
         println!("FAIL {f}");
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Scope races are found by the detector inside an SM group as well as by the comparison
+/// between groups: on one or two SMs the CTAs of histogram_flush_block_scope share a group
+/// (so they meet in one detector), and the findings are the expected ones.
+#[test]
+fn scope_races_inside_one_sm_group() {
+    let dir = root().join("tests/corpus/bugs/histogram_flush_block_scope");
+    for nsms in [1, 2] {
+        let errs = compare(&dir, Some(nsms));
+        assert!(errs.is_empty(), "--sms {nsms}: {errs:#?}");
+    }
 }
 
 /// `check` with threads runs its schedules side by side and merges them in plan order: the

@@ -162,6 +162,8 @@ const REACH_GRID: u8 = 2;
 const REACH_RMW: u8 = 4;
 /// `fence.sc` or `membar` (a `fence.sc` by definition).
 const REACH_SC: u8 = 8;
+/// `.cluster` scope (without `REACH_GRID` and this: `.cta`).
+const REACH_CLUSTER: u8 = 16;
 
 /// Feeds one SM group's execution to a [`RaceDetector`] (see the module docs).
 pub struct RaceObserver<'k> {
@@ -198,6 +200,9 @@ pub struct RaceObserver<'k> {
     cta_ids: Vec<[u32; 3]>,
     /// Per dense CTA index: the current occupant's index in `cta_ids`.
     cta_site: Vec<u32>,
+    /// Per slot: the cluster number its current cluster's warps were given
+    /// (`RaceDetector::set_cluster`).
+    slot_cluster: Vec<u32>,
     /// Warps a generation's detector takes before the group's next cluster starts a new
     /// generation (see [`race_generation_warps`]).
     gen_warps: u32,
@@ -292,6 +297,7 @@ impl<'k> RaceObserver<'k> {
             reach: Vec::new(),
             cta_ids: Vec::new(),
             cta_site: Vec::new(),
+            slot_cluster: Vec::new(),
             gen_warps: race_generation_warps(),
             warps_seen: 0,
             older: Vec::new(),
@@ -587,6 +593,16 @@ impl<'k> RaceObserver<'k> {
         }
         let base = self.warps.len() as u32;
         self.cta_base[dense] = base;
+        // A cluster is named by its rank-0 CTA's first warp id (the engine announces a
+        // cluster's CTAs in rank order): unique in the detector, for `.cluster` scopes.
+        let s = at.slot as usize;
+        if self.slot_cluster.len() <= s {
+            self.slot_cluster.resize(s + 1, u32::MAX);
+        }
+        if at.cta == 0 || self.slot_cluster[s] == u32::MAX {
+            self.slot_cluster[s] = base;
+        }
+        let cluster = self.slot_cluster[s];
         if self.cta_site.len() <= dense {
             self.cta_site.resize(dense + 1, 0);
         }
@@ -598,6 +614,7 @@ impl<'k> RaceObserver<'k> {
                 ctx: Context { warp: w, ..ctx },
             });
             self.det.add_warp(WarpId(base + w));
+            self.det.set_cluster(WarpId(base + w), cluster);
         }
         // Reserve the rest of the CTA's range so ids stay `base + warp`.
         for w in nwarps.clamp(1, MAX_WARPS)..MAX_WARPS {
@@ -630,8 +647,9 @@ impl<'k> RaceObserver<'k> {
         }
     }
 
-    /// The scope of the instruction at `pc` for the cross-group log (`tmemu_race::Reach`) and
-    /// whether it is a read-modify-write: the decoded instruction keeps only the order.
+    /// The scope of the instruction at `pc` (`tmemu_race::Reach`: for the cross-group log and
+    /// for the detector's moral-strength test) and whether it is a read-modify-write: the
+    /// decoded instruction keeps only the order.
     fn reach_of(&mut self, pc: u32) -> (Reach, bool) {
         let i = pc as usize;
         if self.reach.len() <= i {
@@ -650,7 +668,11 @@ impl<'k> RaceObserver<'k> {
                 (o.starts_with("membar.") && !o.contains(".proxy")) || o.starts_with("fence.sc")
             });
             self.reach[i] = REACH_KNOWN
-                | if reach == Reach::Grid { REACH_GRID } else { 0 }
+                | match reach {
+                    Reach::Grid => REACH_GRID,
+                    Reach::Cluster => REACH_CLUSTER,
+                    Reach::Cta => 0,
+                }
                 | if rmw { REACH_RMW } else { 0 }
                 | if sc { REACH_SC } else { 0 };
         }
@@ -658,14 +680,17 @@ impl<'k> RaceObserver<'k> {
         (
             if b & REACH_GRID != 0 {
                 Reach::Grid
-            } else {
+            } else if b & REACH_CLUSTER != 0 {
                 Reach::Cluster
+            } else {
+                Reach::Cta
             },
             b & REACH_RMW != 0,
         )
     }
 
-    /// A global thread access's strength for the cross-group log (weak ones look nothing up).
+    /// A thread access's strength for the detector and the cross-group log (weak ones look
+    /// nothing up).
     #[inline]
     fn strength(&mut self, pc: u32, order: MemOrder) -> Strength {
         if !order.is_strong() {
@@ -814,9 +839,9 @@ impl<'k> RaceObserver<'k> {
             }
         }
         let w = self.warp(at);
+        let strength = self.strength(at.pc, order);
         if space == MemSpace::Global {
             let site = self.site(at);
-            let strength = self.strength(at.pc, order);
             self.log
                 .thread_access_lanes(site, lanes, addrs, size, kind, strength);
         } else {
@@ -829,7 +854,7 @@ impl<'k> RaceObserver<'k> {
             addrs,
             size,
             kind,
-            order,
+            strength,
             SpanToken(at.pc),
         );
         self.collect(at);
@@ -873,13 +898,14 @@ impl<'k> RaceObserver<'k> {
             }
             self.log_access(at, k.space, k.size as u64, k.kind, k.order);
             self.lanes.clear();
+            let strength = self.strength(k.pc, k.order);
             self.det.access_lanes(
                 k.warp,
                 k.space,
                 &self.addrs,
                 k.size as u64,
                 k.kind,
-                k.order,
+                strength,
                 SpanToken(k.pc),
             );
             self.addrs.clear();
@@ -947,13 +973,22 @@ impl<'k> RaceObserver<'k> {
         if r.rule.id == tmemu_tmem::rules::MBARRIER_INIT_RACE.id {
             return self.init_finding(r, span, ctx, related, related_ctx);
         }
+        let why = if r.why == tmemu_race::finding::NOT_MORALLY_STRONG {
+            scope_why(
+                self.kernel,
+                (&related_ctx, r.first.span),
+                (&ctx, r.second.span),
+            )
+        } else {
+            r.why.to_string()
+        };
         let message = format!(
             "{} of {} races the earlier {} at line {}: {}",
             who(&r.second, &ctx),
             region_text(&r.second.region),
             who(&r.first, &related_ctx),
             related.line,
-            r.why
+            why
         );
         RaceFinding {
             rule: r.rule,
@@ -1115,19 +1150,35 @@ fn cross_finding(observers: &[RaceObserver<'_>], r: &CrossRace) -> RaceFinding {
             c.cta[2]
         )
     };
-    let message = format!(
-        "{} of global bytes {:#x}..{:#x} races {} at line {}: no happens-before between the \
-         accesses. The CTAs are in different clusters, which share no barrier or shared memory: \
-         only synchronisation through global memory could order them (a release after one \
-         access and an acquire before the other: st.release/atom.release and \
-         ld.acquire/atom.acquire at .gpu scope, or fences around relaxed atomics), and none does. \
-         Use atomics (red/atom) for a reduction, or give each CTA its own output range",
-        who(&r.second, &ctx),
-        r.bytes.start,
-        r.bytes.end,
-        who(&r.first, &related_ctx),
-        related.line
-    );
+    let message = if r.first.strong && r.second.strong {
+        format!(
+            "{} of global bytes {:#x}..{:#x} races {} at line {}: {}",
+            who(&r.second, &ctx),
+            r.bytes.start,
+            r.bytes.end,
+            who(&r.first, &related_ctx),
+            related.line,
+            scope_why(
+                kernel,
+                (&related_ctx, r.first.site.span),
+                (&ctx, r.second.site.span)
+            )
+        )
+    } else {
+        format!(
+            "{} of global bytes {:#x}..{:#x} races {} at line {}: no happens-before between the \
+             accesses. The CTAs are in different clusters, which share no barrier or shared \
+             memory: only synchronisation through global memory could order them (a release \
+             after one access and an acquire before the other: st.release/atom.release and \
+             ld.acquire/atom.acquire at .gpu scope, or fences around relaxed atomics), and none \
+             does. Use atomics (red/atom) for a reduction, or give each CTA its own output range",
+            who(&r.second, &ctx),
+            r.bytes.start,
+            r.bytes.end,
+            who(&r.first, &related_ctx),
+            related.line
+        )
+    };
     RaceFinding {
         rule: &tmemu_tmem::rules::GLOBAL_DATA_RACE,
         message,
@@ -1140,6 +1191,46 @@ fn cross_finding(observers: &[RaceObserver<'_>], r: &CrossRace) -> RaceFinding {
         },
         related_ctx,
     }
+}
+
+/// Why two strong accesses race: their instructions, their CTAs and what their scopes leave
+/// out (PTX ISA §8, "Morally strong operations"; "Conflict and Data-races").
+fn scope_why(
+    kernel: &Kernel,
+    first: (&Context, SpanToken),
+    second: (&Context, SpanToken),
+) -> String {
+    let opcode = |t: SpanToken| {
+        kernel
+            .info
+            .get(t.0 as usize)
+            .and_then(|i| {
+                kernel
+                    .source
+                    .get(i.opcode.start as usize..i.opcode.end as usize)
+            })
+            .unwrap_or("a strong access")
+    };
+    let cta = |c: &Context| format!("CTA ({},{},{})", c.cta[0], c.cta[1], c.cta[2]);
+    let ((a, ta), (b, tb)) = (first, second);
+    let relation = if a.cta == b.cta {
+        "of the same CTA"
+    } else if a.cluster == b.cluster {
+        "of the same cluster"
+    } else {
+        "of another cluster"
+    };
+    format!(
+        "{} by {} and {} by {} {relation} are not morally strong (PTX ISA §8, \"Morally strong \
+         operations\": each must be strong with a scope that includes the other's thread; .cta \
+         includes only its own CTA, .cluster only its own cluster), and no happens-before \
+         orders them, so they are a data race (\"Conflict and Data-races\"). Give both a scope \
+         that includes the other thread (.gpu: atomicAdd, not atomicAdd_block) or order them",
+        opcode(tb),
+        cta(b),
+        opcode(ta),
+        cta(a),
+    )
 }
 
 fn kind_word(k: AccessKind) -> &'static str {
