@@ -2884,7 +2884,11 @@ mod tests {
         d.add_warp(w0);
         d.add_warp(w1);
         let op = d.issue(w0, OpKind::CpAsync, SpanToken(10));
-        d.op_access(op, mem(MemSpace::Shared { cta: 0 }, 0, 128), AccessKind::Write);
+        d.op_access(
+            op,
+            mem(MemSpace::Shared { cta: 0 }, 0, 128),
+            AccessKind::Write,
+        );
         d.op_access(op, mem(MemSpace::Global, 0x1000, 128), AccessKind::Read);
         d.complete(op);
         d.cp_async_add_lanes(w0, u32::MAX, op);
@@ -2907,7 +2911,11 @@ mod tests {
             },
             SpanToken(30),
         );
-        d.op_access(mma, mem(MemSpace::Shared { cta: 0 }, 64, 32), AccessKind::Read);
+        d.op_access(
+            mma,
+            mem(MemSpace::Shared { cta: 0 }, 64, 32),
+            AccessKind::Read,
+        );
         rules(&d)
     }
 
