@@ -112,14 +112,36 @@ enum Ev {
     ResetCta,
 }
 
-fn order(o: u8) -> MemOrder {
-    match o % 8 {
+/// The order (low 3 bits) and, for a strong access, the scope (`.gpu`, `.cta`, `.cluster`):
+/// strong records of different scopes are different shadow states, and two that are not
+/// morally strong race.
+fn order(o: u8) -> Strength {
+    let order = match o % 8 {
         0 => MemOrder::Relaxed,
         1 => MemOrder::Acquire,
         2 => MemOrder::Release,
         3 => MemOrder::AcqRel,
         _ => MemOrder::Weak,
+    };
+    let reach = match o / 8 % 3 {
+        0 => Reach::Grid,
+        1 => Reach::Cta,
+        _ => Reach::Cluster,
+    };
+    Strength {
+        order,
+        reach,
+        rmw: false,
     }
+}
+
+/// Warp `i` of the stream: two warps per CTA (so `.cta` scopes meet another CTA's thread),
+/// and the warps of each `ResetCta` round a cluster of their own.
+fn warp_id(d: &mut RaceDetector, i: u32) -> WarpId {
+    let w = WarpId(i * tmemu_race::event::WARP_IDS_PER_CTA / 2);
+    d.add_warp(w);
+    d.set_cluster(w, i / WARPS);
+    w
 }
 
 fn space(global: bool) -> MemSpace {
@@ -194,10 +216,7 @@ fn naive_ranges(addrs: &[u64], size: u64) -> Vec<(u64, u64)> {
 /// one `access` per range of [`naive_ranges`] instead of `access_lanes`.
 fn run(d: &mut RaceDetector, evs: &[Ev], naive_lanes: bool) -> Vec<Race> {
     let mut next_warp = WARPS;
-    let mut warps: Vec<WarpId> = (0..WARPS).map(WarpId).collect();
-    for &w in &warps {
-        d.add_warp(w);
-    }
+    let mut warps: Vec<WarpId> = (0..WARPS).map(|i| warp_id(d, i)).collect();
     let mut span = 0u32;
     let mut findings = Vec::new();
     for e in evs {
@@ -411,11 +430,10 @@ fn run(d: &mut RaceDetector, evs: &[Ev], naive_lanes: bool) -> Vec<Race> {
                     d.warp_exit(w);
                 }
                 d.reset_cta(0);
-                warps = (next_warp..next_warp + WARPS).map(WarpId).collect();
+                warps = (next_warp..next_warp + WARPS)
+                    .map(|i| warp_id(d, i))
+                    .collect();
                 next_warp += WARPS;
-                for &w in &warps {
-                    d.add_warp(w);
-                }
             }
         }
         findings.extend(d.take_findings());
@@ -622,4 +640,30 @@ fn strong_writes_leave_no_clean_operand_read() {
     let reference = run(&mut RaceDetector::with_reference_shadow(), &evs, true);
     assert_eq!(dense.len(), 1, "{dense:#?}");
     assert_eq!(dense, reference);
+}
+
+/// Strong writes of two CTAs at `.cta` scope race in both shadows, at `.gpu` scope they do
+/// not (the streams' warps 0-1 and 2-3 are two CTAs; `order`'s bits 3.. pick the scope).
+#[test]
+fn scoped_strong_writes_race_in_both_shadows() {
+    let write = |w, order| Ev::Access {
+        w,
+        global: true,
+        addr: 40,
+        len: 8,
+        write: true,
+        order,
+    };
+    // relaxed (0) at .gpu (+0), .cta (+8), .cluster (+16)
+    for (scope, races) in [(0u8, false), (8, true), (16, false)] {
+        let evs = [write(0, scope), write(2, scope), write(1, scope)];
+        let dense = run(&mut RaceDetector::new(), &evs, false);
+        let reference = run(&mut RaceDetector::with_reference_shadow(), &evs, true);
+        assert_eq!(dense, reference);
+        // .cta: warp 2 against warp 0, and warp 1 (CTA 0) against warp 2's later write
+        assert_eq!(dense.len(), if races { 2 } else { 0 }, "{dense:#?}");
+        assert!(dense
+            .iter()
+            .all(|r| r.why == tmemu_race::finding::NOT_MORALLY_STRONG));
+    }
 }
