@@ -105,6 +105,7 @@ pub fn prepare_spec(
         load_source(&src)
     };
     let make_inputs = || {
+        crate::phases::mark("inputs started");
         let made = materialize_buffers(&spec, threads);
         crate::phases::mark("inputs made");
         made

@@ -115,7 +115,8 @@ fn make_cluster(
             cta.mbars.clear();
             cta.mbar_span = (u32::MAX, 0);
             cta.reg_pool = 0;
-            cta.warp_nreg.fill(exec::launch_regs(k.setmaxnreg_entry, threads));
+            cta.warp_nreg
+                .fill(exec::launch_regs(k.setmaxnreg_entry, threads));
             for (wi, w) in ws.iter_mut().enumerate() {
                 w.reset(k, (threads - wi as u32 * 32).min(32));
             }

@@ -1116,7 +1116,9 @@ pub(crate) fn poll<O: Observer>(w: &mut Warp, cx: &mut Ctx<'_, '_, O>) -> bool {
                 super::tcgen05::poll(w, cx, wt.pc, wt.mask & w.live, b),
                 wt.pc + 1,
             ),
-            WaitKind::Regs { count, .. } => (take_regs(&mut cx.ctas[cx.me], w.id, count), wt.pc + 1),
+            WaitKind::Regs { count, .. } => {
+                (take_regs(&mut cx.ctas[cx.me], w.id, count), wt.pc + 1)
+            }
         };
         if ready {
             if let WaitKind::WarpSync { .. } = wt.kind {

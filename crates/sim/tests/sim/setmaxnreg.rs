@@ -55,7 +55,10 @@ fn run(directives: &str, mode: u32) -> (Option<String>, Vec<String>) {
     assert!(r.budget_exhausted.is_empty());
     (
         r.hangs.first().map(|h| h.rule.id.to_string()),
-        r.diagnostics.iter().map(|d| d.rule.id.to_string()).collect(),
+        r.diagnostics
+            .iter()
+            .map(|d| d.rule.id.to_string())
+            .collect(),
     )
 }
 
