@@ -837,6 +837,28 @@ pub const MBARRIER_MEMORY_REUSED: Rule = Rule {
     checked_by: Some("tmemu_sim (exec/sync.rs mbar_overwritten, called from exec/memory.rs, exec/tma.rs)"),
 };
 
+pub const ASYNC_SMEM_READ_AT_EXIT: Rule = Rule {
+    id: "TM0234",
+    name: "async-smem-read-at-exit",
+    section: "§9.7.16.12.1 (tcgen05.commit), §9.7.9.27 (cp.async.bulk), §5.1.5 (shared memory: the CTA's lifetime)",
+    severity: Severity::Error,
+    detection: Detection::Dynamic,
+    summary: "An asynchronous operation that reads the CTA's shared memory and completes through an mbarrier (a tcgen05.mma or tcgen05.cp operand, observed by tcgen05.commit + mbarrier wait; the source of a bulk copy with mbarrier completion) must have finished reading before the CTA exits: a thread of the CTA observes its completion, or a synchronisation hands such an observation to the CTA, before the CTA's last thread exits. Found by happens-before ordering against the exit of the CTA's last warp, in every schedule (DERIVED from the shared memory's lifetime: docs/arch/race.md). .bulk_group copies (TMA stores): TM0235.",
+    hardware: "The CTA's shared memory is released at its exit and may be handed to the next CTA scheduled on the SM, which overwrites it while the operation still reads it.",
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race exit_watch.rs)"),
+};
+
+pub const ASYNC_SMEM_UNWAITED_AT_EXIT: Rule = Rule {
+    id: "TM0235",
+    name: "async-smem-unwaited-at-exit",
+    section: "§9.7.9.27.2.2 (cp.async.bulk.wait_group{.read}), §9.7.9.25.3 (cp.async), §9.7.9.27 (cp.async.bulk), §5.1.5 (shared memory: the CTA's lifetime)",
+    severity: Severity::Warning,
+    detection: Detection::Dynamic,
+    summary: "An asynchronous operation that writes the CTA's shared memory (a TMA load or bulk copy into it, multicast included, st.async, a CLC response, cp.async) should be observed before the CTA exits: the mbarrier wait of its complete_tx, the issuing thread's cp.async.wait_group/wait_all, or a synchronisation that hands such an observation to the CTA, before its last thread exits (CUTLASS's producer tail waits for every stage it filled). Also the source read of a .bulk_group copy (TMA store, bulk copy or reduction to global memory) whose issuing thread never executes cp.async.bulk.wait_group{.read} after it (Triton's and the CUDA Programming Guide's TMA stores wait with 0 before the kernel ends). A warning: the ISA does not say what happens to such an access once the CTA has exited, and NVIDIA's CUTLASS sm100 epilogues leave their last TMA store group in flight at exit after wait_group.read 1, which tmemu accepts (DERIVED: docs/arch/race.md).",
+    hardware: "The access may reach shared memory the SM has already given to the next CTA: a load corrupts that CTA's data or barriers (a pipelined loop that prefetches one stage too many), a store may send that CTA's data to global memory.",
+    checked_by: Some("tmemu_check::dynamic::RaceObserver (tmemu_race exit_watch.rs)"),
+};
+
 // ----------------------------------------------------------------------------------------
 // TM03xx — mma and descriptors (descriptors.md, mma.md; checked by tmemu_tmem::desc)
 
@@ -1345,6 +1367,8 @@ pub static RULES: &[Rule] = &[
     SHARED_CLUSTER_PEER_EXITED,
     MBARRIER_PHASE_SKIPPED,
     MBARRIER_MEMORY_REUSED,
+    ASYNC_SMEM_READ_AT_EXIT,
+    ASYNC_SMEM_UNWAITED_AT_EXIT,
     SMEM_DESC_VERSION,
     SMEM_DESC_RESERVED_BITS,
     SMEM_DESC_LAYOUT,
