@@ -19,6 +19,8 @@ use crate::shadow::{Rec, Scope, ShadowMap, NO_CLUSTER};
 
 #[path = "cp_async.rs"]
 mod cp_async;
+#[path = "exit_watch.rs"]
+mod exit_watch;
 #[path = "mbar_init.rs"]
 mod mbar_init;
 
@@ -717,6 +719,9 @@ pub struct RaceDetector {
     /// first unordered operation: the rest of a missing cluster sync's operations (16
     /// `st.async` of one loop) say nothing new.
     init_reported: HashSet<(SpanToken, u32)>,
+    /// Op accesses of each CTA's shared memory not yet known to end before the CTA exits
+    /// (TM0234/TM0235, `exit_watch.rs`).
+    exit: exit_watch::ExitWatch,
     scratch: Vec<Conflict>,
     stats: Stats,
     /// Live `.cta_group::2` allocations (a handful at most).
@@ -851,6 +856,7 @@ impl RaceDetector {
         self.free_commits = Vec::new();
         self.reported = HashSet::new();
         self.init_reported = HashSet::new();
+        self.exit = Default::default();
         self.scratch = Vec::new();
         self.lifetimes = Vec::new();
         self.spare_ops = Vec::new();
@@ -1573,6 +1579,13 @@ impl RaceDetector {
             return;
         };
         let rec = op_rec(op, id, kind);
+        if let MemSpace::Shared { cta } = space {
+            let lo = ranges.iter().map(|r| r.0).min().unwrap_or(0);
+            let hi = ranges.iter().map(|r| r.1).max().unwrap_or(lo);
+            let (span, issuer, agent) = (op.span, op.issuer, op.kind.agent());
+            self.exit_watch_note(cta, rec.stamp, kind, span, issuer, agent, lo, hi);
+        }
+        let op = op_ref(&self.actors, id).expect("looked up above");
         let view = View {
             hb: &op.gen,
             pf: &op.pf,
@@ -1743,6 +1756,16 @@ impl RaceDetector {
     }
 
     fn group_add(&mut self, seq: GroupSeq, w: WarpId, lanes: u32, id: OpId) {
+        if seq == GroupSeq::Bulk {
+            if let Some(op) = op_ref(&self.actors, id) {
+                let t = access_time(op.kind, id.issue, AccessKind::Read);
+                let stamp = Stamp {
+                    actor: id.actor,
+                    time: t,
+                };
+                self.exit_watch_bulk_group(w, stamp);
+            }
+        }
         self.warp(w);
         let Some(op) = op_mut(&mut self.actors, id) else {
             self.stats.stale_handles += 1;
@@ -1819,6 +1842,9 @@ impl RaceDetector {
     }
 
     fn group_wait(&mut self, seq: GroupSeq, w: WarpId, lanes: u32, n: u32, read: bool) {
+        if seq == GroupSeq::Bulk {
+            self.exit_watch_bulk_wait(w);
+        }
         if seq == GroupSeq::CpAsync && !read && self.cp_groups_warp_wide(w) {
             match self.cp_groups_wait(w, lanes, n) {
                 Some(done) => {

@@ -8,6 +8,7 @@ mod dsl;
 mod canonical;
 mod compilers;
 mod cp_async_merge;
+mod exit_watch;
 mod gemm;
 mod mbar_init;
 mod memory;
