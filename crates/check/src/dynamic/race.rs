@@ -172,6 +172,9 @@ pub struct RaceObserver<'k> {
     cluster_dim: [u32; 3],
     /// First `WarpId` of each dense CTA index (`u32::MAX`: never seen).
     cta_base: Vec<u32>,
+    /// Per dense CTA index: its occupant's warps that have not exited (the CTA exits with
+    /// its last: `RaceDetector::cta_exit`, TM0234/TM0235).
+    cta_live: Vec<u32>,
     warps: Vec<WarpInfo>,
     ops: HashMap<AsyncId, OpEntry>,
     /// The `cp.async` being reported (its events come one after another: issue, accesses,
@@ -283,6 +286,7 @@ impl<'k> RaceObserver<'k> {
             det: RaceDetector::new(),
             cluster_dim: kernel.reqnctapercluster.unwrap_or([1, 1, 1]),
             cta_base: Vec::new(),
+            cta_live: Vec::new(),
             warps: Vec::new(),
             ops: HashMap::new(),
             cp_cur: None,
@@ -608,6 +612,11 @@ impl<'k> RaceObserver<'k> {
         }
         self.cta_site[dense] = self.cta_ids.len() as u32;
         self.cta_ids.push(at.ctaid);
+        if self.cta_live.len() <= dense {
+            self.cta_live.resize(dense + 1, 0);
+        }
+        self.cta_live[dense] = nwarps.clamp(1, MAX_WARPS);
+        self.det.exit_watch_begin(dense as u32, WarpId(base));
         let ctx = self.context(at);
         for w in 0..nwarps.clamp(1, MAX_WARPS) {
             self.warps.push(WarpInfo {
@@ -973,6 +982,11 @@ impl<'k> RaceObserver<'k> {
         if r.rule.id == tmemu_tmem::rules::MBARRIER_INIT_RACE.id {
             return self.init_finding(r, span, ctx, related, related_ctx);
         }
+        if r.rule.id == tmemu_tmem::rules::ASYNC_SMEM_READ_AT_EXIT.id
+            || r.rule.id == tmemu_tmem::rules::ASYNC_SMEM_UNWAITED_AT_EXIT.id
+        {
+            return self.exit_finding(r, span, related, related_ctx);
+        }
         let why = if r.why == tmemu_race::finding::NOT_MORALLY_STRONG {
             scope_why(
                 self.kernel,
@@ -997,6 +1011,75 @@ impl<'k> RaceObserver<'k> {
             ctx,
             related,
             related_label: related_label(&r.first),
+            related_ctx,
+        }
+    }
+
+    /// Warp `w` exited: when it was its CTA's last, the asynchronous accesses of the CTA's
+    /// shared memory not observed by then are findings (TM0234/TM0235).
+    fn cta_exit_check(&mut self, at: At, w: WarpId) {
+        let dense = Self::dense_cta(at.slot, at.cta);
+        let Some(live) = self.cta_live.get_mut(dense as usize) else {
+            return;
+        };
+        if *live == 0 {
+            return;
+        }
+        *live -= 1;
+        if *live == 0 {
+            self.flush_cp();
+            self.det.cta_exit(dense, w, SpanToken(at.pc));
+            self.collect(at);
+        }
+    }
+
+    /// TM0234/TM0235 in their own words: an asynchronous op's access of shared memory and
+    /// the exit of the CTA that owns it.
+    fn exit_finding(
+        &self,
+        r: &Race,
+        span: Span,
+        related: Span,
+        related_ctx: Context,
+    ) -> RaceFinding {
+        let issuer = self.warps.get(r.second.warp.0 as usize).map(|w| w.ctx);
+        let mut ctx = issuer.unwrap_or(related_ctx);
+        ctx.pc = r.second.span.0;
+        ctx.lanes = 0;
+        let bytes = match &r.second.region {
+            Region::Mem { bytes, .. } => bytes.clone(),
+            Region::Tmem { .. } => 0..0,
+        };
+        let c = related_ctx.cta;
+        let side = match r.second.kind {
+            AccessKind::Read => "read of",
+            AccessKind::Write => "write into",
+        };
+        let message = format!(
+            "the {} {side} shared memory [{:#x}, {:#x}) of CTA ({},{},{}), issued by warp {} of \
+             CTA ({},{},{}), is not ordered before that CTA exits at line {} (its last warp, \
+             {}): {}",
+            r.second.agent.name(),
+            bytes.start,
+            bytes.end,
+            c[0],
+            c[1],
+            c[2],
+            ctx.warp,
+            ctx.cta[0],
+            ctx.cta[1],
+            ctx.cta[2],
+            related.line,
+            related_ctx.warp,
+            r.why
+        );
+        RaceFinding {
+            rule: r.rule,
+            message,
+            span,
+            ctx,
+            related,
+            related_label: "the CTA's last warp exits here",
             related_ctx,
         }
     }
@@ -1836,6 +1919,7 @@ impl Observer for RaceObserver<'_> {
         self.flush();
         let w = self.warp(at);
         self.det.warp_exit(w);
+        self.cta_exit_check(at, w);
     }
 }
 

@@ -303,10 +303,15 @@ fn cp_async_completion_is_observed_by_wait_group_or_mbarrier_arrive() {
     };
     // The plain arrive releases the thread's accesses, not its in-flight cp.async (PTX ISA
     // §9.7.13.15.16: only copies before cp.async.mbarrier.arrive are made visible).
+    // Nothing ever observes the copies, so they are also in flight when the CTA exits
+    // (TM0235 at the copy, related to the `ret`).
     let f = run(&src, 1, 148);
     assert_eq!(
         rules(&f),
-        vec![("TM0213", line("ld.shared.u32"), line("cp.async.ca"))],
+        vec![
+            ("TM0213", line("ld.shared.u32"), line("cp.async.ca")),
+            ("TM0235", line("cp.async.ca"), line("ret;"))
+        ],
         "{f:#?}"
     );
     let noinc =
@@ -331,8 +336,10 @@ fn cp_async_completion_is_observed_by_wait_group_or_mbarrier_arrive() {
         "cp.async.commit_group;\n    cp.async.bulk.wait_group 0;\n    bar.sync 0;",
     ] {
         let f = run(&cp_async_kernel(64, sync), 1, 148);
-        assert_eq!(rules(&f).len(), 1, "{sync}: {f:#?}");
+        assert_eq!(rules(&f).len(), 2, "{sync}: {f:#?}");
         assert_eq!(f[0].rule.id, "TM0213", "{sync}: {f:#?}");
+        // and the group nothing waits for is still in flight at the exit
+        assert_eq!(f[1].rule.id, "TM0235", "{sync}: {f:#?}");
     }
 }
 

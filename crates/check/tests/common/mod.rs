@@ -135,7 +135,8 @@ pub fn print_tally(title: &str, groups: &[(&str, &str, &[String])]) {
     }
 }
 
-/// The race rules: TM0204–TM0214.
+/// The race rules: TM0204–TM0214, and TM0234/TM0235 (asynchronous accesses of shared memory
+/// at the CTA's exit, judged by the same happens-before clocks).
 pub fn is_race_rule(id: &str) -> bool {
     matches!(
         id,
@@ -150,5 +151,7 @@ pub fn is_race_rule(id: &str) -> bool {
             | "TM0212"
             | "TM0213"
             | "TM0214"
+            | "TM0234"
+            | "TM0235"
     )
 }
