@@ -218,7 +218,8 @@ BUGS = [
         "barrier after the loop. And the commit of iteration 2 arrives in phase 2 before any "
         "wait observed phase 1 complete (the stale wait of iteration 1 observed phase 0 "
         "again): TM0232 at the commit, the phase discipline of §9.7.13.15.4 (delayed "
-        "completion). Fix: parity k % 2.",
+        "completion). The last MMA's operand reads are never observed before the CTA exits "
+        "either: TM0234 at the MMA, related to the ret. Fix: parity k % 2.",
         grid=1, block=128, args=[U32_IOTA(1024), U32_OUT(128)], buggy_verdict="hang",
         findings=[Finding("TM0209", "error", "refill", "cp.async.bulk.shared::cta.global",
                           related="mma"),
@@ -227,6 +228,8 @@ BUGS = [
                           related="mma"),
                   Finding("TM0204", "error", "free", "tcgen05.dealloc.cta_group::1",
                           related="mma"),
+                  Finding("TM0234", "error", "mma", "tcgen05.mma.cta_group::1.kind::f16",
+                          related="exit"),
                   Finding("TM0225", "hang", "wait", "mbarrier.try_wait.parity.shared::cta.b64"),
                   Finding("TM0225", "hang", "drain", "bar.sync 0")]),
     Bug("bulk_store_without_proxy_fence", "https://github.com/MoonshotAI/FlashKDA/issues/24",
@@ -1112,7 +1115,7 @@ edit; run `python kernels/gen_bugs.py`. Validated by `tests/corpus/rules/check_c
 | ncols_not_power_of_two_register | NVIDIA/Fuser PR #4152 | TM0001 at the alloc and the dealloc (nCols = 96 in a register) |
 | tmem_ld_lane_bits_missing | deepseek-ai/DeepGEMM PR #341 | TM0103 at the tcgen05.ld (warps 1-3 address lane quarter 0) |
 | ring_arrive_before_partition_waited | triton-lang/triton PR #10035 | hang (TM0225) at the late consumer warp's mbarrier.try_wait |
-| stage_reused_wrong_parity | tile-ai/tilelang PR #3087 | TM0209 at the refilling cp.async.bulk, related: the tcgen05.mma; TM0232 at the commit that arrives in a phase no wait observed the predecessor of (and the consequences: TM0206, TM0204, a TM0225 hang under immediate completion) |
+| stage_reused_wrong_parity | tile-ai/tilelang PR #3087 | TM0209 at the refilling cp.async.bulk, related: the tcgen05.mma; TM0232 at the commit that arrives in a phase no wait observed the predecessor of (and the consequences: TM0206, TM0204, TM0234 at the MMA whose operand reads the CTA's exit does not wait for, a TM0225 hang under immediate completion) |
 | bulk_store_without_proxy_fence | MoonshotAI/FlashKDA#24 | TM0208 at the cp.async.bulk.global.shared::cta |
 | mma_operand_without_proxy_fence | tile-ai/tilelang#2634 (PR #3139) | TM0208 at the tcgen05.mma |
 | pair_commit_mask_wrong_pair | facebookexperimental/triton PR #783 | hang (TM0225) at the mbarrier.try_wait |

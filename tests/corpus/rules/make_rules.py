@@ -2125,8 +2125,10 @@ add_engine("TM0213-async-write-in-flight", "break-st-async", "violation",
             "mbarrier: the barrier orders the st.async's issue before the read, not its write",
             "(only the mbarrier's complete_tx does): TM0213 at the read in every schedule. The",
             "red.async word is read too; tmemu models red.async as a relaxed write of the sending",
-            "thread, which the cluster barrier does order (docs/arch/st-async.md)."],
-           st_async_exchange([], one_way=True, st_mark="  // ~RELATED TM0213",
+            "thread, which the cluster barrier does order (docs/arch/st-async.md). Rank 1 never",
+            "waits on the mbarrier at all, so the st.async is also still unobserved when rank 1",
+            "exits (TM0235, a warning)."],
+           st_async_exchange([], one_way=True, st_mark="  // ~RELATED TM0213 ~WARNING TM0235",
                              ld_mark="  // ~ERROR TM0213"),
            grid=2, cluster=2, extra_shared=ST_ASYNC_SHARED)
 
@@ -2273,6 +2275,89 @@ except ImportError:
     pass
 
 
+# TM0234/TM0235: an asynchronous op still reading or writing the CTA's shared memory when the
+# CTA exits (the shared memory lives as long as the CTA, PTX ISA 5.1.5; docs/arch/race.md).
+# The findings sit on the op (primary) and on the single `ret` (related: the CTA's last warp
+# exits there; `render` adds the mark).
+TMA_STORE = ("    cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd8, {%r42, %r43}], "
+             "[%r41];")
+TMA_STORE_PRE = [
+    f"    mov.u32 %r40, {TMAP};", "    cvt.u64.u32 %rd8, %r40;", "    cvta.param.u64 %rd8, %rd8;",
+    "    mov.u32 %r41, tma_dst;", "    mov.u32 %r42, 0;", "    mov.u32 %r43, 0;",
+    # every thread writes 8 bytes of the 1024-byte tile, then hands it to the async proxy
+    "    shl.b32 %r5, %r1, 3;", "    add.u32 %r45, %r41, %r5;", "    st.shared.v2.u32 [%r45], {%r1, %r1};",
+    "    fence.proxy.async.shared::cta;", "    bar.sync 0;", "    @!%p2 bra L_STORED;",
+]
+
+
+def tma_store(wait: list[str], mark: str = "") -> list[str]:
+    """Thread 0 stores the tile to buffer a with a TMA store (Triton's epilogue)."""
+    return TMA_STORE_PRE + [TMA_STORE + mark, "    cp.async.bulk.commit_group;"] + wait + [
+        "L_STORED:", "    bar.sync 0;"]
+
+
+_mma_unwaited = mma_program(IDESC_F16, mark=E("TM0234") + " ~RELATED TM0204")
+_k = _mma_unwaited.index("L_ISSUED:")
+_mma_unwaited = _mma_unwaited[:_k + 1] + [
+    l + (E("TM0204") if "tcgen05.dealloc" in l else "") for l in free()]
+add("TM0234-async-smem-read-at-exit", "break", "violation",
+    ["Thread 0 issues an mma reading A and B from shared memory and commits it to the",
+     "mbarrier, but nobody waits on the mbarrier: the CTA frees its TMEM (TM0204: the mma's",
+     "write is not ordered before the dealloc) and exits while the mma may still read its",
+     "operands from shared memory the SM hands to the next CTA."],
+    _mma_unwaited, extra_shared=MMA_SHARED)
+add("TM0234-async-smem-read-at-exit", "keep", "clean",
+    ["The same mma, its commit waited on the mbarrier by every thread before the TMEM is read",
+     "and freed."],
+    mma_program(IDESC_F16), extra_shared=MMA_SHARED)
+add_tma("TM0235-async-smem-unwaited-at-exit", "break-tma-store", "clean",
+        ["Thread 0 stores a 1024-byte shared tile to global memory with a TMA store",
+         "(.bulk_group), commits the group and the CTA exits without any",
+         "cp.async.bulk.wait_group: the copy may still read the tile when the CTA's shared",
+         "memory goes to the next CTA. Triton's epilogue with its wait_group 0 taken out",
+         "(fuzz/mutate_sync.py). A warning, so the verdict stays clean."],
+        tma_store([], mark=W("TM0235")))
+add_tma("legal-tma-store-wait-read-before-exit", "keep", "clean",
+        ["The same with cp.async.bulk.wait_group.read 0 after the commit: the source has been",
+         "read before the CTA exits; the global write may still be in flight, which is legal",
+         "(nothing of the CTA reads it, and it does not need the CTA's shared memory)."],
+        tma_store(["    cp.async.bulk.wait_group.read 0;"]))
+add_tma("legal-tma-store-wait-group-before-exit", "keep", "clean",
+        ["Triton's epilogue: the TMA store, commit_group, wait_group 0 by the issuing thread, then",
+         "bar.sync before the CTA exits."],
+        tma_store(["    cp.async.bulk.wait_group 0;"]))
+add_tma("legal-tma-store-pipelined-tail", "keep", "clean",
+        ["CUTLASS's sm100 epilogue: two TMA stores of the tile's halves, each followed by",
+         "commit_group and wait_group.read 1, so the last group is still in flight when the CTA",
+         "exits. The ISA does not say whether the exit drains it; NVIDIA's own epilogue relies on",
+         "it, so tmemu accepts it (DERIVED, docs/arch/race.md: a thread that waits for its bulk",
+         "groups in a pipeline leaves the rest to the exit)."],
+        TMA_STORE_PRE + [
+            TMA_STORE, "    cp.async.bulk.commit_group;", "    cp.async.bulk.wait_group.read 1;",
+            "    mov.u32 %r43, 8;",
+            TMA_STORE, "    cp.async.bulk.commit_group;", "    cp.async.bulk.wait_group.read 1;",
+            "L_STORED:", "    bar.sync 0;"])
+add_tma("TM0235-async-smem-unwaited-at-exit", "break", "clean",
+        ["Thread 0 loads a tile into shared memory with a TMA load (complete_tx on the mbarrier)",
+         "and nobody waits on the mbarrier before the CTA exits (a pipeline that prefetches one",
+         "stage too many): the write may land in shared memory the SM has given to the next CTA.",
+         "A warning (what such a write does is not in the ISA), so the verdict stays clean."],
+        TMA_PRE + ["    @!%p2 bra L_ISSUED;",
+                   "    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 1024;",
+                   COPY + W("TM0235"), "L_ISSUED:"])
+add_tma("TM0235-async-smem-unwaited-at-exit", "keep", "clean",
+        ["The same load, waited on its mbarrier by every thread before the CTA exits."],
+        tma_load())
+add_tma("legal-tma-load-waited-by-another-warp", "keep", "clean",
+        ["Thread 0 issues the load and its warp exits at once; warp 1 waits on the mbarrier and",
+         "exits last. The CTA exits with its last warp, after warp 1 observed the load: the write",
+         "is ordered before the exit though the issuing warp never waited."],
+        TMA_PRE + ["    @!%p2 bra L_ISSUED;",
+                   "    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 1024;",
+                   COPY, "L_ISSUED:", "    setp.ne.u32 %p9, %r2, 1;", "    @%p9 bra L_EXIT;"]
+        + mbar_wait())
+
+
 def finalize(case: Case) -> Case:
     if case.ptxas == "PTXAS_MSG":
         case.ptxas = PTXAS_MESSAGES.get(f"{case.rule}/{case.which}", "(message not recorded yet)")
@@ -2286,6 +2371,9 @@ def render(case: Case) -> dict[pathlib.Path, str]:
     tags = [tag for rel, tag in (("~RELATED TM0012", "~ERROR TM0012"),
                                  ("~RELATED TM0016", "~ERROR TM0016"),
                                  ("~RELATED TM0019", "~NOTE TM0019")) if rel in ptx]
+    # TM0234/TM0235 are reported at the op, with the CTA's exit (the `ret`) as related span
+    tags += [f"~RELATED {rid}" for rid in ("TM0234", "TM0235")
+             if f"~ERROR {rid}" in ptx or f"~WARNING {rid}" in ptx]
     if tags:
         ptx = ptx.replace(RET_MARK_LINE + "\n", RET_MARK_LINE + "  // " + " ".join(tags) + "\n")
     if case.rule.startswith("TM0212") and case.which == "break":
