@@ -404,13 +404,21 @@ BUGS = [
         "(PTX ISA §9.7.9.25.2): TM0213 at the read, related to the copy; when all four land "
         "before the peer's expect_tx the tx-count ends at -384 and the phase never completes: "
         "hang TM0225 at the peer's try_wait and at rank 0's final cluster barrier (which one "
-        "depends on the completion policy; `tmemu check` runs both). Fix (PR #1538): elect "
-        "one thread of warp 0.",
+        "depends on the completion policy; `tmemu check` runs both). The three extra copies "
+        "complete in a phase nobody waits for, so when rank 0 exits their reads of its "
+        "buffer and their writes into the peer's are unobserved: TM0234 and TM0235 at the "
+        "copy, related to the ret. Fix (PR #1538): elect one thread of warp 0.",
         grid=2, block=128, cluster=2, args=[U32_IOTA(64), U32_OUT(64)], buggy_verdict="hang",
         findings=[Finding("TM0213", "error", "read", "ld.shared.u32", related="copy"),
                   Finding("TM0225", "hang", "hang", "mbarrier.try_wait.parity.shared::cta.b64"),
                   Finding("TM0225", "hang", "exit_sync",
-                          "barrier.cluster.wait.acquire.aligned")]),
+                          "barrier.cluster.wait.acquire.aligned"),
+                  Finding("TM0234", "error", "copy",
+                          "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+                          related="exit"),
+                  Finding("TM0235", "warning", "copy",
+                          "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+                          related="exit")]),
     Bug("remote_store_before_peer_init", "https://github.com/facebookexperimental/triton/pull/2292",
         "Each CTA of a 2-CTA cluster initialises its own shared buffer and then stores into its "
         "peer's buffer (mapa + st.shared::cluster) with nothing ordering the peer's "
@@ -667,14 +675,18 @@ BUGS = [
         "TM0213 at the tcgen05.cp, related to the peer's bulk copy, or, when the peer issues "
         "its copy after the tcgen05.cp, TM0209 at the copy, related to the tcgen05.cp (by "
         "schedule). Fix (PR #3647): the peer waits for its copy and arrives (release.cluster) "
-        "on a leader barrier the leader waits on too.",
+        "on a leader barrier the leader waits on too. Nothing observes the peer's copy before "
+        "the peer exits either: TM0235 at the copy, related to the ret.",
         grid=2, block=128, cluster=2, args=[U32_IOTA(2048), U32_OUT(256)],
         buggy_verdict="violation",
         findings=[Finding("TM0213", "error", "cp", "tcgen05.cp.cta_group::2.128x256b",
                           related="load"),
                   Finding("TM0209", "error", "load",
                           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
-                          related="cp")]),
+                          related="cp"),
+                  Finding("TM0235", "warning", "load",
+                          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+                          related="exit")]),
     Bug("bulk_store_released_after_read_wait", "https://github.com/triton-lang/triton/pull/10415",
         "The producer warp writes a tile to global memory with a bulk store, waits with "
         "cp.async.bulk.wait_group.read 0 (which only waits for the copy's reads of shared "
@@ -782,14 +794,18 @@ BUGS = [
         "A first, and its read of B races the multicast's write (TM0211 at the multicast, "
         "related to the ld.shared of B); B first (the tx-count goes negative before the "
         "expect_tx), and it reads A while its own copy is in flight (TM0213 at the ld.shared "
-        "of A, related to the A copy), by schedule. Fix: every destination CTA expects "
-        "bytes_a + bytes_b.",
+        "of A, related to the A copy), by schedule; in the second case rank 1 never observes "
+        "its A copy before it exits (TM0235 at the copy, related to the ret). Fix: every "
+        "destination CTA expects bytes_a + bytes_b.",
         grid=2, block=32, cluster=2, args=[U32_IOTA(64), U32_IOTA(32), U32_OUT(64)],
         buggy_verdict="violation",
         findings=[Finding("TM0211", "error", "multicast",
                           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
                           ".multicast::cluster", related="read_b"),
-                  Finding("TM0213", "error", "read_a", "ld.shared.u32", related="copy_a")]),
+                  Finding("TM0213", "error", "read_a", "ld.shared.u32", related="copy_a"),
+                  Finding("TM0235", "warning", "copy_a",
+                          "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+                          related="exit")]),
     Bug("bulk_store_wait_after_stage_rewrite",
         "https://github.com/flashinfer-ai/flashinfer/pull/4576",
         "The output tile is double buffered in shared memory; each iteration the threads write "
