@@ -18,8 +18,7 @@
 //! (CUTLASS's sm100 epilogue ends that way).
 //!
 //! Each op's shared-memory accesses are noted per destination CTA at issue (one entry per op,
-//! side and CTA, found again through the op's latest entry: the record stamp and the
-//! instruction), and checked once, when the observer
+//! side and CTA: the record stamp and the instruction), and checked once, when the observer
 //! reports the CTA's last warp exit. Entries a warp of the CTA already observed are dropped
 //! when a list doubles, so a long-running CTA keeps only what is still in flight.
 
@@ -66,21 +65,6 @@ pub(super) struct ExitWatch {
     reported: HashSet<(SpanToken, AccessKind)>,
     /// Per warp id: the `cp.async.bulk.wait_group{.read}` instructions it executed.
     bulk_waits: Vec<u32>,
-    /// Per op actor: its latest entry, so an op's further ranges find it without a search
-    /// (a warp's cp.async op takes the ranges of many instructions, interleaved with other
-    /// warps'; a search of the list's tail missed them and grew the list, and its pruning
-    /// was 1.5 % of matmul_fp16_div16_bench1024's checked run).
-    last: Vec<LastNote>,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct LastNote {
-    time: u32,
-    cta: u32,
-    /// Index in the CTA's list, checked against the entry's stamp before use (a pruned or
-    /// emptied list moves entries).
-    idx: u32,
-    write: bool,
 }
 
 const WHY_READ: &str = "the CTA's shared memory lives only as long as the CTA, and nothing orders the end of this asynchronous read before the CTA's last thread exits; observe it first (cp.async.bulk.wait_group.read 0 by the issuing thread for a TMA store or bulk copy, tcgen05.commit + mbarrier wait for tcgen05.mma/cp), then synchronise with the exiting threads";
@@ -101,10 +85,8 @@ impl RaceDetector {
     }
 
     /// Op access `[lo, hi)` of shared memory of CTA `cta`, stamped `stamp` (called where
-    /// the op's ranges are checked). The op's entry for the CTA and side, if it has one, takes
-    /// the bytes; otherwise [`Self::exit_watch_push`].
+    /// the op's ranges are checked).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
     pub(super) fn exit_watch_note(
         &mut self,
         cta: u32,
@@ -116,36 +98,16 @@ impl RaceDetector {
         lo: u64,
         hi: u64,
     ) {
-        let write = kind == AccessKind::Write;
-        if let Some(l) = self.exit.last.get(stamp.actor.index()) {
-            if l.time == stamp.time && l.cta == cta && l.write == write {
-                let list = self.exit.ctas.get_mut(cta as usize).map(|w| &mut w.pending);
-                if let Some(e) = list.and_then(|p| p.get_mut(l.idx as usize)) {
-                    if e.stamp == stamp && e.kind == kind {
-                        e.lo = e.lo.min(lo);
-                        e.hi = e.hi.max(hi);
-                        return;
-                    }
-                }
-            }
-        }
-        self.exit_watch_push(cta, stamp, kind, span, issuer, agent, lo, hi);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn exit_watch_push(
-        &mut self,
-        cta: u32,
-        stamp: Stamp,
-        kind: AccessKind,
-        span: SpanToken,
-        issuer: WarpId,
-        agent: Agent,
-        lo: u64,
-        hi: u64,
-    ) {
         let w = cta_watch(&mut self.exit, cta);
+        // an op's ranges come one instruction (or one range) at a time, a cp.async op's
+        // from several instructions of its group: the few latest entries find it
+        if let Some(e) = (w.pending.iter_mut().rev().take(4))
+            .find(|e| e.stamp == stamp && e.kind == kind && e.span == span)
+        {
+            e.lo = e.lo.min(lo);
+            e.hi = e.hi.max(hi);
+            return;
+        }
         w.pending.push(Watch {
             stamp,
             kind,
@@ -156,19 +118,7 @@ impl RaceDetector {
             hi,
             bulk: None,
         });
-        let idx = (w.pending.len() - 1) as u32;
-        let prune = w.pending.len() >= w.prune_at.max(FIRST_PRUNE);
-        let a = stamp.actor.index();
-        if self.exit.last.len() <= a {
-            self.exit.last.resize(a + 1, LastNote::default());
-        }
-        self.exit.last[a] = LastNote {
-            time: stamp.time,
-            cta,
-            idx,
-            write: kind == AccessKind::Write,
-        };
-        if prune {
+        if w.pending.len() >= w.prune_at.max(FIRST_PRUNE) {
             self.exit_watch_prune(cta);
         }
     }
@@ -197,19 +147,9 @@ impl RaceDetector {
     /// issuer `w` (a TMA store, bulk copy or reduction to global memory).
     pub(super) fn exit_watch_bulk_group(&mut self, w: WarpId, stamp: Stamp) {
         let waits = self.exit.bulk_waits.get(w.0 as usize).copied().unwrap_or(0);
-        let Some(&l) = self.exit.last.get(stamp.actor.index()) else {
-            return;
-        };
-        if l.time != stamp.time || l.write {
-            return;
-        }
-        let list = self
-            .exit
-            .ctas
-            .get_mut(l.cta as usize)
-            .map(|w| &mut w.pending);
-        if let Some(e) = list.and_then(|p| p.get_mut(l.idx as usize)) {
-            if e.stamp == stamp && e.kind == AccessKind::Read {
+        for cw in &mut self.exit.ctas {
+            let tail = cw.pending.iter_mut().rev().take(4);
+            for e in tail.filter(|e| e.stamp == stamp && e.kind == AccessKind::Read) {
                 e.bulk = Some(waits);
             }
         }
