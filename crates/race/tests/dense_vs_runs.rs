@@ -287,7 +287,7 @@ fn run(d: &mut RaceDetector, evs: &[Ev], naive_lanes: bool) -> Vec<Race> {
                             s,
                         );
                     }
-                } else if span % 2 == 0 {
+                } else if span.is_multiple_of(2) {
                     d.access_lanes(
                         warps[w as usize],
                         space(global),

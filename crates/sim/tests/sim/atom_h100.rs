@@ -109,7 +109,7 @@ fn scalar_kernel(c: &Case) -> String {
     };
     let version = if c.op.contains("noftz") { "9.4" } else { "8.7" };
     let decls = format!(".shared .align 4 .b32 slot[64];\n    {decl}");
-    crate::support::atom_kernel(version, &decls, c.es as usize, &body)
+    crate::support::atom_kernel(version, &decls, c.es, &body)
 }
 
 #[test]

@@ -185,7 +185,7 @@ pub(crate) fn kernel(inst: &str, n: usize, ty: Ty, op: &str) -> String {
     };
     // `.noftz` on `.f32` needs PTX ISA 9.4
     let version = if op.contains("noftz") { "9.4" } else { "8.7" };
-    crate::support::atom_kernel(version, &decl, n * es, &format!("{loads}{body}"))
+    crate::support::atom_kernel(version, decl, n * es, &format!("{loads}{body}"))
 }
 
 /// Loads `src`; with `TMEMU_DUMP_PTX=DIR` also writes it to DIR (named by a hash of the text),

@@ -306,7 +306,8 @@ fn full_model(n: usize, dup: usize) -> Vec<u8> {
     let inp = input();
     let mut sh = vec![0xa5u8; 1024];
     // (region, cp-size, source chunk of lane l, bytes read)
-    let copies: [(usize, usize, fn(usize) -> usize, usize); 3] = [
+    type Copy = (usize, usize, fn(usize) -> usize, usize);
+    let copies: [Copy; 3] = [
         (0, 16, |l| 31 - l, n.min(16)),
         (512, 8, |l| 31 - l, 8),
         (768, 4, |l| l, n.min(4)),

@@ -279,8 +279,6 @@ fn st_bulk_faults_write_nothing() {
 fn st_bulk_refuses_a_non_zero_initval() {
     let src = SRC_BULK.replace("[%rd2+64], 256, 0;", "[%rd2+64], 256, 1;");
     let m = tmemu_ptx::parse(&src).expect("parse");
-    let e = tmemu_sim::load(&m, &src, "bad.ptx", None)
-        .err()
-        .expect("refused");
+    let e = tmemu_sim::load(&m, &src, "bad.ptx", None).expect_err("refused");
     assert!(format!("{e:?}").contains("initval"), "{e:?}");
 }

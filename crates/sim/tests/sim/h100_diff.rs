@@ -66,6 +66,7 @@ fn launch_case(
     Ok(words(&bytes[..width * n], width))
 }
 
+#[allow(clippy::needless_range_loop)] // `i` indexes the recording's operands too
 fn compare(rec: &Recording, case: &Case, ours: &[u64], deviations_ok: bool) -> Outcome {
     let n = rec.n;
     let cols = &rec.classes[&case.class].words;

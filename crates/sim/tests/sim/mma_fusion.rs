@@ -80,6 +80,7 @@ fn reference(stages: &[&Stage]) -> (Vec<f64>, Vec<f64>) {
 
 /// What the kernel does, in order (thread 0 issues the MMAs and commits; every thread
 /// waits, loads and copies).
+#[allow(clippy::enum_variant_names)] // MmaStep: one step of a fused Mma, named as the PTX has it
 enum Step {
     /// Four MMAs (K = 16 each) of shared stage `slot` into D at TMEM column `col`;
     /// `enable_first` = enable-input-d of the first (the others accumulate).
