@@ -12,6 +12,13 @@
 //! Small over-aligned blocks keep `posix_memalign` (no creep worth a header there), and every
 //! block of alignment 16 or less is the system allocator's untouched. Which path a block takes
 //! is a function of its `Layout` alone, so `dealloc` and `realloc` find it again.
+//!
+//! Large zeroed blocks ([`zero_map`]) are mappings of their own, so that their pages stay
+//! untouched until written. `main` pads glibc's arenas (`M_TOP_PAD`), so a 2 MiB `calloc` comes
+//! from an arena's top and glibc memsets it whole on the calling thread: issue 7's benchmark
+//! zeroed its 2 MiB output before the first CTA, one more page fault per 4 KiB on the way to
+//! the engine's start, for pages the kernel then writes anyway. A fresh anonymous mapping is
+//! zero already; its pages are faulted in by the engine threads that write them.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -74,10 +81,18 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if zero_map::eligible(layout) {
+            if let Some(p) = zero_map::map(layout.size()) {
+                return p;
+            }
+        }
         alloc_with(layout, |l| System.alloc_zeroed(l))
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if zero_map::eligible(layout) && zero_map::unmap(ptr, layout.size()) {
+            return;
+        }
         if !inside(layout) {
             return System.dealloc(ptr, layout);
         }
@@ -88,6 +103,16 @@ unsafe impl GlobalAlloc for Allocator {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let new = Layout::from_size_align_unchecked(new_size, layout.align());
+        if zero_map::eligible(layout) && zero_map::owns(ptr) {
+            // into a block of the usual kind (a grown or shrunk zeroed block is no longer
+            // all zero), then the mapping goes
+            let q = alloc_with(new, |l| System.alloc(l));
+            if !q.is_null() {
+                std::ptr::copy_nonoverlapping(ptr, q, layout.size().min(new_size));
+                zero_map::unmap(ptr, layout.size());
+            }
+            return q;
+        }
         if !inside(layout) && !inside(new) {
             return System.realloc(ptr, layout, new_size);
         }
@@ -97,6 +122,83 @@ unsafe impl GlobalAlloc for Allocator {
             self.dealloc(ptr, layout);
         }
         q
+    }
+}
+
+/// Large zeroed blocks as anonymous mappings of their own, found again by address in a small
+/// table (a block's `Layout` cannot say whether it came from `alloc_zeroed`, and blocks this
+/// large are few: a launch's zero-filled buffers). A block that finds the table full, or a
+/// system without `mmap`, takes the system allocator's `calloc` as before.
+mod zero_map {
+    use std::alloc::Layout;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// From this size on (glibc's own threshold for mapping a block apart is 128 KiB to 32 MiB,
+    /// but `main`'s arena pad serves such blocks from the arena).
+    pub const MIN: usize = tmemu_pages::LAZY_ZEROED_MIN;
+    const SLOTS: usize = 64;
+    /// Block addresses; 0 is a free slot.
+    static TABLE: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+
+    pub fn eligible(layout: Layout) -> bool {
+        layout.size() >= MIN && layout.align() <= 4096
+    }
+
+    /// A fresh zero mapping of `size` bytes, recorded in the table.
+    #[cfg(target_os = "linux")]
+    pub unsafe fn map(size: usize) -> Option<*mut u8> {
+        let slot = TABLE.iter().find(|s| s.load(Ordering::Relaxed) == 0)?;
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        let addr = p as usize;
+        if slot
+            .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            return Some(p as *mut u8);
+        }
+        // another thread took the slot first: any other free one
+        for s in &TABLE {
+            if s.compare_exchange(0, addr, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Some(p as *mut u8);
+            }
+        }
+        libc::munmap(p, size);
+        None
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub unsafe fn map(_size: usize) -> Option<*mut u8> {
+        None
+    }
+
+    pub fn owns(ptr: *mut u8) -> bool {
+        TABLE.iter().any(|s| s.load(Ordering::Acquire) == ptr as usize)
+    }
+
+    /// Unmaps `ptr` if it is a block of the table (of `size` bytes); false if it is not.
+    pub unsafe fn unmap(ptr: *mut u8, size: usize) -> bool {
+        let Some(slot) = TABLE.iter().find(|s| s.load(Ordering::Acquire) == ptr as usize) else {
+            return false;
+        };
+        // the slot first: until the munmap no mapping can take this address, so the table
+        // never holds an address twice
+        slot.store(0, Ordering::Release);
+        #[cfg(target_os = "linux")]
+        libc::munmap(ptr as *mut libc::c_void, size);
+        let _ = size;
+        true
     }
 }
 
@@ -137,6 +239,50 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A large zeroed block is zero, keeps its pages untouched until written (`mincore`),
+    /// and keeps its bytes across realloc; a full table leaves the rest to calloc.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_large_zeroed_block_is_a_mapping_of_its_own() {
+        let a = Allocator;
+        let size = zero_map::MIN + 12345;
+        let l = Layout::from_size_align(size, 8).unwrap();
+        let resident = |p: *mut u8, len: usize| -> usize {
+            let page = 4096;
+            let mut v = vec![0u8; len.div_ceil(page)];
+            // SAFETY: p is page aligned (a fresh mapping), v has a byte per page.
+            assert_eq!(unsafe { libc::mincore(p as *mut libc::c_void, len, v.as_mut_ptr()) }, 0);
+            v.iter().filter(|&&b| b & 1 != 0).count()
+        };
+        unsafe {
+            let p = a.alloc_zeroed(l);
+            assert!(zero_map::owns(p));
+            assert_eq!(resident(p, size), 0, "a fresh zeroed block touched");
+            assert!(std::slice::from_raw_parts(p, size).iter().all(|&b| b == 0));
+            for i in (0..size).step_by(4096) {
+                p.add(i).write(i as u8 | 1);
+            }
+            let q = a.realloc(p, l, size * 2);
+            assert!(!zero_map::owns(q) && !zero_map::owns(p));
+            for i in (0..size).step_by(4096) {
+                assert_eq!(q.add(i).read(), i as u8 | 1);
+            }
+            a.dealloc(q, Layout::from_size_align(size * 2, 8).unwrap());
+            // many at once, more than the table: the rest take calloc, all freed alike
+            let ps: Vec<*mut u8> = (0..80).map(|_| a.alloc_zeroed(l)).collect();
+            assert!(ps.iter().all(|p| !p.is_null()));
+            assert!(ps.iter().filter(|&&p| zero_map::owns(p)).count() >= 1);
+            for &p in &ps {
+                assert_eq!(p.add(size - 1).read(), 0);
+                a.dealloc(p, l);
+            }
+            // a block of the same size from `alloc` is the system's
+            let r = a.alloc(l);
+            assert!(!zero_map::owns(r));
+            a.dealloc(r, l);
         }
     }
 

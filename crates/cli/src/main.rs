@@ -76,6 +76,8 @@ static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 fn main() -> ExitCode {
     phases::init();
     pad_malloc_growth();
+    // large zeroed blocks are untouched fresh mappings (alloc.rs)
+    tmemu_pages::declare_lazy_zeroed_blocks();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -37,6 +37,25 @@ pub fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
     v
 }
 
+/// From this size on, a zeroed block is left untouched by the allocator of a process that
+/// said so ([`declare_lazy_zeroed_blocks`]).
+pub const LAZY_ZEROED_MIN: usize = 2 << 20;
+
+static LAZY_ZEROED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Said by a binary whose global allocator gives zeroed blocks of at least [`LAZY_ZEROED_MIN`]
+/// bytes as fresh zero pages, untouched until written (`tmemu`'s: cli/src/alloc.rs), so that
+/// code about to make a large zero buffer can ask for one (`vec![0; n]`) instead of writing
+/// its zeros over the pool's threads.
+pub fn declare_lazy_zeroed_blocks() {
+    LAZY_ZEROED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a zeroed block of `bytes` bytes comes untouched ([`declare_lazy_zeroed_blocks`]).
+pub fn lazy_zeroed(bytes: usize) -> bool {
+    bytes >= LAZY_ZEROED_MIN && LAZY_ZEROED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The memory this thread's allocator will most likely hand out next: the `bytes` above a
 /// small block allocated and freed now.
 ///

@@ -99,6 +99,12 @@ impl Fill {
             // fills its own range instead, so the first touch is spread over the pool.
             use rayon::prelude::*;
             let len = elements * size;
+            if *self == Fill::Zeros && tmemu_pages::lazy_zeroed(len) {
+                // zero pages need no writing where the allocator maps a large zeroed block on
+                // its own (`tmemu`'s): each page is left to the engine thread that first
+                // writes it, none is touched before the first CTA
+                return vec![0u8; len];
+            }
             let mut out: Vec<u8> = Vec::with_capacity(len);
             out.spare_capacity_mut()[..len]
                 .par_chunks_mut(per * size)
