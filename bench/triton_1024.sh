@@ -96,6 +96,9 @@ for name, _ in KERNELS[1:]:
     assert np.array_equal(np.load(f"{d}/{name}/a.npy"), np.load(f"{d}/jit/a.npy")) and \
         np.array_equal(np.load(f"{d}/{name}/b.npy"), np.load(f"{d}/jit/b.npy")), \
         "the two specs did not read the same matrices"
+# one untimed call first: BLAS starts its threads and pages its buffers on the first (a
+# cold median moved between 8.8 and 14.4 ms on the 2-core machine, session 17)
+a @ b
 runs, cpus = [], []
 for _ in range(5):
     t, p = time.perf_counter(), time.process_time()
@@ -120,7 +123,7 @@ for name, what in KERNELS:
     print(f"tmemu run [{name}] (whole process, median of {len(rows)}):  wall {wall * 1e3:.1f} ms, "
           f"CPU {cpu * 1e3:.1f} ms")
     print(f"ratio tmemu [{name}] / numpy:  wall {wall / npt:.1f}x, CPU {cpu / npc:.1f}x")
-print(f"numpy f32 matmul (median of 5):  wall {npt * 1e3:.2f} ms, CPU {npc * 1e3:.2f} ms")
+print(f"numpy f32 matmul (median of 5 after a warm-up call):  wall {npt * 1e3:.2f} ms, CPU {npc * 1e3:.2f} ms")
 print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 # Which BLAS kernel numpy ran: a host may set OPENBLAS_CORETYPE (the device machine sets
 # Haswell on AVX-512 CPUs), which slows a current numpy; compare with `env -u OPENBLAS_CORETYPE`.
