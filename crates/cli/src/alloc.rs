@@ -184,12 +184,17 @@ mod zero_map {
     }
 
     pub fn owns(ptr: *mut u8) -> bool {
-        TABLE.iter().any(|s| s.load(Ordering::Acquire) == ptr as usize)
+        TABLE
+            .iter()
+            .any(|s| s.load(Ordering::Acquire) == ptr as usize)
     }
 
     /// Unmaps `ptr` if it is a block of the table (of `size` bytes); false if it is not.
     pub unsafe fn unmap(ptr: *mut u8, size: usize) -> bool {
-        let Some(slot) = TABLE.iter().find(|s| s.load(Ordering::Acquire) == ptr as usize) else {
+        let Some(slot) = TABLE
+            .iter()
+            .find(|s| s.load(Ordering::Acquire) == ptr as usize)
+        else {
             return false;
         };
         // the slot first: until the munmap no mapping can take this address, so the table
@@ -254,7 +259,10 @@ mod tests {
             let page = 4096;
             let mut v = vec![0u8; len.div_ceil(page)];
             // SAFETY: p is page aligned (a fresh mapping), v has a byte per page.
-            assert_eq!(unsafe { libc::mincore(p as *mut libc::c_void, len, v.as_mut_ptr()) }, 0);
+            assert_eq!(
+                unsafe { libc::mincore(p as *mut libc::c_void, len, v.as_mut_ptr()) },
+                0
+            );
             v.iter().filter(|&&b| b & 1 != 0).count()
         };
         unsafe {
