@@ -147,7 +147,8 @@ mod zero_map {
     /// A fresh zero mapping of `size` bytes, recorded in the table.
     #[cfg(target_os = "linux")]
     pub unsafe fn map(size: usize) -> Option<*mut u8> {
-        let slot = TABLE.iter().find(|s| s.load(Ordering::Relaxed) == 0)?;
+        // a full table costs no mapping
+        slot_of(0)?;
         let p = libc::mmap(
             std::ptr::null_mut(),
             size,
@@ -159,20 +160,13 @@ mod zero_map {
         if p == libc::MAP_FAILED {
             return None;
         }
-        let addr = p as usize;
-        if slot
-            .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
-        {
-            return Some(p as *mut u8);
-        }
-        // another thread took the slot first: any other free one
-        for s in &TABLE {
-            if s.compare_exchange(0, addr, Ordering::AcqRel, Ordering::Relaxed)
+        // another thread may take a free slot first: any free one
+        let claim = |s: &AtomicUsize| {
+            s.compare_exchange(0, p as usize, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
-            {
-                return Some(p as *mut u8);
-            }
+        };
+        if TABLE.iter().any(claim) {
+            return Some(p as *mut u8);
         }
         libc::munmap(p, size);
         None
@@ -183,18 +177,19 @@ mod zero_map {
         None
     }
 
+    /// The slot holding `addr` (0: a free slot).
+    fn slot_of(addr: usize) -> Option<&'static AtomicUsize> {
+        TABLE.iter().find(|s| s.load(Ordering::Acquire) == addr)
+    }
+
     pub fn owns(ptr: *mut u8) -> bool {
-        TABLE
-            .iter()
-            .any(|s| s.load(Ordering::Acquire) == ptr as usize)
+        // (a null pointer would find a free slot)
+        !ptr.is_null() && slot_of(ptr as usize).is_some()
     }
 
     /// Unmaps `ptr` if it is a block of the table (of `size` bytes); false if it is not.
     pub unsafe fn unmap(ptr: *mut u8, size: usize) -> bool {
-        let Some(slot) = TABLE
-            .iter()
-            .find(|s| s.load(Ordering::Acquire) == ptr as usize)
-        else {
+        let Some(slot) = slot_of(ptr as usize).filter(|_| !ptr.is_null()) else {
             return false;
         };
         // the slot first: until the munmap no mapping can take this address, so the table
@@ -202,6 +197,7 @@ mod zero_map {
         slot.store(0, Ordering::Release);
         #[cfg(target_os = "linux")]
         libc::munmap(ptr as *mut libc::c_void, size);
+        #[cfg(not(target_os = "linux"))]
         let _ = size;
         true
     }

@@ -165,8 +165,7 @@ impl RaceDetector {
         let end = base.saturating_add(WARP_IDS_PER_CTA) as usize;
         let ids = (base as usize).min(self.warps.len())..end.min(self.warps.len());
         self.warps[ids].iter().flatten().any(|ws| {
-            let (a, t) = (stamp.actor, stamp.time);
-            ws.v.gen().get(a) >= t || ws.v.tc().get(a) >= t || ws.tc_acq.get(a) >= t
+            ws.v.gen().covers(stamp) || ws.v.tc().covers(stamp) || ws.tc_acq.covers(stamp)
         })
     }
 

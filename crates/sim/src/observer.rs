@@ -51,6 +51,16 @@ pub use tmemu_race::{
     AccessKind, Fence, MemOrder, MemSpace, OpKind, Place, Sem, SyncKey, TmemRect,
 };
 
+/// The places of shared-memory ranges `[start, end)` (offsets in CTA `cta`'s shared memory), as
+/// [`Observer::cp_async_writes`] reports them one by one.
+pub fn shared_places(cta: u32, ranges: &[(u32, u32)]) -> impl Iterator<Item = Place> + '_ {
+    ranges.iter().map(move |&(s, e)| Place::Mem {
+        space: MemSpace::Shared { cta },
+        addr: u64::from(s),
+        len: u64::from(e - s),
+    })
+}
+
 /// Where and when an event happened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct At {
@@ -293,12 +303,7 @@ pub trait Observer {
     /// call was ~85 host instructions of the race observer's ~1 400 per copy).
     #[inline(always)]
     fn cp_async_writes(&mut self, id: AsyncId, cta: u32, ranges: &[(u32, u32)]) {
-        for &(s, e) in ranges {
-            let place = Place::Mem {
-                space: MemSpace::Shared { cta },
-                addr: u64::from(s),
-                len: u64::from(e - s),
-            };
+        for place in shared_places(cta, ranges) {
             self.async_access(id, place, AccessKind::Write);
         }
     }

@@ -1668,12 +1668,7 @@ impl Observer for RaceObserver<'_> {
         // flushed the last copy's ranges) and the findings collected at the same `at`.
         let mine = self.cp_cur.as_ref().is_some_and(|(c, _)| *c == id);
         if !mine || !self.cp_ranges.is_empty() || self.over_budget.is_some() {
-            for &(s, e) in ranges {
-                let place = Place::Mem {
-                    space: MemSpace::Shared { cta },
-                    addr: u64::from(s),
-                    len: u64::from(e - s),
-                };
+            for place in tmemu_sim::observer::shared_places(cta, ranges) {
                 self.async_access(id, place, AccessKind::Write);
             }
             return;

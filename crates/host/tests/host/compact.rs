@@ -15,23 +15,10 @@ use tmemu_host::{
 use tmemu_sim::{load_with, LoadOptions};
 use tmemu_spec::Spec;
 
+use crate::corpus::specs;
+
 /// Keeps a livelock (a hang report is compared too) from taking seconds.
 const MAX_STEPS: u64 = 20_000_000;
-
-fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            specs(&p, out);
-        } else if p.extension().is_some_and(|e| e == "toml") {
-            out.push(p);
-        }
-    }
-}
 
 /// What a run (and, for a bug reproduction, a check) of `path` shows with compaction `on`;
 /// `None` where the spec or its kernel does not load (the same either way: the loader's

@@ -14,7 +14,8 @@ use tmemu_spec::Spec;
 /// cannot go stale).
 const KNOWN_INCOMPLETE: &[(&str, &str)] = &[];
 
-fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Appends every `.toml` under `dir` (recursively, sorted by path at each level).
+pub fn specs(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

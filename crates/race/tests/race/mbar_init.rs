@@ -30,6 +30,11 @@ fn cta_sync(d: &mut RaceDetector, cta: u32, warps: &[WarpId]) {
     barrier(d, SyncKey::CtaBarrier { cta, id: 0 }, warps, Sem::Ordering);
 }
 
+/// The cluster barrier over all four warps, its arrive of `sem`.
+fn cluster_sync(d: &mut RaceDetector, sem: Sem) {
+    barrier(d, SyncKey::ClusterBarrier, &[A, B, P, P2], sem);
+}
+
 /// A detector where `A` initialised `MBAR` and each CTA synchronised only its own warps.
 fn after_cta_local_sync() -> RaceDetector {
     let mut d = RaceDetector::new();
@@ -95,12 +100,7 @@ fn an_operation_of_the_same_cta_without_bar_sync_is_tm0214() {
 #[test]
 fn the_default_cluster_barrier_orders_the_init() {
     let mut d = after_cta_local_sync();
-    barrier(
-        &mut d,
-        SyncKey::ClusterBarrier,
-        &[A, B, P, P2],
-        Sem::Ordering,
-    );
+    cluster_sync(&mut d, Sem::Ordering);
     d.arrive_at(P, MBAR, Sem::Ordering, USE);
     assert!(d.findings().is_empty(), "{:?}", d.findings());
 }
@@ -108,35 +108,20 @@ fn the_default_cluster_barrier_orders_the_init() {
 #[test]
 fn a_relaxed_cluster_barrier_needs_fence_mbarrier_init() {
     let mut d = after_cta_local_sync();
-    barrier(
-        &mut d,
-        SyncKey::ClusterBarrier,
-        &[A, B, P, P2],
-        Sem::Relaxed,
-    );
+    cluster_sync(&mut d, Sem::Relaxed);
     d.arrive_at(P, MBAR, Sem::Ordering, USE);
     assert_eq!(found(&d), [("TM0214", INIT, USE, P, Agent::Thread)]);
 
     let mut d = after_cta_local_sync();
     d.fence(A, Fence::MbarInit);
-    barrier(
-        &mut d,
-        SyncKey::ClusterBarrier,
-        &[A, B, P, P2],
-        Sem::Relaxed,
-    );
+    cluster_sync(&mut d, Sem::Relaxed);
     d.arrive_at(P, MBAR, Sem::Ordering, USE);
     assert!(d.findings().is_empty(), "{:?}", d.findings());
 
     // a fence.acq_rel is no fence.mbarrier_init for a relaxed arrive
     let mut d = after_cta_local_sync();
     d.fence(A, Fence::AcqRel);
-    barrier(
-        &mut d,
-        SyncKey::ClusterBarrier,
-        &[A, B, P, P2],
-        Sem::Relaxed,
-    );
+    cluster_sync(&mut d, Sem::Relaxed);
     d.arrive_at(P, MBAR, Sem::Ordering, USE);
     assert_eq!(d.findings().len(), 1);
 }
@@ -158,12 +143,7 @@ fn an_async_complete_tx_is_judged_by_its_issuer_at_issue() {
 
     // issued after the cluster barrier: ordered
     let mut d = after_cta_local_sync();
-    barrier(
-        &mut d,
-        SyncKey::ClusterBarrier,
-        &[A, B, P, P2],
-        Sem::Ordering,
-    );
+    cluster_sync(&mut d, Sem::Ordering);
     let op = d.issue(P, OpKind::Bulk, USE);
     d.op_access(op, smem1, AccessKind::Read);
     d.complete(op);
@@ -187,12 +167,7 @@ fn a_commit_arrive_is_judged_by_the_committing_warp() {
 #[test]
 fn a_reinit_is_the_init_later_operations_must_follow() {
     let mut d = after_cta_local_sync();
-    barrier(
-        &mut d,
-        SyncKey::ClusterBarrier,
-        &[A, B, P, P2],
-        Sem::Ordering,
-    );
+    cluster_sync(&mut d, Sem::Ordering);
     d.mbar_use(A, MBAR, SpanToken(11)); // inval
     d.mbar_init(A, MBAR, SpanToken(12));
     d.arrive_at(P, MBAR, Sem::Ordering, USE);
@@ -213,12 +188,7 @@ fn an_init_after_the_warps_fence_is_published_by_its_relaxed_arrive() {
     d.mbar_init(A, SyncKey::Mbarrier { cta: 0, offset: 0 }, SpanToken(9));
     d.fence(A, Fence::MbarInit);
     d.mbar_init(A, MBAR, INIT);
-    barrier(
-        &mut d,
-        SyncKey::ClusterBarrier,
-        &[A, B, P, P2],
-        Sem::Relaxed,
-    );
+    cluster_sync(&mut d, Sem::Relaxed);
     d.arrive_at(P, MBAR, Sem::Ordering, USE);
     assert!(d.findings().is_empty(), "{:?}", d.findings());
 }

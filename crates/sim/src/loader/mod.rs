@@ -1122,11 +1122,13 @@ pub fn load_with(
 mod tests {
     use super::*;
 
-    /// `load` compares `reset::registers_to_zero` with the per-pc analysis it replaced (under
-    /// `cfg(test)`); here for every kernel of the corpus (Triton, Gluon, CuTe DSL, nvcc, the
-    /// hold-out sets and the bug corpus), each entry of each module.
-    #[test]
-    fn every_corpus_kernel_zeroes_what_the_per_pc_analysis_did() {
+    /// tests/corpus.
+    fn corpus_root() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus")
+    }
+
+    /// Every `.ptx` file under [`corpus_root`], sorted.
+    fn corpus_ptx_files() -> Vec<std::path::PathBuf> {
         fn ptx_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
             for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let p = e.path();
@@ -1138,8 +1140,17 @@ mod tests {
             }
         }
         let mut files = Vec::new();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
-        ptx_files(&root, &mut files);
+        ptx_files(&corpus_root(), &mut files);
+        files.sort();
+        files
+    }
+
+    /// `load` compares `reset::registers_to_zero` with the per-pc analysis it replaced (under
+    /// `cfg(test)`); here for every kernel of the corpus (Triton, Gluon, CuTe DSL, nvcc, the
+    /// hold-out sets and the bug corpus), each entry of each module.
+    #[test]
+    fn every_corpus_kernel_zeroes_what_the_per_pc_analysis_did() {
+        let files = corpus_ptx_files();
         let mut loaded = 0;
         for path in &files {
             let src = std::fs::read_to_string(path).unwrap();
@@ -1161,20 +1172,7 @@ mod tests {
     #[test]
     #[ignore]
     fn register_counts() {
-        fn ptx_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    ptx_files(&p, out);
-                } else if p.extension().is_some_and(|x| x == "ptx") {
-                    out.push(p);
-                }
-            }
-        }
-        let mut files = Vec::new();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
-        ptx_files(&root, &mut files);
-        files.sort();
+        let files = corpus_ptx_files();
         let off = LoadOptions {
             compact_registers: false,
         };
@@ -1194,7 +1192,7 @@ mod tests {
                 ) {
                     println!(
                         "{} {} r32 {} -> {} r64 {} -> {} reset {} {}",
-                        path.strip_prefix(&root).unwrap().display(),
+                        path.strip_prefix(corpus_root()).unwrap().display(),
                         f.name.name,
                         a.n_r32,
                         b.n_r32,
